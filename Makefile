@@ -1,0 +1,48 @@
+# Two commands do everything on a fresh machine: `make serve` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: serve test check lint bench chromium clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+serve: $(VENV)/.installed
+	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT)
+
+check: $(VENV)/.installed
+	$(VENV)/bin/lesson check
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+
+# Browser tests need a Chromium. Order: $$LESSON_CHROMIUM, /usr/bin/chromium,
+# Playwright's own managed browser; else install Debian's package when we can.
+chromium: $(VENV)/.installed
+	@if [ -n "$$LESSON_CHROMIUM" ]; then \
+	  [ -x "$$LESSON_CHROMIUM" ] || { echo "LESSON_CHROMIUM=$$LESSON_CHROMIUM is not an executable" >&2; exit 1; }; \
+	elif [ -x /usr/bin/chromium ]; then :; \
+	elif $(PY) -c 'import os,sys; from playwright.sync_api import sync_playwright as s; p=s().start(); sys.exit(0 if os.path.exists(p.chromium.executable_path) else 1)' 2>/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium for the browser tests..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else \
+	  echo "No Chromium found. Install one (Debian: sudo apt-get install chromium)," >&2; \
+	  echo "or set LESSON_CHROMIUM=/path/to/chromium, or run: $(PY) -m playwright install chromium" >&2; \
+	  exit 1; \
+	fi
+
+test: $(VENV)/.installed chromium
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed
+	$(PY) bench/sim_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

@@ -1,0 +1,1 @@
+"""MCP Churn Lab: an interactive lesson on how an MCP host copes with server churn."""

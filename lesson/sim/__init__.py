@@ -1,0 +1,36 @@
+"""The simulation: an in-memory MCP host with simulated servers, in both protocol eras.
+
+Pure and deterministic: no Flask, no I/O, no clock, no randomness. ``apply(state, event)``
+returns the next state and what happened; a playground is a start scenario plus events.
+"""
+
+from .events import EVENT, EVENTS, Event, parse_event
+from .host import Outcome, apply, prompt_tools
+from .model import State
+from .playground import Playground, Run, advance, begin, describe, replay, undo, view
+from .scenarios import SCENARIOS, Start, start
+from .view import View, build_view
+
+__all__ = [
+    "EVENT",
+    "EVENTS",
+    "Event",
+    "Outcome",
+    "Playground",
+    "Run",
+    "SCENARIOS",
+    "Start",
+    "State",
+    "View",
+    "advance",
+    "apply",
+    "begin",
+    "build_view",
+    "describe",
+    "parse_event",
+    "prompt_tools",
+    "replay",
+    "start",
+    "undo",
+    "view",
+]

@@ -1,0 +1,154 @@
+"""The simulation's state: one host, its clients, and the simulated servers.
+
+Everything here is plain data (pydantic models that round-trip through JSON exactly). The rules
+that change it live in ``host.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Era = Literal["legacy", "modern"]
+Transport = Literal["http", "stdio"]
+Status = Literal["connected", "down", "reconnecting", "hidden"]
+Token = Literal["valid", "expired", "revoked", "none"]
+Role = Literal["member", "admin"]
+
+VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}
+ERA_LABEL = {"legacy": "legacy (2025-11-25)", "modern": "modern (2026-07-28)"}
+
+
+def other_era(era: Era) -> Era:
+    return "modern" if era == "legacy" else "legacy"
+
+
+class Strict(BaseModel):
+    """Unknown fields are errors: a typo in a scenario or a frame must not pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolDef(Strict):
+    name: str
+    description: str
+    idempotent: bool = True
+    admin_only: bool = False
+    arg: str = "query"  # the one string argument the simulated tool takes
+    origin: str | None = None  # behind a gateway: the backend that provides it
+
+
+class SimServer(Strict):
+    """A simulated MCP server process, as it really is (the host may know less)."""
+
+    name: str
+    title: str
+    tools: list[ToolDef]
+    upcoming: list[ToolDef] = Field(default_factory=list)  # tools a later deploy brings
+    list_changed: bool = True  # declares capabilities.tools.listChanged
+    up: bool = True
+    generation: int = 1  # process generation: +1 on every restart
+    change_seq: int = 0  # +1 whenever its tool list changes
+    transport: Transport = "http"
+    issues_session_id: bool = True  # legacy: answers initialize with Mcp-Session-Id
+    event_store: bool = False  # legacy: SSE events carry ids and are stored
+    sessions_durable: bool = False  # legacy: session, events and unfinished work outlive the process
+    state_key_durable: bool = False  # modern: requestState key survives a restart
+    auth_in_process: bool = False  # authorization server runs inside this process, tokens in memory
+    handles_durable: bool = True  # explicit state handles live in a durable store
+    durable_handles: dict[str, list[str]] = Field(default_factory=dict)
+    process_handles: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # per replica
+    replicas: int = 1
+    replica: int = 1  # the replica the next call lands on
+    sessions: list[str] = Field(default_factory=list)  # legacy session ids this server honours
+    # A gateway: one endpoint in front of backends it health-checks.
+    gateway: bool = False
+    backends: list[str] = Field(default_factory=list)
+    unhealthy: list[str] = Field(default_factory=list)
+    other_listeners: list[str] = Field(default_factory=list)  # other hosts listening to a gateway
+    behind: str | None = None  # a backend: the gateway it sits behind
+    handle_seq: int = 0
+    state_seq: int = 0
+
+
+class ListenStream(Strict):
+    """Modern: a ``subscriptions/listen`` request; legacy: the session's GET SSE stream."""
+
+    open: bool = False
+    request_id: str | None = None  # modern: the listen request's id = the subscription id
+    acknowledged: bool = False
+    last_event_id: str | None = None  # legacy, only when the server stores events
+
+
+class InFlight(Strict):
+    request_id: int
+    tool: str
+    arguments: dict[str, str]
+    idempotent: bool
+
+
+class PendingInput(Strict):
+    tool: str
+    arguments: dict[str, str]
+    question: str
+    request_id: int  # legacy: the server's elicitation id; modern: the call that asked
+    request_state: str | None = None  # modern: held by the client between rounds
+    generation: int  # server process that asked
+    expired: bool = False
+
+
+class Client(Strict):
+    """The host's client for one configured server."""
+
+    server: str
+    era: Era
+    status: Status = "connected"
+    session_id: str | None = None
+    tools: list[ToolDef] = Field(default_factory=list)  # cached tools/list result
+    stale: bool = False
+    listed_generation: int = 0
+    listed_seq: int = -1
+    listen: ListenStream = Field(default_factory=ListenStream)
+    in_flight: list[InFlight] = Field(default_factory=list)
+    pending_input: PendingInput | None = None
+    token: Token = "valid"
+    role: Role = "member"
+    next_id: int = 1
+    listen_seq: int = 0
+    last_change: str = ""
+    last_error: str | None = None
+    refetches: int = 0  # tools/list calls made
+    wasted_refetches: int = 0  # ... that returned the list unchanged
+    ignored_notifications: int = 0
+
+
+class PromptTool(Strict):
+    name: str
+    server: str
+
+
+class Message(Strict):
+    role: Literal["user", "assistant", "tool"]
+    text: str
+
+
+class Host(Strict):
+    era: Era = "modern"  # the era new clients speak
+    conversation: list[Message] = Field(default_factory=list)
+    configured: list[str] = Field(default_factory=list)  # servers, in config order
+    clients: dict[str, Client] = Field(default_factory=dict)
+    auto_listen: bool = True  # open a listen stream on connect when the server offers one
+    batching: bool = False  # batch tool-list changes until the next turn
+    cache_invalidations: int = 0
+    pending_changes: int = 0  # tool-list changes since the last turn
+    last_prompt: list[PromptTool] = Field(default_factory=list)
+    turns: int = 0
+    handles: list[str] = Field(default_factory=list)  # handles the model has seen
+
+
+class State(Strict):
+    scenario: str
+    host: Host
+    servers: dict[str, SimServer]
+    step: int = 0

@@ -1,0 +1,90 @@
+"""A playground: a start scenario plus a list of events. Replaying them gives the same state
+every time; undo is the replay of all but the last.
+
+A run keeps a twin that starts in the other era and receives the same events, so every step can
+say what it would have done there.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .events import Event, SwitchEra
+from .host import LogLine, Outcome, apply
+from .model import ERA_LABEL, State, Strict, other_era
+from .scenarios import SCENARIOS, Start, start
+from .view import StepLog, View, build_view
+
+MAX_EVENTS = 500  # a playground longer than this is refused: it is a lesson, not a log store
+
+
+class Playground(Strict):
+    start: Start
+    events: list[Event] = Field(default_factory=list)
+
+
+class Run(Strict):
+    playground: Playground
+    state: State
+    twin: State
+    log: list[StepLog]
+    last: Outcome | None = None
+    other: Outcome | None = None
+
+
+def describe(event: Event) -> str:
+    """A short label for the log: what was pressed."""
+    d = event.model_dump(exclude={"kind"}, exclude_none=True)
+    words = event.kind.replace("_", " ")
+    subject = d.pop("server", None) or d.pop("gateway", None)
+    backend = d.pop("backend", None)
+    detail = ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, dict | list))
+    parts = [p for p in (subject, words, backend) if p]
+    return " ".join(parts) + (f" ({detail})" if detail else "")
+
+
+def _for_twin(event: Event) -> Event:
+    if isinstance(event, SwitchEra):
+        return event.model_copy(update={"era": other_era(event.era)})
+    return event
+
+
+def begin(spec: Start) -> Run:
+    state = start(spec)
+    twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
+    intro = LogLine(text=f"{SCENARIOS[spec.name][0]}. The host speaks {ERA_LABEL[spec.era]}.")
+    return Run(
+        playground=Playground(start=spec), state=state, twin=twin, log=[StepLog(step=0, label="start", lines=[intro])]
+    )
+
+
+def advance(run: Run, event: Event) -> Run:
+    """Apply one press to the run (and its twin); the input run is not changed."""
+    if len(run.playground.events) >= MAX_EVENTS:
+        raise ValueError(f"a playground holds at most {MAX_EVENTS} events; reset to go on")
+    state, outcome = apply(run.state, event)
+    twin, other = apply(run.twin, _for_twin(event))
+    return Run(
+        playground=Playground(start=run.playground.start, events=[*run.playground.events, event]),
+        state=state,
+        twin=twin,
+        log=[*run.log, StepLog(step=state.step, label=describe(event), lines=outcome.lines)],
+        last=outcome,
+        other=other,
+    )
+
+
+def replay(playground: Playground) -> Run:
+    run = begin(playground.start)
+    for event in playground.events:
+        run = advance(run, event)
+    return run
+
+
+def undo(run: Run) -> Run:
+    pg = run.playground
+    return replay(Playground(start=pg.start, events=pg.events[:-1]))
+
+
+def view(run: Run) -> View:
+    return build_view(run.state, run.log, run.last, run.other)

@@ -1,0 +1,194 @@
+"""The view: what one step shows, ready for the web layer to render as is."""
+
+from __future__ import annotations
+
+from .host import CallRecord, LogLine, Outcome, TurnRecord, prompt_tools
+from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
+from .wire import WireMessage
+
+
+class ServerRow(Strict):
+    name: str
+    title: str
+    status: str  # connected, down, reconnecting, hidden, stale
+    era: str
+    transport: str
+    listen: str
+    tools: list[str]
+    last_change: str
+    last_error: str | None
+    via: str | None = None  # a backend: the gateway it is reached through
+
+
+class PromptEntry(Strict):
+    name: str
+    server: str
+    origin: str | None = None
+    change: str  # "new" or "unchanged"
+
+
+class NextPrompt(Strict):
+    tools: list[PromptEntry]
+    removed: list[PromptTool]
+    cache_invalidations: int
+    batching: bool
+    pending_changes: int
+    turns: int
+
+
+class StepLog(Strict):
+    step: int
+    label: str
+    lines: list[LogLine]
+
+
+class EraSide(Strict):
+    era: Era
+    label: str
+    lines: list[LogLine]
+    wire: list[WireMessage]
+
+
+class Comparison(Strict):
+    """What the last step did in this era, beside what it does in the other."""
+
+    this: EraSide
+    other: EraSide
+
+
+class Counters(Strict):
+    conversation: int
+    wasted_refetches: int
+    ignored_notifications: int
+    refetches: int
+
+
+class View(Strict):
+    scenario: str
+    era: Era
+    step: int
+    servers: list[ServerRow]
+    next_prompt: NextPrompt
+    log: list[StepLog]
+    wire: list[WireMessage]
+    turn: TurnRecord | None
+    comparison: Comparison | None
+    counters: Counters
+    handles: list[str]
+
+
+def _listen(c: Client, srv: SimServer) -> str:
+    if not c.listen.open:
+        return "none"
+    if c.era == "modern":
+        ack = "acknowledged" if c.listen.acknowledged else "waiting for ack"
+        return f"subscriptions/listen {c.listen.request_id}, {ack}"
+    if srv.transport == "stdio":
+        return "stdout of the process"
+    sid = f" (session {c.session_id[:8]}…)" if c.session_id else ""
+    return f"GET SSE stream{sid}"
+
+
+def server_rows(state: State) -> list[ServerRow]:
+    rows: list[ServerRow] = []
+    for name in state.host.configured:
+        c = state.host.clients[name]
+        srv = state.servers[name]
+        status = c.status
+        if status == "connected" and (c.stale or c.listed_seq != srv.change_seq):
+            status = "connected, list stale"
+        rows.append(
+            ServerRow(
+                name=name,
+                title=srv.title,
+                status=status,
+                era=ERA_LABEL[c.era],
+                transport=srv.transport,
+                listen=_listen(c, srv),
+                tools=[t.name for t in c.tools] if c.status == "connected" else [],
+                last_change=c.last_change,
+                last_error=c.last_error,
+            )
+        )
+        if srv.gateway:
+            for b in srv.backends:
+                backend = state.servers[b]
+                hidden = b in srv.unhealthy or not backend.up
+                rows.append(
+                    ServerRow(
+                        name=b,
+                        title=backend.title,
+                        status="hidden" if hidden else "connected",
+                        era=ERA_LABEL[c.era],
+                        transport="via gateway",
+                        listen=f"through {name}",
+                        tools=[] if hidden else [t.name for t in backend.tools],
+                        last_change="",
+                        last_error="failing health checks" if hidden else None,
+                        via=name,
+                    )
+                )
+    return rows
+
+
+def next_prompt(state: State) -> NextPrompt:
+    h = state.host
+    tools = prompt_tools(state)
+    origins = {(t.name, n): t.origin for n, c in h.clients.items() for t in c.tools}
+    return NextPrompt(
+        tools=[
+            PromptEntry(
+                name=t.name,
+                server=t.server,
+                origin=origins.get((t.name, t.server)),
+                change="new" if h.turns and t not in h.last_prompt else "unchanged",
+            )
+            for t in tools
+        ],
+        removed=[t for t in h.last_prompt if t not in tools],
+        cache_invalidations=h.cache_invalidations,
+        batching=h.batching,
+        pending_changes=h.pending_changes,
+        turns=h.turns,
+    )
+
+
+def counters(state: State) -> Counters:
+    cs = state.host.clients.values()
+    return Counters(
+        conversation=len(state.host.conversation),
+        wasted_refetches=sum(c.wasted_refetches for c in cs),
+        ignored_notifications=sum(c.ignored_notifications for c in cs),
+        refetches=sum(c.refetches for c in cs),
+    )
+
+
+def build_view(
+    state: State,
+    log: list[StepLog],
+    last: Outcome | None,
+    other: Outcome | None,
+) -> View:
+    era = state.host.era
+    comparison = None
+    if last is not None and other is not None:
+        comparison = Comparison(
+            this=EraSide(era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
+            other=EraSide(era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire),
+        )
+    return View(
+        scenario=state.scenario,
+        era=era,
+        step=state.step,
+        servers=server_rows(state),
+        next_prompt=next_prompt(state),
+        log=log,
+        wire=last.wire if last else [],
+        turn=last.turn if last else None,
+        comparison=comparison,
+        counters=counters(state),
+        handles=list(state.host.handles),
+    )
+
+
+__all__ = ["CallRecord", "View", "build_view", "StepLog", "ServerRow", "NextPrompt"]

@@ -1,0 +1,262 @@
+"""Wire messages, per era: the JSON-RPC a host and its servers exchange, with the HTTP details
+that matter for churn (session ids, protocol version header, 404, Last-Event-ID).
+
+Each message names the ``$defs`` entries of its era's official schema it must satisfy, so the
+tests can check every message the simulation emits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from .model import VERSION, Era, Strict, ToolDef, Transport
+
+CLIENT_INFO = {"name": "LessonHost", "version": "1.0.0"}
+CLIENT_CAPS = {"elicitation": {"form": {}}}
+SUB_KEY = "io.modelcontextprotocol/subscriptionId"
+
+
+class SchemaCheck(Strict):
+    definition: str
+    pointer: str = ""
+
+
+class WireMessage(Strict):
+    era: Era
+    sender: str
+    receiver: str
+    transport: Transport
+    http: str | None = None  # e.g. "POST /mcp" or "HTTP 404"; None on stdio
+    headers: dict[str, str] = {}
+    payload: dict[str, Any] | None = None
+    checks: list[SchemaCheck] = []
+    note: str | None = None
+    on_wire: bool = True  # False: built by the host itself, never sent by a server
+
+
+def digest(*parts: object, n: int = 32) -> str:
+    """A deterministic hex id (session ids, handles): no randomness in the model."""
+    return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:n]
+
+
+def request_meta() -> dict[str, Any]:
+    return {
+        "io.modelcontextprotocol/protocolVersion": VERSION["modern"],
+        "io.modelcontextprotocol/clientInfo": dict(CLIENT_INFO),
+        "io.modelcontextprotocol/clientCapabilities": dict(CLIENT_CAPS),
+    }
+
+
+def request(era: Era, rid: int | str, method: str, params: dict[str, Any] | None = None) -> dict:
+    """A JSON-RPC request; modern requests always carry their ``_meta``."""
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if era == "modern":
+        msg["params"] = {"_meta": request_meta(), **(params or {})}
+    elif params is not None:
+        msg["params"] = params
+    return msg
+
+
+def result(rid: int | str, body: dict[str, Any]) -> dict:
+    return {"jsonrpc": "2.0", "id": rid, "result": body}
+
+
+def error(rid: int | str | None, code: int, message: str) -> dict:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "error": {"code": code, "message": message}}
+    if rid is not None:
+        msg["id"] = rid
+    return msg
+
+
+def tool_json(tool: ToolDef) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {tool.arg: {"type": "string"}},
+            "required": [tool.arg],
+        },
+        "annotations": {"idempotentHint": tool.idempotent, "readOnlyHint": False},
+    }
+
+
+def server_info(title: str, generation: int) -> dict[str, str]:
+    return {"name": title, "version": f"1.{generation}.0"}
+
+
+# --- legacy (2025-11-25) -------------------------------------------------------------------
+
+
+def initialize(rid: int) -> dict:
+    return request(
+        "legacy",
+        rid,
+        "initialize",
+        {
+            "protocolVersion": VERSION["legacy"],
+            "capabilities": dict(CLIENT_CAPS),
+            "clientInfo": dict(CLIENT_INFO),
+        },
+    )
+
+
+def initialize_result(rid: int, title: str, generation: int, list_changed: bool) -> dict:
+    return result(
+        rid,
+        {
+            "protocolVersion": VERSION["legacy"],
+            "capabilities": {"tools": {"listChanged": list_changed}},
+            "serverInfo": server_info(title, generation),
+        },
+    )
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+SESSION_NOT_FOUND = error(None, -32600, "Session not found")
+
+
+def elicit(rid: int, question: str) -> dict:
+    return request(
+        "legacy",
+        rid,
+        "elicitation/create",
+        {
+            "mode": "form",
+            "message": question,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
+                "required": ["state"],
+            },
+        },
+    )
+
+
+def elicit_result(rid: int, answer: str) -> dict:
+    return result(rid, {"action": "accept", "content": {"state": answer}})
+
+
+# --- modern (2026-07-28) -------------------------------------------------------------------
+
+
+def discover_result(rid: int | str, title: str, generation: int, list_changed: bool) -> dict:
+    return result(
+        rid,
+        {
+            "resultType": "complete",
+            "supportedVersions": [VERSION["modern"]],
+            "capabilities": {"tools": {"listChanged": list_changed}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": server_info(title, generation)},
+            "ttlMs": 3600000,
+            "cacheScope": "public",
+        },
+    )
+
+
+def listen(rid: str) -> dict:
+    return request("modern", rid, "subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+
+
+def acknowledged(sub_id: str) -> dict:
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": {SUB_KEY: sub_id}, "notifications": {"toolsListChanged": True}},
+    }
+
+
+def listen_closed(sub_id: str) -> dict:
+    return result(sub_id, {"resultType": "complete", "_meta": {SUB_KEY: sub_id}})
+
+
+def input_required(rid: int, question: str, state: str) -> dict:
+    return result(
+        rid,
+        {
+            "resultType": "input_required",
+            "inputRequests": {
+                "confirm": {
+                    "method": "elicitation/create",
+                    "params": {
+                        "mode": "form",
+                        "message": question,
+                        "requestedSchema": {
+                            "type": "object",
+                            "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
+                            "required": ["state"],
+                        },
+                    },
+                }
+            },
+            "requestState": state,
+        },
+    )
+
+
+# --- both eras -----------------------------------------------------------------------------
+
+
+def list_changed(era: Era, sub_id: str | None) -> dict:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    if era == "modern" and sub_id is not None:
+        msg["params"] = {"_meta": {SUB_KEY: sub_id}}
+    return msg
+
+
+def tools_list_result(era: Era, rid: int, tools: list[ToolDef], title: str, gen: int) -> dict:
+    body: dict[str, Any] = {"tools": [tool_json(t) for t in tools]}
+    if era == "modern":
+        body = {
+            "resultType": "complete",
+            **body,
+            "ttlMs": 300000,
+            "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": server_info(title, gen)},
+        }
+    return result(rid, body)
+
+
+def call(era: Era, rid: int, tool: str, arguments: dict[str, str], **extra: Any) -> dict:
+    return request(era, rid, "tools/call", {"name": tool, "arguments": dict(arguments), **extra})
+
+
+def call_result_body(era: Era, text: str, is_error: bool = False) -> dict[str, Any]:
+    body: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if is_error:
+        body["isError"] = True
+    if era == "modern":
+        body = {"resultType": "complete", **body}
+    return body
+
+
+# The $defs entries each kind of message must satisfy, per era.
+CHECKS: dict[tuple[Era, str], list[SchemaCheck]] = {}
+
+
+def _c(*pairs: tuple[str, str]) -> list[SchemaCheck]:
+    return [SchemaCheck(definition=d, pointer=p) for d, p in pairs]
+
+
+for _era in ("legacy", "modern"):
+    CHECKS[(_era, "tools/list")] = _c(("ListToolsRequest", ""))
+    CHECKS[(_era, "tools/call")] = _c(("CallToolRequest", ""))
+    CHECKS[(_era, "list_changed")] = _c(("ToolListChangedNotification", ""))
+    CHECKS[(_era, "error")] = _c(("JSONRPCErrorResponse", ""))
+    CHECKS[(_era, "host_result")] = _c(("CallToolResult", ""))
+CHECKS[("legacy", "tools/list result")] = _c(("JSONRPCResultResponse", ""), ("ListToolsResult", "/result"))
+CHECKS[("legacy", "tools/call result")] = _c(("JSONRPCResultResponse", ""), ("CallToolResult", "/result"))
+CHECKS[("legacy", "initialize")] = _c(("InitializeRequest", ""))
+CHECKS[("legacy", "initialize result")] = _c(("JSONRPCResultResponse", ""), ("InitializeResult", "/result"))
+CHECKS[("legacy", "initialized")] = _c(("InitializedNotification", ""))
+CHECKS[("legacy", "elicitation/create")] = _c(("ElicitRequest", ""))
+CHECKS[("legacy", "elicit result")] = _c(("JSONRPCResultResponse", ""), ("ElicitResult", "/result"))
+CHECKS[("modern", "tools/list result")] = _c(("ListToolsResultResponse", ""))
+CHECKS[("modern", "tools/call result")] = _c(("CallToolResultResponse", ""), ("CallToolResult", "/result"))
+CHECKS[("modern", "input_required")] = _c(("CallToolResultResponse", ""), ("InputRequiredResult", "/result"))
+CHECKS[("modern", "server/discover")] = _c(("DiscoverRequest", ""))
+CHECKS[("modern", "discover result")] = _c(("DiscoverResultResponse", ""))
+CHECKS[("modern", "subscriptions/listen")] = _c(("SubscriptionsListenRequest", ""))
+CHECKS[("modern", "acknowledged")] = _c(("SubscriptionsAcknowledgedNotification", ""))
+CHECKS[("modern", "listen closed")] = _c(("JSONRPCResultResponse", ""), ("SubscriptionsListenResult", "/result"))
