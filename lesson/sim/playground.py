@@ -32,15 +32,45 @@ class Run(Strict):
     other: Outcome | None = None
 
 
+_LABELS = {
+    "deploy_tool": "{server} deploys a new tool",
+    "remove_tool": "{server} removes {tool}",
+    "add_server": "an admin adds {server}",
+    "remove_server": "an admin removes {server}",
+    "server_dies": "{server} dies",
+    "server_back": "{server} is back",
+    "restart_server": "{server} restarts",
+    "take_turn": "the model takes a turn",
+    "start_call": "the model starts a call on {server}",
+    "ask_user_input": "{server} asks the user a question",
+    "user_answers": "the user answers {server}",
+    "listen_drops": "the stream to {server} drops",
+    "token_expires": "the token for {server} expires",
+    "token_refreshed": "the token for {server} is renewed",
+    "switch_era": "the host switches to the {era} era",
+    "backend_joins": "{backend} joins gateway {gateway}",
+    "backend_leaves": "{backend} leaves gateway {gateway}",
+    "backend_fails": "{backend} fails its health check",
+    "backend_recovers": "{backend} recovers",
+    "create_basket": "the model calls create_basket",
+    "add_item": "the model calls add_item",
+    "land_on_replica": "calls land on replica {replica}",
+    "undeclared_list_changed": "{server} sends list_changed without declaring it",
+    "timer_list_changed": "{server}'s timer fires list_changed",
+    "set_batching": "batching {on}",
+    "reauthenticate": "the user signs in to {server} as {role}",
+}
+
+
 def describe(event: Event) -> str:
-    """A short label for the log: what was pressed."""
-    d = event.model_dump(exclude={"kind"}, exclude_none=True)
-    words = event.kind.replace("_", " ")
-    subject = d.pop("server", None) or d.pop("gateway", None)
-    backend = d.pop("backend", None)
-    detail = ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, dict | list))
-    parts = [p for p in (subject, words, backend) if p]
-    return " ".join(parts) + (f" ({detail})" if detail else "")
+    """A short label for the log: what was pressed, in the lesson's words."""
+    fields = {k: ("on" if v is True else "off" if v is False else v) for k, v in event.model_dump().items()}
+    if fields.get("tool") is None:
+        fields["tool"] = "a tool"
+    elif isinstance(fields["tool"], dict):
+        fields["tool"] = fields["tool"]["name"]
+    text = _LABELS[event.kind].format_map(fields)
+    return text[0].upper() + text[1:]
 
 
 def _for_twin(event: Event) -> Event:

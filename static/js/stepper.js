@@ -1,0 +1,57 @@
+// The churn stepper: moments computed by the simulation at start-up, shown one at a time.
+import { fill, h } from "./dom.js";
+import { logLine, promptList, serverTable } from "./render.js";
+
+export function mountStepper(section) {
+  const data = JSON.parse(section.querySelector('[data-role="steps"]').textContent);
+  const region = section.querySelector('[data-region="moment"]');
+  const position = section.querySelector('[data-role="position"]');
+  const prev = section.querySelector('[data-action="prev"]');
+  const next = section.querySelector('[data-action="next"]');
+  let era = section.querySelector('[data-role="era"] input:checked').value;
+  let index = 0;
+
+  function show() {
+    const steps = data[era];
+    const step = steps[index];
+    const v = step.view;
+    const turn = v.turn;
+    fill(
+      region,
+      h(
+        "article",
+        { class: "moment-card", "aria-labelledby": "churn-moment-title" },
+        h("h4", { id: "churn-moment-title" }, `Moment ${step.number} of ${steps.length}: ${step.title}`),
+        h("p", { class: "caption" }, step.caption),
+        h("div", { class: "moment-grid" },
+          h("section", { "aria-labelledby": "churn-servers" }, h("h5", { id: "churn-servers" }, "Servers, as the host sees them"), serverTable(v.servers)),
+          h("section", { "aria-labelledby": "churn-model" },
+            h("h5", { id: "churn-model" }, turn ? `What the model saw on turn ${turn.number}` : "What the model will see next"),
+            turn
+              ? h("ul", { class: "prompt" }, turn.tools_seen.map((t) =>
+                  h("li", { class: "tool" }, h("code", {}, t.name), h("span", { class: "subtle" }, ` from ${t.server}`),
+                    turn.new_tools.some((n) => n.name === t.name && n.server === t.server) ? h("span", { class: "badge" }, "new since the last turn") : null)))
+              : promptList(v.next_prompt),
+          ),
+        ),
+        h("section", { "aria-labelledby": "churn-happened" }, h("h5", { id: "churn-happened" }, "What happened"),
+          v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
+      ),
+    );
+    prev.disabled = index === 0;
+    next.disabled = index === steps.length - 1;
+    position.textContent = `Moment ${step.number} of ${steps.length}: ${step.title}`;
+  }
+
+  prev.addEventListener("click", () => { if (index > 0) { index -= 1; show(); } });
+  next.addEventListener("click", () => { if (index < data[era].length - 1) { index += 1; show(); } });
+  section.addEventListener("keydown", (event) => {
+    if (event.target.matches("input")) return;
+    if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(); event.preventDefault(); }
+    if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(); event.preventDefault(); }
+  });
+  section.addEventListener("change", (event) => {
+    if (event.target.name === "churn-era") { era = event.target.value; show(); }
+  });
+  show();
+}

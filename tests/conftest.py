@@ -1,0 +1,87 @@
+"""Shared fixtures: the Flask app and client, and a live server plus Chromium for browser tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def find_chromium() -> str | None:
+    """$LESSON_CHROMIUM, then Debian's /usr/bin/chromium, then Playwright's own managed browser."""
+    explicit = os.environ.get("LESSON_CHROMIUM")
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium") or ""):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    try:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            managed = p.chromium.executable_path
+        if managed and Path(managed).exists():
+            return ""  # Playwright's default: no executable_path needed
+    except Exception:
+        pass
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    path = find_chromium()
+    if path is None:
+        pytest.fail(
+            "No Chromium for the browser tests. Install Debian's (apt-get install chromium), "
+            "set LESSON_CHROMIUM=/path/to/chromium, or run `.venv/bin/python -m playwright install chromium`. "
+            "`make test` installs Debian's package by itself when run as root.",
+            pytrace=False,
+        )
+    args = {**browser_type_launch_args, "headless": True, "args": CHROMIUM_ARGS}
+    if path:
+        args["executable_path"] = path
+    return args
+
+
+@pytest.fixture
+def app():
+    from lesson.web import create_app
+
+    return create_app({"TESTING": True, "SECRET_KEY": "test"})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[str]:
+    """The real app on 127.0.0.1, a free port, in a thread; one per test session."""
+    from werkzeug.serving import make_server
+
+    from lesson.web import create_app
+
+    server = make_server("127.0.0.1", 0, create_app({"SECRET_KEY": "e2e"}), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def base_url(live_server: str) -> str:
+    return live_server
