@@ -153,20 +153,44 @@ class _PanelAdapter:
 PanelModel = _PanelAdapter
 
 
+def _server_names(event: Event) -> set[str]:
+    names = {getattr(event, f, None) for f in ("server", "gateway", "backend")}
+    names |= {c.server for c in getattr(event, "calls", None) or []}
+    return {n for n in names if n}
+
+
 def _check_runs(path: Path, panel: PlaygroundPanel | StepperPanel | RestartLabPanel) -> None:
-    """Play every scripted event once, so a scenario naming a missing server fails at start-up."""
+    """Play every scripted event once, and check every button names a server of its scenario, so a
+    broken scenario fails at start-up rather than when a learner presses."""
     from .content import ContentError
 
     try:
+        known = set(begin(panel.start).state.servers)
+
+        def check(what: str, events: list[Event]) -> None:
+            unknown = set().union(*(_server_names(e) for e in events)) - known if events else set()
+            if unknown:
+                raise ValueError(
+                    f"{what} names {', '.join(sorted(unknown))}, which is not a server of scenario "
+                    f"{panel.start.name!r} ({', '.join(sorted(known))})"
+                )
+
         if isinstance(panel, StepperPanel):
+            for n, step in enumerate(panel.steps, 1):
+                check(f"step {n}", step.events)
             for era in ("legacy", "modern"):
                 stepper_views(panel, era)
         elif isinstance(panel, RestartLabPanel):
+            if panel.server not in known:
+                raise ValueError(f"server {panel.server!r} is not in scenario {panel.start.name!r}")
             for situation in panel.situations:
+                check(f"situation {situation.id!r}", situation.before + situation.after)
                 restart_lab(panel, situation.id, [])
         else:
             for variant in panel.variants or [None]:
                 begin(panel.start_for(variant))
+            for button in panel.buttons:
+                check(f"button {button.id!r}", [button.event])
     except (KeyError, ValueError) as exc:
         raise ContentError(path, None, f"the scenario does not play: {exc}") from exc
 
