@@ -1,6 +1,6 @@
 // A playground panel: buttons send presses; every answer carries the whole view, rendered as is.
 import { fill, h } from "./dom.js";
-import { comparison, logList, promptList, serverTable, wireList } from "./render.js";
+import { comparison, counterLine, logList, promptList, serverTable, wireList } from "./render.js";
 
 const KEY = (id) => `churn-lab:playground:${id}`;
 
@@ -22,7 +22,7 @@ export function mountPlayground(section, transport) {
     for (const input of section.querySelectorAll('[data-role="era"] input')) input.checked = input.value === answer.era;
     for (const input of section.querySelectorAll('[data-role="variant"] input')) input.checked = input.value === answer.variant;
     if (region("servers")) fill(region("servers"), serverTable(v.servers));
-    if (region("prompt")) fill(region("prompt"), promptList(v.next_prompt));
+    if (region("prompt")) fill(region("prompt"), promptList(v.next_prompt), counterLine(v.counters));
     if (region("log")) {
       fill(region("log"), logList(v.log));
       region("log").scrollTop = region("log").scrollHeight;

@@ -79,6 +79,14 @@ export function promptList(np) {
   ];
 }
 
+export function counterLine(c) {
+  return h(
+    "p",
+    { class: "meta counters" },
+    `Conversation: ${c.conversation} messages · tools/list calls: ${c.refetches} · Wasted re-fetches: ${c.wasted_refetches} · Ignored notifications: ${c.ignored_notifications}`,
+  );
+}
+
 export function logList(log) {
   return h(
     "ol",
