@@ -7,7 +7,9 @@ wire messages in the order they cross.
 
 from __future__ import annotations
 
+import functools
 import json
+import typing
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -46,6 +48,7 @@ from .model import (
     ERA_LABEL,
     VERSION,
     Client,
+    Host,
     InFlight,
     ListenStream,
     Message,
@@ -98,27 +101,82 @@ def visible_tools(state: State, srv: SimServer, role: str) -> list[ToolDef]:
         tools: list[ToolDef] = []
         for name in srv.backends:
             backend = state.servers[name]
-            if backend.up and name not in srv.unhealthy:
+            if name not in srv.unhealthy:  # what passes the gateway's health checks
                 tools += [t.model_copy(update={"origin": name}) for t in visible_tools(state, backend, role)]
         return tools
     return [t for t in srv.tools if not t.admin_only or role == "admin"]
 
 
-def prompt_tools(state: State) -> list[PromptTool]:
-    """The tools the host would put in the model's next prompt, rebuilt from every client."""
-    out: list[PromptTool] = []
+def tool_keys(tools: list[PromptTool]) -> set[tuple[str, str]]:
+    """For membership tests: comparing pydantic models one by one is slow."""
+    return {(t.name, t.server) for t in tools}
+
+
+def prompt_defs(state: State) -> list[tuple[str, ToolDef]]:
+    """(server, tool) for every tool the host would put in the model's next prompt, in order."""
+    out: list[tuple[str, ToolDef]] = []
     for name in state.host.configured:
         client = state.host.clients[name]
         if client.status == "connected":
-            out += [PromptTool(name=t.name, server=name) for t in client.tools]
+            out += [(name, t) for t in client.tools]
     return out
+
+
+def _prompt_keys(state: State) -> list[tuple[str, str]]:
+    """``prompt_tools`` as (name, server) pairs: cheap to build and compare."""
+    return [(t.name, name) for name, t in prompt_defs(state)]
+
+
+def prompt_tools(state: State) -> list[PromptTool]:
+    """The tools the host would put in the model's next prompt, rebuilt from every client."""
+    return [PromptTool(name=t.name, server=name) for name, t in prompt_defs(state)]
+
+
+# The rules change these models in place; every other model (ToolDef, Message, ListenStream, ...) is
+# only ever replaced, so a working copy can share those with the state it came from.
+_MUTABLE = (State, Host, Client, SimServer)
+
+
+@functools.cache
+def _nested_fields(cls: type[Strict]) -> tuple[str, ...]:
+    """The fields of ``cls`` that hold lists, dicts or models the rules change in place."""
+    return tuple(
+        name
+        for name, f in cls.model_fields.items()
+        if typing.get_origin(f.annotation) in (list, dict) or f.annotation in _MUTABLE
+    )
+
+
+def _fork(value: Any) -> Any:
+    """A copy of ``value`` deep enough for the rules to change it: much cheaper than a deep copy."""
+    kind = type(value)
+    if kind is list:
+        return [_fork(v) for v in value] if value and type(value[0]) in _FORKED else list(value)
+    if kind is dict:
+        return {k: _fork(v) for k, v in value.items()}
+    if kind in _MUTABLE:
+        # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
+        fields = dict(value.__dict__)
+        for name in _nested_fields(kind):
+            fields[name] = _fork(fields[name])
+        new = kind.__new__(kind)
+        _setattr(new, "__dict__", fields)
+        _setattr(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        _setattr(new, "__pydantic_extra__", None)
+        _setattr(new, "__pydantic_private__", None)
+        return new
+    return value
+
+
+_FORKED = {list, dict, *_MUTABLE}
+_setattr = object.__setattr__
 
 
 class _Step:
     """One application of one event: mutable working copy plus what it says and sends."""
 
     def __init__(self, state: State) -> None:
-        self.s = state.model_copy(deep=True)
+        self.s = _fork(state)
         self.lines: list[LogLine] = []
         self.wire: list[w.WireMessage] = []
         self.turn: TurnRecord | None = None
@@ -254,11 +312,14 @@ class _Step:
             if status == "404":
                 self.say(
                     f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: the session died with the "
-                    "process. The client starts a new session with initialize.",
+                    "process. The client starts a new session with initialize, and re-lists because the "
+                    "old session's notifications are gone.",
                     "warn",
                 )
                 c.session_id = None
                 self.initialize(c)
+                if method != "tools/list":
+                    self.relist(c)
         return None
 
     def mark_down(self, c: Client, why: str) -> None:
@@ -325,6 +386,8 @@ class _Step:
                 if srv.transport == "http"
                 else "A request that stays pending.",
             )
+            if self.unauthorized(c):
+                return
             self.emit(
                 c,
                 "acknowledged",
@@ -347,7 +410,29 @@ class _Step:
                 headers={**self.headers(c, "GET"), "Accept": "text/event-stream"},
                 note="Opens the session's SSE stream for server-initiated messages.",
             )
+            if self.unauthorized(c):
+                return
             c.listen = ListenStream(open=True, last_event_id="0" if srv.event_store else None)
+
+    def unauthorized(self, c: Client) -> bool:
+        """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
+        if self.s.servers[c.server].transport != "http" or c.token not in ("expired", "revoked"):
+            return False
+        self.emit(
+            c,
+            "",
+            None,
+            to_server=False,
+            http="HTTP 401 Unauthorized",
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
+        if c.token == "expired":
+            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
+            c.token = "valid"
+            self.open_stream(c)
+        else:
+            c.listen = ListenStream()
+        return True
 
     def relist(self, c: Client, why: str = "") -> bool:
         srv = self.s.servers[c.server]
@@ -412,10 +497,14 @@ class _Step:
         if srv.transport == "stdio":
             self.say(f"On stdio the host is the one that starts {c.server}: it launches a new process first.")
         if c.era == "modern":
+            relisten = (
+                "The client re-sends subscriptions/listen, waits for the acknowledgement, then re-lists, "
+                if self.s.host.auto_listen and srv.list_changed
+                else "The client re-lists, "
+            )
             self.say(
                 f"{c.server} is back. There is no session to rebuild: the next request just works. "
-                "The client re-sends subscriptions/listen, waits for the acknowledgement, then re-lists, "
-                "because notifications sent while it was down are not replayed.",
+                f"{relisten}because notifications sent while it was down are not replayed.",
                 "change",
             )
             if self.s.host.auto_listen:
@@ -441,13 +530,41 @@ class _Step:
                 note="The client tries to reopen (or resume) its stream.",
             )
             self.emit(c, "error", w.SESSION_NOT_FOUND, to_server=False, http="HTTP 404 Not Found")
+            get = "opens a new GET stream " if self.s.host.auto_listen else ""
             self.say(
                 f"{c.server} is back, but its new process never heard of the old session: 404. "
-                "The client sends initialize again, opens a new GET stream and re-lists.",
+                f"The client sends initialize again, {get}and re-lists.",
                 "change",
             )
             c.session_id = None
             self.initialize(c)
+        elif srv.event_store and c.listen.open:
+            self.emit(
+                c,
+                "",
+                None,
+                to_server=True,
+                http="GET /mcp",
+                headers={
+                    **self.headers(c, "GET"),
+                    "Accept": "text/event-stream",
+                    "Last-Event-ID": c.listen.last_event_id or "0",
+                },
+                note="Resume the session's stream from the last event seen.",
+            )
+            self.say(
+                f"{c.server} is back and still honours the session, and it stores events: the client resumes "
+                "its GET stream with Last-Event-ID, then re-lists to be sure.",
+                "change",
+            )
+            self.relist(c)
+            return
+        elif c.session_id is None:
+            self.say(
+                f"{c.server} is back. It never issued a session id, so there is no session to lose: the "
+                "client carries on and re-lists.",
+                "change",
+            )
         else:
             self.say(f"{c.server} is back and still honours the session: the client reopens its stream.", "change")
         if self.s.host.auto_listen:
@@ -463,7 +580,8 @@ class _Step:
         if srv.gateway:
             owner = next((b for b in srv.backends if any(t.name == tool_name for t in self.s.servers[b].tools)), None)
             if owner and (owner in srv.unhealthy or not self.s.servers[owner].up):
-                text = f"Backend {owner} is failing its health checks; {tool_name} is unavailable right now."
+                why = "is failing its health checks" if owner in srv.unhealthy else "did not answer the gateway"
+                text = f"Backend {owner} {why}; {tool_name} is unavailable right now."
                 self.emit(
                     c,
                     "tools/call result",
@@ -639,6 +757,9 @@ class _Step:
             if c.server != srv.name:
                 continue
             lost, c.in_flight = c.in_flight, []
+            if restarting and c.era == "legacy" and c.pending_input:
+                # The question died with the process; the host learns that only when the answer is sent.
+                lost = [f for f in lost if f.tool != c.pending_input.tool]
             self.lost[c.server] = lost
             if c.listen.open or lost:
                 if c.era == "modern" and c.listen.open:
@@ -693,9 +814,20 @@ class _Step:
             if c.server != srv.name:
                 continue
             lost = self.lost.get(c.server, [])
-            if c.status == "down" or (restarted and (c.listen.open or lost)):
+            if c.status == "down" or (restarted and (c.listen.open or lost or srv.transport == "stdio")):
                 self.reconnect(c)
                 self.recover_calls(c, lost)
+            elif restarted and c.era == "legacy" and c.pending_input:
+                self.say(
+                    f"{srv.name} restarted while the user was being asked a question. The question died with "
+                    "the old process and its session, but the host notices nothing until the answer is sent."
+                )
+            elif restarted and c.pending_input:
+                self.say(
+                    f"{srv.name} restarted while the user was thinking. Nothing was open: the first request "
+                    "already finished with input_required, and the client holds the question and the "
+                    "requestState. The retry will tell whether the new process can still verify that state."
+                )
             elif restarted:
                 self.say(
                     f"{srv.name} restarted while idle. The host had nothing open, so it notices "
@@ -880,8 +1012,9 @@ def _default_calls(st: _Step, prompt: list[PromptTool]) -> list[ToolCall]:
     servers = [s for s in st.s.host.configured if any(t.server == s for t in prompt + last)]
     servers += [t.server for t in last if t.server not in servers and t.server not in st.s.host.configured]
     calls: list[ToolCall] = []
+    seen = tool_keys(last)
     for name in dict.fromkeys(servers):
-        new = [t for t in prompt if t.server == name and t not in last]
+        new = [t for t in prompt if t.server == name and (t.name, t.server) not in seen]
         now = [t for t in prompt if t.server == name]
         before = [t for t in last if t.server == name]
         pick = (new or now or before)[0]
@@ -892,8 +1025,9 @@ def _default_calls(st: _Step, prompt: list[PromptTool]) -> list[ToolCall]:
 def _turn(st: _Step, e: TakeTurn) -> None:
     h = st.s.host
     prompt = prompt_tools(st.s)
-    new = [t for t in prompt if t not in h.last_prompt]
-    removed = [t for t in h.last_prompt if t not in prompt]
+    before, now = tool_keys(h.last_prompt), tool_keys(prompt)
+    new = [t for t in prompt if (t.name, t.server) not in before]
+    removed = [t for t in h.last_prompt if (t.name, t.server) not in now]
     h.turns += 1
     if h.batching and h.pending_changes and prompt != h.last_prompt:
         h.cache_invalidations += 1
@@ -1049,11 +1183,12 @@ def _answer(st: _Step, e: UserAnswers) -> None:
             st.emit(c, "error", w.SESSION_NOT_FOUND, to_server=False, http="HTTP 404 Not Found")
             st.say(
                 "The user's answer went out with the dead session id and got 404: the answer is lost. "
-                "The client initializes again and calls the tool again, which asks again.",
+                "The client initializes again, re-lists, and calls the tool again, which asks again.",
                 "error",
             )
             c.session_id = None
             st.initialize(c)
+            st.relist(c)
         elif p.generation != srv.generation:
             st.emit(
                 c,
@@ -1253,6 +1388,10 @@ def _backend_joins(st: _Step, e: BackendJoins) -> None:
     gw, b = _gateway(st, e.gateway, e.backend)
     if e.backend in gw.backends:
         raise Rejected(f"{e.backend} is already behind {e.gateway}.")
+    if b.gateway or b.behind:
+        raise Rejected(f"{e.backend} cannot join {e.gateway}: it is a gateway or already behind one.")
+    if e.backend in st.s.host.configured:
+        raise Rejected(f"The host reaches {e.backend} directly; remove it from the host's config first.")
     gw.backends.append(e.backend)
     b.behind = e.gateway
     st.say(f"{e.backend} joined gateway {e.gateway}. The host still holds one client, to the gateway.", "change")
@@ -1445,13 +1584,13 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     the step count and says why."""
     st = _Step(state)
     st.s.step += 1
-    before = prompt_tools(st.s)
+    before = _prompt_keys(st.s)
     try:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
         rejected = state.model_copy(update={"step": state.step + 1})
         return rejected, Outcome(lines=[LogLine(text=str(why), tone="rejected")], wire=[], rejected=True)
-    after = prompt_tools(st.s)
+    after = _prompt_keys(st.s)
     if after != before and event.kind != "take_turn":
         h = st.s.host
         h.pending_changes += 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .events import Event, SwitchEra
+from .events import EVENT, Event, SwitchEra
 from .host import LogLine, Outcome, apply
 from .model import ERA_LABEL, State, Strict, other_era
 from .scenarios import SCENARIOS, Start, start
@@ -92,10 +92,12 @@ def advance(run: Run, event: Event) -> Run:
     """Apply one press to the run (and its twin); the input run is not changed."""
     if len(run.playground.events) >= MAX_EVENTS:
         raise ValueError(f"a playground holds at most {MAX_EVENTS} events; reset to go on")
+    event = EVENT.validate_python(event)
     state, outcome = apply(run.state, event)
     twin, other = apply(run.twin, _for_twin(event))
-    return Run(
-        playground=Playground(start=run.playground.start, events=[*run.playground.events, event]),
+    # Everything below is already valid; re-validating the whole history would cost O(events) per step.
+    return Run.model_construct(
+        playground=Playground.model_construct(start=run.playground.start, events=[*run.playground.events, event]),
         state=state,
         twin=twin,
         log=[*run.log, StepLog(step=state.step, label=describe(event), lines=outcome.lines)],

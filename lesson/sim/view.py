@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .host import CallRecord, LogLine, Outcome, TurnRecord, prompt_tools
+from .host import CallRecord, LogLine, Outcome, TurnRecord, prompt_defs, tool_keys
 from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .wire import WireMessage
 
@@ -113,7 +113,9 @@ def server_rows(state: State) -> list[ServerRow]:
         if srv.gateway:
             for b in srv.backends:
                 backend = state.servers[b]
-                hidden = b in srv.unhealthy or not backend.up
+                # The gateway hides a backend once it fails a health check, not the moment it dies.
+                hidden = b in srv.unhealthy
+                unnoticed = not hidden and not backend.up
                 rows.append(
                     ServerRow(
                         name=b,
@@ -124,7 +126,11 @@ def server_rows(state: State) -> list[ServerRow]:
                         listen=f"through {name}",
                         tools=[] if hidden else [t.name for t in backend.tools],
                         last_change="",
-                        last_error="failing health checks" if hidden else None,
+                        last_error="failing health checks"
+                        if hidden
+                        else "not running; the gateway has not health-checked it yet"
+                        if unnoticed
+                        else None,
                         via=name,
                     )
                 )
@@ -133,19 +139,20 @@ def server_rows(state: State) -> list[ServerRow]:
 
 def next_prompt(state: State) -> NextPrompt:
     h = state.host
-    tools = prompt_tools(state)
-    origins = {(t.name, n): t.origin for n, c in h.clients.items() for t in c.tools}
+    defs = prompt_defs(state)
+    last = tool_keys(h.last_prompt)
+    now = {(t.name, server) for server, t in defs}
     return NextPrompt(
         tools=[
             PromptEntry(
                 name=t.name,
-                server=t.server,
-                origin=origins.get((t.name, t.server)),
-                change="new" if h.turns and t not in h.last_prompt else "unchanged",
+                server=server,
+                origin=t.origin,
+                change="new" if h.turns and (t.name, server) not in last else "unchanged",
             )
-            for t in tools
+            for server, t in defs
         ],
-        removed=[t for t in h.last_prompt if t not in tools],
+        removed=[t for t in h.last_prompt if (t.name, t.server) not in now],
         cache_invalidations=h.cache_invalidations,
         batching=h.batching,
         pending_changes=h.pending_changes,

@@ -1,0 +1,86 @@
+"""Helpers for the simulation tests: drive a playground and read what it shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lesson.sim import Run, Start, View, advance, begin, view
+from lesson.sim.events import Event
+from lesson.sim.view import ServerRow
+from lesson.sim.wire import SUB_KEY, WireMessage
+
+ERAS = ["legacy", "modern"]
+
+
+def play(name: str, era: str, *events: Event, **options: bool | str) -> Run:
+    run = begin(Start(name=name, era=era, options=options))
+    for event in events:
+        run = advance(run, event)
+    return run
+
+
+def step(run: Run, event: Event) -> tuple[Run, View]:
+    run = advance(run, event)
+    return run, view(run)
+
+
+def wire(run: Run) -> list[WireMessage]:
+    """What the last step sent, in this run's era."""
+    return list(run.last.wire) if run.last else []
+
+
+def label(m: WireMessage) -> str:
+    """A short name for a wire entry: its JSON-RPC method, 'result', 'error', or the HTTP line."""
+    p = m.payload
+    if p is None:
+        return m.http or "?"
+    if "method" in p:
+        return p["method"]
+    if "error" in p:
+        return "error"
+    if "result" in p:
+        return "result"
+    return "host result"
+
+
+def labels(msgs: list[WireMessage]) -> list[str]:
+    return [label(m) for m in msgs]
+
+
+def index(msgs: list[WireMessage], what: str, start: int = 0, **match: Any) -> int:
+    """Position of the first entry at or after ``start`` with that label (and attribute values); -1 if none."""
+    for i in range(start, len(msgs)):
+        m = msgs[i]
+        if label(m) == what and all(getattr(m, k) == v for k, v in match.items()):
+            return i
+    return -1
+
+
+def in_order(msgs: list[WireMessage], *whats: str, **match: Any) -> list[int]:
+    """Positions of ``whats`` appearing in that order; fails the test if one is missing."""
+    out: list[int] = []
+    at = 0
+    for what in whats:
+        i = index(msgs, what, at, **match)
+        assert i >= 0, f"{what!r} not found after position {at} in {labels(msgs)}"
+        out.append(i)
+        at = i + 1
+    return out
+
+
+def sub_id(m: WireMessage) -> Any:
+    return ((m.payload or {}).get("params") or {}).get("_meta", {}).get(SUB_KEY)
+
+
+def prompt(v: View) -> list[tuple[str, str]]:
+    return [(t.name, t.server) for t in v.next_prompt.tools]
+
+
+def row(v: View, name: str) -> ServerRow:
+    rows = [r for r in v.servers if r.name == name]
+    assert len(rows) == 1, f"expected one row for {name}, got {[r.name for r in v.servers]}"
+    return rows[0]
+
+
+def text(run: Run) -> str:
+    return " ".join(line.text for line in run.last.lines) if run.last else ""

@@ -1,0 +1,178 @@
+"""Properties that hold after any sequence of presses, in both eras."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lesson.sim import Run, Start, State, advance, begin, replay, start, undo, view
+from lesson.sim import events as ev
+
+from .support import ERAS
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _scenario_names(scenario: str) -> tuple[list[str], list[str]]:
+    state = start(Start(name=scenario))
+    tools = sorted({t.name for s in state.servers.values() for t in s.tools + s.upcoming})
+    return sorted(state.servers), tools
+
+
+def builders(scenario: str) -> dict[type, st.SearchStrategy]:
+    """A strategy per event class, with the scenario's server and tool names (and names that do not exist)."""
+    names, tool_names = _scenario_names(scenario)
+    server = st.sampled_from(names * 3 + ["Z"])
+    tool = st.sampled_from(tool_names + ["no_such_tool"])
+    call = st.builds(ev.ToolCall, server=server, tool=tool)
+    via = st.sampled_from(["config", "admin console", "gateway"])
+    transport = st.sampled_from([None, None, "http", "stdio"])
+    return {
+        ev.DeployTool: st.builds(ev.DeployTool, server=server, tool=st.none()),
+        ev.RemoveTool: st.builds(ev.RemoveTool, server=server, tool=tool),
+        ev.AddServer: st.builds(ev.AddServer, server=server, via=via),
+        ev.RemoveServer: st.builds(ev.RemoveServer, server=server),
+        ev.ServerDies: st.builds(ev.ServerDies, server=server),
+        ev.ServerBack: st.builds(ev.ServerBack, server=server, transport=transport),
+        ev.RestartServer: st.builds(ev.RestartServer, server=server),
+        ev.TakeTurn: st.builds(ev.TakeTurn, calls=st.none() | st.lists(call, max_size=3)),
+        ev.StartCall: st.builds(ev.StartCall, server=server, tool=st.none() | tool),
+        ev.AskUserInput: st.builds(ev.AskUserInput, server=server, tool=st.none() | tool),
+        ev.UserAnswers: st.builds(
+            ev.UserAnswers, server=server, answer=st.sampled_from(["OR", "ME"]), after_expiry=st.booleans()
+        ),
+        ev.ListenDrops: st.builds(ev.ListenDrops, server=server),
+        ev.TokenExpires: st.builds(ev.TokenExpires, server=server),
+        ev.TokenRefreshed: st.builds(ev.TokenRefreshed, server=server),
+        ev.SwitchEra: st.builds(ev.SwitchEra, era=st.sampled_from(ERAS), server=st.none() | server),
+        ev.BackendJoins: st.builds(ev.BackendJoins, gateway=server, backend=server),
+        ev.BackendLeaves: st.builds(ev.BackendLeaves, gateway=server, backend=server),
+        ev.BackendFailsHealthCheck: st.builds(ev.BackendFailsHealthCheck, gateway=server, backend=server),
+        ev.BackendRecovers: st.builds(ev.BackendRecovers, gateway=server, backend=server),
+        ev.CreateBasket: st.builds(ev.CreateBasket, server=server),
+        ev.AddItem: st.builds(
+            ev.AddItem, server=server, sku=st.sampled_from(["A-100", "B-200"]), basket_id=st.none() | st.just("bsk_0")
+        ),
+        ev.LandOnReplica: st.builds(ev.LandOnReplica, server=server, replica=st.integers(1, 3)),
+        ev.UndeclaredListChanged: st.builds(ev.UndeclaredListChanged, server=server),
+        ev.TimerListChanged: st.builds(ev.TimerListChanged, server=server),
+        ev.SetBatching: st.builds(ev.SetBatching, on=st.booleans()),
+        ev.Reauthenticate: st.builds(ev.Reauthenticate, server=server, role=st.sampled_from(["member", "admin"])),
+    }
+
+
+def event_strategy(scenario: str) -> st.SearchStrategy[ev.Event]:
+    return st.one_of(*builders(scenario).values())
+
+
+def _event_classes() -> set[type]:
+    union = typing.get_args(ev.Event)[0]
+    return set(typing.get_args(union))
+
+
+@pytest.mark.parametrize("scenario", ["outage", "gateway", "restart", "baskets", "guide"])
+def test_the_strategy_covers_every_event_class(scenario: str) -> None:
+    assert set(builders(scenario)) == _event_classes()
+
+
+def check_step(prev: Run, run: Run, event: ev.Event, *, fresh: bool) -> None:
+    s, v = run.state, view(run)
+
+    # the conversation is never lost
+    before = prev.state.host.conversation
+    assert s.host.conversation[: len(before)] == before
+
+    # only AddServer gives the host a new client
+    added = set(s.host.clients) - set(prev.state.host.clients)
+    if added:
+        assert isinstance(event, ev.AddServer) and added == {event.server}
+
+    # nothing the host marks down, or the gateway hides, is in the prompt
+    for r in v.servers:
+        if r.status in ("down", "hidden"):
+            shown = [t for t in v.next_prompt.tools if (t.origin if r.via else t.server) == r.name]
+            assert shown == [], f"{r.name} is {r.status} but {shown} are in the next prompt"
+
+    # every tool in the prompt comes from a connected client with an up-to-date list
+    for t in v.next_prompt.tools:
+        c, srv = s.host.clients[t.server], s.servers[t.server]
+        assert c.status == "connected"
+        assert t.name in [x.name for x in c.tools]
+        if fresh and srv.list_changed:
+            assert c.listed_seq == srv.change_seq, f"{t.server} changed after it was last listed"
+            assert c.listed_generation == srv.generation, f"{t.server} restarted after it was last listed"
+
+    # plain data: JSON round trips are exact
+    assert State.model_validate_json(s.model_dump_json()) == s
+    assert State.model_validate_json(run.twin.model_dump_json()) == run.twin
+    assert type(v).model_validate_json(v.model_dump_json()) == v
+
+    # every step says something, in both eras
+    assert run.log[-1].step == s.step == prev.state.step + 1
+    assert run.log[-1].lines and run.other.lines
+    assert [line.text for line in v.log[-1].lines] == [line.text for line in run.last.lines]
+
+
+def drive(spec: Start, events: list[ev.Event], *, fresh: bool) -> list[Run]:
+    runs = [begin(spec)]
+    for event in events:
+        prev = runs[-1]
+        frozen = (prev.state.model_dump_json(), prev.twin.model_dump_json())
+        run = advance(prev, event)  # never raises: a senseless press is a rejected outcome
+        assert (prev.state.model_dump_json(), prev.twin.model_dump_json()) == frozen, "apply changed its input"
+        check_step(prev, run, event, fresh=fresh)
+        runs.append(run)
+    return runs
+
+
+def check_history(runs: list[Run]) -> None:
+    last = runs[-1]
+    assert replay(last.playground) == last
+    if len(runs) > 1:
+        assert undo(last) == runs[-2]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("scenario", ["outage", "gateway"])
+@SETTINGS
+@given(data=st.data())
+def test_any_sequence_keeps_the_invariants(scenario: str, era: str, data: st.DataObject) -> None:
+    events = data.draw(st.lists(event_strategy(scenario), max_size=25), label="events")
+    runs = drive(Start(name=scenario, era=era), events, fresh=True)
+    check_history(runs)
+
+
+OPTIONS = {
+    "restart": st.fixed_dictionaries(
+        {
+            k: st.booleans()
+            for k in (
+                "listen",
+                "issues_session_id",
+                "event_store",
+                "sessions_durable",
+                "state_key_durable",
+                "auth_in_process",
+            )
+        },
+        optional={"transport": st.sampled_from(["http", "stdio"])},
+    ),
+    "baskets": st.fixed_dictionaries({"handles_durable": st.booleans()}),
+    "guide": st.just({}),
+}
+
+
+@SETTINGS
+@given(data=st.data())
+def test_other_scenarios_keep_the_invariants(data: st.DataObject) -> None:
+    scenario = data.draw(st.sampled_from(sorted(OPTIONS)), label="scenario")
+    era = data.draw(st.sampled_from(ERAS), label="era")
+    options = data.draw(OPTIONS[scenario], label="options")
+    events = data.draw(st.lists(event_strategy(scenario), max_size=25), label="events")
+    # without an open listen stream the host learns of a change only when it next asks, by design
+    fresh = scenario != "restart" or bool(options.get("listen"))
+    runs = drive(Start(name=scenario, era=era, options=options), events, fresh=fresh)
+    check_history(runs)

@@ -1,0 +1,723 @@
+"""The lesson's rules, checked on what the simulation shows and sends, in both eras.
+
+Expected behaviour comes from ../shared/mcp-facts.md, not from the code's own output.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lesson.sim import Run, View, view
+from lesson.sim.events import (
+    AddItem,
+    AddServer,
+    AskUserInput,
+    BackendFailsHealthCheck,
+    BackendJoins,
+    BackendRecovers,
+    CreateBasket,
+    DeployTool,
+    Event,
+    LandOnReplica,
+    ListenDrops,
+    Reauthenticate,
+    RemoveTool,
+    RestartServer,
+    ServerBack,
+    ServerDies,
+    SetBatching,
+    StartCall,
+    TakeTurn,
+    TimerListChanged,
+    TokenRefreshed,
+    ToolCall,
+    UndeclaredListChanged,
+    UserAnswers,
+)
+from lesson.sim.wire import WireMessage
+from tests.schemas import errors
+
+from .support import ERAS, in_order, index, label, labels, play, prompt, row, step, sub_id, wire
+
+era_param = pytest.mark.parametrize("era", ERAS)
+
+SESSION_NOT_FOUND = {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Session not found"}}
+
+
+def tool_names(msg: WireMessage) -> list[str]:
+    return [t["name"] for t in msg.payload["result"]["tools"]]
+
+
+# --- 1. new servers are never discovered ---------------------------------------------------------
+
+
+@era_param
+def test_c_exists_but_no_event_other_than_add_server_brings_it_in(era: str) -> None:
+    run = play("outage", era)
+    assert "C" in run.state.servers  # the server runs...
+    churn = [
+        TakeTurn(),
+        DeployTool(server="B"),
+        ServerDies(server="A"),
+        TakeTurn(),
+        ServerBack(server="A"),
+        RestartServer(server="B"),
+        ListenDrops(server="B"),
+        TakeTurn(),
+    ]
+    for event in churn:
+        run, v = step(run, event)
+        assert all(server != "C" for _, server in prompt(v))
+        assert "C" not in [r.name for r in v.servers]
+        assert all("C" not in (m.sender, m.receiver) for m in wire(run))
+    assert set(run.state.host.clients) == {"A", "B"}
+
+    run, v = step(run, AddServer(server="C"))
+    assert ("find_slot", "C") in prompt(v) and ("book_meeting", "C") in prompt(v)
+    assert row(v, "C").status == "connected"
+    assert set(run.state.host.clients) == {"A", "B", "C"}
+
+
+@era_param
+def test_add_server_talks_only_to_the_server_it_was_told_about(era: str) -> None:
+    run, _ = step(play("outage", era), AddServer(server="C", via="admin console"))
+    msgs = wire(run)
+    assert msgs, "connecting a new client sends something"
+    assert {m.receiver for m in msgs if m.sender == "host"} == {"C"}
+    assert {m.sender for m in msgs if m.receiver == "host"} == {"C"}
+    first = "server/discover" if era == "modern" else "initialize"
+    assert labels(msgs)[0] == first
+    assert labels(msgs).count(first) == 1
+    if era == "modern":
+        assert "initialize" not in labels(msgs)
+    else:
+        assert "server/discover" not in labels(msgs)
+
+
+# --- 2. live tool change ---------------------------------------------------------------------------
+
+
+def test_modern_list_changed_carries_the_listen_request_id_then_relists() -> None:
+    run = play("outage", "modern")
+    listen_id = run.state.host.clients["B"].listen.request_id
+    assert listen_id is not None and listen_id in row(view(run), "B").listen
+    run, _ = step(run, DeployTool(server="B"))
+    msgs = wire(run)
+    i_changed, i_list, i_result = in_order(msgs, "notifications/tools/list_changed", "tools/list", "result")
+    assert msgs[i_changed].sender == "B" and sub_id(msgs[i_changed]) == listen_id
+    assert msgs[i_list].receiver == "B" and msgs[i_result].sender == "B"
+    assert msgs[i_result].payload["id"] == msgs[i_list].payload["id"]
+    assert "close_ticket" in tool_names(msgs[i_result])
+
+
+def test_modern_new_listen_stream_is_acknowledged_first_and_its_id_is_used() -> None:
+    run, _ = step(play("outage", "modern"), RestartServer(server="B"))
+    msgs = wire(run)
+    i_listen = index(msgs, "subscriptions/listen", receiver="B")
+    assert i_listen >= 0
+    listen_id = msgs[i_listen].payload["id"]
+    assert msgs[i_listen].payload["params"]["notifications"] == {"toolsListChanged": True}
+    first_from_b = next(m for m in msgs[i_listen + 1 :] if m.sender == "B")
+    assert label(first_from_b) == "notifications/subscriptions/acknowledged"
+    assert sub_id(first_from_b) == listen_id
+
+    run, _ = step(run, DeployTool(server="B"))
+    changed = [m for m in wire(run) if label(m) == "notifications/tools/list_changed"]
+    assert [sub_id(m) for m in changed] == [listen_id]
+
+
+def test_legacy_list_changed_has_no_subscription_id_then_relists() -> None:
+    run, _ = step(play("outage", "legacy"), DeployTool(server="B"))
+    msgs = wire(run)
+    i_changed, i_list, i_result = in_order(msgs, "notifications/tools/list_changed", "tools/list", "result")
+    assert msgs[i_changed].sender == "B"
+    assert sub_id(msgs[i_changed]) is None
+    assert "subscriptions/listen" not in labels(msgs)
+    assert msgs[i_list].receiver == "B" and "close_ticket" in tool_names(msgs[i_result])
+
+
+# --- 3. the model learns on its next turn ----------------------------------------------------------
+
+
+@era_param
+def test_new_tool_reaches_the_model_on_its_next_turn(era: str) -> None:
+    run, _ = step(play("outage", era), TakeTurn())
+    before = run.last.turn
+    run, v = step(run, DeployTool(server="B"))
+    entry = next(t for t in v.next_prompt.tools if t.name == "close_ticket")
+    assert entry.server == "B" and entry.change == "new"
+    assert ("close_ticket", "B") not in [(t.name, t.server) for t in before.tools_seen]
+
+    run, v = step(run, TakeTurn())
+    turn = run.last.turn
+    assert ("close_ticket", "B") in [(t.name, t.server) for t in turn.tools_seen]
+    assert [(t.name, t.server) for t in turn.new_tools] == [("close_ticket", "B")]
+    assert next(t for t in v.next_prompt.tools if t.name == "close_ticket").change == "unchanged"
+
+
+@era_param
+def test_each_change_invalidates_the_prompt_cache_without_batching(era: str) -> None:
+    run, v = step(play("outage", era), TakeTurn())
+    start = v.next_prompt.cache_invalidations
+    changes = [DeployTool(server="B"), DeployTool(server="B"), RemoveTool(server="B", tool="close_ticket")]
+    for n, event in enumerate(changes, 1):
+        run, v = step(run, event)
+        assert v.next_prompt.cache_invalidations == start + n
+    run, v = step(run, TakeTurn())
+    assert v.next_prompt.cache_invalidations == start + len(changes)
+
+
+@era_param
+def test_batched_changes_cost_one_invalidation(era: str) -> None:
+    run, v = step(play("outage", era), TakeTurn())
+    run, v = step(run, SetBatching(on=True))
+    start = v.next_prompt.cache_invalidations
+    for event in [DeployTool(server="B"), DeployTool(server="B"), RemoveTool(server="B", tool="create_ticket")]:
+        run, v = step(run, event)
+        assert v.next_prompt.cache_invalidations == start
+    assert v.next_prompt.pending_changes == 3
+    run, v = step(run, TakeTurn())
+    assert v.next_prompt.cache_invalidations == start + 1
+    assert v.next_prompt.pending_changes == 0
+
+
+# --- 4. a server going down fails calls, not the conversation --------------------------------------
+
+
+@era_param
+def test_server_down_fails_its_calls_and_nothing_else(era: str) -> None:
+    run, v = step(play("outage", era), TakeTurn())
+    sizes = [v.counters.conversation]
+    run, v = step(run, ServerDies(server="A"))
+    sizes.append(v.counters.conversation)
+    assert row(v, "A").status == "down"
+    assert all(server != "A" for _, server in prompt(v))
+    assert ("create_ticket", "B") in prompt(v)
+
+    calls = [ToolCall(server="A", tool="search_docs"), ToolCall(server="B", tool="create_ticket")]
+    run, v = step(run, TakeTurn(calls=calls))
+    sizes.append(v.counters.conversation)
+    rec_a, rec_b = run.last.turn.calls
+    assert (rec_a.server, rec_a.host_made, rec_a.is_error) == ("A", True, True)
+    assert (rec_b.server, rec_b.host_made, rec_b.is_error) == ("B", False, False)
+
+    msgs = wire(run)
+    assert not [m for m in msgs if m.sender == "A" and m.on_wire], "a dead server sends nothing"
+    made = [m for m in msgs if not m.on_wire and m.payload is not None]
+    assert len(made) == 1
+    assert made[0].payload["isError"] is True
+    assert "CallToolResult" in [c.definition for c in made[0].checks]
+    assert errors(made[0].payload, era, "CallToolResult") == []
+    assert [label(m) for m in msgs if m.sender == "B"] == ["result"]
+    assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
+
+
+# --- 5. coming back --------------------------------------------------------------------------------
+
+
+def test_modern_back_relistens_waits_for_ack_then_relists() -> None:
+    run = play("outage", "modern", ServerDies(server="A"))
+    run, v = step(run, ServerBack(server="A"))
+    msgs = wire(run)
+    i_listen, i_ack, i_list, _ = in_order(
+        msgs, "subscriptions/listen", "notifications/subscriptions/acknowledged", "tools/list", "result"
+    )
+    assert sub_id(msgs[i_ack]) == msgs[i_listen].payload["id"]
+    assert "initialize" not in labels(msgs)
+    assert all("Mcp-Session-Id" not in m.headers for m in msgs)
+    assert ("search_docs", "A") in prompt(v) and row(v, "A").status == "connected"
+
+
+def test_legacy_back_gets_404_then_initializes_a_new_session() -> None:
+    run, _ = step(play("outage", "legacy"), TakeTurn(calls=[ToolCall(server="A", tool="search_docs")]))
+    old = next(m.headers["Mcp-Session-Id"] for m in wire(run) if m.receiver == "A")
+    run = play("outage", "legacy", TakeTurn(), ServerDies(server="A"))
+    run, v = step(run, ServerBack(server="A"))
+    msgs = wire(run)
+    i_get, i_404, i_init, i_init_res, i_inited, i_list = in_order(
+        msgs, "GET /mcp", "error", "initialize", "result", "notifications/initialized", "tools/list"
+    )
+    assert msgs[i_get].headers["Mcp-Session-Id"] == old
+    assert msgs[i_404].http == "HTTP 404 Not Found" and msgs[i_404].payload == SESSION_NOT_FOUND
+    assert "Mcp-Session-Id" not in msgs[i_init].headers
+    new = msgs[i_init_res].headers["Mcp-Session-Id"]
+    assert new != old
+    assert msgs[i_inited].headers["Mcp-Session-Id"] == new
+    assert msgs[i_list].headers["Mcp-Session-Id"] == new
+    assert ("search_docs", "A") in prompt(v)
+
+
+def test_legacy_server_without_session_ids_gives_no_404() -> None:
+    run = play("restart", "legacy", ServerDies(server="W"), listen=True, issues_session_id=False)
+    run, v = step(run, ServerBack(server="W"))
+    msgs = wire(run)
+    assert "error" not in labels(msgs)
+    assert all(not (m.http or "").startswith("HTTP 404") for m in msgs)
+    assert all("Mcp-Session-Id" not in m.headers for m in msgs)
+    assert "tools/list" in labels(msgs)
+    assert row(v, "W").status == "connected"
+
+
+# --- 6. the restart table ------------------------------------------------------------------------
+
+
+def restart(era: str, *events: Event, **options: bool | str) -> Run:
+    return play("restart", era, *events, **options)
+
+
+def test_restart_idle_legacy_404_and_new_initialize() -> None:
+    run, _ = step(restart("legacy", RestartServer(server="W")), TakeTurn())
+    msgs = wire(run)
+    i_call, i_404, i_init, *_ = in_order(msgs, "tools/call", "error", "initialize", "notifications/initialized")
+    assert msgs[i_404].payload == SESSION_NOT_FOUND and msgs[i_404].http == "HTTP 404 Not Found"
+    assert "Mcp-Session-Id" not in msgs[i_init].headers
+    i_list = index(msgs, "tools/list", i_init)
+    i_retry = index(msgs, "tools/call", i_init)
+    assert 0 <= i_list < i_retry, "re-lists after re-initializing, then retries"
+    assert msgs[i_retry].payload["id"] != msgs[i_call].payload["id"]
+    (rec,) = run.last.turn.calls
+    assert not rec.is_error
+
+
+def test_restart_idle_legacy_without_session_id_has_nothing_to_lose() -> None:
+    run, _ = step(restart("legacy", RestartServer(server="W"), issues_session_id=False), TakeTurn())
+    assert labels(wire(run)) == ["tools/call", "result"]
+    assert not run.last.turn.calls[0].is_error
+
+
+def test_restart_idle_modern_nothing_to_do() -> None:
+    run = restart("modern", RestartServer(server="W"))
+    assert wire(run) == []
+    run, _ = step(run, TakeTurn())
+    assert labels(wire(run)) == ["tools/call", "result"]
+    assert not run.last.turn.calls[0].is_error
+
+
+def test_restart_idle_stdio_legacy_the_new_process_needs_initialize() -> None:
+    run = restart("legacy", RestartServer(server="W"), transport="stdio")
+    in_order(wire(run), "initialize", "result", "notifications/initialized", "tools/list")
+    run, _ = step(run, TakeTurn())
+    assert labels(wire(run)) == ["tools/call", "result"]
+
+
+def test_restart_idle_stdio_modern_needs_no_initialize() -> None:
+    run = restart("modern", RestartServer(server="W"), transport="stdio")
+    assert "initialize" not in labels(wire(run))
+    run, _ = step(run, TakeTurn())
+    assert labels(wire(run)) == ["tools/call", "result"]
+
+
+def test_restart_call_in_flight_legacy_is_lost_reinitialized_and_reissued() -> None:
+    run = restart("legacy", StartCall(server="W", tool="get_forecast"))
+    first = wire(run)[0].payload["id"]
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    _, i_init, i_call, i_result = in_order(msgs, "error", "initialize", "tools/call", "result")
+    assert msgs[i_call].payload["params"]["name"] == "get_forecast"
+    assert msgs[i_call].payload["id"] != first
+    assert msgs[i_result].payload["id"] == msgs[i_call].payload["id"]
+    assert all("Last-Event-ID" not in m.headers for m in msgs), "no event store: nothing to resume"
+    assert run.state.host.conversation[-1].text.startswith("get_forecast: ")
+
+
+def test_restart_call_in_flight_legacy_event_store_alone_does_not_resume() -> None:
+    run = restart("legacy", StartCall(server="W", tool="get_forecast"), event_store=True)
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    in_order(msgs, "error", "initialize", "tools/call", "result")
+    assert not any(m.http == "SSE event" and label(m) == "result" for m in msgs)
+
+
+def test_restart_call_in_flight_legacy_resumes_when_everything_is_durable() -> None:
+    run = restart("legacy", StartCall(server="W", tool="get_forecast"), sessions_durable=True, event_store=True)
+    first = wire(run)[0]
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    assert "initialize" not in labels(msgs) and "error" not in labels(msgs)
+    i_get = next(i for i, m in enumerate(msgs) if m.http == "GET /mcp" and "Last-Event-ID" in m.headers)
+    assert msgs[i_get].headers["Mcp-Session-Id"] == first.headers["Mcp-Session-Id"]
+    replayed = [m for m in msgs[i_get:] if label(m) == "result" and m.payload["id"] == first.payload["id"]]
+    assert len(replayed) == 1 and "content" in replayed[0].payload["result"]
+    assert [m for m in msgs if label(m) == "tools/call"] == [], "resumed, not re-issued"
+
+
+@era_param
+def test_restart_call_in_flight_not_idempotent_is_reported_not_retried(era: str) -> None:
+    run, _ = step(restart(era, StartCall(server="W", tool="send_alert")), RestartServer(server="W"))
+    msgs = wire(run)
+    assert "tools/call" not in labels(msgs)
+    made = [m for m in msgs if not m.on_wire and m.payload is not None]
+    assert len(made) == 1 and made[0].payload["isError"] is True
+    assert errors(made[0].payload, era, "CallToolResult") == []
+    assert "send_alert" in run.state.host.conversation[-1].text
+
+
+def test_restart_call_in_flight_modern_is_retried_with_a_new_id() -> None:
+    run = restart("modern", StartCall(server="W", tool="get_forecast"))
+    first = wire(run)[0].payload["id"]
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    assert "initialize" not in labels(msgs)
+    i_call = index(msgs, "tools/call")
+    i_result = index(msgs, "result", i_call)
+    assert 0 <= i_call < i_result
+    assert msgs[i_call].payload["id"] != first
+    assert msgs[i_result].payload["id"] == msgs[i_call].payload["id"]
+    assert msgs[i_result].payload["result"]["resultType"] == "complete"
+
+
+def test_restart_call_in_flight_modern_stdio_relaunches_the_process_first() -> None:
+    run = restart("modern", StartCall(server="W", tool="get_forecast"), transport="stdio")
+    run, _ = step(run, RestartServer(server="W"))
+    lines = [line.text for line in run.last.lines]
+    relaunch = next(i for i, t in enumerate(lines) if "launches a new process" in t)
+    retry = next(i for i, t in enumerate(lines) if "new request id" in t)
+    assert relaunch < retry
+    msgs = wire(run)
+    assert all(m.http is None and m.headers == {} for m in msgs), "stdio has no HTTP"
+    assert "tools/call" in labels(msgs) and "initialize" not in labels(msgs)
+
+
+def test_restart_waiting_for_input_legacy_answer_gets_404_and_the_flow_restarts() -> None:
+    run = restart("legacy", AskUserInput(server="W"))
+    old = wire(run)[0].headers["Mcp-Session-Id"]
+    assert "elicitation/create" in labels(wire(run))
+    run, _ = step(run, RestartServer(server="W"))
+    assert not [m for m in wire(run) if label(m) in ("tools/call", "result")], "the call is not re-run unasked"
+    run, _ = step(run, UserAnswers(server="W", answer="OR"))
+    msgs = wire(run)
+    i_answer, i_404, i_init, _, i_call, i_ask = in_order(
+        msgs, "result", "error", "initialize", "tools/list", "tools/call", "elicitation/create"
+    )
+    assert msgs[i_answer].sender == "host" and msgs[i_answer].headers["Mcp-Session-Id"] == old
+    assert msgs[i_404].payload == SESSION_NOT_FOUND
+    assert "Mcp-Session-Id" not in msgs[i_init].headers
+    assert msgs[i_call].headers["Mcp-Session-Id"] != old
+    assert not [m for m in msgs[i_404:] if label(m) == "result" and "content" in m.payload.get("result", {})]
+
+
+def _mrtr(run: Run) -> tuple[WireMessage, str]:
+    """The first round: the call and its input_required result."""
+    msgs = wire(run)
+    call = next(m for m in msgs if label(m) == "tools/call")
+    res = next(m for m in msgs if label(m) == "result")
+    assert res.payload["result"]["resultType"] == "input_required"
+    return call, res.payload["result"]["requestState"]
+
+
+def _retry(msgs: list[WireMessage], state: str) -> WireMessage:
+    retry = next(m for m in msgs if label(m) == "tools/call")
+    assert retry.payload["params"]["requestState"] == state
+    assert set(retry.payload["params"]["inputResponses"]) == {"confirm"}
+    return retry
+
+
+def test_restart_waiting_for_input_modern_unverifiable_state_is_rejected() -> None:
+    run = restart("modern", AskUserInput(server="W"))
+    call, state = _mrtr(run)
+    run, _ = step(run, RestartServer(server="W"))
+    assert wire(run) == [], "nothing is open while the user thinks"
+    run, _ = step(run, UserAnswers(server="W"))
+    msgs = wire(run)
+    retry = _retry(msgs, state)
+    assert retry.payload["id"] != call.payload["id"]
+    err = next(m for m in msgs if label(m) == "error")
+    assert err.payload["id"] == retry.payload["id"]
+    assert err.payload["error"] == {"code": -32602, "message": "Invalid or expired requestState"}
+    again = [m for m in msgs[msgs.index(err) :] if label(m) == "result"]
+    assert again and again[0].payload["result"]["resultType"] == "input_required", "the flow starts again"
+
+
+def test_restart_waiting_for_input_modern_durable_key_succeeds() -> None:
+    run = restart("modern", AskUserInput(server="W"), RestartServer(server="W"), state_key_durable=True)
+    state = run.state.host.clients["W"].pending_input.request_state
+    run, _ = step(run, UserAnswers(server="W"))
+    msgs = wire(run)
+    retry = _retry(msgs, state)
+    (res,) = [m for m in msgs if label(m) == "result"]
+    assert res.payload["id"] == retry.payload["id"]
+    assert res.payload["result"]["resultType"] == "complete" and not res.payload["result"].get("isError")
+    assert "error" not in labels(msgs)
+
+
+def test_restart_waiting_for_input_modern_expired_state_is_rejected() -> None:
+    run = restart("modern", AskUserInput(server="W"), RestartServer(server="W"), state_key_durable=True)
+    run, _ = step(run, UserAnswers(server="W", after_expiry=True))
+    err = next(m for m in wire(run) if label(m) == "error")
+    assert err.payload["error"]["code"] == -32602
+
+
+def test_restart_listen_open_legacy_drops_404_reinitialize_new_get_relist() -> None:
+    run = restart("legacy", listen=True)
+    old = run.state.host.clients["W"].session_id
+    run, v = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    i_drop, i_get, i_404, i_init, _, i_get2, i_list = in_order(
+        msgs, "stream closed", "GET /mcp", "error", "initialize", "notifications/initialized", "GET /mcp", "tools/list"
+    )
+    assert not msgs[i_drop].on_wire
+    assert msgs[i_get].headers["Mcp-Session-Id"] == old
+    assert msgs[i_404].payload == SESSION_NOT_FOUND
+    assert msgs[i_get2].headers["Mcp-Session-Id"] not in (None, old)
+    assert msgs[i_list].headers["Mcp-Session-Id"] == msgs[i_get2].headers["Mcp-Session-Id"]
+    assert row(v, "W").listen.startswith("GET SSE stream")
+
+
+def test_restart_listen_open_legacy_resumes_only_if_the_session_outlived_the_restart() -> None:
+    run = restart("legacy", listen=True, sessions_durable=True, event_store=True)
+    old = run.state.host.clients["W"].session_id
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    assert "initialize" not in labels(msgs) and "error" not in labels(msgs)
+    (get,) = [m for m in msgs if m.http == "GET /mcp"]
+    assert get.headers["Mcp-Session-Id"] == old and "Last-Event-ID" in get.headers
+
+
+def test_restart_listen_open_modern_drops_without_result_then_listen_ack_list() -> None:
+    run = restart("modern", listen=True)
+    old = run.state.host.clients["W"].listen.request_id
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    i_drop, i_listen, i_ack, i_list = in_order(
+        msgs, "stream closed", "subscriptions/listen", "notifications/subscriptions/acknowledged", "tools/list"
+    )
+    assert not msgs[i_drop].on_wire and msgs[i_drop].payload is None
+    assert not [m for m in msgs[:i_listen] if label(m) == "result"], "an abrupt drop has no listen result"
+    new = msgs[i_listen].payload["id"]
+    assert new != old and sub_id(msgs[i_ack]) == new
+    assert "initialize" not in labels(msgs)
+
+
+@era_param
+def test_restart_token_still_valid(era: str) -> None:
+    run = restart(era, RestartServer(server="W"))
+    assert "still valid" in " ".join(line.text for line in run.last.lines)
+    run, v = step(run, TakeTurn())
+    assert all(m.http != "HTTP 401 Unauthorized" for m in wire(run))
+    assert not run.last.turn.calls[0].is_error
+    assert row(v, "W").status == "connected"
+
+
+@era_param
+def test_restart_token_in_process_authorization_server_means_sign_in_again(era: str) -> None:
+    run, v = step(restart(era, RestartServer(server="W"), auth_in_process=True), TakeTurn())
+    assert "HTTP 401 Unauthorized" in [m.http for m in wire(run)]
+    (rec,) = run.last.turn.calls
+    assert rec.host_made and rec.is_error
+    assert row(v, "W").status == "reconnecting" and "sign in" in row(v, "W").last_error
+    assert prompt(v) == []
+    run, v = step(run, TokenRefreshed(server="W"))
+    assert row(v, "W").status == "connected" and prompt(v)
+
+
+@era_param
+def test_restart_token_on_stdio_there_is_no_token_flow(era: str) -> None:
+    run = restart(era, RestartServer(server="W"), auth_in_process=True, transport="stdio")
+    assert "no token flow" in " ".join(line.text for line in run.last.lines)
+    run, _ = step(run, TakeTurn())
+    assert all(m.http is None for m in wire(run))
+    assert not run.last.turn.calls[0].is_error
+
+
+@era_param
+def test_restart_token_in_process_with_a_stream_open_the_stream_is_refused_too(era: str) -> None:
+    run, v = step(restart(era, listen=True, auth_in_process=True), RestartServer(server="W"))
+    msgs = wire(run)
+    assert "notifications/subscriptions/acknowledged" not in labels(msgs)
+    assert [m.http for m in msgs].count("HTTP 401 Unauthorized") >= 1
+    assert row(v, "W").status == "reconnecting" and row(v, "W").listen == "none"
+    run, v = step(run, TokenRefreshed(server="W"))
+    assert row(v, "W").status == "connected" and row(v, "W").listen != "none"
+    assert "tools/list" in labels(wire(run))
+
+
+# --- 7. gateway ----------------------------------------------------------------------------------
+
+
+def origins(v: View) -> set[str | None]:
+    return {t.origin for t in v.next_prompt.tools}
+
+
+@era_param
+def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
+    run = play("gateway", era)
+    v = view(run)
+    assert list(run.state.host.clients) == ["G"]
+    assert [r.name for r in v.servers if r.via is None] == ["G"]
+    assert {t.server for t in v.next_prompt.tools} == {"G"} and origins(v) == {"A", "B"}
+
+    run, v = step(run, BackendFailsHealthCheck(gateway="G", backend="A"))
+    assert row(v, "A").status == "hidden" and origins(v) == {"B"}
+    changed = [m for m in wire(run) if label(m) == "notifications/tools/list_changed"]
+    assert {m.receiver for m in changed} == {"host", "host-2", "host-3"}
+    assert all(m.sender == "G" for m in changed)
+    assert index(wire(run), "tools/list", receiver="G") >= 0
+
+    run, v = step(run, BackendJoins(gateway="G", backend="C"))
+    assert origins(v) == {"B", "C"} and ("find_slot", "G") in prompt(v)
+    assert row(v, "C").via == "G"
+    assert {m.receiver for m in wire(run) if label(m) == "notifications/tools/list_changed"} == {
+        "host",
+        "host-2",
+        "host-3",
+    }
+
+    run, v = step(run, BackendRecovers(gateway="G", backend="A"))
+    assert row(v, "A").status == "connected" and origins(v) == {"A", "B", "C"}
+    assert list(run.state.host.clients) == ["G"]
+
+
+@era_param
+def test_gateway_dead_backend_is_hidden_only_after_its_health_check(era: str) -> None:
+    run, v = step(play("gateway", era), ServerDies(server="B"))
+    assert row(v, "B").status != "hidden" and "B" in origins(v), "the gateway has not noticed yet"
+    run, _ = step(run, TakeTurn(calls=[ToolCall(server="G", tool="create_ticket")]))
+    (rec,) = run.last.turn.calls
+    assert rec.is_error and not rec.host_made, "the gateway is up and answers with a tool error"
+    res = next(m for m in wire(run) if m.sender == "G" and label(m) == "result")
+    assert res.on_wire and res.payload["result"]["isError"] is True
+    run, v = step(run, BackendFailsHealthCheck(gateway="G", backend="B"))
+    assert row(v, "B").status == "hidden" and "B" not in origins(v)
+
+
+# --- 8. explicit handles ---------------------------------------------------------------------------
+
+
+def items_of(run: Run) -> list[str]:
+    res = next(m for m in wire(run) if label(m) == "result")
+    return json.loads(res.payload["result"]["content"][0]["text"])["items"]
+
+
+@era_param
+def test_durable_basket_survives_restart_and_replica(era: str) -> None:
+    run, v = step(play("baskets", era), CreateBasket(server="S"))
+    assert len(v.handles) == 1 and v.handles[0].startswith("bsk_")
+    run, _ = step(run, AddItem(server="S"))
+    assert items_of(run) == ["A-100"]
+    run, _ = step(run, RestartServer(server="S"))
+    run, _ = step(run, AddItem(server="S", sku="B-200"))
+    assert items_of(run) == ["A-100", "B-200"]
+    run, _ = step(run, LandOnReplica(server="S", replica=2))
+    run, _ = step(run, AddItem(server="S", sku="C-300"))
+    assert items_of(run) == ["A-100", "B-200", "C-300"]
+
+
+@era_param
+@pytest.mark.parametrize("lose", [RestartServer(server="S"), LandOnReplica(server="S", replica=2)])
+def test_in_memory_basket_is_lost_and_the_server_says_so(era: str, lose: Event) -> None:
+    run = play("baskets", era, CreateBasket(server="S"), AddItem(server="S"), handles_durable=False)
+    handle = view(run).handles[-1]
+    run, _ = step(run, lose)
+    run, _ = step(run, AddItem(server="S"))
+    res = next(m for m in wire(run) if label(m) == "result")
+    assert res.sender == "S" and res.on_wire
+    body = res.payload["result"]
+    assert body["isError"] is True and "basket_id" in body["content"][0]["text"]
+    assert handle in body["content"][0]["text"] and "nknown" in body["content"][0]["text"]
+    assert not [m for m in wire(run) if not m.on_wire and m.payload], "a tool execution error, not host-made"
+
+
+@era_param
+@pytest.mark.parametrize("scenario", ["baskets", "outage", "guide"])
+def test_calling_tools_never_changes_a_tool_list(era: str, scenario: str) -> None:
+    run = play(scenario, era)
+    lists = {r.name: r.tools for r in view(run).servers}
+    calls = [TakeTurn(), TakeTurn()]
+    if scenario == "baskets":
+        calls += [CreateBasket(server="S"), AddItem(server="S")]
+    for event in calls:
+        run, v = step(run, event)
+        assert {r.name: r.tools for r in v.servers} == lists
+        assert "notifications/tools/list_changed" not in labels(wire(run))
+    # the same list over a new connection, and over the other era's connection
+    other = {n: [t.name for t in c.tools] for n, c in run.twin.host.clients.items()}
+    assert other == lists
+
+
+@era_param
+def test_tool_list_may_vary_by_authorization(era: str) -> None:
+    run = play("guide", era)
+    assert ("delete_workspace", "P") not in prompt(view(run))
+    run, v = step(run, Reauthenticate(server="P", role="admin"))
+    assert ("delete_workspace", "P") in prompt(v)
+    run, v = step(run, Reauthenticate(server="P", role="member"))
+    assert ("delete_workspace", "P") not in prompt(v)
+
+
+# --- 9. list_changed guide -------------------------------------------------------------------------
+
+
+@era_param
+def test_undeclared_list_changed_changes_nothing(era: str) -> None:
+    run = play("guide", era)
+    before = view(run)
+    run, v = step(run, UndeclaredListChanged(server="Q"))
+    assert prompt(v) == prompt(before)
+    assert "tools/list" not in labels(wire(run))
+    assert v.next_prompt.cache_invalidations == before.next_prompt.cache_invalidations
+    if era == "modern":
+        assert "notifications/tools/list_changed" not in labels(wire(run))
+        assert v.counters.ignored_notifications == before.counters.ignored_notifications
+    else:
+        (m,) = [m for m in wire(run) if label(m) == "notifications/tools/list_changed"]
+        assert m.sender == "Q"
+        assert v.counters.ignored_notifications == before.counters.ignored_notifications + 1
+
+
+@era_param
+def test_timer_list_changed_is_a_wasted_refetch(era: str) -> None:
+    run = play("guide", era)
+    before = view(run)
+    run, v = step(run, TimerListChanged(server="P"))
+    in_order(wire(run), "notifications/tools/list_changed", "tools/list", "result")
+    assert v.counters.wasted_refetches == before.counters.wasted_refetches + 1
+    assert v.counters.refetches == before.counters.refetches + 1
+    assert prompt(v) == prompt(before)
+    assert v.next_prompt.cache_invalidations == before.next_prompt.cache_invalidations
+
+
+# --- presses that make no sense --------------------------------------------------------------------
+
+
+SENSELESS = [
+    ("outage", [], ServerBack(server="A")),
+    ("outage", [], AddServer(server="A")),
+    ("outage", [AddServer(server="C")], AddServer(server="C")),
+    ("outage", [ServerDies(server="A")], ServerDies(server="A")),
+    ("outage", [ServerDies(server="A")], RestartServer(server="A")),
+    ("outage", [], AddServer(server="Z")),
+    ("outage", [], UserAnswers(server="A")),
+    ("outage", [], SetBatching(on=False)),
+    ("outage", [], TokenRefreshed(server="A")),
+    ("outage", [], DeployTool(server="A")),  # nothing upcoming
+    ("gateway", [], BackendJoins(gateway="G", backend="A")),
+    ("gateway", [], BackendJoins(gateway="G", backend="G")),
+    ("gateway", [], BackendRecovers(gateway="G", backend="A")),
+    ("gateway", [], AddServer(server="A")),  # behind the gateway
+    ("baskets", [], AddItem(server="S")),  # no basket yet
+    ("baskets", [], LandOnReplica(server="S", replica=1)),
+    ("guide", [], UndeclaredListChanged(server="P")),
+    ("guide", [], Reauthenticate(server="P", role="member")),
+    ("restart", [], ListenDrops(server="W")),
+]
+
+
+@era_param
+@pytest.mark.parametrize(
+    ("scenario", "before", "press"), SENSELESS, ids=[f"{s}-{i}-{p.kind}" for i, (s, _, p) in enumerate(SENSELESS)]
+)
+def test_senseless_press_is_rejected_and_changes_only_the_step(
+    era: str, scenario: str, before: list[Event], press: Event
+) -> None:
+    run = play(scenario, era, *before)
+    old = run.state
+    run, v = step(run, press)
+    assert run.last.rejected
+    (line,) = run.last.lines
+    assert line.tone == "rejected" and len(line.text) > 10
+    assert run.last.wire == [] and run.last.turn is None
+    assert run.state.step == old.step + 1
+    assert run.state.model_copy(update={"step": old.step}) == old
+    assert v.log[-1].lines == [line]
