@@ -43,6 +43,7 @@ test: $(VENV)/.installed chromium
 
 bench: $(VENV)/.installed
 	$(PY) bench/sim_bench.py
+	$(PY) bench/ws_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
