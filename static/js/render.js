@@ -28,7 +28,7 @@ export function serverTable(rows) {
   const head = ["Server", "Status", "Era", "Stream", "Tools", "Last change", "Last error"];
   return h(
     "div",
-    { class: "table-wrap" },
+    { class: "table-wrap", tabindex: "0" },
     h(
       "table",
       { class: "servers" },

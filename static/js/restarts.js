@@ -32,7 +32,7 @@ export function mountRestarts(section, transport) {
       r.sides.map((side) =>
         h(
           "section",
-          { class: `era-side era-${side.era}`, "aria-labelledby": `restart-${side.era}` },
+          { class: `era-side era-${side.era}`, "aria-labelledby": `restart-${side.era} restarts-title` },
           h("h4", { id: `restart-${side.era}` }, LABEL[side.era]),
           side.steps.map((step) =>
             h("div", { class: "restart-step" },

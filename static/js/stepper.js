@@ -24,8 +24,8 @@ export function mountStepper(section) {
         h("h4", { id: "churn-moment-title" }, `Moment ${step.number} of ${steps.length}: ${step.title}`),
         h("p", { class: "caption" }, step.caption),
         h("div", { class: "moment-grid" },
-          h("section", { "aria-labelledby": "churn-servers" }, h("h5", { id: "churn-servers" }, "Servers, as the host sees them"), serverTable(v.servers)),
-          h("section", { "aria-labelledby": "churn-model" },
+          h("section", { "aria-labelledby": "churn-servers churn-title" }, h("h5", { id: "churn-servers" }, "Servers, as the host sees them"), serverTable(v.servers)),
+          h("section", { "aria-labelledby": "churn-model churn-title" },
             h("h5", { id: "churn-model" }, turn ? `What the model saw on turn ${turn.number}` : "What the model will see next"),
             turn
               ? h("ul", { class: "prompt" }, turn.tools_seen.map((t) =>
@@ -34,7 +34,7 @@ export function mountStepper(section) {
               : promptList(v.next_prompt),
           ),
         ),
-        h("section", { "aria-labelledby": "churn-happened" }, h("h5", { id: "churn-happened" }, "What happened"),
+        h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, "What happened"),
           v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
       ),
     );
