@@ -38,8 +38,12 @@ export function mountStepper(section) {
           v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
       ),
     );
+    // Disabling the focused button would drop the focus to <body> and end arrow-key stepping.
+    const focused = document.activeElement;
     prev.disabled = index === 0;
     next.disabled = index === steps.length - 1;
+    if (focused === prev && prev.disabled) next.focus();
+    if (focused === next && next.disabled) prev.focus();
     position.textContent = `Moment ${step.number} of ${steps.length}: ${step.title}`;
   }
 
