@@ -11,7 +11,6 @@ export function mountPlayground(section, transport) {
   const controls = [...section.querySelectorAll("button, input")];
   const undoBtn = section.querySelector('[data-action="undo"]');
   let handle = sessionStorage.getItem(KEY(panel));
-  let busy = false;
 
   function render(answer) {
     const v = answer.view;
@@ -38,42 +37,46 @@ export function mountPlayground(section, transport) {
     announce.textContent = `Could not do that: ${answer.message}`;
   }
 
-  async function send(frame) {
-    if (busy) return;
-    busy = true;
+  // Presses go out one at a time, in the order the learner made them: a press made while the
+  // previous answer is on its way waits its turn instead of being dropped.
+  let chain = Promise.resolve();
+
+  function send(makeFrame) {
+    chain = chain.then(() => exchange(makeFrame()));
+    return chain;
+  }
+
+  async function exchange(frame) {
     try {
       const answer = await transport.send(frame);
       if (answer.type === "view") render(answer);
       else if (answer.code === "unknown_handle") {
         sessionStorage.removeItem(KEY(panel));
         handle = null;
-        busy = false;
-        await open();
+        await exchange({ type: "open", panel, handle });
         announce.textContent = "That playground is no longer on the server; this is a new one.";
       } else showError(answer);
     } catch {
       // The transport reconnects and re-opens the panel from its handle.
-    } finally {
-      busy = false;
     }
   }
 
   function open() {
-    return send({ type: "open", panel, handle });
+    return send(() => ({ type: "open", panel, handle }));
   }
 
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled || !handle) return;
-    if (button.dataset.button) send({ type: "press", handle, button: button.dataset.button });
-    else if (button.dataset.action === "undo") send({ type: "undo", handle });
-    else if (button.dataset.action === "reset") send({ type: "reset", handle });
+    if (button.dataset.button) send(() => ({ type: "press", handle, button: button.dataset.button }));
+    else if (button.dataset.action === "undo") send(() => ({ type: "undo", handle }));
+    else if (button.dataset.action === "reset") send(() => ({ type: "reset", handle }));
   });
   section.addEventListener("change", (event) => {
     const input = event.target;
     if (!handle) return;
-    if (input.closest('[data-role="era"]')) send({ type: "era", handle, era: input.value });
-    else if (input.closest('[data-role="variant"]')) send({ type: "reset", handle, variant: input.value });
+    if (input.closest('[data-role="era"]')) send(() => ({ type: "era", handle, era: input.value }));
+    else if (input.closest('[data-role="variant"]')) send(() => ({ type: "reset", handle, variant: input.value }));
   });
   transport.onReconnect(() => open());
   open();
