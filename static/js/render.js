@@ -61,7 +61,7 @@ export function promptList(np) {
       { class: t.change === "new" ? "tool new" : "tool" },
       h("code", {}, t.name),
       h("span", { class: "subtle" }, ` from ${t.origin ? `${t.origin} via ${t.server}` : t.server}`),
-      t.change === "new" ? h("span", { class: "badge" }, "new since the last turn") : null,
+      t.change === "new" ? [" ", h("span", { class: "badge" }, "new since the last turn")] : null,
     ),
   );
   const gone = np.removed.map((t) =>
@@ -118,7 +118,7 @@ export function wireList(wire) {
       h(
         "li",
         { class: m.on_wire ? "msg" : "msg local" },
-        h("p", { class: "msg-head" }, headerText(m), m.on_wire ? null : h("span", { class: "badge" }, "not on the wire")),
+        h("p", { class: "msg-head" }, headerText(m), m.on_wire ? null : [" ", h("span", { class: "badge" }, "not on the wire")]),
         Object.keys(m.headers).length
           ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`)))
           : null,

@@ -30,7 +30,7 @@ export function mountStepper(section) {
             turn
               ? h("ul", { class: "prompt" }, turn.tools_seen.map((t) =>
                   h("li", { class: "tool" }, h("code", {}, t.name), h("span", { class: "subtle" }, ` from ${t.server}`),
-                    turn.new_tools.some((n) => n.name === t.name && n.server === t.server) ? h("span", { class: "badge" }, "new since the last turn") : null)))
+                    turn.new_tools.some((n) => n.name === t.name && n.server === t.server) ? [" ", h("span", { class: "badge" }, "new since the last turn")] : null)))
               : promptList(v.next_prompt),
           ),
         ),
