@@ -1,0 +1,134 @@
+"""Locators shared by the browser tests: every one goes by role, accessible name or text.
+
+The page renders the simulation's view as it is, so these helpers only know the page's structure
+(a panel is a region named by its heading; inside it, regions for the servers, the prompt, the log,
+the comparison and the wire), never the protocol.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+LESSON_1 = "/lessons/hot-swapping"
+LESSON_2 = "/lessons/list-changed"
+
+
+def panel(page: Page, title: str) -> Locator:
+    """A playground or stepper panel: a <section aria-labelledby> named by its h3."""
+    return page.get_by_role("region", name=title, exact=True)
+
+
+def region(scope: Locator, name: str) -> Locator:
+    """A region inside a panel, by the start of its name: the page may add the panel's title after
+    the region's own heading ("Servers, as the host sees them Play out an outage")."""
+    return scope.get_by_role("region", name=re.compile("^" + re.escape(name)))
+
+
+def restart_lab(page: Page) -> Locator:
+    # The outage playground's comparison region is headed "Restarts, era by era" too, so make sure
+    # this is the lab: the one with the "Restart the server" button.
+    return page.get_by_role("region", name="Restarts, era by era", exact=True).filter(
+        has=page.get_by_role("button", name="Restart the server")
+    )
+
+
+def open_playground(page: Page, path: str, title: str) -> Locator:
+    """Load a page and wait until the playground has its first view (its buttons start disabled)."""
+    page.goto(path)
+    section = panel(page, title)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    expect(section.get_by_role("status")).to_have_text("Playground ready.")
+    return section
+
+
+def press(section: Locator, label: str, step: int) -> None:
+    """Press one event button and wait until the log shows that step as its newest entry."""
+    section.get_by_role("button", name=label, exact=True).click()
+    expect(log_labels(section).last).to_have_text(re.compile(rf"^Step {step}: "))
+
+
+def servers(section: Locator) -> Locator:
+    return region(section, "Servers, as the host sees them").get_by_role("table")
+
+
+def server_row(section: Locator, name: str, table: Locator | None = None) -> Locator:
+    """The row whose row header is the server's name, e.g. "A (docs)" or "B (tracker, behind G)"."""
+    # `has` is resolved inside each row, so it starts from the page, not from the table.
+    rowheader = section.page.get_by_role("rowheader", name=re.compile(rf"^{name} \("))
+    return (table or servers(section)).get_by_role("row").filter(has=rowheader)
+
+
+COLUMNS = ["Server", "Status", "Era", "Stream", "Tools", "Last change", "Last error"]
+
+
+def server_cell(section: Locator, name: str, column: str, table: Locator | None = None) -> Locator:
+    """One cell of a server's row, by its column header (the first column is the row header).
+    ``table`` is for a server table outside a "Servers" region (the restart lab's "Afterwards")."""
+    table = table or servers(section)
+    expect(table.get_by_role("columnheader")).to_have_text(COLUMNS)
+    return server_row(section, name, table).get_by_role("cell").nth(COLUMNS.index(column) - 1)
+
+
+def expect_status(section: Locator, name: str, status: str, table: Locator | None = None) -> None:
+    """The Status cell as a screen reader reads it: the mark before the word is aria-hidden."""
+    expect(server_cell(section, name, "Status", table)).to_have_accessible_name(status)
+
+
+def prompt(section: Locator) -> Locator:
+    return region(section, "Tools in the model's next prompt")
+
+
+def prompt_tool(section: Locator, tool: str, server: str) -> Locator:
+    """A tool in the next prompt ("close_ticket from B", "search_docs from A via G"), not its entry in
+    the "Gone" list. The badge may follow the server's name with no space between: "from Cnew since…"."""
+    return prompt(section).get_by_role("listitem").filter(has_text=tool_text(tool, server))
+
+
+def tool_text(tool: str = r"\w+", server: str = r"[A-Z]") -> re.Pattern[str]:
+    return re.compile(rf"^{tool} from {server}( via [A-Z])?\s*({NEW})?$")
+
+
+NEW = "new since the last turn"
+
+
+def gone_list(section: Locator) -> Locator:
+    return prompt(section).get_by_role("list", name="Gone since the last turn")
+
+
+def log(section: Locator) -> Locator:
+    return region(section, "What happened")
+
+
+def log_labels(section: Locator) -> Locator:
+    """The step labels of the log, oldest first: "Start", "Step 1: A dies", …"""
+    return log(section).get_by_role("paragraph")
+
+
+def log_step(section: Locator, label: str) -> Locator:
+    """One step of the log (its label and its lines), e.g. "Step 6: The model takes a turn"."""
+    return log(section).get_by_role("listitem").filter(has=section.page.get_by_text(label, exact=True))
+
+
+def comparison(section: Locator, title: str = "The same step, era by era") -> Locator:
+    return region(section, title)
+
+
+def era_sides(section: Locator, title: str = "The same step, era by era") -> tuple[Locator, Locator]:
+    """The legacy and the modern lines of the comparison. The two sides carry no name of their own,
+    so check their headings' order first, then take the lists in that order."""
+    cmp = comparison(section, title)
+    expect(cmp.get_by_role("heading", level=5)).to_have_text(
+        [re.compile(r"^Legacy \(2025-11-25\)"), re.compile(r"^Modern \(2026-07-28\)")]
+    )
+    lists = cmp.get_by_role("list")
+    return lists.nth(0), lists.nth(1)
+
+
+def wire(section: Locator) -> Locator:
+    """The wire region, expanded (the messages sit in a <details> a person opens)."""
+    found = region(section, "Wire")
+    if found.get_by_role("group").get_attribute("open") is None:
+        found.get_by_text("Wire messages of the last step").click()
+    return found

@@ -1,0 +1,122 @@
+"""Every page: nothing loaded from another origin, no console or page errors while a learner uses it,
+one h1 and a main landmark, and no axe violations. Full-page screenshots go to $LESSON_SCREENSHOTS."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import ConsoleMessage, Page, expect
+
+from .helpers import LESSON_1, LESSON_2, open_playground, panel, press, restart_lab
+
+pytestmark = pytest.mark.e2e
+
+
+def use_index(page: Page) -> None:
+    expect(page.get_by_role("link", name="Hot-swapping servers: churn, outages and restarts")).to_be_visible()
+    expect(page.get_by_role("link", name="tools/list_changed: what it is and when to send it")).to_be_visible()
+    expect(page.get_by_role("progressbar")).to_have_count(2)
+
+
+def use_lesson_1(page: Page) -> None:
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "Take a model turn", 2)
+    press(outage, "A dies", 3)
+    press(outage, "Take a model turn", 4)
+    outage.get_by_text("Wire messages of the last step").click()
+
+    stepper = panel(page, "A session with churn")
+    stepper.get_by_role("button", name="Next moment").click()
+    expect(stepper.get_by_role("heading", level=4)).to_have_text("Moment 2 of 6: B deploys a new tool")
+
+    lab = restart_lab(page)
+    lab.get_by_role("radio", name="waiting for user input").check()
+    lab.get_by_role("button", name="Restart the server").click()
+    expect(lab.get_by_role("status")).to_have_text("Restarted while waiting for user input: both eras shown.")
+
+    gateway = panel(page, "A gateway in front")
+    expect(gateway.get_by_role("button", name="Reset")).to_be_enabled()
+    press(gateway, "B fails its health check", 1)
+
+    handles = panel(page, "Explicit state handles")
+    expect(handles.get_by_role("button", name="Reset")).to_be_enabled()
+    press(handles, "create_basket", 1)
+
+    quiz = page.get_by_role("region", name="Quick check questions")
+    quiz.get_by_role("button", name="Check answer").first.click()
+    expect(quiz.get_by_text("Pick an answer first.")).to_be_visible()
+
+
+def use_lesson_2(page: Page) -> None:
+    guide = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(guide, "P's timer fires list_changed", 1)
+    press(guide, "Sign in to P as an admin", 2)
+    guide.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(guide.get_by_role("status")).to_contain_text("Step 3:")
+    press(guide, "Q sends list_changed without declaring it", 4)
+    quiz = page.get_by_role("region", name="Quick check questions")
+    quiz.get_by_role("radio").first.check()
+    quiz.get_by_role("button", name="Check answer").first.click()
+    expect(quiz.get_by_text("Not quite.")).to_be_visible()
+
+
+def use_not_found(page: Page) -> None:
+    expect(page.get_by_role("heading", level=1)).to_have_text("Not found")
+    expect(page.get_by_role("link", name="course index")).to_have_attribute("href", "/")
+
+
+PAGES: dict[str, tuple[str, int, Callable[[Page], None]]] = {
+    "index": ("/", 200, use_index),
+    "lesson-1": (LESSON_1, 200, use_lesson_1),
+    "lesson-2": (LESSON_2, 200, use_lesson_2),
+    "not-found": ("/lessons/no-such-lesson", 404, use_not_found),
+}
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page(page: Page, base_url: str, name: str) -> None:
+    path, status, use = PAGES[name]
+    requests: list[str] = []
+    sockets: list[str] = []
+    errors: list[str] = []
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type != "error":
+            return
+        # The 404 page's own document is answered 404 on purpose, and Chromium logs that as an error.
+        if status == 404 and msg.location.get("url") == base_url + path and "404" in msg.text:
+            return
+        errors.append(f"console: {msg.text} ({msg.location.get('url')})")
+
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+
+    response = page.goto(path)
+    assert response is not None and response.status == status
+    use(page)
+
+    # Structure: one h1, one main landmark holding it.
+    expect(page.get_by_role("heading", level=1)).to_have_count(1)
+    expect(page.get_by_role("main")).to_have_count(1)
+    expect(page.get_by_role("main").get_by_role("heading", level=1)).to_have_count(1)
+    expect(page.get_by_role("link", name="Skip to the lesson")).to_have_attribute("href", "#main")
+
+    folder = os.environ.get("LESSON_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+
+    assert errors == [], errors
+    assert requests and all(url.startswith(base_url + "/") for url in requests), requests
+    ws_origin = base_url.replace("http://", "ws://", 1) + "/"
+    assert all(url.startswith(ws_origin) for url in sockets), sockets

@@ -1,0 +1,171 @@
+"""The quick checks of both lessons, with JavaScript (feedback without a reload) and without (a plain
+form POST). Questions, answers and explanations come from content/quizzes/*.yaml."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from .helpers import LESSON_1, LESSON_2
+
+pytestmark = pytest.mark.e2e
+
+QUIZZES = Path(__file__).resolve().parents[2] / "content" / "quizzes"
+LESSONS = {"hot-swapping": LESSON_1, "list-changed": LESSON_2}
+
+
+def load(slug: str) -> list[dict]:
+    return yaml.safe_load((QUIZZES / f"{slug}.yaml").read_text())["questions"]
+
+
+def quiz(page: Page) -> Locator:
+    return page.get_by_role("region", name="Quick check questions")
+
+
+def question(page: Page, questions: list[dict], n: int) -> Locator:
+    """Question n (1-based): its fieldset, named by its legend."""
+    q = questions[n - 1]
+    return quiz(page).get_by_role("group", name=f"Question {n} of {len(questions)}. {q['prompt']}")
+
+
+def check_button(page: Page, n: int) -> Locator:
+    # Every question has its own "Check answer" button in its own <form>; the forms have no accessible
+    # name (so no role to scope by), and the button sits outside the fieldset. Take the n-th button.
+    return quiz(page).get_by_role("button", name="Check answer").nth(n - 1)
+
+
+def feedback(page: Page, n: int) -> Locator:
+    # The same for the feedback: one live region per question, after the score's own status.
+    return quiz(page).get_by_role("status").nth(n)
+
+
+def score(page: Page) -> Locator:
+    return quiz(page).get_by_role("status").filter(has_text=re.compile(r"^Score: "))
+
+
+def choice_text(q: dict, choice_id: str) -> str:
+    return next(c["text"] for c in q["choices"] if c["id"] == choice_id)
+
+
+def wrong_choice(q: dict) -> str:
+    return next(c["id"] for c in q["choices"] if c["id"] != q["answer"])
+
+
+def answer(page: Page, questions: list[dict], n: int, choice_id: str) -> None:
+    q = questions[n - 1]
+    question(page, questions, n).get_by_role("radio", name=choice_text(q, choice_id), exact=True).check()
+    check_button(page, n).click()
+
+
+def expect_right(page: Page, questions: list[dict], n: int) -> None:
+    q = questions[n - 1]
+    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+
+
+def expect_wrong(page: Page, questions: list[dict], n: int) -> None:
+    q = questions[n - 1]
+    right = choice_text(q, q["answer"])
+    expect(feedback(page, n)).to_have_text(f"Not quite. The answer is: {right}. {q['explanation']}")
+
+
+@pytest.mark.parametrize("slug", ["hot-swapping", "list-changed"])
+def test_quiz_with_javascript(page: Page, slug: str) -> None:
+    questions = load(slug)
+    total = len(questions)
+    page.goto(LESSONS[slug])
+    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+    expect(quiz(page).get_by_role("group")).to_have_count(total)
+
+    # No choice: the page says so, and nothing is recorded.
+    check_button(page, 1).click()
+    expect(feedback(page, 1)).to_have_text("Pick an answer first.")
+    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+
+    # Right, then wrong: immediate feedback with the explanation, no reload.
+    url = page.url
+    answer(page, questions, 1, questions[0]["answer"])
+    expect_right(page, questions, 1)
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+    answer(page, questions, 2, wrong_choice(questions[1]))
+    expect_wrong(page, questions, 2)
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
+    assert page.url == url  # feedback came without navigating
+
+    # A second try replaces the first answer.
+    answer(page, questions, 2, questions[1]["answer"])
+    expect_right(page, questions, 2)
+    expect(score(page)).to_have_text(f"Score: 2 of {total} correct (2 answered)")
+
+    # The answers survive a reload: rendered by the server, with the chosen radios checked.
+    page.reload()
+    expect(score(page)).to_have_text(f"Score: 2 of {total} correct (2 answered)")
+    expect_right(page, questions, 1)
+    expect_right(page, questions, 2)
+    q1 = questions[0]
+    expect(question(page, questions, 1).get_by_role("radio", name=choice_text(q1, q1["answer"]))).to_be_checked()
+
+    # The course index shows the progress of this lesson, and none for the other.
+    page.goto("/")
+    progress = page.get_by_text(re.compile(rf"^Quick check: 2 of {total} correct, {total - 2} still to answer$"))
+    expect(progress).to_have_count(1)
+    other = "list-changed" if slug == "hot-swapping" else "hot-swapping"
+    other_total = len(load(other))
+    expect(page.get_by_text(f"Quick check: 0 of {other_total} correct, {other_total} still to answer")).to_have_count(1)
+    bar = page.get_by_role("progressbar", name=re.compile(r"^Questions answered in "))
+    expect(bar).to_have_count(2)
+
+
+def test_all_answered_shows_on_the_index(page: Page) -> None:
+    questions = load("hot-swapping")
+    page.goto(LESSON_1)
+    for n, q in enumerate(questions, start=1):
+        answer(page, questions, n, q["answer"])
+        expect_right(page, questions, n)
+    total = len(questions)
+    expect(score(page)).to_have_text(f"Score: {total} of {total} correct ({total} answered)")
+    page.goto("/")
+    expect(page.get_by_text(f"Quick check: {total} of {total} correct, all answered")).to_have_count(1)
+
+
+@pytest.mark.parametrize("slug", ["hot-swapping", "list-changed"])
+def test_quiz_without_javascript(browser: Browser, base_url: str, slug: str) -> None:
+    questions = load(slug)
+    total = len(questions)
+    context = browser.new_context(java_script_enabled=False, base_url=base_url)
+    try:
+        page = context.new_page()
+        page.goto(LESSONS[slug])
+        expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+        # The playgrounds need JavaScript (their buttons stay disabled; Playwright's text locators skip the
+        # <noscript> notice, so it is not checked here); the quiz does not.
+        expect(page.get_by_role("button", name="Take a model turn").first).to_be_disabled()
+
+        # No choice: the server sends the page back with the message at that question.
+        check_button(page, 1).click()
+        expect(page).to_have_url(re.compile(rf"\?error={questions[0]['id']}#q-{questions[0]['id']}$"))
+        expect(feedback(page, 1)).to_have_text("Pick an answer first.")
+
+        answer(page, questions, 1, questions[0]["answer"])
+        expect(page).to_have_url(re.compile(rf"{LESSONS[slug]}#q-{questions[0]['id']}$"))
+        expect_right(page, questions, 1)
+        expect(feedback(page, 1)).not_to_contain_text("Pick an answer first.")
+        expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+
+        answer(page, questions, 2, wrong_choice(questions[1]))
+        expect(page).to_have_url(re.compile(rf"#q-{questions[1]['id']}$"))
+        expect_wrong(page, questions, 2)
+        expect_right(page, questions, 1)
+        expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
+        q2 = questions[1]
+        expect(
+            question(page, questions, 2).get_by_role("radio", name=choice_text(q2, wrong_choice(q2)))
+        ).to_be_checked()
+
+        page.goto("/")
+        expect(page.get_by_text(f"Quick check: 1 of {total} correct, {total - 2} still to answer")).to_have_count(1)
+    finally:
+        context.close()

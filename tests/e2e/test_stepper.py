@@ -1,0 +1,213 @@
+"""The churn stepper ("A session with churn"): six moments, with buttons, arrow keys and the era switch."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from .helpers import LESSON_1, expect_status, panel, region, server_cell, server_row, servers
+
+pytestmark = pytest.mark.e2e
+
+MOMENTS = [
+    "A and B are connected",
+    "B deploys a new tool",
+    "The next prompt has it",
+    "An admin adds C",
+    "A dies",
+    "A is back",
+]
+
+
+@pytest.fixture
+def stepper(page: Page) -> Locator:
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    expect(moment_heading(section)).to_have_text("Moment 1 of 6: A and B are connected")
+    return section
+
+
+def moment_heading(section: Locator) -> Locator:
+    return section.get_by_role("heading", level=4)
+
+
+def moment(section: Locator) -> Locator:
+    """The card of the moment on show: an article named by its heading."""
+    return section.get_by_role("article", name=re.compile(r"^Moment \d of 6: "))
+
+
+def model_saw(section: Locator, turn: int) -> Locator:
+    return region(moment(section), f"What the model saw on turn {turn}")
+
+
+def expect_moment(section: Locator, number: int) -> None:
+    """The heading, the live status and the card's name all say which moment is on show."""
+    title = f"Moment {number} of 6: {MOMENTS[number - 1]}"
+    expect(moment_heading(section)).to_have_text(title)
+    expect(section.get_by_role("status")).to_have_text(title)
+    expect(moment(section)).to_have_accessible_name(title)
+
+
+def happened(section: Locator) -> Locator:
+    return region(moment(section), "What happened")
+
+
+def test_forward_with_the_buttons(stepper: Locator) -> None:
+    prev = stepper.get_by_role("button", name="Previous moment")
+    nxt = stepper.get_by_role("button", name="Next moment")
+    # Moment 1: A and B, the model's first turn sees their four tools.
+    expect_moment(stepper, 1)
+    expect(prev).to_be_disabled()
+    expect(nxt).to_be_enabled()
+    card = moment(stepper)
+    expect(servers(card).get_by_role("rowheader")).to_have_text([re.compile(r"^A "), re.compile(r"^B ")])
+    expect(model_saw(stepper, 1).get_by_role("listitem")).to_have_count(4)
+
+    # Moment 2: B deploys close_ticket; the model has not seen it yet.
+    nxt.click()
+    expect_moment(stepper, 2)
+    expect(prev).to_be_enabled()
+    expect(server_cell(card, "B", "Tools")).to_contain_text("close_ticket")
+    expect(region(card, "What the model will see next")).to_contain_text("close_ticket")
+    expect(happened(stepper)).to_contain_text("notifications/tools/list_changed")
+
+    # Moment 3: the next turn has close_ticket, marked new, and the model uses it.
+    nxt.click()
+    expect_moment(stepper, 3)
+    saw = model_saw(stepper, 2)
+    expect(saw.get_by_role("listitem").filter(has_text="close_ticket")).to_contain_text("new since the last turn")
+    expect(saw.get_by_role("listitem").filter(has_text="new since the last turn")).to_have_count(1)
+    expect(happened(stepper)).to_contain_text("The model called close_ticket on B")
+
+    # Moment 4: an admin adds C; the turn sees C's tools.
+    nxt.click()
+    expect_moment(stepper, 4)
+    expect(server_row(card, "C")).to_have_count(1)
+    saw = model_saw(stepper, 3)
+    for tool in ("find_slot", "book_meeting"):
+        expect(saw.get_by_role("listitem").filter(has_text=tool)).to_contain_text("from C")
+    expect(happened(stepper)).to_contain_text("An admin added C")
+
+    # Moment 5: A is down; the model no longer sees A's tools and gets a host-made error.
+    nxt.click()
+    expect_moment(stepper, 5)
+    expect_status(card, "A", "down")
+    expect_status(card, "B", "connected")
+    saw = model_saw(stepper, 4)
+    expect(saw.get_by_role("listitem")).to_have_count(5)
+    expect(saw).not_to_contain_text("search_docs")
+    expect(happened(stepper)).to_contain_text("is not reachable")
+
+    # Moment 6: A is back; modern costs a re-listen, not a new session.
+    nxt.click()
+    expect_moment(stepper, 6)
+    expect_status(card, "A", "connected")
+    expect(nxt).to_be_disabled()
+    expect(happened(stepper)).to_contain_text("re-sends subscriptions/listen")
+    expect(happened(stepper)).not_to_contain_text("404")
+    expect(model_saw(stepper, 5).get_by_role("listitem").filter(has_text="search_docs")).to_contain_text(
+        "new since the last turn"
+    )
+
+
+def test_back_with_the_buttons(stepper: Locator) -> None:
+    prev = stepper.get_by_role("button", name="Previous moment")
+    nxt = stepper.get_by_role("button", name="Next moment")
+    for _ in range(5):
+        nxt.click()
+    expect_moment(stepper, 6)
+    expect(nxt).to_be_disabled()
+    prev.click()
+    expect_moment(stepper, 5)
+    expect_status(moment(stepper), "A", "down")
+    expect(nxt).to_be_enabled()
+    for number in (4, 3, 2, 1):
+        prev.click()
+        expect_moment(stepper, number)
+    expect(prev).to_be_disabled()
+    expect(server_row(moment(stepper), "C")).to_have_count(0)
+
+
+def test_arrow_keys(stepper: Locator) -> None:
+    page = stepper.page
+    stepper.get_by_role("button", name="Next moment").focus()
+    page.keyboard.press("ArrowRight")
+    expect_moment(stepper, 2)
+    page.keyboard.press("ArrowRight")
+    expect_moment(stepper, 3)
+    page.keyboard.press("ArrowLeft")
+    expect_moment(stepper, 2)
+    page.keyboard.press("ArrowLeft")
+    expect_moment(stepper, 1)
+    # At the first moment, ArrowLeft does nothing.
+    stepper.get_by_role("button", name="Next moment").focus()
+    page.keyboard.press("ArrowLeft")
+    expect_moment(stepper, 1)
+    for number in (2, 3, 4, 5):
+        page.keyboard.press("ArrowRight")
+        expect_moment(stepper, number)
+    expect_status(moment(stepper), "A", "down")
+
+
+def test_arrow_keys_keep_working_at_the_ends(stepper: Locator) -> None:
+    """Reaching the last moment disables the focused Next button: the focus moves to Previous."""
+    page = stepper.page
+    stepper.get_by_role("button", name="Next moment").focus()
+    for number in (2, 3, 4, 5, 6):
+        page.keyboard.press("ArrowRight")
+        expect_moment(stepper, number)
+    expect(stepper.get_by_role("button", name="Previous moment")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect_moment(stepper, 6)
+    page.keyboard.press("ArrowLeft")
+    expect_moment(stepper, 5)
+    for number in (4, 3, 2, 1):
+        page.keyboard.press("ArrowLeft")
+        expect_moment(stepper, number)
+    expect(stepper.get_by_role("button", name="Next moment")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect_moment(stepper, 2)
+
+
+def test_focus_stays_in_the_panel_at_the_last_moment(stepper: Locator) -> None:
+    """Enter on Next up to the last moment, then Enter on Previous, where the focus went."""
+    stepper.get_by_role("button", name="Next moment").focus()
+    for number in (2, 3, 4, 5, 6):
+        stepper.page.keyboard.press("Enter")
+        expect_moment(stepper, number)
+    expect(stepper.get_by_role("button", name="Previous moment")).to_be_focused()
+    stepper.page.keyboard.press("Enter")
+    expect_moment(stepper, 5)
+    stepper.page.keyboard.press("ArrowLeft")
+    expect_moment(stepper, 4)
+
+
+def test_era_switch(stepper: Locator) -> None:
+    nxt = stepper.get_by_role("button", name="Next moment")
+    stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect_moment(stepper, 1)
+    card = moment(stepper)
+    expect(server_cell(card, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect(server_cell(card, "A", "Stream")).to_contain_text("GET SSE stream (session")
+    for _ in range(5):
+        nxt.click()
+    expect_moment(stepper, 6)
+    expect(server_cell(card, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect(happened(stepper)).to_contain_text("never heard of the old session: 404")
+    expect(happened(stepper)).to_contain_text("The client sends initialize again")
+    expect(happened(stepper)).not_to_contain_text("subscriptions/listen")
+
+    # Switching back keeps the moment and shows the modern wording.
+    stepper.get_by_role("radio", name="Modern (2026-07-28)").check()
+    expect_moment(stepper, 6)
+    expect(server_cell(card, "A", "Era")).to_have_text("modern (2026-07-28)")
+    expect(happened(stepper)).to_contain_text("There is no session to rebuild")
+    expect(happened(stepper)).not_to_contain_text("404")
+
+    # The same moment in the middle: the switch keeps the position.
+    stepper.get_by_role("button", name="Previous moment").click()
+    stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect_moment(stepper, 5)
+    expect_status(card, "A", "down")

@@ -1,0 +1,148 @@
+"""The page's transport: plain HTTP when the WebSocket is blocked, reconnecting a dropped socket,
+and the same playground after a reload (its handle lives in sessionStorage)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, Route, WebSocketRoute, expect
+
+from .helpers import LESSON_1, expect_status, log_labels, log_step, open_playground, press, prompt_tool
+
+pytestmark = pytest.mark.e2e
+
+TITLE = "Play out an outage"
+
+
+def connection_status(page: Page):
+    """The header's live status line about the connection."""
+    return page.get_by_role("banner").get_by_role("status")
+
+
+def test_http_fallback_when_the_websocket_is_blocked(page: Page) -> None:
+    frames: list[str] = []
+    page.on("request", lambda r: frames.append(r.method) if r.url.endswith("/api/frame") else None)
+    page.route_web_socket("**/ws", lambda ws: ws.close())
+    outage = open_playground(page, LESSON_1, TITLE)
+    expect(connection_status(page)).to_contain_text("using plain HTTP")
+
+    press(outage, "A dies", 1)
+    expect_status(outage, "A", "down")
+    press(outage, "Take a model turn", 2)
+    expect(log_step(outage, "Step 2: The model takes a turn")).to_contain_text("prompt with 2 tools")
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies"])
+    outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(log_labels(outage).last).to_have_text("Step 2: The host switches to the legacy era")
+    assert frames and set(frames) == {"POST"}
+
+    # The restart lab goes over HTTP too.
+    lab = page.get_by_role("region", name="Restarts, era by era", exact=True).filter(
+        has=page.get_by_role("button", name="Restart the server")
+    )
+    lab.get_by_role("button", name="Restart the server").click()
+    expect(lab.get_by_role("status")).to_have_text("Restarted while idle: both eras shown.")
+
+
+def test_a_dropped_socket_reconnects(page: Page) -> None:
+    sockets: list[WebSocketRoute] = []
+
+    def forward(ws: WebSocketRoute) -> None:
+        ws.connect_to_server()  # with no handlers of our own, messages pass through both ways
+        sockets.append(ws)
+
+    page.route_web_socket("**/ws", forward)
+    outage = open_playground(page, LESSON_1, TITLE)
+    expect(connection_status(page)).to_have_text("")
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "A dies", 2)
+    assert len(sockets) == 1
+
+    sockets[0].close()
+    expect(connection_status(page)).to_have_text("Reconnected.")
+    # The panels re-opened from their handles: the same playground, nothing pressed twice.
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: B deploys a new tool", "Step 2: A dies"])
+    expect_status(outage, "A", "down")
+    expect(prompt_tool(outage, "close_ticket", "B")).to_be_visible()
+    assert len(sockets) == 2
+
+    press(outage, "A is back", 3)
+    expect_status(outage, "A", "connected")
+
+    # A second drop, and the page comes back again.
+    sockets[1].close()
+    expect(connection_status(page)).to_have_text("Reconnected.")
+    press(outage, "Take a model turn", 4)
+    expect(log_labels(outage)).to_have_count(5)
+
+
+def test_reload_brings_the_same_playground_back(page: Page) -> None:
+    outage = open_playground(page, LESSON_1, TITLE)
+    outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
+    press(outage, "Add server C", 2)
+    press(outage, "A dies", 3)
+
+    page.reload()
+    outage = page.get_by_role("region", name=TITLE, exact=True)
+    expect(log_labels(outage)).to_have_text(
+        ["Start", "Step 1: The host switches to the legacy era", "Step 2: An admin adds C", "Step 3: A dies"]
+    )
+    expect_status(outage, "A", "down")
+    expect_status(outage, "C", "connected")
+    expect(outage.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
+    expect(outage.get_by_role("button", name="Undo")).to_be_enabled()
+    expect(outage.get_by_role("status")).to_contain_text("Step 3: A dies.")
+    press(outage, "A is back", 4)
+    expect(log_step(outage, "Step 4: A is back")).to_contain_text("404")
+
+    # A new tab is a new session: it gets a playground of its own.
+    other = page.context.new_page()
+    fresh = open_playground(other, LESSON_1, TITLE)
+    expect(log_labels(fresh)).to_have_text(["Start"])
+    other.close()
+
+
+def test_a_playground_the_server_forgot(page: Page) -> None:
+    """A handle the server does not know (it restarted) gets a new playground, and the page says so."""
+    open_playground(page, LESSON_1, TITLE)  # its answer stores the real handle: wait for it first
+    # The handle is the page's own bookkeeping in sessionStorage; no role or text reaches it.
+    page.evaluate("sessionStorage.setItem('churn-lab:playground:outage', 'x'.repeat(32))")
+    page.reload()
+    outage = page.get_by_role("region", name=TITLE, exact=True)
+    expect(outage.get_by_role("status")).to_contain_text("That playground is no longer on the server")
+    expect(log_labels(outage)).to_have_text(["Start"])
+    press(outage, "A dies", 1)
+    expect_status(outage, "A", "down")
+
+
+def test_a_press_while_the_last_one_is_on_its_way(page: Page) -> None:
+    """On a slow connection the learner presses "A dies" and, before the answer, "Take a model turn"."""
+    held: list[Route] = []
+    hold = {"on": False}
+
+    def slow(route: Route) -> None:
+        if hold["on"]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route_web_socket("**/ws", lambda ws: ws.close())  # plain HTTP, whose answers the test can hold back
+    page.route("**/api/frame", slow)
+    outage = open_playground(page, LESSON_1, TITLE)
+    hold["on"] = True
+    with page.expect_request("**/api/frame"):
+        outage.get_by_role("button", name="A dies").click()
+    turn = outage.get_by_role("button", name="Take a model turn")
+    # Refusing the press visibly (a disabled button while busy) would be fine too; dropping it silently is not.
+    if turn.is_enabled():
+        turn.click()
+        hold["on"] = False
+        for route in held:
+            route.continue_()
+        expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+        expect(log_step(outage, "Step 2: The model takes a turn")).to_contain_text("prompt with 2 tools")
+    else:
+        hold["on"] = False
+        for route in held:
+            route.continue_()
+        expect(log_labels(outage).last).to_have_text("Step 1: A dies")
