@@ -1095,7 +1095,7 @@ def _start_call(st: _Step, e: StartCall) -> None:
     )
 
 
-QUESTION = "Release notes for which product line?"
+QUESTION = "Forecast for which Portland?"  # the facts file's example: the answer is a US state
 
 
 def _ask(st: _Step, e: AskUserInput) -> None:

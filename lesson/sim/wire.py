@@ -117,21 +117,21 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 SESSION_NOT_FOUND = error(None, -32600, "Session not found")
 
 
-def elicit(rid: int, question: str) -> dict:
-    return request(
-        "legacy",
-        rid,
-        "elicitation/create",
-        {
-            "mode": "form",
-            "message": question,
-            "requestedSchema": {
-                "type": "object",
-                "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
-                "required": ["state"],
-            },
+def elicit_params(question: str) -> dict[str, Any]:
+    """A form asking which state: the same question in both eras (legacy request, modern inputRequests)."""
+    return {
+        "mode": "form",
+        "message": question,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
+            "required": ["state"],
         },
-    )
+    }
+
+
+def elicit(rid: int, question: str) -> dict:
+    return request("legacy", rid, "elicitation/create", elicit_params(question))
 
 
 def elicit_result(rid: int, answer: str) -> dict:
@@ -179,15 +179,7 @@ def input_required(rid: int, question: str, state: str) -> dict:
             "inputRequests": {
                 "confirm": {
                     "method": "elicitation/create",
-                    "params": {
-                        "mode": "form",
-                        "message": question,
-                        "requestedSchema": {
-                            "type": "object",
-                            "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
-                            "required": ["state"],
-                        },
-                    },
+                    "params": elicit_params(question),
                 }
             },
             "requestState": state,
