@@ -240,6 +240,13 @@ class _Step:
                 h["MCP-Protocol-Version"] = VERSION["legacy"]
         return h
 
+    def get_stream(self, c: Client, note: str, *, resume: bool) -> None:
+        """A legacy GET on the session's SSE stream; ``resume`` adds the last event id seen."""
+        headers = {**self.headers(c, "GET"), "Accept": "text/event-stream"}
+        if resume:
+            headers["Last-Event-ID"] = c.listen.last_event_id or "0"
+        self.emit(c, "", None, to_server=True, http="GET /mcp", headers=headers, note=note)
+
     def next_id(self, c: Client) -> int:
         rid = c.next_id
         c.next_id += 1
@@ -401,15 +408,7 @@ class _Step:
             if srv.transport == "stdio":
                 c.listen = ListenStream(open=True)  # notifications arrive on the process's stdout
                 return
-            self.emit(
-                c,
-                "",
-                None,
-                to_server=True,
-                http="GET /mcp",
-                headers={**self.headers(c, "GET"), "Accept": "text/event-stream"},
-                note="Opens the session's SSE stream for server-initiated messages.",
-            )
+            self.get_stream(c, "Opens the session's SSE stream for server-initiated messages.", resume=False)
             if self.unauthorized(c):
                 return
             c.listen = ListenStream(open=True, last_event_id="0" if srv.event_store else None)
@@ -516,19 +515,7 @@ class _Step:
             c.session_id = None
             self.initialize(c)
         elif c.session_id and c.session_id not in srv.sessions:
-            self.emit(
-                c,
-                "",
-                None,
-                to_server=True,
-                http="GET /mcp",
-                headers={
-                    **self.headers(c, "GET"),
-                    "Accept": "text/event-stream",
-                    **({"Last-Event-ID": c.listen.last_event_id or "0"} if srv.event_store else {}),
-                },
-                note="The client tries to reopen (or resume) its stream.",
-            )
+            self.get_stream(c, "The client tries to reopen (or resume) its stream.", resume=srv.event_store)
             self.emit(c, "error", w.SESSION_NOT_FOUND, to_server=False, http="HTTP 404 Not Found")
             get = "opens a new GET stream " if self.s.host.auto_listen else ""
             self.say(
@@ -539,19 +526,7 @@ class _Step:
             c.session_id = None
             self.initialize(c)
         elif srv.event_store and c.listen.open:
-            self.emit(
-                c,
-                "",
-                None,
-                to_server=True,
-                http="GET /mcp",
-                headers={
-                    **self.headers(c, "GET"),
-                    "Accept": "text/event-stream",
-                    "Last-Event-ID": c.listen.last_event_id or "0",
-                },
-                note="Resume the session's stream from the last event seen.",
-            )
+            self.get_stream(c, "Resume the session's stream from the last event seen.", resume=True)
             self.say(
                 f"{c.server} is back and still honours the session, and it stores events: the client resumes "
                 "its GET stream with Last-Event-ID, then re-lists to be sure.",
@@ -847,15 +822,7 @@ class _Step:
                 )
                 continue
             if c.era == "legacy" and srv.sessions_durable and srv.event_store and srv.transport == "http":
-                self.emit(
-                    c,
-                    "",
-                    None,
-                    to_server=True,
-                    http="GET /mcp",
-                    headers={**self.headers(c, "GET"), "Last-Event-ID": c.listen.last_event_id or "0"},
-                    note="Resume the broken stream from the last event seen.",
-                )
+                self.get_stream(c, "Resume the broken stream from the last event seen.", resume=True)
                 text, err = self.run_tool(srv, call.tool, call.arguments)
                 self.emit(
                     c,
@@ -1286,15 +1253,7 @@ def _listen_drops(st: _Step, e: ListenDrops) -> None:
         st.relist(c)
         return
     if srv.event_store and c.session_id in srv.sessions:
-        st.emit(
-            c,
-            "",
-            None,
-            to_server=True,
-            http="GET /mcp",
-            headers={**st.headers(c, "GET"), "Last-Event-ID": c.listen.last_event_id or "0"},
-            note="Resume the stream from the last event seen.",
-        )
+        st.get_stream(c, "Resume the stream from the last event seen.", resume=True)
         st.say(
             f"The GET stream to {e.server} dropped. The server stores events, so the client resumed "
             "it with Last-Event-ID and missed nothing.",
