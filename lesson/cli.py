@@ -38,14 +38,14 @@ def _schema(out: Path | None, check_only: bool) -> int:
     return 0
 
 
-def _serve(host: str, port: int) -> int:
+def _serve(host: str, port: int, reload: bool = False) -> int:
     from werkzeug.serving import make_server
 
     from .content import ContentError
     from .web import create_app
 
     try:
-        app = create_app()
+        app = create_app({"CONTENT_RELOAD": True} if reload else None)
     except ContentError as err:
         print(f"content error: {err}", file=sys.stderr)
         return 1
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve the lesson")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--reload", action="store_true", help="load content edits again on the next page load")
     check = sub.add_parser("check", help="validate the content; list every problem as file:line: what")
     check.add_argument(
         "--content", type=Path, default=None, help="content folder (default: $LESSON_CONTENT_ROOT, else the repo's)"
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     schema.add_argument("--check", action="store_true", help="only report schemas that are out of date")
     args = parser.parse_args(argv)
     if args.command == "serve":
-        return _serve(args.host, args.port)
+        return _serve(args.host, args.port, args.reload)
     if args.command == "schema":
         return _schema(args.out, args.check)
     return _check(args.content)
