@@ -54,6 +54,7 @@ def check(root: Path) -> Report:
     panels = load_panels(root, problems)
     for lesson in content.lessons:
         problems.extend(check_messages(lesson))
+        problems.extend(check_subscription_ids(lesson))
     problems.extend(check_links(content))
     scenario_files = sorted((root / "scenarios").glob("*.yaml"))
     for path in scenario_files:
@@ -82,6 +83,33 @@ def check_messages(lesson: Lesson) -> list[ContentError]:
                     lesson.source,
                     m.line,
                     f"the 'json {m.era} {m.def_name}' block does not fit the {VERSIONS[m.era]} schema: {err}",
+                )
+            )
+    return out
+
+
+SUB_KEY = "io.modelcontextprotocol/subscriptionId"
+
+
+def check_subscription_ids(lesson: Lesson) -> list[ContentError]:
+    """When a lesson shows a modern listen request, the notices it shows name that request's id."""
+    listen = {
+        m.data.get("id")
+        for m in lesson.message_blocks
+        if m.era == "modern" and m.def_name == "SubscriptionsListenRequest" and isinstance(m.data, dict)
+    }
+    out = []
+    for m in lesson.message_blocks:
+        params = m.data.get("params") if isinstance(m.data, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if listen and m.era == "modern" and isinstance(meta, dict) and SUB_KEY in meta and meta[SUB_KEY] not in listen:
+            shown = ", ".join(repr(i) for i in sorted(listen, key=str))
+            out.append(
+                ContentError(
+                    lesson.source,
+                    m.line,
+                    f"the {m.def_name} names subscription {meta[SUB_KEY]!r}, but the listen request this lesson "
+                    f"shows has id {shown}",
                 )
             )
     return out

@@ -71,6 +71,24 @@ class Broken:
             "# yaml-language-server: $schema=../schema/nope.schema.json\nid: pointed\ntitle: P\n"
             "start: {name: outage}\nsteps:\n  - {event: {kind: take_turn}, narration: T.}\n"
         )
+        meta = (
+            '"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+            '"io.modelcontextprotocol/clientCapabilities": {}}'
+        )
+        with second.open("a") as f:
+            f.write(
+                "\n## Listening\n\n```json legacy InitializedNotification\n"
+                '{"jsonrpc": "2.0", "method": "notifications/initialized"}\n```\n\n'
+                "```json modern SubscriptionsListenRequest\n"
+                f'{{"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen", "params": {{{meta}, '
+                '"notifications": {"toolsListChanged": true}}}\n```\n\n'
+                "```json legacy ToolListChangedNotification\n"
+                '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}\n```\n\n'
+                "```json modern ToolListChangedNotification\n"
+                '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", '
+                '"params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen-2"}}}\n```\n'
+            )
+        self.lines["subscription"] = len(second.read_text().splitlines()) - 2
         env = {**os.environ, "LESSON_CONTENT_ROOT": str(root)}
         self.run = subprocess.run(
             [sys.executable, "-m", "lesson.cli", "check"], capture_output=True, text=True, env=env, check=False
@@ -174,3 +192,8 @@ def test_schema_pointer_to_nowhere(broken: Broken) -> None:
     assert "the schema '../schema/nope.schema.json' does not exist" in broken.at(
         "pointed.yaml", broken.lines["pointer"]
     )
+
+
+def test_notice_naming_another_subscription(broken: Broken) -> None:
+    found = broken.at("02-second.md", broken.lines["subscription"])
+    assert "names subscription 'listen-2', but the listen request this lesson shows has id 'listen-1'" in found
