@@ -17,7 +17,8 @@ from lesson.panels import load_panels
 from lesson.scripts import load_scripts
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
-SHIPPED = Path(__file__).resolve().parents[1] / "content"
+REPO_CONTENT = Path(__file__).resolve().parents[1] / "content"
+SHIPPED = default_root()  # the repository's content, or the copy LESSON_CONTENT_ROOT names
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +101,7 @@ def test_a_minimal_lesson_renders_safely(tmp_path: Path) -> None:
 def test_default_root_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("LESSON_CONTENT_ROOT", raising=False)
     monkeypatch.delenv("LESSON_CONTENT", raising=False)
-    assert default_root() == SHIPPED
+    assert default_root() == REPO_CONTENT
     monkeypatch.setenv("LESSON_CONTENT", str(tmp_path / "old"))
     assert default_root() == tmp_path / "old"
     monkeypatch.setenv("LESSON_CONTENT_ROOT", str(tmp_path))
