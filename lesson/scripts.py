@@ -122,7 +122,7 @@ def check_script(path: Path) -> list[ContentError]:
         panel = _panel_of(script, path)
         start, steps = _resolve(script, doc, panel)
     except ContentError as err:
-        return [ContentError(err.path, err.line if err.line else None, err.message) for err in err.problems]
+        return list(err.problems)
     out: list[ContentError] = []
     # Replay in both eras; the expectations are checked in the scenario's own era.
     for era in (start.era, "legacy" if start.era == "modern" else "modern"):
