@@ -1,4 +1,4 @@
-"""The ``lesson`` command: ``lesson serve`` and ``lesson check``."""
+"""The ``lesson`` command: ``lesson serve``, ``lesson check`` and ``lesson schema``."""
 
 from __future__ import annotations
 
@@ -9,29 +9,43 @@ from pathlib import Path
 
 
 def _check(root: Path | None) -> int:
-    from .content import ContentError, default_root, load_content
-    from .panels import load_panels
+    from .check import check
+    from .content import default_root
 
-    root = root or default_root()
-    try:
-        content = load_content(root)
-        panels = load_panels(root)
-    except ContentError as err:
-        print(f"content error: {err}", file=sys.stderr)
+    report = check(root or default_root())
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if not report.ok:
+        n = len(report.problems)
+        print(f"{n} problem{'s' if n > 1 else ''} in {report.root}", file=sys.stderr)
         return 1
-    quizzes = sum(len(q.questions) for q in content.quizzes.values())
-    print(f"content OK: {len(content.lessons)} lessons, {quizzes} quiz questions, {len(panels)} panels ({root})")
+    print(f"content OK: {report.summary()}")
     return 0
 
 
-def _serve(host: str, port: int) -> int:
+def _schema(out: Path | None, check_only: bool) -> int:
+    from .content import default_root
+    from .schema import stale, write
+
+    out = out or default_root() / "schema"
+    if check_only:
+        old = stale(out)
+        for name in old:
+            print(f"{out / name}: out of date; run `lesson schema` to regenerate it", file=sys.stderr)
+        return 1 if old else 0
+    for path in write(out):
+        print(f"wrote {path}")
+    return 0
+
+
+def _serve(host: str, port: int, reload: bool = False) -> int:
     from werkzeug.serving import make_server
 
     from .content import ContentError
     from .web import create_app
 
     try:
-        app = create_app()
+        app = create_app({"CONTENT_RELOAD": True} if reload else None)
     except ContentError as err:
         print(f"content error: {err}", file=sys.stderr)
         return 1
@@ -48,11 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve the lesson")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    check = sub.add_parser("check", help="validate content/ and exit non-zero on the first error")
-    check.add_argument("--content", type=Path, default=None, help="content folder (default: the repo's)")
+    serve.add_argument("--reload", action="store_true", help="load content edits again on the next page load")
+    check = sub.add_parser("check", help="validate the content; list every problem as file:line: what")
+    check.add_argument(
+        "--content", type=Path, default=None, help="content folder (default: $LESSON_CONTENT_ROOT, else the repo's)"
+    )
+    schema = sub.add_parser("schema", help="write the content files' JSON Schemas (default: <content>/schema)")
+    schema.add_argument("--out", type=Path, default=None, help="folder to write into")
+    schema.add_argument("--check", action="store_true", help="only report schemas that are out of date")
     args = parser.parse_args(argv)
     if args.command == "serve":
-        return _serve(args.host, args.port)
+        return _serve(args.host, args.port, args.reload)
+    if args.command == "schema":
+        return _schema(args.out, args.check)
     return _check(args.content)
 
 

@@ -2,7 +2,9 @@
 YAML quizzes, checked into strict pydantic models.
 
 Every problem becomes a :class:`ContentError` that names the file and, where one exists, the line to fix,
-so ``lesson check`` and start-up can point an author at the exact spot.
+so ``lesson check`` and start-up can point an author at the exact spot. Loaders take an optional
+``problems`` list: given one, they record every problem and carry on; without it they raise the first
+(carrying the rest).
 """
 
 from __future__ import annotations
@@ -12,38 +14,22 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-T = TypeVar("T")
+from .yamlfile import ContentError, YamlDoc, load_yaml_file, load_yaml_model, parse_yaml, raise_first, validate
 
-WIDGETS = ("churn", "outage", "restarts", "gateway", "handles", "guide", "quiz")
+# Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
+BUILTIN_WIDGETS = ("quiz",)
 ERAS = {"legacy": "Legacy (2025-11-25)", "modern": "Modern (2026-07-28)"}
 
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 _WIDGET_LINE = re.compile(r"^::: ([a-z][a-z0-9-]*)$")
 _DEF_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
-
-
-class ContentError(Exception):
-    """A problem in a content file, with the file and (when known) the 1-based line to fix."""
-
-    def __init__(self, path: Path, line: int | None, message: str) -> None:
-        self.path = Path(path)
-        self.line = line
-        self.message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        if self.line is None:
-            return f"{self.path}: {self.message}"
-        return f"{self.path}:{self.line}: {self.message}"
 
 
 # --- models ----------------------------------------------------------------------------------------
@@ -77,8 +63,8 @@ class Block(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Block:
-        if self.kind == "widget" and self.name not in WIDGETS:
-            raise ValueError(f"unknown widget {self.name!r}")
+        if self.kind == "widget" and not re.match(r"^[a-z][a-z0-9-]*$", self.name):
+            raise ValueError(f"bad widget name {self.name!r}")
         if self.kind == "html" and self.name:
             raise ValueError("an html block has no name")
         if self.kind == "widget" and self.html:
@@ -102,12 +88,20 @@ class MessageBlock(_Strict):
     line: int
 
 
+class Link(_Strict):
+    """A link in the lesson's text, and the file line it sits on."""
+
+    href: str
+    line: int
+
+
 class Lesson(_Strict):
     meta: LessonMeta
     blocks: list[Block]
     toc: list[TocEntry]
     source: Path
     message_blocks: list[MessageBlock] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
 
     @property
     def widgets(self) -> list[str]:
@@ -175,134 +169,6 @@ def _no_duplicates(ids: list[str], what: str) -> None:
         seen.add(i)
 
 
-# --- YAML with line numbers ------------------------------------------------------------------------
-
-
-@dataclass
-class _Yaml:
-    """A YAML document parsed twice over: the node tree (for lines) and the plain data."""
-
-    path: Path
-    node: Node | None
-    data: Any
-    first_line: int  # file line of the text's first line
-    top_line: int | None  # where to point when the whole document is at fault
-
-    def line(self, loc: tuple[int | str, ...]) -> int | None:
-        """The file line of the deepest key (or list item) along ``loc`` that exists."""
-        node = self.node
-        if node is None:
-            return self.top_line
-        line = self.top_line if self.top_line is not None else node.start_mark.line + self.first_line
-        for part in loc:
-            if isinstance(node, MappingNode):
-                hit = next(
-                    (kv for kv in node.value if isinstance(kv[0], ScalarNode) and kv[0].value == str(part)), None
-                )
-                if hit is None:
-                    break
-                line = hit[0].start_mark.line + self.first_line
-                node = hit[1]
-            elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-                node = node.value[part]
-                line = node.start_mark.line + self.first_line
-            else:
-                break
-        return line
-
-
-def _parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None = None) -> _Yaml:
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is not None:
-            _check_duplicate_keys(node, path, first_line)
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or "invalid YAML"
-        context = f" ({exc.context})" if exc.context else ""
-        line = mark.line + first_line if mark is not None else None
-        raise ContentError(path, line, f"YAML syntax error: {problem}{context}") from None
-    except yaml.YAMLError as exc:
-        raise ContentError(path, None, f"YAML syntax error: {exc}") from None
-    finally:
-        loader.dispose()
-    return _Yaml(path, node, data, first_line, top_line)
-
-
-def _check_duplicate_keys(node: Node, path: Path, first_line: int) -> None:
-    # yaml.safe_load keeps the last of two equal keys without a word; an author almost never means that.
-    if isinstance(node, MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            if isinstance(key, ScalarNode):
-                if key.value in seen:
-                    raise ContentError(path, key.start_mark.line + first_line, f"key {key.value!r} appears twice")
-                seen.add(key.value)
-            _check_duplicate_keys(value, path, first_line)
-    elif isinstance(node, SequenceNode):
-        for item in node.value:
-            _check_duplicate_keys(item, path, first_line)
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _validate(doc: _Yaml, model: type[T], prefix: str = "") -> T:
-    try:
-        # Duck-typed on purpose: any class with a pydantic-style model_validate works (e.g. a union adapter).
-        return model.model_validate(doc.data)  # type: ignore[attr-defined,no-any-return]
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        err = errors[0]
-        loc = tuple(err["loc"])
-        kind = err["type"]
-        if kind == "missing" and loc:
-            parent = _where(loc[:-1])
-            message = f"{parent + ': ' if parent else ''}missing required key {loc[-1]!r}"
-            line = doc.line(loc[:-1])
-        elif kind == "extra_forbidden" and loc:
-            parent = _where(loc[:-1])
-            message = f"{parent + ': ' if parent else ''}unknown key {loc[-1]!r}"
-            line = doc.line(loc)
-        else:
-            text = re.sub(r"^(Value error|Assertion failed), ", "", err["msg"])
-            value = err.get("input")
-            if kind not in ("value_error", "assertion_error") and isinstance(value, str | int | float | bool):
-                text += f" (got {value!r})"
-            message = f"{_where(loc) + ': ' if loc else ''}{text}"
-            line = doc.line(loc)
-        if len(errors) > 1:
-            message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-        raise ContentError(doc.path, line, prefix + message) from None
-    except ValueError as exc:
-        raise ContentError(doc.path, doc.top_line, prefix + str(exc)) from None
-
-
-def load_yaml_model(path: Path, model: type[T]) -> T:
-    """Parse the YAML file at ``path`` and validate it into ``model``.
-
-    ``model`` is a pydantic model, or any class whose ``model_validate`` raises pydantic's
-    ``ValidationError``. Syntax errors and validation errors become a :class:`ContentError` carrying the
-    line of the offending key.
-    """
-    return _load_yaml_file(Path(path), model)[0]
-
-
-def _load_yaml_file(path: Path, model: type[T]) -> tuple[T, _Yaml]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ContentError(path, None, f"cannot read the file: {exc.strerror or exc}") from None
-    doc = _parse_yaml(text, path)
-    return _validate(doc, model), doc
-
-
 # --- Markdown --------------------------------------------------------------------------------------
 
 
@@ -352,7 +218,7 @@ def _plain(inline: Token) -> str:
 @dataclass
 class _LessonFile:
     lesson: Lesson
-    front: _Yaml
+    front: YamlDoc
     widget_lines: dict[str, int] = field(default_factory=dict)
 
 
@@ -367,24 +233,49 @@ def _split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
     raise ContentError(path, 1, "the front matter is never closed: add a '---' line after its last key")
 
 
-def _parse_lesson(path: Path) -> _LessonFile:
-    text = path.read_text(encoding="utf-8")
-    fm_text, body, body_line = _split_front_matter(path, text)
-    front = _parse_yaml(fm_text, path, first_line=2, top_line=1)
-    meta = _validate(front, LessonMeta, prefix="front matter: ")
+def _links(inline: Token, line: int) -> list[Link]:
+    out = []
+    for child in inline.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif child.type == "link_open":
+            out.append(Link(href=str(child.attrGet("href") or ""), line=line))
+    return out
+
+
+def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | None:
+    """Parse one lesson, recording every problem found; None when it cannot be used at all."""
+    try:
+        fm_text, body, body_line = _split_front_matter(path, path.read_text(encoding="utf-8"))
+        front = parse_yaml(fm_text, path, first_line=2, top_line=1)
+    except ContentError as err:
+        problems.extend(err.problems)
+        return None
+    meta: LessonMeta | None = None
+    try:
+        meta = validate(front, LessonMeta, prefix="front matter: ")
+    except ContentError as err:
+        problems.extend(err.problems)
 
     tokens = _MD.parse(body)
     messages: list[MessageBlock] = []
     widgets: list[tuple[int, int, str]] = []  # (token index of paragraph_open, file line, name)
     toc: list[TocEntry] = []
+    links: list[Link] = []
     used_ids: set[str] = set()
 
     for i, token in enumerate(tokens):
-        line = body_line + token.map[0] if token.map else None
+        line = body_line + token.map[0] if token.map else body_line
         if token.type == "fence":
-            message = _message_block(path, token, line)
+            try:
+                message = _message_block(path, token, line)
+            except ContentError as err:
+                problems.append(err)
+                continue
             if message is not None:
                 messages.append(message)
+        elif token.type == "inline":
+            links += _links(token, line)
         elif token.type == "heading_open" and token.tag == "h2":
             title = _plain(tokens[i + 1])
             anchor = base = slugify(title)
@@ -404,18 +295,23 @@ def _parse_lesson(path: Path) -> _LessonFile:
                 continue
             match = _WIDGET_LINE.match(content)
             if match is None or token.level != 0:
-                raise ContentError(
-                    path, line, "a widget line must read '::: name', alone at the top level with blank lines around it"
+                problems.append(
+                    ContentError(
+                        path,
+                        line,
+                        "a widget line must read '::: name', alone at the top level with blank lines around it",
+                    )
                 )
+                continue
             name = match.group(1)
-            if name not in WIDGETS:
-                raise ContentError(path, line, f"unknown widget {name!r}; known widgets: {', '.join(WIDGETS)}")
             if any(w[2] == name for w in widgets):
-                raise ContentError(path, line, f"widget {name!r} appears twice in this lesson")
-            assert line is not None
+                problems.append(ContentError(path, line, f"widget {name!r} appears twice in this lesson"))
+                continue
             widgets.append((i, line, name))
 
-    _check_pairs(path, tokens, body_line)
+    problems.extend(_check_pairs(path, tokens, body_line))
+    if meta is None:
+        return None
 
     blocks: list[Block] = []
     start = 0
@@ -427,11 +323,11 @@ def _parse_lesson(path: Path) -> _LessonFile:
     if html := _MD.renderer.render(tokens[start:], _MD.options, {}):
         blocks.append(Block(kind="html", html=html))
 
-    lesson = Lesson(meta=meta, blocks=blocks, toc=toc, source=path, message_blocks=messages)
+    lesson = Lesson(meta=meta, blocks=blocks, toc=toc, source=path, message_blocks=messages, links=links)
     return _LessonFile(lesson, front, {name: line for _i, line, name in widgets})
 
 
-def _message_block(path: Path, token: Token, line: int | None) -> MessageBlock | None:
+def _message_block(path: Path, token: Token, line: int) -> MessageBlock | None:
     words = token.info.split()
     if len(words) < 2 or words[0] != "json":
         return None
@@ -442,6 +338,8 @@ def _message_block(path: Path, token: Token, line: int | None) -> MessageBlock |
             f"message block info {token.info.strip()!r} must read 'json legacy DefName' or 'json modern DefName'",
         )
     era, def_name = words[1], words[2]
+    # Marked before parsing, so a block that does not parse still counts as its era's half of a pair.
+    token.meta = {"era": era, "def_name": def_name, "data": None}
     try:
         data = json.loads(token.content)
     except json.JSONDecodeError as exc:
@@ -452,62 +350,110 @@ def _message_block(path: Path, token: Token, line: int | None) -> MessageBlock |
             f"column {exc.colno})",
         ) from None
     token.meta = {"era": era, "def_name": def_name, "data": data}
-    assert line is not None
     return MessageBlock(era=era, def_name=def_name, data=data, line=line)
 
 
-def _check_pairs(path: Path, tokens: list[Token], body_line: int) -> None:
+def _check_pairs(path: Path, tokens: list[Token], body_line: int) -> list[ContentError]:
     # Every message is shown in both eras, legacy first, so the page can set them side by side.
+    out = []
     for i, token in enumerate(tokens):
         era = _era_of(tokens, i)
         line = body_line + token.map[0] if token.map else None
         if era == "legacy" and _era_of(tokens, i + 1) != "modern":
-            raise ContentError(path, line, "a legacy message block must be followed at once by its modern counterpart")
+            out.append(
+                ContentError(path, line, "a legacy message block must be followed at once by its modern counterpart")
+            )
         if era == "modern" and _era_of(tokens, i - 1) != "legacy":
-            raise ContentError(path, line, "a modern message block must come straight after its legacy counterpart")
+            out.append(
+                ContentError(path, line, "a modern message block must come straight after its legacy counterpart")
+            )
+    return out
 
 
 # --- the whole tree --------------------------------------------------------------------------------
 
 
-def load_content(root: Path) -> Content:
-    """Load and cross-check every lesson (``lessons/*.md``) and quiz (``quizzes/*.yaml``) under ``root``."""
-    root = Path(root)
+def panel_ids(root: Path) -> list[str]:
+    """The ids of the panels a lesson may show: the names of ``panels/*.yaml``."""
+    return sorted(p.stem for p in (Path(root) / "panels").glob("*.yaml"))
+
+
+def load_content(root: Path, problems: list[ContentError] | None = None) -> Content:
+    """Load and cross-check every lesson (``lessons/*.md``) and quiz (``quizzes/*.yaml``) under ``root``.
+
+    With a ``problems`` list, every problem is recorded there and whatever loaded cleanly comes back;
+    without one, the first problem is raised (carrying the rest).
+    """
+    sink: list[ContentError] = [] if problems is None else problems
+    first = len(sink)
+    content = _load_content(Path(root), sink)
+    if problems is None:
+        raise_first(sink[first:])
+    return content
+
+
+def _load_content(root: Path, problems: list[ContentError]) -> Content:
     lesson_dir = root / "lessons"
     if not lesson_dir.is_dir():
-        raise ContentError(lesson_dir, None, "the lessons folder does not exist")
-    files = [_parse_lesson(p) for p in sorted(lesson_dir.glob("*.md"))]
-    if not files:
-        raise ContentError(lesson_dir, None, "no lessons found (*.md)")
+        problems.append(ContentError(lesson_dir, None, "the lessons folder does not exist"))
+        return Content(lessons=[], quizzes={})
+    parsed = [_parse_lesson(p, problems) for p in sorted(lesson_dir.glob("*.md"))]
+    files = [f for f in parsed if f is not None]
+    if not parsed:
+        problems.append(ContentError(lesson_dir, None, "no lessons found (*.md)"))
 
+    widgets = (*BUILTIN_WIDGETS, *panel_ids(root))
     slugs: dict[str, Path] = {}
     orders: dict[int, Path] = {}
     for f in files:
         meta, path = f.lesson.meta, f.lesson.source
         if meta.slug in slugs:
-            raise ContentError(path, f.front.line(("slug",)), f"slug {meta.slug!r} is also used by {slugs[meta.slug]}")
+            line = f.front.line(("slug",))
+            problems.append(ContentError(path, line, f"slug {meta.slug!r} is also used by {slugs[meta.slug]}"))
         if meta.order in orders:
-            raise ContentError(
-                path, f.front.line(("order",)), f"order {meta.order} is also used by {orders[meta.order]}"
-            )
-        slugs[meta.slug] = path
-        orders[meta.order] = path
+            line = f.front.line(("order",))
+            problems.append(ContentError(path, line, f"order {meta.order} is also used by {orders[meta.order]}"))
+        slugs.setdefault(meta.slug, path)
+        orders.setdefault(meta.order, path)
+        for name, line in f.widget_lines.items():
+            if name not in widgets:
+                problems.append(
+                    ContentError(
+                        path,
+                        line,
+                        f"unknown widget {name!r}: there is no panels/{name}.yaml (known: {', '.join(widgets)})",
+                    )
+                )
 
     quizzes: dict[str, Quiz] = {}
     for path in sorted((root / "quizzes").glob("*.yaml")):
-        quiz, doc = _load_yaml_file(path, Quiz)
+        try:
+            quiz, doc = load_yaml_file(path, Quiz)
+        except ContentError as err:
+            problems.extend(err.problems)
+            continue
         if quiz.id != path.stem:
-            raise ContentError(path, doc.line(("id",)), f"quiz id {quiz.id!r} must match the file name {path.stem!r}")
+            problems.append(
+                ContentError(path, doc.line(("id",)), f"quiz id {quiz.id!r} must match the file name {path.stem!r}")
+            )
+            continue
         shown_by = next((f for f in files if f.lesson.meta.slug == quiz.id), None)
-        if shown_by is None or "quiz" not in shown_by.widget_lines:
-            raise ContentError(path, doc.line(("id",)), f"no lesson with slug {quiz.id!r} shows this quiz ('::: quiz')")
+        # A lesson that failed to load cannot vouch for its quiz; that problem is reported already.
+        if len(files) == len(parsed) and (shown_by is None or "quiz" not in shown_by.widget_lines):
+            problems.append(
+                ContentError(path, doc.line(("id",)), f"no lesson with slug {quiz.id!r} shows this quiz ('::: quiz')")
+            )
         quizzes[quiz.id] = quiz
 
     for f in files:
         slug = f.lesson.meta.slug
-        if "quiz" in f.widget_lines and slug not in quizzes:
-            raise ContentError(
-                f.lesson.source, f.widget_lines["quiz"], f"this lesson shows a quiz, but quizzes/{slug}.yaml is missing"
+        if "quiz" in f.widget_lines and slug not in quizzes and not (root / "quizzes" / f"{slug}.yaml").exists():
+            problems.append(
+                ContentError(
+                    f.lesson.source,
+                    f.widget_lines["quiz"],
+                    f"this lesson shows a quiz, but quizzes/{slug}.yaml is missing",
+                )
             )
 
     lessons = sorted((f.lesson for f in files), key=lambda lesson: lesson.meta.order)
@@ -520,14 +466,15 @@ def messages(lesson: Lesson) -> list[tuple[str, str, object, int]]:
 
 
 def default_root() -> Path:
-    """The content folder: ``$LESSON_CONTENT`` if set, else the repository's ``content/``."""
-    env = os.environ.get("LESSON_CONTENT")
+    """The content folder: ``$LESSON_CONTENT_ROOT`` (or ``$LESSON_CONTENT``) if set, else the repository's."""
+    env = os.environ.get("LESSON_CONTENT_ROOT") or os.environ.get("LESSON_CONTENT")
     if env:
         return Path(env).expanduser()
     return Path(__file__).resolve().parents[1] / "content"
 
 
 __all__ = [
+    "BUILTIN_WIDGETS",
     "Block",
     "Choice",
     "Content",
@@ -535,14 +482,15 @@ __all__ = [
     "ERAS",
     "Lesson",
     "LessonMeta",
+    "Link",
     "MessageBlock",
     "Question",
     "Quiz",
     "TocEntry",
-    "WIDGETS",
     "default_root",
     "load_content",
     "load_yaml_model",
     "messages",
+    "panel_ids",
     "slugify",
 ]

@@ -1,8 +1,9 @@
-"""Interactive panels as data: which start scenario each panel plays, and which event each of its
-buttons stands for. Loaded from ``content/scenarios/*.yaml`` and validated at start-up.
+"""Interactive panels as data: which start scenario each panel plays, the event behind each of its buttons,
+which views it shows, its goal and its hint. Loaded from ``content/panels/*.yaml`` and validated at start-up.
 
 The web layer never builds an event itself: a press names a button, and the panel says what it
-means.
+means. A new panel is a new YAML file plus a ``::: id`` line in a lesson: the page renders it with the
+shared template of its kind unless ``templates/widgets/<id>.html`` exists.
 """
 
 from __future__ import annotations
@@ -12,41 +13,54 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from .goals import Goal
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
 from .sim.model import Era, Strict
 from .sim.view import View
+from .yamlfile import ContentError, YamlDoc, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
+Label = Annotated[str, Field(min_length=1)]
+ViewName = Literal["servers", "prompt", "log", "comparison", "wire"]
+VIEWS: tuple[ViewName, ...] = ("servers", "prompt", "log", "comparison", "wire")
 
 
 class Button(Strict):
     id: ID
-    label: str
+    label: Label
     event: Event
 
 
 class Variant(Strict):
     id: ID
-    label: str
+    label: Label
     options: dict[str, bool | str] = Field(default_factory=dict)
     call_tool: str | None = None  # restart lab: the call in flight uses this tool
     late_answer: bool = False  # restart lab: the user answers after the state expired
 
 
 class PlaygroundPanel(Strict):
+    """A playground: buttons that fire events on a start scenario, and the views it shows after each."""
+
     id: ID
     kind: Literal["playground"]
-    title: str
+    title: Label
     start: Start
     era_choice: bool = True
     variants: list[Variant] = Field(default_factory=list)
-    buttons: list[Button]
+    variants_legend: Label = "Variant"
+    buttons: Annotated[list[Button], Field(min_length=1)]
+    shows: list[ViewName] = Field(default_factory=lambda: list(VIEWS), description="the views shown, in this order")
+    titles: dict[ViewName, Label] = Field(default_factory=dict, description="headings that replace a view's default")
+    goal: Goal | None = None
+    hint: Label | None = None
 
     @model_validator(mode="after")
     def _unique(self) -> PlaygroundPanel:
         _no_duplicates([b.id for b in self.buttons], "button")
         _no_duplicates([v.id for v in self.variants], "variant")
+        _no_duplicates(list(self.shows), "view")
         return self
 
     def button(self, button_id: str) -> Button | None:
@@ -63,22 +77,33 @@ class PlaygroundPanel(Strict):
 
 
 class Step(Strict):
-    title: str
-    caption: str
+    title: Label
+    caption: Label
     events: list[Event]
 
 
 class StepperPanel(Strict):
+    """Moments shown one at a time: written inline as ``steps``, or taken from ``scenarios/<scenario>.yaml``."""
+
     id: ID
     kind: Literal["stepper"]
-    title: str
-    start: Start
-    steps: list[Step] = Field(min_length=1)
+    title: Label
+    start: Start | None = None
+    steps: list[Step] = Field(default_factory=list)
+    scenario: ID | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StepperPanel:
+        if (self.scenario is None) == (not self.steps):
+            raise ValueError("a stepper has either steps (with a start) or a scenario, not both")
+        if self.steps and self.start is None:
+            raise ValueError("a stepper with steps needs a start")
+        return self
 
 
 class Situation(Strict):
     id: ID
-    label: str
+    label: Label
     options: dict[str, bool | str] = Field(default_factory=dict)
     before: list[Event] = Field(default_factory=list)
     after: list[Event] = Field(default_factory=list)
@@ -87,7 +112,7 @@ class Situation(Strict):
 class RestartLabPanel(Strict):
     id: ID
     kind: Literal["restart-lab"]
-    title: str
+    title: Label
     start: Start
     server: str
     situations: list[Situation] = Field(min_length=1)
@@ -100,11 +125,12 @@ class RestartLabPanel(Strict):
         return self
 
 
-Panel = Annotated[PlaygroundPanel | StepperPanel | RestartLabPanel, Field(discriminator="kind")]
+AnyPanel = PlaygroundPanel | StepperPanel | RestartLabPanel
+Panel = Annotated[AnyPanel, Field(discriminator="kind")]
 
 
 class PanelFile(Strict):
-    """The top level of one scenario file."""
+    """The top level of one panel file."""
 
     panel: Panel
 
@@ -115,27 +141,11 @@ def _no_duplicates(ids: list[str], what: str) -> None:
         raise ValueError(f"duplicate {what} id {seen[0]!r}")
 
 
-def load_panels(root: Path) -> dict[str, PlaygroundPanel | StepperPanel | RestartLabPanel]:
-    """Load and validate every ``scenarios/*.yaml`` under the content root."""
-    from .content import ContentError, load_yaml_model
-
-    panels: dict[str, PlaygroundPanel | StepperPanel | RestartLabPanel] = {}
-    for path in sorted((root / "scenarios").glob("*.yaml")):
-        panel = load_yaml_model(path, PanelModel)
-        if panel.id in panels:
-            raise ContentError(path, None, f"panel id {panel.id!r} is used twice")
-        if panel.id != path.stem:
-            raise ContentError(path, None, f"panel id {panel.id!r} must match the file name {path.stem!r}")
-        _check_runs(path, panel)
-        panels[panel.id] = panel
-    return panels
-
-
 class _PanelAdapter:
     """Lets ``load_yaml_model`` validate the union of panel kinds."""
 
     @staticmethod
-    def model_validate(data: object) -> PlaygroundPanel | StepperPanel | RestartLabPanel:
+    def model_validate(data: object) -> AnyPanel:
         try:
             return PanelFile.model_validate({"panel": data}).panel
         except ValidationError as exc:
@@ -153,46 +163,119 @@ class _PanelAdapter:
 PanelModel = _PanelAdapter
 
 
-def _server_names(event: Event) -> set[str]:
+def load_panel(path: Path) -> tuple[AnyPanel, YamlDoc]:
+    """Read and validate one panel file (no replay); raises ContentError."""
+    return load_yaml_file(path, PanelModel)
+
+
+def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[str, AnyPanel]:
+    """Load, resolve and replay every ``panels/*.yaml`` under the content root.
+
+    With a ``problems`` list every problem is recorded and the panels that loaded cleanly come back;
+    without one the first problem is raised (carrying the rest).
+    """
+    from .scripts import load_script
+
+    sink: list[ContentError] = [] if problems is None else problems
+    first = len(sink)
+    panels: dict[str, AnyPanel] = {}
+    for path in sorted((Path(root) / "panels").glob("*.yaml")):
+        try:
+            panel, doc = load_panel(path)
+            if panel.id != path.stem:
+                raise ContentError(
+                    path, doc.line(("id",)), f"panel id {panel.id!r} must match the file name {path.stem!r}"
+                )
+            if isinstance(panel, StepperPanel) and panel.scenario:
+                script_path = Path(root) / "scenarios" / f"{panel.scenario}.yaml"
+                if not script_path.is_file():
+                    raise ContentError(
+                        path, doc.line(("scenario",)), f"there is no scenario file scenarios/{panel.scenario}.yaml"
+                    )
+                script, start, steps = load_script(script_path)
+                panel = panel.model_copy(update={"start": start, "steps": steps})
+        except ContentError as err:
+            sink.extend(err.problems)
+            continue
+        found = check_panel(path, doc, panel)
+        sink.extend(found)
+        if not found:
+            panels[panel.id] = panel
+    if problems is None:
+        raise_first(sink[first:])
+    return panels
+
+
+def server_names(event: Event) -> set[str]:
+    """Every server an event names."""
     names = {getattr(event, f, None) for f in ("server", "gateway", "backend")}
     names |= {c.server for c in getattr(event, "calls", None) or []}
     return {n for n in names if n}
 
 
-def _check_runs(path: Path, panel: PlaygroundPanel | StepperPanel | RestartLabPanel) -> None:
-    """Play every scripted event once, and check every button names a server of its scenario, so a
-    broken scenario fails at start-up rather than when a learner presses."""
-    from .content import ContentError
+def unknown_servers(start: Start, events: list[Event]) -> str | None:
+    """Why the events name servers the start scenario does not have, or None."""
+    known = set(begin(start).state.servers)
+    unknown = set().union(*(server_names(e) for e in events)) - known if events else set()
+    if unknown:
+        return (
+            f"names {', '.join(sorted(unknown))}, which is not a server of scenario "
+            f"{start.name!r} ({', '.join(sorted(known))})"
+        )
+    return None
 
+
+def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]:
+    """Play every scripted event once and check every event names a server of its scenario, so a broken
+    panel fails at start-up (and in ``lesson check``) rather than when a learner presses."""
+    out: list[ContentError] = []
+
+    def problem(loc: tuple[int | str, ...], message: str) -> None:
+        out.append(ContentError(path, doc.line(loc), message))
+
+    assert panel.start is not None
     try:
-        known = set(begin(panel.start).state.servers)
-
-        def check(what: str, events: list[Event]) -> None:
-            unknown = set().union(*(_server_names(e) for e in events)) - known if events else set()
-            if unknown:
-                raise ValueError(
-                    f"{what} names {', '.join(sorted(unknown))}, which is not a server of scenario "
-                    f"{panel.start.name!r} ({', '.join(sorted(known))})"
-                )
-
-        if isinstance(panel, StepperPanel):
-            for n, step in enumerate(panel.steps, 1):
-                check(f"step {n}", step.events)
-            for era in ("legacy", "modern"):
-                stepper_views(panel, era)
-        elif isinstance(panel, RestartLabPanel):
-            if panel.server not in known:
-                raise ValueError(f"server {panel.server!r} is not in scenario {panel.start.name!r}")
-            for situation in panel.situations:
-                check(f"situation {situation.id!r}", situation.before + situation.after)
-                restart_lab(panel, situation.id, [])
-        else:
-            for variant in panel.variants or [None]:
-                begin(panel.start_for(variant))
-            for button in panel.buttons:
-                check(f"button {button.id!r}", [button.event])
+        begin(panel.start)
     except (KeyError, ValueError) as exc:
-        raise ContentError(path, None, f"the scenario does not play: {exc}") from exc
+        problem(("start",), f"the start does not play: {exc.args[0] if exc.args else exc}")
+        return out
+    if isinstance(panel, StepperPanel):
+        for n, step in enumerate(panel.steps):
+            if why := unknown_servers(panel.start, step.events):
+                problem(("steps", n), f"step {n + 1} {why}")
+        if not out:
+            try:
+                for era in ("legacy", "modern"):
+                    stepper_views(panel, era)
+            except (KeyError, ValueError) as exc:
+                problem(("steps",), f"the steps do not replay: {exc}")
+    elif isinstance(panel, RestartLabPanel):
+        if panel.server not in begin(panel.start).state.servers:
+            problem(("server",), f"server {panel.server!r} is not in scenario {panel.start.name!r}")
+            return out
+        for n, situation in enumerate(panel.situations):
+            if why := unknown_servers(panel.start, situation.before + situation.after):
+                problem(("situations", n), f"situation {situation.id!r} {why}")
+                continue
+            try:
+                restart_lab(panel, situation.id, [])
+            except (KeyError, ValueError) as exc:
+                problem(("situations", n), f"situation {situation.id!r} does not replay: {exc}")
+    else:
+        for n, variant in enumerate(panel.variants or [None]):
+            try:
+                begin(panel.start_for(variant))
+            except (KeyError, ValueError) as exc:
+                problem(("variants", n) if variant else ("start",), f"the start does not play: {exc}")
+        for n, button in enumerate(panel.buttons):
+            if why := unknown_servers(panel.start, [button.event]):
+                problem(("buttons", n, "event"), f"button {button.id!r} {why}")
+                continue
+            try:
+                advance(begin(panel.start), button.event)
+            except (KeyError, ValueError) as exc:
+                problem(("buttons", n, "event"), f"button {button.id!r} does not play: {exc}")
+    return out
 
 
 # --- what the panels compute -----------------------------------------------------------------
@@ -280,7 +363,13 @@ def restart_lab(panel: RestartLabPanel, situation_id: str, variant_ids: list[str
 
 
 __all__ = [
+    "AnyPanel",
     "Button",
+    "VIEWS",
+    "check_panel",
+    "load_panel",
+    "server_names",
+    "unknown_servers",
     "PlaygroundPanel",
     "Playground",
     "RestartLabPanel",

@@ -1,7 +1,9 @@
-"""Pages and quick checks through the Flask test client, and start-up on broken content."""
+"""Pages and quick checks through the Flask test client. The engine is tested on the fixture content
+(tests/fixtures/content); the shipped content only has to render every panel it declares."""
 
 from __future__ import annotations
 
+import html
 import shutil
 import subprocess
 import sys
@@ -9,32 +11,84 @@ from pathlib import Path
 
 import pytest
 
-from lesson.content import ContentError, default_root
+from lesson.content import ContentError, default_root, load_content
+from lesson.panels import PlaygroundPanel, RestartLabPanel, load_panels
 from lesson.web import create_app
 
-
-def test_index_lists_both_lessons_with_progress(client):
-    html = client.get("/").get_data(as_text=True)
-    assert "Hot-swapping servers: churn, outages and restarts" in html
-    assert "tools/list_changed: what it is and when to send it" in html
-    assert "Quick check: 0 of 3 correct, 3 still to answer" in html
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "content"
 
 
-def test_lesson_pages_hold_every_panel(client):
-    one = client.get("/lessons/hot-swapping").get_data(as_text=True)
-    for title in (
-        "A session with churn",
-        "Play out an outage",
-        "Restarts, era by era",
-        "A gateway in front",
-        "Explicit state handles",
-        "Quick check",
-    ):
-        assert title in one
-    for label in ("B deploys a new tool", "Add server C", "A dies", "A is back", "Take a model turn", "Undo", "Reset"):
-        assert f">{label}</button>" in one
-    two = client.get("/lessons/list-changed").get_data(as_text=True)
-    assert "Misbehaving servers" in two and "P&#39;s timer fires list_changed" in two
+def make_client(root: Path):
+    return create_app({"TESTING": True, "SECRET_KEY": "test", "CONTENT_ROOT": str(root)}).test_client()
+
+
+@pytest.fixture
+def fixture_client():
+    return make_client(FIXTURE)
+
+
+def test_index_lists_the_lessons_with_progress(fixture_client):
+    page = fixture_client.get("/").get_data(as_text=True)
+    assert "Fixture one" in page and "Fixture two" in page
+    assert "Quick check: 0 of 2 correct, 2 still to answer" in page
+
+
+def test_a_playground_is_drawn_from_its_panel_file(fixture_client):
+    page = fixture_client.get("/lessons/first").get_data(as_text=True)
+    assert 'data-panel="playground" data-panel-id="lights"' in page and "Fixture playground" in page
+    for label in ("Fixture kill A", "Fixture revive A", "Fixture turn", "Undo", "Reset"):
+        assert f">{label}</button>" in page
+    # It shows the views its file lists, in that order, under the headings it chose.
+    regions = [r for r in ("servers", "prompt", "log", "comparison", "wire") if f'data-region="{r}"' in page]
+    assert regions == ["servers", "prompt", "log"]
+    assert "Fixture prompt heading" in page and "Tools in the model&#39;s next prompt" not in page
+
+
+def test_stepper_and_restart_lab_use_the_shared_templates(fixture_client):
+    page = fixture_client.get("/lessons/second").get_data(as_text=True)
+    assert 'data-panel="stepper" data-panel-id="story"' in page and "Fixture stepper" in page
+    assert "Fixture narration one." in page  # the stepper's moments come from scenarios/story.yaml
+    assert 'data-panel="restarts" data-panel-id="lab"' in page and "fixture asking" in page
+
+
+def test_a_new_panel_is_a_yaml_file_and_a_line(tmp_path: Path):
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    (root / "panels" / "fresh.yaml").write_text(
+        "id: fresh\nkind: playground\ntitle: A fresh panel\nstart: {name: gateway}\n"
+        "buttons: [{id: c-joins, label: Let C join, event: {kind: backend_joins, gateway: G, backend: C}}]\n"
+    )
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + "\n## Fresh\n\n::: fresh\n")
+    client = make_client(root)
+    page = client.get("/lessons/second").get_data(as_text=True)
+    assert 'data-panel-id="fresh"' in page and ">Let C join</button>" in page
+    opened = client.post("/api/frame", json={"v": 1, "type": "open", "panel": "fresh"}).get_json()
+    pressed = client.post(
+        "/api/frame", json={"v": 1, "type": "press", "handle": opened["handle"], "button": "c-joins"}
+    ).get_json()
+    assert pressed["type"] == "view" and "C" in [r["name"] for r in pressed["view"]["servers"]]
+
+
+def test_every_shipped_panel_renders_with_its_controls(client):
+    content = load_content(default_root())
+    panels = load_panels(default_root())
+    for lesson in content.lessons:
+        page = html.unescape(client.get(f"/lessons/{lesson.meta.slug}").get_data(as_text=True))
+        assert lesson.meta.title in page
+        for name in lesson.widgets:
+            if name == "quiz":
+                for question in content.quizzes[lesson.meta.slug].questions:
+                    assert question.prompt in page
+                continue
+            panel = panels[name]
+            assert f'data-panel-id="{panel.id}"' in page and panel.title in page
+            if isinstance(panel, PlaygroundPanel):
+                for button in panel.buttons:
+                    assert f">{button.label}</button>" in page
+            elif isinstance(panel, RestartLabPanel):
+                for situation in panel.situations:
+                    assert situation.label in page
 
 
 def test_unknown_pages_are_a_friendly_404(client):
@@ -53,42 +107,37 @@ def test_frame_ancestors_is_configurable():
     assert csp.endswith("frame-ancestors https://portal.example")
 
 
-def test_quiz_without_javascript_is_a_plain_form(client):
-    resp = client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "a"})
-    assert resp.status_code == 303 and resp.headers["Location"].endswith("/lessons/hot-swapping#q-discover")
-    html = client.get("/lessons/hot-swapping").get_data(as_text=True)
-    assert "Not quite." in html and "Score: 0 of 3 correct (1 answered)" in html
-    client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"})
-    html = client.get("/lessons/hot-swapping").get_data(as_text=True)
-    assert "Correct." in html and "Score: 1 of 3 correct (1 answered)" in html
-    assert "Quick check: 1 of 3 correct" in client.get("/").get_data(as_text=True)
+def test_quiz_without_javascript_is_a_plain_form(fixture_client):
+    resp = fixture_client.post("/lessons/first/quiz/one", data={"choice": "a"})
+    assert resp.status_code == 303 and resp.headers["Location"].endswith("/lessons/first#q-one")
+    page = fixture_client.get("/lessons/first").get_data(as_text=True)
+    assert "Not quite." in page and "Score: 0 of 2 correct (1 answered)" in page
+    fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"})
+    page = fixture_client.get("/lessons/first").get_data(as_text=True)
+    assert "Correct." in page and "Fixture explanation one." in page and "Score: 1 of 2 correct (1 answered)" in page
+    assert "Quick check: 1 of 2 correct" in fixture_client.get("/").get_data(as_text=True)
 
 
-def test_quiz_form_without_a_choice_says_so(client):
-    resp = client.post("/lessons/hot-swapping/quiz/discover", data={}, follow_redirects=True)
+def test_quiz_form_without_a_choice_says_so(fixture_client):
+    resp = fixture_client.post("/lessons/first/quiz/one", data={}, follow_redirects=True)
     assert "Pick an answer first." in resp.get_data(as_text=True)
 
 
-def test_quiz_json_checks_on_the_server(client):
-    right = client.post("/api/quiz/list-changed/" + _first_question("list-changed"), json={"choice": "zz"})
-    assert right.status_code == 400 and "not one of" in right.get_json()["error"]
-    assert client.post("/api/quiz/hot-swapping/discover", data="x").status_code == 400
-    assert client.post("/api/quiz/hot-swapping/nope", json={"choice": "a"}).status_code == 404
-    ok = client.post("/api/quiz/hot-swapping/discover", json={"choice": "c"}).get_json()
-    assert ok["correct"] is True and ok["explanation"] and ok["score"] == {"answered": 1, "correct": 1, "total": 3}
-
-
-def _first_question(slug: str) -> str:
-    from lesson.content import load_content
-
-    return load_content(default_root()).quizzes[slug].questions[0].id
+def test_quiz_json_checks_on_the_server(fixture_client):
+    bad = fixture_client.post("/api/quiz/first/two", json={"choice": "zz"})
+    assert bad.status_code == 400 and "not one of" in bad.get_json()["error"]
+    assert fixture_client.post("/api/quiz/first/one", data="x").status_code == 400
+    assert fixture_client.post("/api/quiz/first/nope", json={"choice": "a"}).status_code == 404
+    ok = fixture_client.post("/api/quiz/first/one", json={"choice": "b"}).get_json()
+    assert ok["correct"] is True and ok["explanation"] == "Fixture explanation one."
+    assert ok["score"] == {"answered": 1, "correct": 1, "total": 2}
 
 
 @pytest.fixture
 def broken_content(tmp_path: Path) -> Path:
     root = tmp_path / "content"
-    shutil.copytree(default_root(), root)
-    path = root / "scenarios" / "outage.yaml"
+    shutil.copytree(FIXTURE, root)
+    path = root / "panels" / "lights.yaml"
     path.write_text(path.read_text().replace("server: A}", "server: Z}", 1))
     return root
 
@@ -96,20 +145,20 @@ def broken_content(tmp_path: Path) -> Path:
 def test_broken_content_stops_start_up_naming_the_file(broken_content):
     with pytest.raises(ContentError) as err:
         create_app({"SECRET_KEY": "x", "CONTENT_ROOT": str(broken_content)})
-    assert "outage.yaml" in str(err.value)
+    assert "lights.yaml" in str(err.value)
 
 
 def test_broken_panel_event_is_reported_with_its_line(tmp_path: Path):
     root = tmp_path / "content"
-    shutil.copytree(default_root(), root)
-    path = root / "scenarios" / "gateway.yaml"
+    shutil.copytree(FIXTURE, root)
+    path = root / "panels" / "lights.yaml"
     lines = path.read_text().splitlines()
-    n = next(i for i, line in enumerate(lines) if "b-recovers" in line)
-    lines[n] = lines[n].replace("backend_recovers", "backend_explodes")
+    n = next(i for i, line in enumerate(lines) if "id: revive" in line)
+    lines[n] = lines[n].replace("server_back", "server_explodes")
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(ContentError) as err:
         create_app({"SECRET_KEY": "x", "CONTENT_ROOT": str(root)})
-    assert f"gateway.yaml:{n + 1}:" in str(err.value)
+    assert f"lights.yaml:{n + 1}:" in str(err.value) and "server_explodes" in str(err.value)
 
 
 def test_lesson_check_exits_non_zero_on_broken_content(broken_content):
@@ -118,4 +167,4 @@ def test_lesson_check_exits_non_zero_on_broken_content(broken_content):
     bad = subprocess.run(
         [sys.executable, "-m", "lesson.cli", "check", "--content", str(broken_content)], capture_output=True, text=True
     )
-    assert bad.returncode == 1 and "outage.yaml" in bad.stderr
+    assert bad.returncode == 1 and "lights.yaml" in bad.stderr

@@ -1,0 +1,205 @@
+"""``lesson check``: validate all the content and report every problem, each as ``file:line: what``.
+
+Beyond what start-up loads, it checks every wire example against its era's schema, every internal link,
+every scripted scenario (replayed in both eras), every panel goal, and the JSON Schema each YAML file
+points an editor at.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .content import Content, Lesson, load_content
+from .goals import holds
+from .panels import AnyPanel, PlaygroundPanel, load_panels
+from .scripts import check_script
+from .sim import begin, view
+from .wire_schema import VERSIONS, message_errors
+from .yamlfile import ContentError
+
+SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
+_SCHEMA_LINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
+
+
+@dataclass
+class Report:
+    """What a check found: every problem, and counts for the all-clear line."""
+
+    root: Path
+    problems: list[ContentError] = field(default_factory=list)
+    lessons: int = 0
+    questions: int = 0
+    panels: int = 0
+    scenarios: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        return (
+            f"{self.lessons} lessons, {self.questions} quiz questions, {self.panels} panels, "
+            f"{self.scenarios} scenarios ({self.root})"
+        )
+
+
+def check(root: Path) -> Report:
+    """Check everything under the content root; never raises on bad content."""
+    root = Path(root)
+    report = Report(root)
+    problems = report.problems
+    content = load_content(root, problems)
+    panels = load_panels(root, problems)
+    for lesson in content.lessons:
+        problems.extend(check_messages(lesson))
+        problems.extend(check_subscription_ids(lesson))
+    problems.extend(check_links(content))
+    scenario_files = sorted((root / "scenarios").glob("*.yaml"))
+    for path in scenario_files:
+        problems.extend(check_script(path))
+    problems.extend(check_goals(root, panels))
+    problems.extend(check_schema_pointers(root))
+
+    unique: dict[str, ContentError] = {}
+    for p in problems:
+        unique.setdefault(str(p), p)
+    report.problems = sorted(unique.values(), key=lambda p: (str(p.path), p.line or 0, p.message))
+    report.lessons = len(content.lessons)
+    report.questions = sum(len(q.questions) for q in content.quizzes.values())
+    report.panels = len(panels)
+    report.scenarios = len(scenario_files)
+    return report
+
+
+def check_messages(lesson: Lesson) -> list[ContentError]:
+    """Every ``json legacy|modern DefName`` block against its era's official schema."""
+    out = []
+    for m in lesson.message_blocks:
+        for err in message_errors(m.data, m.era, m.def_name)[:5]:
+            out.append(
+                ContentError(
+                    lesson.source,
+                    m.line,
+                    f"the 'json {m.era} {m.def_name}' block does not fit the {VERSIONS[m.era]} schema: {err}",
+                )
+            )
+    return out
+
+
+SUB_KEY = "io.modelcontextprotocol/subscriptionId"
+
+
+def check_subscription_ids(lesson: Lesson) -> list[ContentError]:
+    """When a lesson shows a modern listen request, the notices it shows name that request's id."""
+    listen = {
+        m.data.get("id")
+        for m in lesson.message_blocks
+        if m.era == "modern" and m.def_name == "SubscriptionsListenRequest" and isinstance(m.data, dict)
+    }
+    out = []
+    for m in lesson.message_blocks:
+        params = m.data.get("params") if isinstance(m.data, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if listen and m.era == "modern" and isinstance(meta, dict) and SUB_KEY in meta and meta[SUB_KEY] not in listen:
+            shown = ", ".join(repr(i) for i in sorted(listen, key=str))
+            out.append(
+                ContentError(
+                    lesson.source,
+                    m.line,
+                    f"the {m.def_name} names subscription {meta[SUB_KEY]!r}, but the listen request this lesson "
+                    f"shows has id {shown}",
+                )
+            )
+    return out
+
+
+def anchors(content: Content, lesson: Lesson) -> set[str]:
+    """The ids a link may point at on a lesson's page: its sections and its quiz questions."""
+    quiz = content.quiz(lesson.meta.slug)
+    return {t.id for t in lesson.toc} | {f"q-{q.id}" for q in (quiz.questions if quiz else [])}
+
+
+_EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
+_LESSON_LINK = re.compile(r"^/lessons/([^/#?]+)/?(?:#(.*))?$")
+
+
+def check_links(content: Content) -> list[ContentError]:
+    """Every internal link lands on a lesson that exists and, with a ``#fragment``, on one of its anchors."""
+    out = []
+
+    def broken(lesson: Lesson, line: int, href: str, why: str) -> None:
+        out.append(ContentError(lesson.source, line, f"broken link {href!r}: {why}"))
+
+    for lesson in content.lessons:
+        for link in lesson.links:
+            href = link.href
+            if _EXTERNAL.match(href) or href == "/":
+                continue
+            if href.startswith("#"):
+                target, fragment = lesson, href[1:]
+            elif match := _LESSON_LINK.match(href):
+                found = content.lesson(match.group(1))
+                if found is None:
+                    slugs = ", ".join(x.meta.slug for x in content.lessons)
+                    broken(lesson, link.line, href, f"there is no lesson {match.group(1)!r} ({slugs})")
+                    continue
+                target, fragment = found, match.group(2)
+            else:
+                broken(lesson, link.line, href, "an internal link reads '#section' or '/lessons/<slug>#section'")
+                continue
+            if fragment and fragment not in anchors(content, target):
+                broken(lesson, link.line, href, f"lesson {target.meta.slug!r} has no section or question {fragment!r}")
+    return out
+
+
+def check_goals(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A goal must not be met before the learner has pressed anything."""
+    out = []
+    for panel in panels.values():
+        if not isinstance(panel, PlaygroundPanel) or panel.goal is None:
+            continue
+        if holds(panel.goal.when, view(begin(panel.start_for(panel.variant(None))))):
+            path = root / "panels" / f"{panel.id}.yaml"
+            out.append(ContentError(path, _line_of(path, "goal:"), "the goal is already met at the start"))
+    return out
+
+
+def schema_pointer(path: Path) -> str | None:
+    """The JSON Schema a YAML file's first line points an editor at, if it points at one."""
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    match = _SCHEMA_LINE.match(first)
+    return match.group(1) if match else None
+
+
+def check_schema_pointers(root: Path) -> list[ContentError]:
+    """A YAML file that points an editor at a JSON Schema must point at one that exists (a file without a
+    pointer is fine: the editor just cannot help with it)."""
+    out = []
+    for folder, name in SCHEMAS.items():
+        for path in sorted((root / folder).glob("*.yaml")):
+            pointer = schema_pointer(path)
+            if pointer is not None and not (path.parent / pointer).is_file():
+                want = f"../schema/{name}.schema.json"
+                out.append(ContentError(path, 1, f"the schema {pointer!r} does not exist (expected {want!r})"))
+    return out
+
+
+def _line_of(path: Path, prefix: str) -> int | None:
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith(prefix):
+            return n
+    return None
+
+
+__all__ = [
+    "Report",
+    "anchors",
+    "check",
+    "check_goals",
+    "check_links",
+    "check_messages",
+    "check_schema_pointers",
+    "schema_pointer",
+]

@@ -1,0 +1,219 @@
+"""Goals and expectations as data: a small condition language over a playground's view.
+
+A condition is YAML such as::
+
+    all:
+      - {path: "servers[name=A].status", equals: down}
+      - not: {path: "next_prompt.tools[*].server", contains: A}
+      - {path: counters.conversation, at_least: 2}
+
+A path walks the view (see ``lesson.sim.view.View``): ``a.b`` follows keys, ``[*]`` takes every item of a
+list, ``[n]`` one item, ``[field=value]`` the first item whose field has that value. A test holds exactly one
+of ``equals``, ``contains`` (an item of a list, or a piece of a string), ``at_least`` or ``at_most`` (a
+number, or a list's length). :func:`holds` is pure: it reads the view and nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Annotated, Any, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+from .sim.view import View
+
+Value = str | int | bool
+
+
+class _Cond(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+
+class Test(_Cond):
+    """One test of the value at ``path``."""
+
+    path: Annotated[str, Field(min_length=1, examples=["servers[name=A].status", "next_prompt.tools[*].server"])]
+    equals: Value | None = None
+    contains: Value | None = None
+    at_least: int | None = None
+    at_most: int | None = None
+
+    @model_validator(mode="after")
+    def _one_test(self) -> Test:
+        given = [k for k in ("equals", "contains", "at_least", "at_most") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"a test needs exactly one of equals, contains, at_least, at_most (got {given or 'none'})")
+        problem = path_problem(self.path)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
+class All(_Cond):
+    all: Annotated[list[Condition], Field(min_length=1)]
+
+
+class AnyOf(_Cond):
+    any: Annotated[list[Condition], Field(min_length=1)]
+
+
+class Not(_Cond):
+    not_: Condition = Field(alias="not")
+
+
+def _kind(data: Any) -> str:
+    # Tell the branches apart by their key, so an error names the branch the author meant.
+    if isinstance(data, dict):
+        return next((k for k in ("all", "any", "not") if k in data), "test")
+    return {All: "all", AnyOf: "any", Not: "not"}.get(type(data), "test")
+
+
+Condition = Annotated[
+    Union[  # noqa: UP007 (a forward-referenced recursive union)
+        Annotated[All, Tag("all")],
+        Annotated[AnyOf, Tag("any")],
+        Annotated[Not, Tag("not")],
+        Annotated[Test, Tag("test")],
+    ],
+    Discriminator(_kind),
+]
+All.model_rebuild()
+AnyOf.model_rebuild()
+Not.model_rebuild()
+
+
+class Goal(_Cond):
+    """What the learner is asked to reach in a panel, and the condition that says they did."""
+
+    text: Annotated[str, Field(min_length=1)]
+    when: Condition
+
+
+# --- paths ------------------------------------------------------------------------------------------
+
+_SEGMENT = re.compile(r"^([a-z_][a-z0-9_]*)(?:\[(\*|\d+|[a-z_][a-z0-9_]*=[^\]]*)\])?$")
+
+
+def _segments(path: str) -> list[tuple[str, str | None]]:
+    out = []
+    for part in path.split("."):
+        match = _SEGMENT.match(part)
+        if match is None:
+            raise ValueError(f"path {path!r}: cannot read {part!r} (write key, key[*], key[2] or key[field=value])")
+        out.append((match.group(1), match.group(2)))
+    return out
+
+
+@cache
+def _view_schema() -> dict[str, Any]:
+    return View.model_json_schema()
+
+
+def _deref(schema: dict[str, Any]) -> dict[str, Any]:
+    defs = _view_schema().get("$defs", {})
+    while True:
+        if "$ref" in schema:
+            schema = defs[schema["$ref"].rsplit("/", 1)[-1]]
+        elif "anyOf" in schema:  # optional values: take the branch that is not null
+            schema = next((s for s in schema["anyOf"] if s.get("type") != "null"), schema["anyOf"][0])
+        else:
+            return schema
+
+
+def path_problem(path: str) -> str | None:
+    """Why ``path`` cannot name anything in a view, or None when it can."""
+    try:
+        segments = _segments(path)
+    except ValueError as exc:
+        return str(exc)
+    schema = _deref(_view_schema())
+    for key, selector in segments:
+        props = schema.get("properties", {})
+        if key not in props:
+            return f"path {path!r}: no {key!r} here; known: {', '.join(props) or 'nothing (a plain value)'}"
+        schema = _deref(props[key])
+        if selector is not None:
+            if schema.get("type") != "array":
+                return f"path {path!r}: {key!r} is not a list, so [{selector}] does not apply"
+            schema = _deref(schema.get("items", {}))
+            if "=" in selector and selector.split("=", 1)[0] not in schema.get("properties", {}):
+                return f"path {path!r}: the items of {key!r} have no field {selector.split('=', 1)[0]!r}"
+    return None
+
+
+def resolve(view: dict[str, Any], path: str) -> Any:
+    """The value at ``path`` in a view dumped as JSON: a list when the path takes ``[*]``, None when absent."""
+    values: list[Any] = [view]
+    fanned = False
+    for key, selector in _segments(path):
+        nxt: list[Any] = []
+        for value in values:
+            item = value.get(key) if isinstance(value, dict) else None
+            if selector is None:
+                nxt.append(item)
+            elif not isinstance(item, list):
+                nxt.append(None)
+            elif selector == "*":
+                nxt.extend(item)
+            elif selector.isdigit():
+                nxt.append(item[int(selector)] if int(selector) < len(item) else None)
+            else:
+                field, wanted = selector.split("=", 1)
+                nxt.append(next((x for x in item if isinstance(x, dict) and str(x.get(field)) == wanted), None))
+        fanned = fanned or selector == "*"
+        values = nxt
+    if fanned:
+        return [v for v in values if v is not None]
+    return values[0] if values else None
+
+
+def _size(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, list | str):
+        return len(value)
+    return None
+
+
+def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
+    """Whether the condition holds for this view."""
+    data = view.model_dump(mode="json") if isinstance(view, View) else view
+    if isinstance(condition, All):
+        return all(holds(c, data) for c in condition.all)
+    if isinstance(condition, AnyOf):
+        return any(holds(c, data) for c in condition.any)
+    if isinstance(condition, Not):
+        return not holds(condition.not_, data)
+    value = resolve(data, condition.path)
+    if condition.equals is not None:
+        return value == condition.equals
+    if condition.contains is not None:
+        if isinstance(value, str):
+            return str(condition.contains) in value
+        return isinstance(value, list) and condition.contains in value
+    size = _size(value)
+    if size is None:
+        return False
+    if condition.at_least is not None:
+        return size >= condition.at_least
+    return condition.at_most is not None and size <= condition.at_most
+
+
+def describe(condition: Condition) -> str:
+    """The condition in one line, for messages to authors."""
+    if isinstance(condition, All):
+        return "(" + " and ".join(describe(c) for c in condition.all) + ")"
+    if isinstance(condition, AnyOf):
+        return "(" + " or ".join(describe(c) for c in condition.any) + ")"
+    if isinstance(condition, Not):
+        return "not " + describe(condition.not_)
+    for op in ("equals", "contains", "at_least", "at_most"):
+        if getattr(condition, op) is not None:
+            return f"{condition.path} {op.replace('_', ' ')} {getattr(condition, op)!r}"
+    return condition.path
+
+
+__all__ = ["All", "AnyOf", "Condition", "Goal", "Not", "Test", "describe", "holds", "path_problem", "resolve"]

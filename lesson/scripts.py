@@ -1,0 +1,159 @@
+"""Scripted scenarios: ``content/scenarios/*.yaml``. A start, a list of steps (each a press of a panel's
+button or an event written out) and narration for each step, so a prepared run can be replayed in class.
+
+:func:`load_scenario` turns a file into ``(start, events)``, the same pair a playground is made of, so any
+tool that replays a playground (``lesson trace``, the playground itself) can take a scenario file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from .goals import Condition, describe, holds
+from .panels import ID, AnyPanel, Label, PlaygroundPanel, Step, load_panel, unknown_servers
+from .sim import Event, Start, advance, begin, view
+from .sim.model import Strict
+from .yamlfile import ContentError, YamlDoc, load_yaml_file
+
+
+class ScriptStep(Strict):
+    """One step: a press of the panel's button, or one or more events, and what to say about it."""
+
+    title: Label | None = None
+    press: ID | None = Field(default=None, description="the id of a button of the scenario's panel")
+    event: Event | None = None
+    events: list[Event] | None = None
+    narration: Label
+    expect: Condition | None = Field(default=None, description="must hold after this step, or the replay fails")
+
+    @model_validator(mode="after")
+    def _one_action(self) -> ScriptStep:
+        given = [k for k in ("press", "event", "events") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"a step needs exactly one of press, event, events (got {', '.join(given) or 'none'})")
+        return self
+
+
+class Script(Strict):
+    """A scripted scenario."""
+
+    id: ID
+    title: Label
+    summary: Label | None = None
+    panel: ID | None = Field(default=None, description="the playground whose buttons the steps press")
+    start: Start | None = Field(default=None, description="where the run starts; default: the panel's start")
+    steps: Annotated[list[ScriptStep], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _startable(self) -> Script:
+        if self.start is None and self.panel is None:
+            raise ValueError("a scenario needs a start, a panel, or both")
+        if self.panel is None and any(s.press for s in self.steps):
+            raise ValueError("a step presses a button, so the scenario needs a panel")
+        return self
+
+
+def _panel_of(script: Script, path: Path) -> AnyPanel | None:
+    if script.panel is None:
+        return None
+    panel_path = path.parent.parent / "panels" / f"{script.panel}.yaml"
+    if not panel_path.is_file():
+        raise ContentError(path, None, f"there is no panel file panels/{script.panel}.yaml")
+    return load_panel(panel_path)[0]
+
+
+def _resolve(script: Script, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Start, list[list[Event]]]:
+    """The start and each step's events; raises ContentError at the step that cannot be resolved."""
+    if script.start is not None:
+        start = script.start
+    elif isinstance(panel, PlaygroundPanel):
+        start = panel.start_for(panel.variant(None))
+    else:
+        assert panel is not None and panel.start is not None
+        start = panel.start
+    steps: list[list[Event]] = []
+    for n, step in enumerate(script.steps):
+        if step.press is not None:
+            button = panel.button(step.press) if isinstance(panel, PlaygroundPanel) else None
+            if button is None:
+                known = ", ".join(b.id for b in panel.buttons) if isinstance(panel, PlaygroundPanel) else "none"
+                raise ContentError(
+                    doc.path,
+                    doc.line(("steps", n, "press")),
+                    f"step {n + 1} presses {step.press!r}, which is not a button of panel {script.panel!r} ({known})",
+                )
+            steps.append([button.event])
+        else:
+            steps.append([step.event] if step.event is not None else list(step.events or []))
+    return start, steps
+
+
+def load_script(path: Path) -> tuple[Script, Start, list[Step]]:
+    """Read a scenario file into its model, its start and its steps (as a stepper shows them)."""
+    script, doc = load_yaml_file(Path(path), Script)
+    start, events = _resolve(script, doc, _panel_of(script, Path(path)))
+    steps = [
+        Step(title=s.title or f"Step {n}", caption=s.narration, events=e)
+        for n, (s, e) in enumerate(zip(script.steps, events, strict=True), 1)
+    ]
+    return script, start, steps
+
+
+def load_scenario(path: Path) -> tuple[Start, list[Event]]:
+    """A scenario file as the pair a playground is made of: its start and every event, in order.
+
+    Reads the file (and its panel's file, for presses) and nothing else; raises ContentError.
+    """
+    _script, start, steps = load_script(path)
+    return start, [e for step in steps for e in step.events]
+
+
+def check_script(path: Path) -> list[ContentError]:
+    """Every problem of one scenario file: its shape, its presses, its servers, and a replay in both eras
+    that must play every step (and, in the scenario's own era, meet every ``expect``)."""
+    path = Path(path)
+    try:
+        script, doc = load_yaml_file(path, Script)
+        if script.id != path.stem:
+            return [ContentError(path, doc.line(("id",)), f"scenario id {script.id!r} must match the file name")]
+        panel = _panel_of(script, path)
+        start, steps = _resolve(script, doc, panel)
+    except ContentError as err:
+        return list(err.problems)
+    out: list[ContentError] = []
+    # Replay in both eras; the expectations are checked in the scenario's own era.
+    for era in (start.era, "legacy" if start.era == "modern" else "modern"):
+        try:
+            run = begin(start.model_copy(update={"era": era}))
+        except (KeyError, ValueError) as exc:
+            return [ContentError(path, doc.line(("start",)), f"the start does not play: {exc}")]
+        for n, (step, events) in enumerate(zip(script.steps, steps, strict=True)):
+            if why := unknown_servers(start, events):
+                out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} {why}"))
+                break
+            try:
+                for event in events:
+                    run = advance(run, event)
+            except (KeyError, ValueError) as exc:
+                out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} does not replay ({era}): {exc}"))
+                break
+            if step.expect is not None and era == start.era and not holds(step.expect, view(run)):
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("steps", n, "expect")),
+                        f"step {n + 1} ({era}): expected {describe(step.expect)}, which does not hold",
+                    )
+                )
+    return list({str(p): p for p in out}.values())
+
+
+def load_scripts(root: Path) -> dict[str, Script]:
+    """Every scenario file under ``root/scenarios`` (validated, not replayed); raises ContentError."""
+    return {p.stem: load_yaml_file(p, Script)[0] for p in sorted((Path(root) / "scenarios").glob("*.yaml"))}
+
+
+__all__ = ["Script", "ScriptStep", "check_script", "load_scenario", "load_script", "load_scripts"]

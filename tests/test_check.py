@@ -1,0 +1,199 @@
+"""``lesson check`` on a copy of the fixture content broken in every way at once: one run reports every
+problem as ``file:line: what`` and exits non-zero; each test below looks for one kind of finding."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
+
+
+def _edit(path: Path, old: str, new: str) -> int:
+    """Replace ``old`` (which must occur once) and return the 1-based line where the change starts."""
+    text = path.read_text()
+    assert text.count(old) == 1, (path, old)
+    path.write_text(text.replace(old, new))
+    return text[: text.index(old)].count("\n") + 1
+
+
+class Broken:
+    """A broken copy of the fixture content, the lines each break sits on, and one run of ``lesson check``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lines: dict[str, int] = {}
+        first, second = root / "lessons" / "01-first.md", root / "lessons" / "02-second.md"
+        quiz, lights = root / "quizzes" / "first.yaml", root / "panels" / "lights.yaml"
+        story = root / "scenarios" / "story.yaml"
+        self.lines["schema"] = _edit(quiz, '    explanation: "Fixture explanation two."\n', "")
+        self.lines["answer"] = _edit(quiz, "    answer: b\n", "    answer: e\n")
+        (root / "panels" / "broken.yaml").write_text("id: broken\nkind: playground\ntitle: a: b\n")
+        self.lines["syntax"] = 3
+        self.lines["event"] = _edit(
+            root / "panels" / "lab.yaml", "[{kind: ask_user_input, server: W}]", "[{kind: ask_the_user, server: W}]"
+        )
+        self.lines["server"] = _edit(
+            lights, "event: {kind: server_dies, server: A}", "event: {kind: server_dies, server: Z}"
+        )
+        (root / "panels" / "extra.yaml").write_text(
+            "id: extra\nkind: playground\ntitle: Extra\nstart: {name: outage}\n"
+            "buttons: [{id: t, label: T, event: {kind: take_turn}}]\n"
+            "goal:\n  text: Talk.\n  when: {path: counters.talk, at_least: 1}\n"
+        )
+        self.lines["goal"] = 8
+        self.lines["json"] = _edit(
+            first, '  "method": "notifications/tools/list_changed",\n  "params"', '  "method": "x"\n  "params"'
+        )
+        self.lines["json"] -= 3  # the fence line, three lines above the broken one
+        self.lines["wire"] = _edit(
+            second, '"id": 2,\n  "method": "tools/list",\n  "params"', '"id": 2,\n  "method": "tools/list",\n  "paramz"'
+        )
+        self.lines["wire"] -= 3
+        self.lines["missing-panel"] = _edit(second, "::: lab\n", "::: ghost\n")
+        self.lines["link"] = _edit(first, "(#q-one)", "(#q-nine)")
+        self.lines["lesson-link"] = _edit(second, "(/lessons/first)", "(/lessons/third)")
+        self.lines["press"] = _edit(story, "  - press: turn\n", "  - press: jump\n")
+        (root / "scenarios" / "late.yaml").write_text(
+            "id: late\ntitle: Fixture late\nstart: {name: outage}\nsteps:\n"
+            "  - event: {kind: take_turn}\n    narration: One turn.\n"
+            '    expect: {path: "servers[name=A].status", equals: down}\n'
+            "  - event: {kind: server_dies, server: Q}\n    narration: An unknown server.\n"
+        )
+        self.lines["expect"], self.lines["replay"] = 7, 8
+        self.lines["pointer"] = 1
+        (root / "scenarios" / "pointed.yaml").write_text(
+            "# yaml-language-server: $schema=../schema/nope.schema.json\nid: pointed\ntitle: P\n"
+            "start: {name: outage}\nsteps:\n  - {event: {kind: take_turn}, narration: T.}\n"
+        )
+        meta = (
+            '"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+            '"io.modelcontextprotocol/clientCapabilities": {}}'
+        )
+        with second.open("a") as f:
+            f.write(
+                "\n## Listening\n\n```json legacy InitializedNotification\n"
+                '{"jsonrpc": "2.0", "method": "notifications/initialized"}\n```\n\n'
+                "```json modern SubscriptionsListenRequest\n"
+                f'{{"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen", "params": {{{meta}, '
+                '"notifications": {"toolsListChanged": true}}}\n```\n\n'
+                "```json legacy ToolListChangedNotification\n"
+                '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}\n```\n\n'
+                "```json modern ToolListChangedNotification\n"
+                '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", '
+                '"params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen-2"}}}\n```\n'
+            )
+        self.lines["subscription"] = len(second.read_text().splitlines()) - 2
+        env = {**os.environ, "LESSON_CONTENT_ROOT": str(root)}
+        self.run = subprocess.run(
+            [sys.executable, "-m", "lesson.cli", "check"], capture_output=True, text=True, env=env, check=False
+        )
+        self.out = self.run.stderr
+
+    def at(self, name: str, line: int) -> str:
+        """The report lines for one file and line."""
+        paths = {p.name: p for p in self.root.rglob(name)}
+        prefix = f"{paths[name]}:{line}: "
+        return "\n".join(x for x in self.out.splitlines() if x.startswith(prefix))
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Broken:
+    root = tmp_path_factory.mktemp("check") / "content"
+    shutil.copytree(FIXTURE, root)
+    return Broken(root)
+
+
+def test_clean_content_passes() -> None:
+    env = {**os.environ, "LESSON_CONTENT_ROOT": str(FIXTURE)}
+    ok = subprocess.run([sys.executable, "-m", "lesson.cli", "check"], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and ok.stderr == "" and "content OK: 2 lessons" in ok.stdout
+    assert str(FIXTURE) in ok.stdout  # it read LESSON_CONTENT_ROOT, not the shipped content
+
+
+def test_one_run_reports_every_problem_and_fails(broken: Broken) -> None:
+    assert broken.run.returncode == 1
+    problems = [x for x in broken.out.splitlines() if x.startswith(str(broken.root))]
+    assert len(problems) >= 15
+    assert broken.out.splitlines()[-1] == f"{len(problems)} problems in {broken.root}"
+
+
+def test_schema_error(broken: Broken) -> None:
+    question = broken.lines["schema"] - 7  # the question that lost its explanation starts 7 lines up
+    assert "questions[1]: missing required key 'explanation'" in broken.at("first.yaml", question)
+
+
+def test_quiz_answer_out_of_range(broken: Broken) -> None:
+    assert "questions[0].answer: 'e' is not one of the choices a, b" in broken.at("first.yaml", broken.lines["answer"])
+
+
+def test_yaml_syntax_error(broken: Broken) -> None:
+    assert "YAML syntax error" in broken.at("broken.yaml", broken.lines["syntax"])
+
+
+def test_unknown_event(broken: Broken) -> None:
+    assert "unknown kind 'ask_the_user'" in broken.at("lab.yaml", broken.lines["event"])
+
+
+def test_unknown_server(broken: Broken) -> None:
+    found = broken.at("lights.yaml", broken.lines["server"])
+    assert "button 'kill' names Z, which is not a server of scenario 'outage'" in found
+
+
+def test_goal_path_that_names_nothing(broken: Broken) -> None:
+    assert "path 'counters.talk': no 'talk' here" in broken.at("extra.yaml", broken.lines["goal"])
+
+
+def test_wire_example_that_is_not_json(broken: Broken) -> None:
+    found = broken.at("01-first.md", broken.lines["json"])
+    assert "'json modern ToolListChangedNotification' block is not valid JSON" in found
+
+
+def test_wire_example_that_fails_its_era_schema(broken: Broken) -> None:
+    found = broken.at("02-second.md", broken.lines["wire"])
+    assert "'json modern ListToolsRequest' block does not fit the 2026-07-28 schema" in found
+
+
+def test_panel_referenced_but_missing(broken: Broken) -> None:
+    assert "unknown widget 'ghost': there is no panels/ghost.yaml" in broken.at(
+        "02-second.md", broken.lines["missing-panel"]
+    )
+
+
+def test_broken_internal_links(broken: Broken) -> None:
+    assert "broken link '#q-nine'" in broken.at("01-first.md", broken.lines["link"])
+    assert "broken link '/lessons/third': there is no lesson 'third'" in broken.at(
+        "02-second.md", broken.lines["lesson-link"]
+    )
+
+
+def test_scenario_pressing_a_button_its_panel_lacks(broken: Broken) -> None:
+    found = broken.at("story.yaml", broken.lines["press"])
+    assert "step 2 presses 'jump', which is not a button of panel 'lights'" in found
+
+
+def test_scenario_that_does_not_replay(broken: Broken) -> None:
+    assert "step 2 names Q, which is not a server of scenario 'outage'" in broken.at(
+        "late.yaml", broken.lines["replay"]
+    )
+
+
+def test_scenario_expectation_that_does_not_hold(broken: Broken) -> None:
+    found = broken.at("late.yaml", broken.lines["expect"])
+    assert "step 1 (modern): expected servers[name=A].status equals 'down', which does not hold" in found
+
+
+def test_schema_pointer_to_nowhere(broken: Broken) -> None:
+    assert "the schema '../schema/nope.schema.json' does not exist" in broken.at(
+        "pointed.yaml", broken.lines["pointer"]
+    )
+
+
+def test_notice_naming_another_subscription(broken: Broken) -> None:
+    found = broken.at("02-second.md", broken.lines["subscription"])
+    assert "names subscription 'listen-2', but the listen request this lesson shows has id 'listen-1'" in found

@@ -1,0 +1,75 @@
+"""Goals and expectations: the condition language over a view, and scenario files as (start, events)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from lesson.goals import Condition, Goal, holds, path_problem, resolve
+from lesson.panels import load_panels
+from lesson.scripts import load_scenario
+from lesson.sim import Start, advance, begin, parse_event, replay, view
+from lesson.sim.playground import Playground
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
+CONDITION = TypeAdapter(Condition)
+
+
+def cond(data: object) -> Condition:
+    return CONDITION.validate_python(data)
+
+
+@pytest.fixture(scope="module")
+def a_down() -> dict:
+    run = begin(Start(name="outage"))
+    for e in ({"kind": "server_dies", "server": "A"}, {"kind": "take_turn"}):
+        run = advance(run, parse_event(e))
+    return view(run).model_dump(mode="json")
+
+
+def test_paths_walk_keys_lists_and_selections(a_down: dict) -> None:
+    assert resolve(a_down, "servers[name=A].status") == "down"
+    assert resolve(a_down, "servers[0].name") == "A"
+    assert resolve(a_down, "next_prompt.tools[*].server") == ["B", "B"]
+    assert resolve(a_down, "servers[name=Z].status") is None
+
+
+def test_tests_and_combinators(a_down: dict) -> None:
+    assert holds(cond({"path": "servers[name=A].status", "equals": "down"}), a_down)
+    assert not holds(cond({"path": "next_prompt.tools[*].server", "contains": "A"}), a_down)
+    assert holds(cond({"not": {"path": "next_prompt.tools[*].server", "contains": "A"}}), a_down)
+    assert holds(cond({"path": "next_prompt.tools", "at_least": 2}), a_down)  # a list compares by length
+    assert not holds(cond({"path": "next_prompt.tools", "at_most": 1}), a_down)
+    both = {"all": [{"path": "counters.conversation", "at_least": 2}, {"path": "era", "equals": "modern"}]}
+    assert holds(cond(both), a_down)
+    assert holds(cond({"any": [{"path": "era", "equals": "legacy"}, {"path": "turn.number", "equals": 1}]}), a_down)
+
+
+def test_a_path_must_name_something_in_a_view() -> None:
+    assert path_problem("servers[name=A].status") is None
+    assert "no 'talk' here" in (path_problem("counters.talk") or "")
+    assert "is not a list" in (path_problem("era[*]") or "")
+    assert "no field 'nam'" in (path_problem("servers[nam=A].status") or "")
+    with pytest.raises(ValidationError, match="exactly one of"):
+        cond({"path": "era", "equals": "modern", "at_least": 1})
+    with pytest.raises(ValidationError, match="no 'nope' here"):
+        TypeAdapter(Goal).validate_python({"text": "x", "when": {"all": [{"path": "nope", "equals": 1}]}})
+
+
+def test_a_panel_goal_is_met_by_playing_it() -> None:
+    panel = load_panels(FIXTURE)["lights"]
+    assert panel.goal is not None
+    run = begin(panel.start)
+    assert not holds(panel.goal.when, view(run))
+    run = advance(run, panel.button("kill").event)
+    assert holds(panel.goal.when, view(run))
+
+
+def test_a_scenario_file_is_a_start_and_its_events() -> None:
+    start, events = load_scenario(FIXTURE / "scenarios" / "story.yaml")
+    assert start == Start(name="outage", era="modern")
+    assert [e.kind for e in events] == ["server_dies", "take_turn", "server_back"]
+    run = replay(Playground(start=start, events=events))
+    assert resolve(view(run).model_dump(mode="json"), "servers[name=A].status") == "connected"
