@@ -520,11 +520,13 @@ def messages(lesson: Lesson) -> list[tuple[str, str, object, int]]:
 
 
 def default_root() -> Path:
-    """The content folder: ``$LESSON_CONTENT`` if set, else the repository's ``content/``."""
+    """The content folder: ``$LESSON_CONTENT`` if set, else the checkout's (or installed wheel's) ``content/``."""
     env = os.environ.get("LESSON_CONTENT")
     if env:
         return Path(env).expanduser()
-    return Path(__file__).resolve().parents[1] / "content"
+    from .paths import content_dir
+
+    return content_dir()
 
 
 __all__ = [

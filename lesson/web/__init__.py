@@ -17,9 +17,10 @@ from flask import Flask, current_app
 
 from ..content import Content, default_root, load_content
 from ..panels import StepperPanel, load_panels, stepper_views
+from ..paths import data_root
 from ..service import MemoryStore, Service
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
 
 
 @dataclass
