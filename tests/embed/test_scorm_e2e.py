@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Frame, Page, expect
 
 from lesson import scorm, xapi
@@ -151,3 +152,13 @@ def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms
     expect(page.frame_locator("#sco").get_by_title("Hot-swapping")).to_have_attribute(
         "style", re.compile(r"height: 1234px")
     )
+
+
+def test_without_an_lms_the_launch_page_says_so_and_still_shows_the_lesson(
+    page: Page, lms: str, live_server: str
+) -> None:
+    page.goto(lms.replace("/lms.html", "/pkg/index.html"))
+    expect(page.get_by_role("status")).to_have_text(re.compile("No learning platform found"))
+    expect(page.frame_locator("#lesson-frame").locator("h1")).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
