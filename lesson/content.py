@@ -21,6 +21,8 @@ from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .paths import content_dir
+
 T = TypeVar("T")
 
 WIDGETS = ("churn", "outage", "restarts", "gateway", "handles", "guide", "quiz")
@@ -524,8 +526,6 @@ def default_root() -> Path:
     env = os.environ.get("LESSON_CONTENT")
     if env:
         return Path(env).expanduser()
-    from .paths import content_dir
-
     return content_dir()
 
 

@@ -205,8 +205,11 @@ def validate_manifest(xml: bytes, names: Iterable[str]) -> ET.Element:
                 problems.append(f"organization {org.get('identifier')!r} has no <item>")
             for item in items:
                 iid = identifier(item, "an item")
-                if not _text(item.find(_q(IMSCP, "title"))):
+                title = _text(item.find(_q(IMSCP, "title")))
+                if not title:
                     problems.append(f"item {iid!r} has no <title>")
+                elif len(title) > 200:
+                    problems.append(f"item {iid!r}: <title> is over SCORM 1.2's 200 characters")
                 ref = item.get("identifierref")
                 leaf = item.find(_q(IMSCP, "item")) is None
                 if leaf and ref is None:

@@ -112,6 +112,7 @@ def _replace(old: str, new: str):
         (_replace("<adlcp:masteryscore>80<", "<adlcp:masteryscore>high<"), "masteryscore must be a number"),
         (_replace('type="webcontent"', 'type="web"'), "type must be 'webcontent'"),
         (_replace("<title>A</title>", "<title> </title>"), "has no <title>"),
+        (_replace("<title>A</title>", f"<title>{'A' * 201}</title>"), "over SCORM 1.2's 200 characters"),
         (lambda f: f.update({"../evil": b"x"}), "unsafe path"),
     ],
 )

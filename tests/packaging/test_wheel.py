@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,12 +21,21 @@ REPO = Path(__file__).resolve().parents[2]
 DATA_DIRS = ("templates", "static", "content")
 
 
+# What a build needs; copied to a clean folder so stale build/ output in the checkout cannot leak in.
+BUILD_INPUTS = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "lesson", *DATA_DIRS)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+    src, out = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("wheel")
+    for name in BUILD_INPUTS:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "_data"))
+        else:
+            shutil.copy(REPO / name, src / name)
     # No build isolation: the project venv already has the pinned setuptools, so no index is needed.
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
         check=True,
         cwd=out,
         capture_output=True,
