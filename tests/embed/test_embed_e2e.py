@@ -3,9 +3,10 @@ auto-height, statements in order, refused origins, and storage that is refused."
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,49 @@ def test_storage_that_works_is_used_and_nothing_is_said(page: Page, origins: tup
     )
     assert result == {"persistent": True, "raw": "1", "reason": None}
     expect(page.frame_locator("iframe[title='MCP Churn Lab']").get_by_role("status")).to_be_hidden()
+
+
+@pytest.fixture
+def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path) -> Iterator[BrowserContext]:
+    """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
+    storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
+    profile = tmp_path / "profile"
+    (profile / "Default").mkdir(parents=True)
+    prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
+    (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+    context = browser_type.launch_persistent_context(str(profile), **browser_type_launch_args)
+    yield context
+    context.close()
+
+
+def test_in_a_cross_site_frame_with_third_party_storage_blocked(
+    blocking_context: BrowserContext, origins: tuple[str, str], tmp_path: Path
+) -> None:
+    portal, child = origins
+    # localhost and 127.0.0.1 are different sites, so the lesson frame becomes third-party.
+    cross_site = child.replace("127.0.0.1", "localhost")
+    html = (tmp_path / "portal" / "portal.html").read_text().replace(child, cross_site)
+    (tmp_path / "portal" / "cross-site.html").write_text(html)
+    page = blocking_context.new_page()
+    page.goto(f"{portal}/cross-site.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    assert lesson.url.startswith(cross_site)
+    refused = lesson.evaluate("() => { try { sessionStorage.length; return 'allowed'; } catch (e) { return e.name; } }")
+    assert refused == "SecurityError", "this Chromium did not block third-party storage"
+
+    framed = page.frame_locator("iframe[title='MCP Churn Lab']")
+    expect(framed.get_by_role("status")).to_have_text(re.compile("kept only until you reload"))
+    result = lesson.evaluate(
+        """() => { const s = window.embedModule.safeStorage("session"); s.setItem("handle", "h-2");
+                   return {persistent: s.persistent, handle: s.getItem("handle")}; }"""
+    )
+    assert result == {"persistent": False, "handle": "h-2"}
+    # The rest carries on: the frame still fits its content and statements still reach the portal.
+    lesson.evaluate("document.getElementById('filler').style.height = '2500px'")
+    page.wait_for_function("document.getElementById('lesson').offsetHeight >= 2500")
+    lesson.evaluate("window.lesson.emitter.answered('q1', 'b', true)")
+    page.wait_for_function("window.received.some(m => m.data.action === 'statement')")
+    statement = next(
+        m["data"]["statement"] for m in page.evaluate("window.received") if m["data"].get("action") == "statement"
+    )
+    assert xapi.validate_statement(statement).result.success is True

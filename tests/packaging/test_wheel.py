@@ -143,3 +143,24 @@ def test_serves_a_lesson_and_static_files_from_the_wheel(served: str) -> None:
     assert script, "the lesson page loads no script"
     status, ctype, body = _get(served + script.group(1))
     assert status == 200 and "javascript" in ctype and body.strip()
+
+
+def test_installed_export_scorm_finds_its_templates(installed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pkg.zip"
+    done = subprocess.run(
+        [
+            installed / "bin" / "lesson",
+            "export-scorm",
+            "hot-swapping",
+            "-o",
+            str(out),
+            "--server",
+            "https://lab.example",
+        ],
+        cwd=tmp_path,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(zipfile.ZipFile(out).namelist()) == {"imsmanifest.xml", "index.html", "scorm.js"}
