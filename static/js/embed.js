@@ -89,10 +89,15 @@ export function configuredOrigins(root = document.documentElement) {
   return (root.dataset.embedOrigins || "").split(/\s+/).filter(Boolean);
 }
 
+/** Whether `origin` is one of `origins` ("*" any; "https://*.example.com" any subdomain). */
+export function originAllowed(origins, origin) {
+  return !!origin && origin !== "null" && origins.some((p) => originMatches(p, origin));
+}
+
 function originMatches(pattern, origin) {
   if (pattern === "*") return true;
   if (!pattern.includes("*")) return pattern === origin;
-  const re = new RegExp("^" + pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\/]/g, "\\$&")).join("[^./]+") + "$");
+  const re = new RegExp("^" + pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\/]/g, "\\$&")).join("[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*") + "$");
   return re.test(origin);
 }
 
@@ -109,7 +114,7 @@ function parentOriginGuess() {
 /** Post to and hear from the parent window, limited to the allowed origins. */
 export function parentChannel(origins = configuredOrigins(), target = window.parent) {
   const framed = target && target !== window;
-  const allowed = (origin) => !!origin && origin !== "null" && origins.some((p) => originMatches(p, origin));
+  const allowed = (origin) => originAllowed(origins, origin);
   let parentOrigin = parentOriginGuess();
   const handlers = [];
   window.addEventListener("message", (event) => {

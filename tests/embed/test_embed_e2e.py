@@ -159,6 +159,29 @@ def test_a_refused_origin_neither_hears_nor_is_heard(page: Page, origins: tuple[
     assert all(m["frame"] == "lesson" for m in page.evaluate("window.received"))
 
 
+def test_origin_patterns(page: Page, origins: tuple[str, str]) -> None:
+    portal, _ = origins
+    page.goto(f"{portal}/portal.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    cases = {
+        "https://a.example.com": True,
+        "https://a.b.example.com": True,
+        "https://example.com": False,
+        "https://evilexample.com": False,
+        "https://a.example.com.evil.net": False,
+        "https://a.example.com:8443": False,
+        "http://a.example.com": False,
+        "null": False,
+    }
+    got = lesson.evaluate(
+        "cases => Object.keys(cases).map(o => [o, window.embedModule.originAllowed(['https://*.example.com'], o)])",
+        cases,
+    )
+    assert dict(got) == cases
+    assert lesson.evaluate("window.embedModule.originAllowed(['*'], 'https://any.example')") is True
+    assert lesson.evaluate("window.embedModule.originAllowed(['https://a.example'], 'https://a.example:444')") is False
+
+
 def test_refused_storage_falls_back_to_memory_and_says_so_once(
     context: BrowserContext, page: Page, origins: tuple[str, str]
 ) -> None:
