@@ -102,10 +102,17 @@ function originMatches(pattern, origin) {
 }
 
 function parentOriginGuess() {
-  const ancestors = window.location.ancestorOrigins;
+  const ancestors = window.location.ancestorOrigins; // Chromium, Safari
   if (ancestors && ancestors.length) return ancestors[0];
   try {
-    return document.referrer ? new URL(document.referrer).origin : null;
+    return window.parent.location.origin; // readable only when the parent is same-origin
+  } catch {
+    // cross-origin: fall through
+  }
+  try {
+    // The referrer is the parent only on the frame's first page; after a link inside the frame it is us.
+    const origin = document.referrer ? new URL(document.referrer).origin : null;
+    return origin === window.location.origin ? null : origin;
   } catch {
     return null;
   }
