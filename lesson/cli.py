@@ -56,6 +56,25 @@ def _serve(host: str, port: int, reload: bool = False) -> int:
     return 0
 
 
+def _export_scorm(args: argparse.Namespace) -> int:
+    import os
+
+    from .content import ContentError
+    from .scorm import ScormError, export
+
+    server = args.server or os.environ.get("LESSON_PUBLIC_URL")
+    if not server:
+        print("export-scorm: give --server URL (or set LESSON_PUBLIC_URL): where the lesson is served", file=sys.stderr)
+        return 2
+    try:
+        out = export(args.lesson, server, args.output, args.content, args.mastery)
+    except (ScormError, ContentError) as err:
+        print(f"export-scorm: {err}", file=sys.stderr)
+        return 1
+    print(f"SCORM 1.2 package written: {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lesson", description="MCP Churn Lab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,7 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     schema = sub.add_parser("schema", help="write the content files' JSON Schemas (default: <content>/schema)")
     schema.add_argument("--out", type=Path, default=None, help="folder to write into")
     schema.add_argument("--check", action="store_true", help="only report schemas that are out of date")
+    scorm = sub.add_parser("export-scorm", help="write a SCORM 1.2 package that frames LESSON from a server")
+    scorm.add_argument("lesson", help="the lesson's slug, e.g. hot-swapping")
+    scorm.add_argument("-o", "--output", type=Path, required=True, help="the .zip file to write")
+    scorm.add_argument("--server", help="the public URL the lesson is served at (default: $LESSON_PUBLIC_URL)")
+    scorm.add_argument("--mastery", type=int, default=80, help="passing score in percent (default 80)")
+    scorm.add_argument("--content", type=Path, default=None, help="content folder (default: the repo's)")
     args = parser.parse_args(argv)
+    if args.command == "export-scorm":
+        return _export_scorm(args)
     if args.command == "serve":
         return _serve(args.host, args.port, args.reload)
     if args.command == "schema":

@@ -21,6 +21,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from .paths import content_dir
 from .yamlfile import ContentError, YamlDoc, load_yaml_file, load_yaml_model, parse_yaml, raise_first, validate
 
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
@@ -466,11 +467,12 @@ def messages(lesson: Lesson) -> list[tuple[str, str, object, int]]:
 
 
 def default_root() -> Path:
-    """The content folder: ``$LESSON_CONTENT_ROOT`` (or ``$LESSON_CONTENT``) if set, else the repository's."""
+    """The content folder: ``$LESSON_CONTENT_ROOT`` (or ``$LESSON_CONTENT``) if set, else the checkout's (or
+    installed wheel's) ``content/``."""
     env = os.environ.get("LESSON_CONTENT_ROOT") or os.environ.get("LESSON_CONTENT")
     if env:
         return Path(env).expanduser()
-    return Path(__file__).resolve().parents[1] / "content"
+    return content_dir()
 
 
 __all__ = [

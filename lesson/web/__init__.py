@@ -19,9 +19,10 @@ from markupsafe import escape
 
 from ..content import Content, ContentError, default_root, load_content
 from ..panels import StepperPanel, load_panels, stepper_views
+from ..paths import data_root
 from ..service import MemoryStore, Service
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
 
 
 @dataclass

@@ -1,0 +1,255 @@
+"""xAPI statements the lesson sends: who did what to which part of the lesson, and how it went.
+
+Plain JSON in the xAPI 1.0.3 shape (actor, verb, object, result), limited to the five things a lesson
+reports. Verbs and activity types are the ADL vocabulary, so any learning record store understands
+them. Activity ids hang off the lesson's IRI (its public URL):
+
+- ``{lesson}/section/{id}``   ``experienced``          a section was read
+- ``{lesson}/question/{id}``  ``answered``             a quick check; ``result.success`` and ``response``
+- ``{lesson}/goal/{id}``      ``completed``            a playground goal was reached
+- ``{lesson}``                ``completed``            the whole lesson was finished
+- ``{lesson}``                ``passed`` / ``failed``  with ``result.score.scaled`` in [0, 1]
+
+``static/js/embed.js`` builds the same statements in the page; :func:`validate_statement` checks one.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ADL = "http://adlnet.gov/expapi"
+VERBS: dict[str, str] = {
+    name: f"{ADL}/verbs/{name}" for name in ("experienced", "answered", "completed", "passed", "failed")
+}
+ACTIVITY_TYPES: dict[str, str] = {
+    "lesson": f"{ADL}/activities/lesson",
+    "section": f"{ADL}/activities/module",
+    "question": f"{ADL}/activities/cmi.interaction",
+    "goal": f"{ADL}/activities/objective",
+}
+XAPI_VERSION = "1.0.3"
+
+_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$")
+_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$")  # a section, question or goal id in an IRI
+
+
+def _iri(value: str) -> str:
+    if not _IRI.match(value):
+        raise ValueError(f"{value!r} is not an absolute IRI (like https://example.org/x)")
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Account(_Strict):
+    homePage: str
+    name: str = Field(min_length=1)
+
+    _home = field_validator("homePage")(_iri)
+
+
+class Agent(_Strict):
+    """The learner. Exactly one identifier: an ``mbox`` or an ``account`` (an LMS user id, or an
+    anonymous per-visit id when the page knows nobody)."""
+
+    objectType: Literal["Agent"] = "Agent"
+    name: str | None = None
+    mbox: str | None = Field(default=None, pattern=r"^mailto:[^@\s]+@[^@\s]+$")
+    account: Account | None = None
+
+    @model_validator(mode="after")
+    def _one_identifier(self) -> Agent:
+        if (self.mbox is None) == (self.account is None):
+            raise ValueError("an actor needs exactly one of mbox or account")
+        return self
+
+
+class Verb(_Strict):
+    id: str
+    display: dict[str, str] = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        if value not in VERBS.values():
+            raise ValueError(f"{value!r} is not one of the lesson's verbs: {sorted(VERBS.values())}")
+        return value
+
+
+class Definition(_Strict):
+    name: dict[str, str] | None = None
+    type: str
+    interactionType: Literal["choice"] | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        if value not in ACTIVITY_TYPES.values():
+            raise ValueError(f"{value!r} is not one of the lesson's activity types")
+        return value
+
+
+class Activity(_Strict):
+    objectType: Literal["Activity"] = "Activity"
+    id: str
+    definition: Definition
+
+    _id = field_validator("id")(_iri)
+
+
+class Score(_Strict):
+    scaled: float | None = Field(default=None, ge=-1, le=1)
+    raw: float | None = None
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Score:
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("score.min is above score.max")
+        if self.raw is not None and (
+            (self.min is not None and self.raw < self.min) or (self.max is not None and self.raw > self.max)
+        ):
+            raise ValueError("score.raw lies outside score.min..max")
+        return self
+
+
+class Result(_Strict):
+    success: bool | None = None
+    completion: bool | None = None
+    response: str | None = None
+    score: Score | None = None
+
+
+class Statement(_Strict):
+    """One statement as the page sends it (and as the store receives it)."""
+
+    id: uuid.UUID | None = None
+    actor: Agent
+    verb: Verb
+    object: Activity
+    result: Result | None = None
+    timestamp: datetime | None = None
+    version: Literal["1.0.3", "1.0.0"] | None = None
+
+    @model_validator(mode="after")
+    def _fits_the_verb(self) -> Statement:
+        verb = self.verb.id.rsplit("/", 1)[-1]
+        kind = next(k for k, v in ACTIVITY_TYPES.items() if v == self.object.definition.type)
+        allowed = {
+            "experienced": {"section"},
+            "answered": {"question"},
+            "completed": {"goal", "lesson"},
+            "passed": {"lesson"},
+            "failed": {"lesson"},
+        }[verb]
+        if kind not in allowed:
+            raise ValueError(f"'{verb}' applies to a {' or '.join(sorted(allowed))}, not a {kind}")
+        result = self.result
+        if verb == "answered" and (result is None or result.success is None or result.response is None):
+            raise ValueError("an 'answered' statement needs result.success and result.response")
+        if verb in ("passed", "failed"):
+            if result is None or result.score is None or result.score.scaled is None:
+                raise ValueError(f"a '{verb}' statement needs result.score.scaled")
+            if not 0 <= result.score.scaled <= 1:
+                raise ValueError("a lesson score is scaled to 0..1")
+            if result.success is not None and result.success != (verb == "passed"):
+                raise ValueError(f"result.success contradicts '{verb}'")
+        if verb == "completed" and result is not None and result.completion is False:
+            raise ValueError("a 'completed' statement cannot say completion: false")
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON, without the fields left unset."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def validate_statement(data: Any) -> Statement:
+    """Parse one statement; raises pydantic.ValidationError naming the faulty field."""
+    return Statement.model_validate(data)
+
+
+def statement_schema() -> dict[str, Any]:
+    """A JSON Schema of the statement's shape (the verb-specific rules live in :class:`Statement`)."""
+    return Statement.model_json_schema()
+
+
+# --- builders -----------------------------------------------------------------------------------
+
+
+def anonymous_actor(home_page: str, visit_id: str | None = None) -> Agent:
+    """An actor for a visitor nobody has named: an account under the lesson site's home page."""
+    return Agent(account=Account(homePage=home_page, name=visit_id or uuid.uuid4().hex))
+
+
+def activity_id(lesson_iri: str, kind: str, part: str | None = None) -> str:
+    """The IRI of a lesson (``part`` None) or of one of its sections, questions or goals."""
+    if kind == "lesson":
+        return lesson_iri.rstrip("/")
+    if kind not in ACTIVITY_TYPES or part is None or not _PART.match(part):
+        raise ValueError(f"bad activity: kind={kind!r} part={part!r}")
+    return f"{lesson_iri.rstrip('/')}/{kind}/{part}"
+
+
+def _statement(
+    actor: Agent,
+    verb: str,
+    kind: str,
+    lesson_iri: str,
+    part: str | None,
+    title: str | None,
+    result: Result | None,
+    interaction: bool = False,
+) -> Statement:
+    definition = Definition(
+        name={"en-US": title} if title else None,
+        type=ACTIVITY_TYPES[kind],
+        interactionType="choice" if interaction else None,
+    )
+    return Statement(
+        id=uuid.uuid4(),
+        actor=actor,
+        verb=Verb(id=VERBS[verb], display={"en-US": verb}),
+        object=Activity(id=activity_id(lesson_iri, kind, part), definition=definition),
+        result=result,
+        timestamp=datetime.now(UTC),
+    )
+
+
+def experienced(actor: Agent, lesson_iri: str, section: str, title: str | None = None) -> Statement:
+    return _statement(actor, "experienced", "section", lesson_iri, section, title, None)
+
+
+def answered(
+    actor: Agent, lesson_iri: str, question: str, response: str, success: bool, title: str | None = None
+) -> Statement:
+    result = Result(success=success, response=response)
+    return _statement(actor, "answered", "question", lesson_iri, question, title, result, interaction=True)
+
+
+def goal_completed(actor: Agent, lesson_iri: str, goal: str, title: str | None = None) -> Statement:
+    return _statement(actor, "completed", "goal", lesson_iri, goal, title, Result(completion=True))
+
+
+def lesson_completed(actor: Agent, lesson_iri: str, title: str | None = None) -> Statement:
+    return _statement(actor, "completed", "lesson", lesson_iri, None, title, Result(completion=True))
+
+
+def lesson_scored(
+    actor: Agent, lesson_iri: str, correct: int, total: int, passing: float = 0.8, title: str | None = None
+) -> Statement:
+    """``passed`` when correct/total reaches ``passing``, else ``failed``; the score is scaled to 0..1."""
+    if total <= 0 or not 0 <= correct <= total:
+        raise ValueError(f"bad score {correct}/{total}")
+    scaled = round(correct / total, 4)
+    passed = scaled >= passing
+    score = Score(scaled=scaled, raw=correct, min=0, max=total)
+    result = Result(success=passed, completion=True, score=score)
+    return _statement(actor, "passed" if passed else "failed", "lesson", lesson_iri, None, title, result)

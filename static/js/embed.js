@@ -1,0 +1,287 @@
+// Embedding support for a lesson shown in another site's iframe (a training portal, an LMS).
+//
+// - safeStorage(): sessionStorage/localStorage that never throws. In a cross-site iframe with
+//   third-party storage blocked, touching storage throws SecurityError; then values live in memory
+//   and the page says once that progress will not survive a reload.
+// - The H5P resizer protocol over postMessage, so the parent frame grows and shrinks with the page:
+//   we send {context: 'h5p', action: 'hello'}; the parent answers 'hello'; then 'prepareResize'
+//   -> 'resizePrepared' -> 'resize'.
+// - An xAPI statement emitter: statements (see lesson/xapi.py) posted to the parent as
+//   {context: 'lesson', action: 'statement', statement}. The parent may answer our
+//   {context: 'lesson', action: 'ready'} with {context: 'lesson', action: 'resume', progress, learner}.
+//
+// Messages go to, and are accepted from, only the origins in <html data-embed-origins="..."> (space
+// separated; "https://*.example.com" matches subdomains; "*" any parent). No attribute: no messages.
+
+const ADL = "http://adlnet.gov/expapi";
+const TYPES = {
+  lesson: `${ADL}/activities/lesson`,
+  section: `${ADL}/activities/module`,
+  question: `${ADL}/activities/cmi.interaction`,
+  goal: `${ADL}/activities/objective`,
+};
+const PART = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
+export const STORAGE_NOTICE =
+  "This page cannot use your browser's storage here, so your progress is kept only until you reload or leave.";
+
+// --- storage ------------------------------------------------------------------------------------
+
+const memory = { session: new Map(), local: new Map() };
+let storageRefused = null; // the error name, once storage has been refused
+
+function reportStorage(err) {
+  if (storageRefused !== null) return;
+  storageRefused = (err && err.name) || "Error";
+  const show = () => {
+    for (const el of document.querySelectorAll("[data-storage-notice]")) {
+      el.textContent = STORAGE_NOTICE;
+      el.hidden = false;
+    }
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show, { once: true });
+  else show();
+  window.dispatchEvent(new CustomEvent("lesson:storage-unavailable", { detail: { reason: storageRefused } }));
+}
+
+/** Whether storage was refused on this page (the error's name), or null. */
+export function storageUnavailable() {
+  return storageRefused;
+}
+
+/** A Storage-like object ("session" or "local") that falls back to memory instead of throwing. */
+export function safeStorage(kind = "session") {
+  const mem = memory[kind === "local" ? "local" : "session"];
+  let store = null;
+  try {
+    store = kind === "local" ? window.localStorage : window.sessionStorage;
+    const probe = "__lesson_probe__";
+    store.setItem(probe, "1");
+    store.removeItem(probe);
+  } catch (err) {
+    store = null;
+    reportStorage(err);
+  }
+  const guard = (fn, fallback) => {
+    if (store) {
+      try {
+        return fn(store);
+      } catch (err) {
+        store = null; // refused mid-way (quota, policy change): memory from now on
+        reportStorage(err);
+      }
+    }
+    return fallback();
+  };
+  return {
+    get persistent() {
+      return store !== null;
+    },
+    getItem: (key) => guard((s) => s.getItem(key), () => (mem.has(key) ? mem.get(key) : null)),
+    setItem: (key, value) => guard((s) => s.setItem(key, String(value)), () => void mem.set(key, String(value))),
+    removeItem: (key) => guard((s) => s.removeItem(key), () => void mem.delete(key)),
+  };
+}
+
+// --- the channel to the parent ------------------------------------------------------------------
+
+/** The allowed parent origins from <html data-embed-origins>. */
+export function configuredOrigins(root = document.documentElement) {
+  return (root.dataset.embedOrigins || "").split(/\s+/).filter(Boolean);
+}
+
+/** Whether `origin` is one of `origins` ("*" any; "https://*.example.com" any subdomain). */
+export function originAllowed(origins, origin) {
+  return !!origin && origin !== "null" && origins.some((p) => originMatches(p, origin));
+}
+
+function originMatches(pattern, origin) {
+  if (pattern === "*") return true;
+  if (!pattern.includes("*")) return pattern === origin;
+  const re = new RegExp("^" + pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\/]/g, "\\$&")).join("[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*") + "$");
+  return re.test(origin);
+}
+
+function parentOriginGuess() {
+  const ancestors = window.location.ancestorOrigins; // Chromium, Safari
+  if (ancestors && ancestors.length) return ancestors[0];
+  try {
+    return window.parent.location.origin; // readable only when the parent is same-origin
+  } catch {
+    // cross-origin: fall through
+  }
+  try {
+    // The referrer is the parent only on the frame's first page; after a link inside the frame it is us.
+    const origin = document.referrer ? new URL(document.referrer).origin : null;
+    return origin === window.location.origin ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Post to and hear from the parent window, limited to the allowed origins. */
+export function parentChannel(origins = configuredOrigins(), target = window.parent) {
+  const framed = target && target !== window;
+  const allowed = (origin) => originAllowed(origins, origin);
+  let parentOrigin = parentOriginGuess();
+  const handlers = [];
+  window.addEventListener("message", (event) => {
+    if (!framed || event.source !== target || !allowed(event.origin)) return;
+    if (!event.data || typeof event.data !== "object") return;
+    parentOrigin = event.origin; // now certain
+    for (const handler of handlers) handler(event.data);
+  });
+  return {
+    get enabled() {
+      return framed && origins.length > 0;
+    },
+    /** Post a message; false when there is no allowed parent to receive it. */
+    send(message) {
+      if (!framed) return false;
+      if (parentOrigin && allowed(parentOrigin)) {
+        target.postMessage(message, parentOrigin);
+        return true;
+      }
+      if (parentOrigin) return false; // a parent we know, and may not talk to
+      const exact = origins.filter((o) => o !== "*" && !o.includes("*"));
+      for (const origin of exact) target.postMessage(message, origin); // the browser drops mismatches
+      return exact.length > 0;
+    },
+    on(handler) {
+      handlers.push(handler);
+    },
+  };
+}
+
+// --- auto-height (the H5P resizer protocol) -----------------------------------------------------
+
+/** Keep the parent's iframe as tall as the page. Returns a function that stops it. */
+export function startResizer(channel) {
+  let friendly = false;
+  let queued = false;
+  const measure = () => {
+    queued = false;
+    if (!friendly) channel.send({ context: "h5p", action: "hello" });
+    else
+      channel.send({
+        context: "h5p",
+        action: "prepareResize",
+        scrollHeight: document.body.scrollHeight,
+        clientHeight: document.body.clientHeight,
+      });
+  };
+  const schedule = () => {
+    if (!queued) {
+      queued = true;
+      setTimeout(measure, 0);
+    }
+  };
+  channel.on((msg) => {
+    if (msg.context !== "h5p") return;
+    if (msg.action === "hello") {
+      friendly = true;
+      document.body.style.height = "auto";
+      document.body.style.overflow = "hidden"; // the parent's frame scrolls, not ours
+      schedule();
+    } else if (msg.action === "resizePrepared") {
+      channel.send({ context: "h5p", action: "resize", scrollHeight: document.body.scrollHeight });
+    } else if (msg.action === "resize") {
+      schedule();
+    } else if (msg.action === "ready") {
+      channel.send({ context: "h5p", action: "hello" }); // a resizer loaded after us
+    }
+  });
+  const observer = new ResizeObserver(schedule);
+  observer.observe(document.body);
+  channel.send({ context: "h5p", action: "hello" });
+  return () => observer.disconnect();
+}
+
+// --- xAPI statements ----------------------------------------------------------------------------
+
+function uuid() {
+  if (crypto.randomUUID) return crypto.randomUUID(); // secure contexts only
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function visitActor() {
+  const storage = safeStorage("session");
+  let id = storage.getItem("lesson.visit");
+  if (!id) {
+    id = uuid().replace(/-/g, "");
+    storage.setItem("lesson.visit", id);
+  }
+  return { objectType: "Agent", account: { homePage: window.location.origin, name: id } };
+}
+
+/**
+ * Build and post statements. `lessonIri` defaults to <html data-lesson-iri>, else this page's URL.
+ * A learner named by the parent's 'resume' message becomes the actor of later statements.
+ */
+export function createEmitter(channel, lessonIri = null) {
+  const iri = (lessonIri || document.documentElement.dataset.lessonIri || window.location.origin + window.location.pathname).replace(/\/$/, "");
+  let actor = null;
+  channel.on((msg) => {
+    if (msg.context !== "lesson" || msg.action !== "resume") return;
+    const learner = msg.learner;
+    if (learner && typeof learner.id === "string" && learner.id) {
+      actor = { objectType: "Agent", account: { homePage: parentOriginGuess() || window.location.origin, name: learner.id } };
+      if (typeof learner.name === "string" && learner.name) actor.name = learner.name;
+    }
+    window.dispatchEvent(new CustomEvent("lesson:resume", { detail: { progress: msg.progress || null, learner: learner || null } }));
+  });
+
+  const statement = (verb, kind, part, title, result) => {
+    if (kind !== "lesson" && !PART.test(String(part))) throw new Error(`bad ${kind} id for a statement: ${part}`);
+    const definition = { type: TYPES[kind] };
+    if (title) definition.name = { "en-US": String(title) };
+    if (kind === "question") definition.interactionType = "choice";
+    const out = {
+      id: uuid(),
+      actor: actor || (actor = visitActor()),
+      verb: { id: `${ADL}/verbs/${verb}`, display: { "en-US": verb } },
+      object: { objectType: "Activity", id: kind === "lesson" ? iri : `${iri}/${kind}/${part}`, definition },
+      timestamp: new Date().toISOString(),
+    };
+    if (result) out.result = result;
+    return out;
+  };
+  const emit = (s) => {
+    channel.send({ context: "lesson", action: "statement", statement: s });
+    window.dispatchEvent(new CustomEvent("lesson:statement", { detail: s })); // for a future LRS relay
+    return s;
+  };
+
+  return {
+    /** Ask the parent for saved progress; it arrives as a 'lesson:resume' event on window. */
+    ready: () => channel.send({ context: "lesson", action: "ready" }),
+    experienced: (section, title) => emit(statement("experienced", "section", section, title)),
+    answered: (question, response, success, title) =>
+      emit(statement("answered", "question", question, title, { success: !!success, response: String(response) })),
+    goalCompleted: (goal, title) => emit(statement("completed", "goal", goal, title, { completion: true })),
+    lessonCompleted: (title) => emit(statement("completed", "lesson", null, title, { completion: true })),
+    /** 'passed' when correct/total reaches `passing` (0..1), else 'failed'; the score is scaled to 0..1. */
+    lessonScored: (correct, total, passing = 0.8, title) => {
+      if (!(total > 0 && correct >= 0 && correct <= total)) throw new Error(`bad score ${correct}/${total}`);
+      const scaled = Math.round((correct / total) * 10000) / 10000;
+      const passed = scaled >= passing;
+      const result = { success: passed, completion: true, score: { scaled, raw: correct, min: 0, max: total } };
+      return emit(statement(passed ? "passed" : "failed", "lesson", null, title, result));
+    },
+  };
+}
+
+/** Everything at once, for a page in an iframe: resizer, emitter and a 'ready' to the parent. */
+export function startEmbed(origins = configuredOrigins()) {
+  safeStorage("session"); // probe now, so a refusal is said at load rather than at the first save
+  const channel = parentChannel(origins);
+  const emitter = createEmitter(channel);
+  if (channel.enabled) {
+    startResizer(channel);
+    emitter.ready();
+  }
+  return { channel, emitter };
+}

@@ -1,0 +1,282 @@
+"""static/js/embed.js in a cross-origin iframe under the parent snippet from docs/embedding.md:
+auto-height, statements in order, refused origins, and storage that is refused."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Frame, Page, expect
+
+from lesson import xapi
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).parent
+
+
+def parent_snippet() -> str:
+    text = (REPO / "docs" / "embedding.md").read_text()
+    found = re.search(r"<!-- parent-snippet -->\s*```html\n(.*?)```", text, re.S)
+    assert found, "docs/embedding.md lost its parent snippet"
+    snippet = found.group(1)
+    assert len(snippet.strip().splitlines()) <= 12
+    return snippet
+
+
+@pytest.fixture
+def origins(static_origin: Callable[[Path], str], tmp_path: Path) -> tuple[str, str]:
+    """(portal origin, lesson origin): the docs' parent snippet on one, embed.js on the other."""
+    child_dir, portal_dir = tmp_path / "child", tmp_path / "portal"
+    child_dir.mkdir()
+    portal_dir.mkdir()
+    shutil.copy(REPO / "static" / "js" / "embed.js", child_dir / "embed.js")
+    shutil.copy(HERE / "pages" / "child.html", child_dir / "child.html")
+    child, portal = static_origin(child_dir), static_origin(portal_dir)
+    snippet = parent_snippet().replace(
+        "https://lab.example/lessons/hot-swapping?embed=1", f"{child}/child.html?origins={portal}"
+    )
+    snippet = snippet.replace('"https://lab.example"', f'"{child}"')
+    refused = f"{child}/child.html?origins=https://portal.example"
+    (portal_dir / "portal.html").write_text(
+        f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portal</title>
+<script>
+  window.received = [];
+  addEventListener("message", (e) => window.received.push({{
+    frame: e.source === document.getElementById("lesson").contentWindow ? "lesson" : "other", data: e.data}}));
+</script></head>
+<body><h1>Portal</h1>
+{snippet}
+<iframe id="refused" title="Refused lesson" src="{refused}" style="width: 100%"></iframe>
+</body></html>"""
+    )
+    return portal, child
+
+
+def frame_of(page: Page, title: str) -> Frame:
+    expect(
+        page.frame_locator(f"iframe[title='{title}']").get_by_role("heading", name="Embedded lesson")
+    ).to_be_visible()
+    handle = page.locator(f"iframe[title='{title}']").element_handle()
+    frame = handle.content_frame()
+    frame.wait_for_function("() => window.lesson !== undefined")
+    return frame
+
+
+def height(page: Page) -> int:
+    return page.evaluate("document.getElementById('lesson').offsetHeight")
+
+
+def test_the_frame_grows_and_shrinks_with_the_lesson(page: Page, origins: tuple[str, str]) -> None:
+    portal, _ = origins
+    page.goto(f"{portal}/portal.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    page.wait_for_function("document.getElementById('lesson').offsetHeight >= 200")
+    lesson.evaluate("document.getElementById('filler').style.height = '3000px'")
+    page.wait_for_function("document.getElementById('lesson').offsetHeight >= 3000")
+    lesson.evaluate("document.getElementById('filler').style.height = '40px'")
+    page.wait_for_function("document.getElementById('lesson').offsetHeight < 300")
+    assert 40 <= height(page) < 300
+    assert lesson.evaluate("getComputedStyle(document.body).overflow") == "hidden"
+
+
+def test_statements_arrive_in_order_with_the_right_fields(page: Page, origins: tuple[str, str]) -> None:
+    portal, _ = origins
+    page.goto(f"{portal}/portal.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    lesson.evaluate(
+        """() => {
+            const e = window.lesson.emitter;
+            e.experienced("why-churn", "Why churn");
+            e.answered("q1", "b", true);
+            e.answered("q2", "a", false);
+            e.goalCompleted("outage-recovered");
+            e.lessonCompleted("Hot-swapping");
+            e.lessonScored(4, 5);
+        }"""
+    )
+    page.wait_for_function(
+        "window.received.filter(m => m.data.context === 'lesson' && m.data.action === 'statement').length >= 6"
+    )
+    received = page.evaluate("window.received")
+    assert all(m["frame"] == "lesson" for m in received), "the refused frame posted to the portal"
+    assert {"context": "lesson", "action": "ready"} in [m["data"] for m in received]
+    statements = [m["data"]["statement"] for m in received if m["data"].get("action") == "statement"]
+    parsed = [xapi.validate_statement(s) for s in statements]
+    assert [p.verb.id.rsplit("/", 1)[1] for p in parsed] == [
+        "experienced",
+        "answered",
+        "answered",
+        "completed",
+        "completed",
+        "passed",
+    ]
+    base = "https://lab.example/lessons/hot-swapping"
+    assert [p.object.id for p in parsed] == [
+        f"{base}/section/why-churn",
+        f"{base}/question/q1",
+        f"{base}/question/q2",
+        f"{base}/goal/outage-recovered",
+        base,
+        base,
+    ]
+    assert statements[1]["result"] == {"success": True, "response": "b"}
+    assert statements[2]["result"] == {"success": False, "response": "a"}
+    assert statements[5]["result"]["score"] == {"scaled": 0.8, "raw": 4, "min": 0, "max": 5}
+    assert len({p.id for p in parsed}) == 6
+    assert len({p.actor.account.name for p in parsed}) == 1  # one visitor throughout
+
+
+def test_a_refused_origin_neither_hears_nor_is_heard(page: Page, origins: tuple[str, str]) -> None:
+    portal, _ = origins
+    page.goto(f"{portal}/portal.html")
+    refused = frame_of(page, "Refused lesson")
+    assert refused.evaluate("window.lesson.channel.send({context: 'lesson', action: 'ready'})") is False
+    assert refused.evaluate("window.lesson.emitter.experienced('why-churn')")["verb"]  # built, never posted
+    refused.evaluate(
+        """() => {
+            window.probe = {heard: false, resumedBefore: false};
+            let resumed = false;
+            addEventListener("lesson:resume", () => { resumed = true; });
+            // Registered after embed.js's listener, so this runs after it has handled the same message.
+            addEventListener("message", () => { window.probe = {heard: true, resumedBefore: resumed}; });
+        }"""
+    )
+    page.evaluate(
+        """document.getElementById('refused').contentWindow.postMessage(
+            {context: 'lesson', action: 'resume', progress: {v: 1}, learner: {id: 'x'}}, '*')"""
+    )
+    refused.wait_for_function("window.probe.heard")
+    assert refused.evaluate("window.probe.resumedBefore") is False
+    # Both frames loaded and the allowed one talked: nothing came from the refused one.
+    frame_of(page, "MCP Churn Lab")
+    page.wait_for_function("window.received.some(m => m.frame === 'lesson')")
+    assert all(m["frame"] == "lesson" for m in page.evaluate("window.received"))
+
+
+def test_origin_patterns(page: Page, origins: tuple[str, str]) -> None:
+    portal, _ = origins
+    page.goto(f"{portal}/portal.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    cases = {
+        "https://a.example.com": True,
+        "https://a.b.example.com": True,
+        "https://example.com": False,
+        "https://evilexample.com": False,
+        "https://a.example.com.evil.net": False,
+        "https://a.example.com:8443": False,
+        "http://a.example.com": False,
+        "null": False,
+    }
+    got = lesson.evaluate(
+        "cases => Object.keys(cases).map(o => [o, window.embedModule.originAllowed(['https://*.example.com'], o)])",
+        cases,
+    )
+    assert dict(got) == cases
+    assert lesson.evaluate("window.embedModule.originAllowed(['*'], 'https://any.example')") is True
+    assert lesson.evaluate("window.embedModule.originAllowed(['https://a.example'], 'https://a.example:444')") is False
+
+
+def test_refused_storage_falls_back_to_memory_and_says_so_once(
+    context: BrowserContext, page: Page, origins: tuple[str, str]
+) -> None:
+    portal, child = origins
+    port = child.rsplit(":", 1)[1]
+    context.add_init_script(
+        f"""if (location.port === "{port}") {{
+            const refuse = () => {{ throw new DOMException("third-party storage is blocked", "SecurityError"); }};
+            Object.defineProperty(window, "sessionStorage", {{ get: refuse }});
+            Object.defineProperty(window, "localStorage", {{ get: refuse }});
+            window.storageEvents = 0;
+            addEventListener("lesson:storage-unavailable", () => window.storageEvents++);
+        }}"""
+    )
+    page.goto(f"{portal}/portal.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    framed = page.frame_locator("iframe[title='MCP Churn Lab']")
+    expect(framed.get_by_role("status")).to_have_text(re.compile("kept only until you reload"))
+    result = lesson.evaluate(
+        """() => {
+            const m = window.embedModule, s = m.safeStorage("session"), l = m.safeStorage("local");
+            s.setItem("handle", "h-1");
+            l.setItem("k", 2);
+            const again = m.safeStorage("session").getItem("handle");
+            return {persistent: s.persistent, handle: s.getItem("handle"), again,
+                    local: l.getItem("k"), reason: m.storageUnavailable(), events: window.storageEvents};
+        }"""
+    )
+    assert result == {
+        "persistent": False,
+        "handle": "h-1",
+        "again": "h-1",
+        "local": "2",
+        "reason": "SecurityError",
+        "events": 1,
+    }
+    # Statements still flow without storage (the visitor id lives in memory).
+    lesson.evaluate("window.lesson.emitter.experienced('why-churn')")
+    page.wait_for_function("window.received.some(m => m.data.action === 'statement')")
+
+
+def test_storage_that_works_is_used_and_nothing_is_said(page: Page, origins: tuple[str, str]) -> None:
+    portal, _ = origins
+    page.goto(f"{portal}/portal.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    result = lesson.evaluate(
+        """() => { const s = window.embedModule.safeStorage("session"); s.setItem("a", "1");
+                   return {persistent: s.persistent, raw: sessionStorage.getItem("a"),
+                           reason: window.embedModule.storageUnavailable()}; }"""
+    )
+    assert result == {"persistent": True, "raw": "1", "reason": None}
+    expect(page.frame_locator("iframe[title='MCP Churn Lab']").get_by_role("status")).to_be_hidden()
+
+
+@pytest.fixture
+def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path) -> Iterator[BrowserContext]:
+    """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
+    storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
+    profile = tmp_path / "profile"
+    (profile / "Default").mkdir(parents=True)
+    prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
+    (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+    context = browser_type.launch_persistent_context(str(profile), **browser_type_launch_args)
+    yield context
+    context.close()
+
+
+def test_in_a_cross_site_frame_with_third_party_storage_blocked(
+    blocking_context: BrowserContext, origins: tuple[str, str], tmp_path: Path
+) -> None:
+    portal, child = origins
+    # localhost and 127.0.0.1 are different sites, so the lesson frame becomes third-party.
+    cross_site = child.replace("127.0.0.1", "localhost")
+    html = (tmp_path / "portal" / "portal.html").read_text().replace(child, cross_site)
+    (tmp_path / "portal" / "cross-site.html").write_text(html)
+    page = blocking_context.new_page()
+    page.goto(f"{portal}/cross-site.html")
+    lesson = frame_of(page, "MCP Churn Lab")
+    assert lesson.url.startswith(cross_site)
+    refused = lesson.evaluate("() => { try { sessionStorage.length; return 'allowed'; } catch (e) { return e.name; } }")
+    assert refused == "SecurityError", "this Chromium did not block third-party storage"
+
+    framed = page.frame_locator("iframe[title='MCP Churn Lab']")
+    expect(framed.get_by_role("status")).to_have_text(re.compile("kept only until you reload"))
+    result = lesson.evaluate(
+        """() => { const s = window.embedModule.safeStorage("session"); s.setItem("handle", "h-2");
+                   return {persistent: s.persistent, handle: s.getItem("handle")}; }"""
+    )
+    assert result == {"persistent": False, "handle": "h-2"}
+    # The rest carries on: the frame still fits its content and statements still reach the portal.
+    lesson.evaluate("document.getElementById('filler').style.height = '2500px'")
+    page.wait_for_function("document.getElementById('lesson').offsetHeight >= 2500")
+    lesson.evaluate("window.lesson.emitter.answered('q1', 'b', true)")
+    page.wait_for_function("window.received.some(m => m.data.action === 'statement')")
+    statement = next(
+        m["data"]["statement"] for m in page.evaluate("window.received") if m["data"].get("action") == "statement"
+    )
+    assert xapi.validate_statement(statement).result.success is True

@@ -1,0 +1,164 @@
+"""The SCORM package in a test LMS: the launch page finds the LMS's API, frames the lesson from the
+app's own origin, and turns the lesson's statements into status, score and suspend data; a returning
+learner gets that progress back."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Frame, Page, expect
+
+from lesson import scorm, xapi
+
+pytestmark = pytest.mark.e2e
+
+SLUG = "hot-swapping"
+HERE = Path(__file__).parent
+
+
+@pytest.fixture
+def lms(live_server: str, static_origin: Callable[[Path], str], tmp_path: Path) -> str:
+    """The test LMS page and the unpacked package, on an origin other than the app's."""
+    shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
+    data = scorm.build_package(SLUG, "Hot-swapping", live_server)
+    zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path / "pkg")
+    return static_origin(tmp_path) + "/lms.html"
+
+
+def lesson_frame(page: Page, live_server: str) -> Frame:
+    framed = page.frame_locator("#sco").frame_locator("#lesson-frame")
+    expect(framed.locator("h1")).to_be_visible()
+    return next(f for f in page.frames if f.url.startswith(f"{live_server}/lessons/{SLUG}"))
+
+
+def send(frame: Frame, statements: list[dict]) -> None:
+    frame.evaluate(
+        "list => list.forEach(s => parent.postMessage({context: 'lesson', action: 'statement', statement: s}, '*'))",
+        statements,
+    )
+
+
+def set_values(page: Page) -> list[list[str]]:
+    return [c[1:] for c in page.evaluate("lmsCalls") if c[0] == "LMSSetValue"]
+
+
+def test_reports_completion_score_and_suspend_data(page: Page, lms: str, live_server: str) -> None:
+    page.goto(lms)
+    expect(page.get_by_label("Lesson status")).to_have_text("incomplete")
+    sco = page.frame_locator("#sco")
+    expect(sco.get_by_role("status")).to_have_text(re.compile("recorded by your learning platform"))
+    frame = lesson_frame(page, live_server)
+    assert page.evaluate("lmsCalls")[0] == ["LMSInitialize", ""]
+
+    iri = f"{live_server}/lessons/{SLUG}"
+    actor = xapi.anonymous_actor(live_server, "visit-1")
+    # A message from the LMS page itself (not the lesson's frame) must be ignored.
+    page.evaluate(
+        "s => document.getElementById('sco').contentWindow.postMessage("
+        "{context: 'lesson', action: 'statement', statement: s}, '*')",
+        xapi.lesson_scored(actor, iri, 0, 5).to_json(),
+    )
+    send(
+        frame,
+        [xapi.experienced(actor, iri, "why-churn").to_json(), xapi.answered(actor, iri, "q1", "b", True).to_json()],
+    )
+    expect(page.get_by_label("Lesson status")).to_have_text("incomplete")
+    send(
+        frame,
+        [
+            xapi.goal_completed(actor, iri, "outage-recovered").to_json(),
+            xapi.lesson_completed(actor, iri).to_json(),
+        ],
+    )
+    expect(page.get_by_label("Lesson status")).to_have_text("completed")
+    send(frame, [xapi.lesson_scored(actor, iri, 4, 5).to_json()])
+    expect(page.get_by_label("Lesson status")).to_have_text("passed")
+    expect(page.get_by_label("Score")).to_have_text("80")
+
+    values = set_values(page)
+    assert ["cmi.core.lesson_status", "failed"] not in values  # the forged statement did nothing
+    assert ["cmi.core.score.min", "0"] in values and ["cmi.core.score.max", "100"] in values
+    suspend = json.loads(page.evaluate("lmsData['cmi.suspend_data']"))
+    assert suspend["s"] == ["why-churn"]
+    assert suspend["a"] == {"q1": ["b", 1]}
+    assert suspend["g"] == ["outage-recovered"]
+    assert suspend["c"] is True and suspend["sc"] == 0.8 and suspend["p"] is True
+
+    page.get_by_role("button", name="Close the lesson").click()
+    expect(page.get_by_label("Finished")).to_have_text("yes")
+    calls = page.evaluate("lmsCalls")
+    assert calls[-1] == ["LMSFinish", ""]
+    session_time = [c[2] for c in calls if c[:2] == ["LMSSetValue", "cmi.core.session_time"]]
+    assert session_time and re.fullmatch(r"\d{2,4}:\d{2}:\d{2}", session_time[0])
+    assert ["LMSSetValue", "cmi.core.exit", ""] in calls  # finished: nothing to resume
+
+
+def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, live_server: str) -> None:
+    saved = {"v": 1, "s": ["why-churn", "outages"], "a": {"q1": ["b", 1]}, "g": [], "c": False, "sc": None, "p": None}
+    page.goto(lms + "?status=incomplete&suspend=" + json.dumps(saved))
+    frame = lesson_frame(page, live_server)
+    resume = frame.evaluate(
+        """() => new Promise(resolve => {
+            addEventListener('message', e => { if (e.data && e.data.action === 'resume') resolve(e.data); });
+            parent.postMessage({context: 'lesson', action: 'ready'}, '*');
+        })"""
+    )
+    assert resume["context"] == "lesson"
+    assert resume["progress"] == saved
+    assert resume["learner"] == {"id": "learner-7", "name": "Doe, Ada"}
+
+    iri = f"{live_server}/lessons/{SLUG}"
+    send(frame, [xapi.answered(xapi.anonymous_actor(live_server, "v"), iri, "q2", "a", False).to_json()])
+    page.wait_for_function("lmsData['cmi.suspend_data'].includes('q2')")
+    page.get_by_role("button", name="Close the lesson").click()
+    expect(page.get_by_label("Finished")).to_have_text("yes")
+    suspend = json.loads(page.evaluate("lmsData['cmi.suspend_data']"))
+    assert suspend["s"] == ["why-churn", "outages"]
+    assert suspend["a"] == {"q1": ["b", 1], "q2": ["a", 0]}
+    assert ["LMSSetValue", "cmi.core.exit", "suspend"] in page.evaluate("lmsCalls")
+    # Resuming does not reset a learner already under way.
+    assert ["LMSSetValue", "cmi.core.lesson_status", "incomplete"] not in page.evaluate("lmsCalls")
+
+
+def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms: str, live_server: str) -> None:
+    page.goto(lms)
+    frame = lesson_frame(page, live_server)
+    reply = frame.evaluate(
+        """() => new Promise(resolve => {
+            addEventListener('message', e => { if (e.data && e.data.context === 'h5p') resolve(e.data); });
+            parent.postMessage({context: 'h5p', action: 'hello'}, '*');
+        })"""
+    )
+    assert reply == {"context": "h5p", "action": "hello"}
+    frame.evaluate(
+        """() => new Promise(resolve => {
+            addEventListener('message', e => {
+                if (e.data && e.data.action === 'resizePrepared') {
+                    parent.postMessage({context: 'h5p', action: 'resize', scrollHeight: 1234}, '*');
+                    resolve();
+                }
+            });
+            parent.postMessage({context: 'h5p', action: 'prepareResize', scrollHeight: 1234, clientHeight: 500}, '*');
+        })"""
+    )
+    expect(page.frame_locator("#sco").get_by_title("Hot-swapping")).to_have_attribute(
+        "style", re.compile(r"height: 1234px")
+    )
+
+
+def test_without_an_lms_the_launch_page_says_so_and_still_shows_the_lesson(
+    page: Page, lms: str, live_server: str
+) -> None:
+    page.goto(lms.replace("/lms.html", "/pkg/index.html"))
+    expect(page.get_by_role("status")).to_have_text(re.compile("No learning platform found"))
+    expect(page.frame_locator("#lesson-frame").locator("h1")).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
