@@ -1,9 +1,10 @@
-"""The ``lesson`` command: ``lesson serve`` and ``lesson check``."""
+"""The ``lesson`` command: ``lesson serve``, ``lesson check`` and ``lesson trace``."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 from pathlib import Path
 
@@ -42,6 +43,35 @@ def _serve(host: str, port: int) -> int:
     return 0
 
 
+def _trace(source: str) -> int:
+    """Print a playground's wire messages as JSON lines; a bad playground is an error on stderr, exit 2."""
+    from pydantic import ValidationError
+
+    from .sim.playground import MAX_EVENTS, Playground
+    from .sim.trace import trace
+
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as err:
+        print(f"trace: cannot read {source}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    try:
+        playground = Playground.model_validate_json(text)
+    except ValidationError as err:
+        print(f"trace: not a playground ({source}):\n{err}", file=sys.stderr)
+        return 2
+    if len(playground.events) > MAX_EVENTS:
+        print(f"trace: a playground holds at most {MAX_EVENTS} events", file=sys.stderr)
+        return 2
+    try:
+        for line in trace(playground):
+            print(json.dumps(line, separators=(",", ":")))
+    except KeyError as err:  # an unknown scenario name
+        print(f"trace: {err.args[0]}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lesson", description="MCP Churn Lab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -50,9 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     check = sub.add_parser("check", help="validate content/ and exit non-zero on the first error")
     check.add_argument("--content", type=Path, default=None, help="content folder (default: the repo's)")
+    trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
+    trace.add_argument("playground", nargs="?", default="-", help="playground JSON file (default: stdin)")
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.host, args.port)
+    if args.command == "trace":
+        return _trace(args.playground)
     return _check(args.content)
 
 
