@@ -81,8 +81,6 @@ Frame = Annotated[
 ]
 WireMessage = Frame  # the name the view used before frames were typed
 
-ON_WIRE = (HttpRequest, HttpResponse, SseEvent, StdioLine)
-
 
 def http_request(
     era: Era,

@@ -29,8 +29,12 @@ class WireWatch:
             return
         if isinstance(event, ev.AddServer):
             self.fresh.add(event.server)
-        if isinstance(event, ev.SwitchEra):
-            self.fresh |= {event.server} if event.server else set(run.state.host.clients)
+            # a new client is a new connection: its ids start afresh, and nothing of the old one is open
+            self.open.pop(("host", event.server), None)
+            self.open.pop((event.server, "host"), None)
+        if isinstance(event, ev.SwitchEra):  # a client that changes era starts a new connection
+            old = prev.state.host.clients
+            self.fresh |= {n for n, c in run.state.host.clients.items() if n in old and old[n].era != c.era}
         if isinstance(event, ev.ServerBack) and event.transport:
             self.fresh.add(event.server)
         for m in frames:

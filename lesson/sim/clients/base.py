@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from .. import gateway, servers
 from .. import wire as w
 from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
-from ..step import CallRecord, Step
+from ..step import CallRecord, Step, Tone
 from ..transport import Link
 
 # The one string the model passes for each argument: a plausible value, not the same words everywhere.
@@ -44,8 +44,8 @@ class BaseClient:
     def srv(self) -> SimServer:
         return self.st.s.servers[self.c.server]
 
-    def say(self, text: str, tone: str = "info") -> None:
-        self.st.say(text, tone)  # type: ignore[arg-type]
+    def say(self, text: str, tone: Tone = "info") -> None:
+        self.st.say(text, tone)
 
     def next_id(self) -> int:
         rid = self.c.next_id

@@ -48,11 +48,4 @@ def _answer(st: Step, e: UserAnswers) -> None:
         raise Rejected(f"{e.server} is not waiting for any answer.")
     if not srv.up or c.status == "down":
         raise Rejected(f"{e.server} is down; the answer has to wait until it is back.")
-    if (
-        c.pending_input.elicit_id is None
-        and c.era == "legacy"
-        or c.pending_input.elicit_id is not None
-        and c.era == "modern"
-    ):
-        raise Rejected(f"The question from {e.server} was asked in the other era; ask again.")
     client_for(st, c).answer(e.answer, e.after_expiry)
