@@ -46,6 +46,8 @@ class WireWatch:
         if m.transport == "stdio":
             assert isinstance(m, (StdioLine, StreamEnd, HostBuilt)), f"{m.kind} on stdio"
             assert m.headers == {} and m.http is None, f"HTTP parts on stdio: {m.http} {m.headers}"
+            if m.on_wire:  # a line is a message: stdio has no empty frames (no 202, no GET)
+                assert m.payload is not None and "jsonrpc" in m.payload
         # what never crossed the wire is typed so, and the host builds only for the model
         if isinstance(m, HostBuilt):
             assert (m.sender, m.receiver, m.on_wire) == ("host", "model", False)
