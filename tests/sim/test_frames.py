@@ -178,3 +178,23 @@ def test_undo_and_at_step_use_checkpoints_and_match_a_replay() -> None:
     assert undo(last) == runs[-2]
     with pytest.raises(ValueError):
         at_step(last, len(events) + 1)
+
+
+def test_the_view_json_types_every_wire_item() -> None:
+    run = play("outage", "legacy", StartCall(server="A", tool="search_docs"))
+    run, v = step(run, ServerDies(server="A"))
+    items = v.model_dump(mode="json")["wire"]
+    assert [(i["kind"], i["on_wire"]) for i in items] == [("stream_end", False), ("host_built", False)]
+    assert all({"sender", "receiver", "http", "headers", "payload", "note"} <= set(i) for i in items)
+
+
+def test_every_event_declares_its_label_beside_its_handler() -> None:
+    import typing
+
+    from lesson.sim.events import HANDLERS, Event
+
+    classes = typing.get_args(typing.get_args(Event)[0])
+    assert {c.model_fields["kind"].default for c in classes} == set(HANDLERS)
+    for cls in classes:
+        assert "{" not in cls.label or cls.label.count("{") == cls.label.count("}")
+        assert HANDLERS[cls.model_fields["kind"].default].__module__ == cls.__module__
