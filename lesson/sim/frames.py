@@ -149,7 +149,7 @@ def sse_event(
         sender=sender,
         receiver=receiver,
         transport="http",
-        http="SSE event",
+        http=f"SSE event, id {event_id}" if event_id else "SSE event",
         payload=payload,
         event_id=event_id,
         checks=checks_for(era, payload, answers),

@@ -72,6 +72,7 @@ class SimServer(Strict):
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0
     state_seq: int = 0
+    event_seq: int = 0  # legacy, with an event store: the id of the last SSE event it stored
 
 
 class ListenStream(Strict):

@@ -141,11 +141,17 @@ class Link:
         self, payload: dict[str, Any], answers: str | None = None, note: str | None = None, event_id: str | None = None
     ) -> None:
         """A message on a stream that is already open; on stdio, a line on the process's stdout."""
-        c = self.c
+        c, srv = self.c, self.srv
         if self.stdio:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
-        else:
-            self.st.show(f.sse_event(c.era, c.server, "host", payload, answers=answers, event_id=event_id, note=note))
+            return
+        if event_id is None and c.era == "legacy" and srv.event_store:
+            # A server that stores events numbers them; the client remembers the last one to resume from.
+            srv.event_seq += 1
+            event_id = str(srv.event_seq)
+            if "id" not in payload and c.listen.open:  # a notification: it came on the session's GET stream
+                c.listen = c.listen.model_copy(update={"last_event_id": event_id})
+        self.st.show(f.sse_event(c.era, c.server, "host", payload, answers=answers, event_id=event_id, note=note))
 
     def status(
         self,

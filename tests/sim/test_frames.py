@@ -8,6 +8,7 @@ from lesson.sim import at_step, undo, view
 from lesson.sim.events import (
     AskUserInput,
     DeployTool,
+    ListenDrops,
     Reauthenticate,
     RestartServer,
     ServerBack,
@@ -19,6 +20,7 @@ from lesson.sim.events import (
     UserAnswers,
 )
 from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
+from lesson.sim.model import ToolDef
 
 from .support import ERAS, in_order, label, labels, play, prompt, step, wire
 
@@ -101,8 +103,6 @@ def test_signing_in_again_re_lists_without_any_list_changed(era: str) -> None:
 
 @era_param
 def test_a_server_that_never_sends_list_changed_is_re_listed_before_the_turn(era: str) -> None:
-    from lesson.sim.model import ToolDef
-
     run = play("guide", era, DeployTool(server="Q", tool=ToolDef(name="explain", description="Explain", arg="sql")))
     assert ("explain", "Q") not in prompt(view(run)), "nothing told the host"
     run, v = step(run, TakeTurn())
@@ -198,3 +198,13 @@ def test_every_event_declares_its_label_beside_its_handler() -> None:
     for cls in classes:
         assert "{" not in cls.label or cls.label.count("{") == cls.label.count("}")
         assert HANDLERS[cls.model_fields["kind"].default].__module__ == cls.__module__
+
+
+def test_a_legacy_server_with_an_event_store_numbers_its_events_and_the_client_resumes_from_the_last() -> None:
+    run = play("restart", "legacy", listen=True, event_store=True)
+    run, _ = step(run, DeployTool(server="W", tool=ToolDef(name="get_alerts", description="Alerts", arg="city")))
+    (event,) = [m for m in wire(run) if isinstance(m, SseEvent)]
+    assert event.event_id is not None
+    run, _ = step(run, ListenDrops(server="W"))
+    (get,) = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
+    assert get.headers["Last-Event-ID"] == event.event_id
