@@ -1,9 +1,10 @@
-"""The ``lesson`` command: ``lesson serve``, ``lesson check`` and ``lesson schema``."""
+"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace`` and ``export-scorm``."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 from pathlib import Path
 
@@ -75,6 +76,50 @@ def _export_scorm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _trace(source: str) -> int:
+    """Print a playground's wire messages as JSON lines; a bad playground is an error on stderr, exit 2."""
+    from pydantic import ValidationError
+
+    from .sim.playground import MAX_EVENTS, Playground
+    from .sim.trace import trace
+
+    if source != "-" and Path(source).suffix in (".yaml", ".yml"):
+        # A scenario file (content/scenarios/*.yaml): its start and scripted presses are a playground.
+        from .scripts import load_scenario
+        from .yamlfile import ContentError
+
+        try:
+            start, events = load_scenario(Path(source))
+        except ContentError as err:
+            print(f"trace: {err}", file=sys.stderr)
+            return 2
+        except OSError as err:
+            print(f"trace: cannot read {source}: {err.strerror or err}", file=sys.stderr)
+            return 2
+        playground = Playground(start=start, events=events)
+    else:
+        try:
+            text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        except OSError as err:
+            print(f"trace: cannot read {source}: {err.strerror or err}", file=sys.stderr)
+            return 2
+        try:
+            playground = Playground.model_validate_json(text)
+        except ValidationError as err:
+            print(f"trace: not a playground ({source}):\n{err}", file=sys.stderr)
+            return 2
+    if len(playground.events) > MAX_EVENTS:
+        print(f"trace: a playground holds at most {MAX_EVENTS} events", file=sys.stderr)
+        return 2
+    try:
+        for line in trace(playground):
+            print(json.dumps(line, separators=(",", ":")))
+    except KeyError as err:  # an unknown scenario name
+        print(f"trace: {err.args[0]}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lesson", description="MCP Churn Lab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -95,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     scorm.add_argument("--server", help="the public URL the lesson is served at (default: $LESSON_PUBLIC_URL)")
     scorm.add_argument("--mastery", type=int, default=80, help="passing score in percent (default 80)")
     scorm.add_argument("--content", type=Path, default=None, help="content folder (default: the repo's)")
+    trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
+    trace.add_argument("playground", nargs="?", default="-", help="playground JSON or scenario YAML (default: stdin)")
     args = parser.parse_args(argv)
     if args.command == "export-scorm":
         return _export_scorm(args)
@@ -102,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args.host, args.port, args.reload)
     if args.command == "schema":
         return _schema(args.out, args.check)
+    if args.command == "trace":
+        return _trace(args.playground)
     return _check(args.content)
 
 

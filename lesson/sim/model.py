@@ -1,7 +1,7 @@
 """The simulation's state: one host, its clients, and the simulated servers.
 
 Everything here is plain data (pydantic models that round-trip through JSON exactly). The rules
-that change it live in ``host.py``.
+that change it live in the clients, the servers' lifecycle and the event handlers.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class ToolDef(Strict):
     admin_only: bool = False
     arg: str = "query"  # the one string argument the simulated tool takes
     origin: str | None = None  # behind a gateway: the backend that provides it
+    read_only: bool = False  # readOnlyHint: true, and the other hints then mean nothing
+    destructive: bool = False  # destructiveHint, sent whenever readOnlyHint is false
 
 
 class SimServer(Strict):
@@ -70,6 +72,7 @@ class SimServer(Strict):
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0
     state_seq: int = 0
+    event_seq: int = 0  # legacy, with an event store: the id of the last SSE event it stored
 
 
 class ListenStream(Strict):
@@ -89,13 +92,17 @@ class InFlight(Strict):
 
 
 class PendingInput(Strict):
+    """A question a tool asked the user. Two ids, never one: the client's call that asked, and
+    (legacy only) the server's own elicitation request, which the answer must carry."""
+
     tool: str
     arguments: dict[str, str]
     question: str
-    request_id: int  # legacy: the server's elicitation id; modern: the call that asked
+    call_id: int  # the tools/call request that led to the question
+    elicit_id: int | None = None  # legacy: the id of the server's elicitation/create request
     request_state: str | None = None  # modern: held by the client between rounds
     generation: int  # server process that asked
-    expired: bool = False
+    stream_dropped: bool = False  # legacy: the call's SSE stream ended while the user was thinking
 
 
 class Client(Strict):
@@ -104,6 +111,7 @@ class Client(Strict):
     server: str
     era: Era
     status: Status = "connected"
+    greeted: bool = False  # has done its era's opening (legacy initialize, modern server/discover)
     session_id: str | None = None
     tools: list[ToolDef] = Field(default_factory=list)  # cached tools/list result
     stale: bool = False
@@ -121,6 +129,14 @@ class Client(Strict):
     refetches: int = 0  # tools/list calls made
     wasted_refetches: int = 0  # ... that returned the list unchanged
     ignored_notifications: int = 0
+
+
+class ToolCall(Strict):
+    """One call the model makes: which server, which tool, which arguments."""
+
+    server: str
+    tool: str
+    arguments: dict[str, str] = Field(default_factory=dict)
 
 
 class PromptTool(Strict):

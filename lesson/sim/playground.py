@@ -1,11 +1,14 @@
 """A playground: a start scenario plus a list of events. Replaying them gives the same state
-every time; undo is the replay of all but the last.
+every time.
 
 A run keeps a twin that starts in the other era and receives the same events, so every step can
-say what it would have done there.
+say what it would have done there. A run also keeps checkpoints (every ``STRIDE`` events), so undo
+and ``at_step`` replay a few events from the nearest checkpoint, never the whole playground.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import Field
 
@@ -16,6 +19,7 @@ from .scenarios import SCENARIOS, Start, start
 from .view import StepLog, View, build_view
 
 MAX_EVENTS = 500  # a playground longer than this is refused: it is a lesson, not a log store
+STRIDE = 8  # a checkpoint every this many events: undo costs at most STRIDE - 1 applies
 
 
 class Playground(Strict):
@@ -30,47 +34,24 @@ class Run(Strict):
     log: list[StepLog]
     last: Outcome | None = None
     other: Outcome | None = None
+    # The latest checkpoint strictly before this run (itself a run, with its own). How a run keeps its
+    # history is not part of what it is: equality and JSON leave it out.
+    checkpoint: Run | None = Field(default=None, exclude=True, repr=False)
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, Run):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in _COMPARED)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
-_LABELS = {
-    "deploy_tool": "{server} deploys a new tool",
-    "remove_tool": "{server} removes {tool}",
-    "add_server": "an admin adds {server}",
-    "remove_server": "an admin removes {server}",
-    "server_dies": "{server} dies",
-    "server_back": "{server} is back",
-    "restart_server": "{server} restarts",
-    "take_turn": "the model takes a turn",
-    "start_call": "the model starts a call on {server}",
-    "ask_user_input": "{server} asks the user a question",
-    "user_answers": "the user answers {server}",
-    "listen_drops": "the stream to {server} drops",
-    "token_expires": "the token for {server} expires",
-    "token_refreshed": "the token for {server} is renewed",
-    "switch_era": "the host switches to the {era} era",
-    "backend_joins": "{backend} joins gateway {gateway}",
-    "backend_leaves": "{backend} leaves gateway {gateway}",
-    "backend_fails": "{backend} fails its health check",
-    "backend_recovers": "{backend} recovers",
-    "create_basket": "the model calls create_basket",
-    "add_item": "the model calls add_item",
-    "land_on_replica": "calls land on replica {replica}",
-    "undeclared_list_changed": "{server} sends list_changed without declaring it",
-    "timer_list_changed": "{server}'s timer fires list_changed",
-    "set_batching": "batching {on}",
-    "reauthenticate": "the user signs in to {server} as {role}",
-}
+_COMPARED = [f for f in Run.model_fields if f != "checkpoint"]
 
 
 def describe(event: Event) -> str:
     """A short label for the log: what was pressed, in the lesson's words."""
-    fields = {k: ("on" if v is True else "off" if v is False else v) for k, v in event.model_dump().items()}
-    if fields.get("tool") is None:
-        fields["tool"] = "a tool"
-    elif isinstance(fields["tool"], dict):
-        fields["tool"] = fields["tool"]["name"]
-    text = _LABELS[event.kind].format_map(fields)
-    return text[0].upper() + text[1:]
+    return event.describe()
 
 
 def _for_twin(event: Event) -> Event:
@@ -95,6 +76,7 @@ def advance(run: Run, event: Event) -> Run:
     event = EVENT.validate_python(event)
     state, outcome = apply(run.state, event)
     twin, other = apply(run.twin, _for_twin(event))
+    checkpoint = run if len(run.playground.events) % STRIDE == 0 else run.checkpoint
     # Everything below is already valid; re-validating the whole history would cost O(events) per step.
     return Run.model_construct(
         playground=Playground.model_construct(start=run.playground.start, events=[*run.playground.events, event]),
@@ -103,6 +85,7 @@ def advance(run: Run, event: Event) -> Run:
         log=[*run.log, StepLog(step=state.step, label=describe(event), lines=outcome.lines)],
         last=outcome,
         other=other,
+        checkpoint=checkpoint,
     )
 
 
@@ -113,9 +96,23 @@ def replay(playground: Playground) -> Run:
     return run
 
 
+def at_step(run: Run, n: int) -> Run:
+    """The run as it was after its first ``n`` events (0: the start), replayed from the nearest checkpoint."""
+    events = run.playground.events
+    if not 0 <= n <= len(events):
+        raise ValueError(f"step {n} is outside 0..{len(events)}")
+    base: Run | None = run
+    while base is not None and len(base.playground.events) > n:
+        base = base.checkpoint
+    if base is None:  # a run built without checkpoints (e.g. by model_validate)
+        base = begin(run.playground.start)
+    for event in events[len(base.playground.events) : n]:
+        base = advance(base, event)
+    return base
+
+
 def undo(run: Run) -> Run:
-    pg = run.playground
-    return replay(Playground(start=pg.start, events=pg.events[:-1]))
+    return at_step(run, len(run.playground.events) - 1)
 
 
 def view(run: Run) -> View:

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from pydantic import Field
 
-from .host import _Step
+from .clients import client_for
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef
+from .step import Step
 
 
 class Start(Strict):
@@ -22,13 +23,16 @@ def _t(name: str, description: str, arg: str = "query", **kw: bool) -> ToolDef:
     return ToolDef(name=name, description=description, arg=arg, **kw)
 
 
-DOCS = [_t("search_docs", "Search the product docs"), _t("read_page", "Read one docs page", "page")]
+DOCS = [
+    _t("search_docs", "Search the product docs", read_only=True),
+    _t("read_page", "Read one docs page", "page", read_only=True),
+]
 TRACKER = [
     _t("create_ticket", "Create a ticket", "title", idempotent=False),
     _t("assign_ticket", "Assign a ticket to someone", "ticket", idempotent=False),
 ]
 CALENDAR = [
-    _t("find_slot", "Find a free meeting slot", "who"),
+    _t("find_slot", "Find a free meeting slot", "who", read_only=True),
     _t("book_meeting", "Book a meeting", "slot", idempotent=False),
 ]
 
@@ -57,7 +61,7 @@ def _restart(opts: dict) -> tuple[list[SimServer], list[str]]:
             title="weather",
             transport=transport,
             tools=[
-                _t("get_forecast", "Forecast for a city", "city"),
+                _t("get_forecast", "Forecast for a city", "city", read_only=True),
                 _t("send_alert", "Send a weather alert to a team", "team", idempotent=False),
             ],
             issues_session_id=bool(opts.get("issues_session_id", True)),
@@ -108,6 +112,7 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
                     "workspace",
                     idempotent=False,
                     admin_only=True,
+                    destructive=True,
                 )
             ],
         ),
@@ -115,7 +120,10 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
             name="Q",
             title="postgres",
             list_changed=False,
-            tools=[_t("query", "Run a read-only SQL query", "sql"), _t("list_tables", "List the tables", "schema")],
+            tools=[
+                _t("query", "Run a read-only SQL query", "sql", read_only=True),
+                _t("list_tables", "List the tables", "schema", read_only=True),
+            ],
         ),
     ], ["P", "Q"]
 
@@ -141,11 +149,11 @@ def start(spec: Start) -> State:
         conversation=[Message(role="user", text="Help me get release 2.0 out of the door.")],
     )
     state = State(scenario=spec.name, host=host, servers={s.name: s for s in servers})
-    st = _Step(state)
+    st = Step(state)
     for name in configured:
         c = Client(server=name, era=spec.era)
         st.s.host.clients[name] = c
-        st.connect(c)
+        client_for(st, c).connect()
         c.last_change = "step 0: connected"
     st.s.host.pending_changes = 0
     return st.s

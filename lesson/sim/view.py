@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .host import CallRecord, LogLine, Outcome, TurnRecord, prompt_defs, tool_keys
+from .frames import Frame
 from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
-from .wire import WireMessage
+from .prompt import prompt_defs, tool_keys
+from .step import CallRecord, LogLine, Outcome, TurnRecord
 
 
 class ServerRow(Strict):
@@ -46,7 +47,7 @@ class EraSide(Strict):
     era: Era
     label: str
     lines: list[LogLine]
-    wire: list[WireMessage]
+    wire: list[Frame]
 
 
 class Comparison(Strict):
@@ -70,7 +71,7 @@ class View(Strict):
     servers: list[ServerRow]
     next_prompt: NextPrompt
     log: list[StepLog]
-    wire: list[WireMessage]
+    wire: list[Frame]
     turn: TurnRecord | None
     comparison: Comparison | None
     counters: Counters

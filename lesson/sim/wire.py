@@ -1,8 +1,8 @@
-"""Wire messages, per era: the JSON-RPC a host and its servers exchange, with the HTTP details
-that matter for churn (session ids, protocol version header, 404, Last-Event-ID).
+"""JSON-RPC messages, per era: what a host and its servers say to each other.
 
-Each message names the ``$defs`` entries of its era's official schema it must satisfy, so the
-tests can check every message the simulation emits.
+How they travel (HTTP requests and responses, SSE events, stdio lines) is ``frames.py`` and
+``transport.py``. ``checks_for`` names the ``$defs`` entries of the era's official schema each
+message must satisfy, so the tests can check every message the simulation emits.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .model import VERSION, Era, Strict, ToolDef, Transport
+from .model import VERSION, Era, Strict, ToolDef
 
 CLIENT_INFO = {"name": "LessonHost", "version": "1.0.0"}
 CLIENT_CAPS = {"elicitation": {"form": {}}}
@@ -20,19 +20,6 @@ SUB_KEY = "io.modelcontextprotocol/subscriptionId"
 class SchemaCheck(Strict):
     definition: str
     pointer: str = ""
-
-
-class WireMessage(Strict):
-    era: Era
-    sender: str
-    receiver: str
-    transport: Transport
-    http: str | None = None  # e.g. "POST /mcp" or "HTTP 404"; None on stdio
-    headers: dict[str, str] = {}
-    payload: dict[str, Any] | None = None
-    checks: list[SchemaCheck] = []
-    note: str | None = None
-    on_wire: bool = True  # False: built by the host itself, never sent by a server
 
 
 def digest(*parts: object, n: int = 32) -> str:
@@ -78,8 +65,15 @@ def tool_json(tool: ToolDef) -> dict[str, Any]:
             "properties": {tool.arg: {"type": "string"}},
             "required": [tool.arg],
         },
-        "annotations": {"idempotentHint": tool.idempotent, "readOnlyHint": False},
+        "annotations": annotations(tool),
     }
+
+
+def annotations(tool: ToolDef) -> dict[str, bool]:
+    """A read-only tool says so and nothing more: the other hints only mean something when it may write."""
+    if tool.read_only:
+        return {"readOnlyHint": True}
+    return {"readOnlyHint": False, "destructiveHint": tool.destructive, "idempotentHint": tool.idempotent}
 
 
 def server_info(title: str, generation: int) -> dict[str, str]:
@@ -171,6 +165,15 @@ def listen_closed(sub_id: str) -> dict:
     return result(sub_id, {"resultType": "complete", "_meta": {SUB_KEY: sub_id}})
 
 
+def cancelled(request_id: str | int) -> dict:
+    """Modern stdio: how a client ends its listen request."""
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id, "reason": "the client no longer listens"},
+    }
+
+
 def input_required(rid: int, question: str, state: str) -> dict:
     return result(
         rid,
@@ -223,7 +226,8 @@ def call_result_body(era: Era, text: str, is_error: bool = False) -> dict[str, A
     return body
 
 
-# The $defs entries each kind of message must satisfy, per era.
+# The $defs entries each kind of message must satisfy, per era. Keys: a request's or notification's
+# method; "<method> result" for the result of a request with that method; "error"; "host_result".
 CHECKS: dict[tuple[Era, str], list[SchemaCheck]] = {}
 
 
@@ -234,21 +238,48 @@ def _c(*pairs: tuple[str, str]) -> list[SchemaCheck]:
 for _era in ("legacy", "modern"):
     CHECKS[(_era, "tools/list")] = _c(("ListToolsRequest", ""))
     CHECKS[(_era, "tools/call")] = _c(("CallToolRequest", ""))
-    CHECKS[(_era, "list_changed")] = _c(("ToolListChangedNotification", ""))
+    CHECKS[(_era, "notifications/tools/list_changed")] = _c(("ToolListChangedNotification", ""))
     CHECKS[(_era, "error")] = _c(("JSONRPCErrorResponse", ""))
     CHECKS[(_era, "host_result")] = _c(("CallToolResult", ""))
 CHECKS[("legacy", "tools/list result")] = _c(("JSONRPCResultResponse", ""), ("ListToolsResult", "/result"))
 CHECKS[("legacy", "tools/call result")] = _c(("JSONRPCResultResponse", ""), ("CallToolResult", "/result"))
 CHECKS[("legacy", "initialize")] = _c(("InitializeRequest", ""))
 CHECKS[("legacy", "initialize result")] = _c(("JSONRPCResultResponse", ""), ("InitializeResult", "/result"))
-CHECKS[("legacy", "initialized")] = _c(("InitializedNotification", ""))
+CHECKS[("legacy", "notifications/initialized")] = _c(("InitializedNotification", ""))
 CHECKS[("legacy", "elicitation/create")] = _c(("ElicitRequest", ""))
-CHECKS[("legacy", "elicit result")] = _c(("JSONRPCResultResponse", ""), ("ElicitResult", "/result"))
+CHECKS[("legacy", "elicitation/create result")] = _c(("JSONRPCResultResponse", ""), ("ElicitResult", "/result"))
 CHECKS[("modern", "tools/list result")] = _c(("ListToolsResultResponse", ""))
 CHECKS[("modern", "tools/call result")] = _c(("CallToolResultResponse", ""), ("CallToolResult", "/result"))
-CHECKS[("modern", "input_required")] = _c(("CallToolResultResponse", ""), ("InputRequiredResult", "/result"))
+CHECKS[("modern", "tools/call input_required")] = _c(("CallToolResultResponse", ""), ("InputRequiredResult", "/result"))
 CHECKS[("modern", "server/discover")] = _c(("DiscoverRequest", ""))
-CHECKS[("modern", "discover result")] = _c(("DiscoverResultResponse", ""))
+CHECKS[("modern", "server/discover result")] = _c(("DiscoverResultResponse", ""))
 CHECKS[("modern", "subscriptions/listen")] = _c(("SubscriptionsListenRequest", ""))
-CHECKS[("modern", "acknowledged")] = _c(("SubscriptionsAcknowledgedNotification", ""))
-CHECKS[("modern", "listen closed")] = _c(("JSONRPCResultResponse", ""), ("SubscriptionsListenResult", "/result"))
+CHECKS[("modern", "notifications/subscriptions/acknowledged")] = _c(("SubscriptionsAcknowledgedNotification", ""))
+CHECKS[("modern", "notifications/cancelled")] = _c(("CancelledNotification", ""))
+CHECKS[("modern", "subscriptions/listen result")] = _c(
+    ("JSONRPCResultResponse", ""), ("SubscriptionsListenResult", "/result")
+)
+
+
+def check_key(payload: dict[str, Any], answers: str | None = None) -> str:
+    """Which row of ``CHECKS`` a message belongs to; ``answers`` is the method of the request a result answers."""
+    if "method" in payload:
+        return payload["method"]
+    if "error" in payload:
+        return "error"
+    if "result" in payload:
+        if answers is None:
+            raise ValueError(f"a result must say which request it answers: {payload}")
+        if payload["result"].get("resultType") == "input_required":
+            return f"{answers} input_required"
+        return f"{answers} result"
+    return "host_result"  # a bare CallToolResult the host builds for the model
+
+
+def checks_for(era: Era, payload: dict[str, Any] | None, answers: str | None = None) -> list[SchemaCheck]:
+    if payload is None:
+        return []
+    key = check_key(payload, answers)
+    if (era, key) not in CHECKS:
+        raise ValueError(f"no schema check for a {era} {key!r} message")
+    return CHECKS[(era, key)]

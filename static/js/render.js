@@ -109,6 +109,13 @@ function headerText(m) {
   return bits.join(" · ");
 }
 
+// Typed items that never crossed the wire say what they are: built by the host, or seen by it.
+function offWire(m) {
+  if (m.kind === "host_built") return "built by the host, not on the wire";
+  if (m.kind === "stream_end") return "seen by the host, not on the wire";
+  return "not on the wire";
+}
+
 export function wireList(wire) {
   if (!wire.length) return h("p", { class: "placeholder" }, "No messages crossed the wire in this step.");
   return h(
@@ -118,7 +125,7 @@ export function wireList(wire) {
       h(
         "li",
         { class: m.on_wire ? "msg" : "msg local" },
-        h("p", { class: "msg-head" }, headerText(m), m.on_wire ? null : [" ", h("span", { class: "badge" }, "not on the wire")]),
+        h("p", { class: "msg-head" }, headerText(m), m.on_wire ? null : [" ", h("span", { class: "badge" }, offWire(m))]),
         Object.keys(m.headers).length
           ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`)))
           : null,

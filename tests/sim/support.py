@@ -6,8 +6,9 @@ from typing import Any
 
 from lesson.sim import Run, Start, View, advance, begin, view
 from lesson.sim.events import Event
+from lesson.sim.frames import WireMessage
 from lesson.sim.view import ServerRow
-from lesson.sim.wire import SUB_KEY, WireMessage
+from lesson.sim.wire import SUB_KEY
 
 ERAS = ["legacy", "modern"]
 

@@ -8,10 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson.sim import Run, Start, State, advance, begin, replay, start, undo, view
+from lesson.sim import Run, Start, State, advance, at_step, begin, replay, start, undo, view
 from lesson.sim import events as ev
 
 from .support import ERAS
+from .wire_rules import WireWatch
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -118,12 +119,14 @@ def check_step(prev: Run, run: Run, event: ev.Event, *, fresh: bool) -> None:
 
 def drive(spec: Start, events: list[ev.Event], *, fresh: bool) -> list[Run]:
     runs = [begin(spec)]
+    watch = WireWatch()
     for event in events:
         prev = runs[-1]
         frozen = (prev.state.model_dump_json(), prev.twin.model_dump_json())
         run = advance(prev, event)  # never raises: a senseless press is a rejected outcome
         assert (prev.state.model_dump_json(), prev.twin.model_dump_json()) == frozen, "apply changed its input"
         check_step(prev, run, event, fresh=fresh)
+        watch.check(run, prev, event)
         runs.append(run)
     return runs
 
@@ -133,6 +136,8 @@ def check_history(runs: list[Run]) -> None:
     assert replay(last.playground) == last
     if len(runs) > 1:
         assert undo(last) == runs[-2]
+    for n in sorted({0, len(runs) // 2, len(runs) - 1}):
+        assert at_step(last, n) == runs[n], f"at_step({n}) differs from the run at step {n}"
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -36,7 +36,7 @@ from lesson.sim.events import (
     UndeclaredListChanged,
     UserAnswers,
 )
-from lesson.sim.wire import WireMessage
+from lesson.sim.frames import WireMessage
 from tests.schemas import errors
 
 from .support import ERAS, in_order, index, label, labels, play, prompt, row, step, sub_id, wire

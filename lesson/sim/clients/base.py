@@ -1,0 +1,391 @@
+"""What every client does, whatever its era: send a request and recover from what the transport
+says, list, call, serve a call's result, mark its server down, and hand the model a tool error the
+host builds itself when the server cannot answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from .. import gateway, servers
+from .. import wire as w
+from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
+from ..step import CallRecord, Step, Tone
+from ..transport import Link
+
+# The one string the model passes for each argument: a plausible value, not the same words everywhere.
+ARGUMENTS = {
+    "query": "release 2.0 checklist",
+    "page": "release-notes",
+    "title": "Ship release 2.0",
+    "ticket": "REL-20",
+    "pair": "REL-20, REL-21",
+    "who": "release team",
+    "slot": "Thursday 10:00",
+    "city": "Portland",
+    "team": "ops",
+    "workspace": "release-2.0",
+    "sql": "select name, due from milestones",
+    "schema": "public",
+    "customer": "learner",
+    "sku": "A-100",
+}
+
+QUESTION = "Forecast for which Portland?"  # the facts file's example: the answer is a US state
+
+
+class BaseClient:
+    era: ClassVar[Era]
+
+    def __init__(self, st: Step, c: Client) -> None:
+        self.st, self.c, self.link = st, c, Link(st, c)
+
+    @property
+    def srv(self) -> SimServer:
+        return self.st.s.servers[self.c.server]
+
+    def say(self, text: str, tone: Tone = "info") -> None:
+        self.st.say(text, tone)
+
+    def next_id(self) -> int:
+        rid = self.c.next_id
+        self.c.next_id += 1
+        return rid
+
+    # --- what each era does differently --------------------------------------------------------
+
+    def greet(self) -> None:
+        """The era's opening exchange with a server."""
+        raise NotImplementedError
+
+    def open_stream(self) -> None:
+        """Open the channel the server's notifications arrive on."""
+        raise NotImplementedError
+
+    def reconnect(self) -> None:
+        """The server is reachable again after its process was replaced: what this era costs."""
+        raise NotImplementedError
+
+    def session_gone(self) -> bool:
+        """Legacy: the server answered 404 to the session id. Modern: there is no session."""
+        return False
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> Callable[[int], dict]:
+        return lambda rid: w.request(self.era, rid, method, params)
+
+    def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
+        raise NotImplementedError
+
+    def answer(self, answer: str, after_expiry: bool) -> None:
+        raise NotImplementedError
+
+    def stream_dropped(self) -> None:
+        raise NotImplementedError
+
+    def leave(self) -> None:
+        """The client stops talking this era (era switch): end what it holds open."""
+        raise NotImplementedError
+
+    # --- the same in both eras -------------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Everything a client does to start talking to a server it has just been told about."""
+        if not self.srv.up:
+            self.mark_down(f"{self.c.server} is not running.")
+            return
+        self.greet()
+        self.c.status = "connected"
+        self.c.last_error = None
+        if self.st.s.host.auto_listen:
+            self.open_stream()
+        self.relist()
+
+    def send(self, payload: dict[str, Any]) -> str:
+        """Send one request; say what the transport answered before any JSON-RPC."""
+        c, srv = self.c, self.srv
+        if not srv.up:
+            self.link.refused(payload["method"])
+            return "refused"
+        self.link.request(payload)
+        if srv.transport == "http" and c.token in ("expired", "revoked"):
+            self.unauthorized()
+            return c.token
+        if self.session_gone():
+            return "404"
+        return "ok"
+
+    def unauthorized(self) -> None:
+        self.link.status(401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+    def stream_refused(self) -> bool:
+        """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
+        c = self.c
+        if self.srv.transport != "http" or c.token not in ("expired", "revoked"):
+            return False
+        self.unauthorized()
+        if c.token == "expired":
+            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
+            c.token = "valid"
+            self.open_stream()
+        else:
+            c.listen = ListenStream()
+        return True
+
+    def rpc(self, build: Callable[[int], dict]) -> int | None:
+        """A request with the recoveries a host does by itself; returns the id that got through."""
+        c = self.c
+        for _ in range(3):
+            rid = self.next_id()
+            payload = build(rid)
+            status = self.send(payload)
+            if status == "ok":
+                return rid
+            if status == "refused":
+                self.mark_down(f"{c.server} refused the connection.")
+                return None
+            if status == "expired":
+                self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
+                c.token = "valid"
+                continue
+            if status == "revoked":
+                c.status = "reconnecting"
+                c.last_error = "401: the token is gone; the user must sign in again"
+                self.say(
+                    f"{c.server} answered 401: its authorization server ran inside the restarted "
+                    "process and held tokens in memory, so the user's token is gone. "
+                    "The user has to sign in again.",
+                    "error",
+                )
+                return None
+            if status == "404":
+                self.say(
+                    f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: the session died with the "
+                    "process. The client starts a new session with initialize, and re-lists because the "
+                    "old session's notifications are gone.",
+                    "warn",
+                )
+                c.session_id = None
+                self.greet()
+                if payload["method"] != "tools/list":
+                    self.relist()
+        return None
+
+    def relist(self, why: str = "") -> bool:
+        """tools/list; True if the list changed."""
+        c, srv = self.c, self.srv
+        rid = self.rpc(self.request("tools/list"))
+        if rid is None:
+            return False
+        tools = servers.visible_tools(self.st.s, srv, c.role)
+        self.link.reply(w.tools_list_result(c.era, rid, tools, srv.title, srv.generation), "tools/list")
+        c.refetches += 1
+        same = [t.name for t in tools] == [t.name for t in c.tools] and c.listed_generation > 0
+        c.tools = tools
+        c.stale = False
+        c.listed_generation, c.listed_seq = srv.generation, srv.change_seq
+        if why:
+            self.say(why)
+        return not same
+
+    def mark_down(self, why: str) -> None:
+        c = self.c
+        if c.status != "down":
+            c.status = "down"
+            c.last_change = f"step {self.st.s.step}: down"
+        c.last_error = why
+        c.listen = ListenStream()
+        if self.srv.transport == "stdio":
+            c.session_id, c.greeted = None, False  # the next process is a new one, met from scratch
+        self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
+
+    def call(self, name: str, args: dict[str, str], **extra: Any) -> Callable[[int], dict]:
+        return lambda rid: w.call(self.era, rid, name, args, **extra)
+
+    def host_error(self, tool: str, text: str) -> CallRecord:
+        """The tool error the host hands the model when the server cannot answer: built here, never sent."""
+        self.link.host_built(
+            w.call_result_body(self.era, text, True),
+            "Built by the host for the model: the server sent nothing.",
+        )
+        return CallRecord(server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
+
+    def unreachable(self, tool: str) -> CallRecord:
+        why = "needs the user to sign in again" if self.c.status == "reconnecting" else "is not reachable"
+        return self.host_error(
+            tool, f"MCP server '{self.srv.title}' ({self.c.server}) {why}; the call was not executed."
+        )
+
+    def call_tool(self, call: ToolCall) -> CallRecord:
+        c = self.c
+        if c.status != "connected":
+            return self.unreachable(call.tool)
+        args = call.arguments or self.default_args(call.tool)
+        rid = self.rpc(self.call(call.tool, args))
+        if rid is None:
+            return self.unreachable(call.tool)
+        return self.serve(rid, call.tool, args)
+
+    def serve(self, rid: int, tool_name: str, args: dict[str, str]) -> CallRecord:
+        """The server runs a tool (or refuses), and its answer comes back."""
+        c, srv = self.c, self.srv
+        if srv.gateway:
+            text = gateway.unavailable(self.st, srv, tool_name)
+            if text:
+                self.link.reply(
+                    w.result(rid, w.call_result_body(c.era, text, True)),
+                    "tools/call",
+                    note="A tool execution error from the gateway, which is up.",
+                )
+                return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
+        if tool_name not in {t.name for t in servers.visible_tools(self.st.s, srv, c.role)}:
+            text = f"Unknown tool: {tool_name}"
+            self.link.reply(
+                w.error(rid, -32602, text),
+                "tools/call",
+                note="A protocol error: the server does not offer this tool (invalid params, so HTTP 400).",
+            )
+            return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
+        text, is_error = servers.run_tool(self.st, srv, tool_name, args)
+        self.link.reply(
+            w.result(rid, w.call_result_body(c.era, text, is_error)),
+            "tools/call",
+            note="A tool execution error: the server ran and reports the problem to the model." if is_error else None,
+        )
+        return CallRecord(server=c.server, tool=tool_name, text=text, is_error=is_error)
+
+    def default_args(self, tool: str) -> dict[str, str]:
+        if tool == "add_item":
+            handles = self.st.s.host.handles
+            return {"basket_id": handles[-1] if handles else "", "sku": "A-100"}
+        arg = next((t.arg for t in self.c.tools if t.name == tool), "query")
+        return {arg: ARGUMENTS.get(arg, "release 2.0")}
+
+    def deliver(self, rec: CallRecord) -> None:
+        self.st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
+
+    def start_call(self, tool: ToolDef) -> bool:
+        args = self.default_args(tool.name)
+        rid = self.rpc(self.call(tool.name, args))
+        if rid is None:
+            return False
+        self.c.in_flight.append(InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
+        return True
+
+    # --- notifications -----------------------------------------------------------------------------
+
+    def list_changed(self, why: str, note: str) -> None:
+        """The server's list changed and it says so on the open stream: re-list."""
+        c = self.c
+        self.link.event(w.list_changed(c.era, c.listen.request_id), note=note)
+        changed = self.relist()
+        self.say(
+            f"{c.server} sent notifications/tools/list_changed ({why}); the client called "
+            f"tools/list again{'' if changed else ' and got the same list'}.",
+            "change",
+        )
+        c.last_change = f"step {self.st.s.step}: {why}"
+
+    # --- the process dies and comes back --------------------------------------------------------------
+
+    def on_death(self, *, restarting: bool) -> None:
+        """What the host sees when the process ends, before any new one starts."""
+        c, srv = self.c, self.srv
+        lost, c.in_flight = c.in_flight, []
+        p = c.pending_input
+        if p and p.elicit_id is not None and not p.stream_dropped:
+            # Legacy: the call that asked is still open, on an SSE stream (or stdout) that now ends.
+            lost = [x for x in lost if x.request_id != p.call_id]
+            c.pending_input = p.model_copy(update={"stream_dropped": True})
+            if srv.transport == "http":
+                self.link.dropped(
+                    "The call's SSE stream, which carried the question, ends with no result: the process "
+                    "that asked is gone."
+                )
+            self.say(
+                f"The stream of the open call to {p.tool} dropped while the user was answering. The "
+                "host keeps the question on screen; the answer will need a new session.",
+                "warn",
+            )
+        self.st.lost[c.server] = lost
+        stdio = srv.transport == "stdio"
+        if stdio:
+            self.link.dropped("The process exited: the host reads EOF on its stdout. No message says so.")
+        elif c.listen.open or lost:
+            what = "listen stream" if c.era == "modern" and c.listen.open else "stream"
+            self.link.dropped(f"The {what} breaks with no result: an abrupt end.")
+        if restarting:
+            return
+        if stdio or c.listen.open or lost:
+            self.mark_down(f"{srv.name}'s process exited." if stdio else f"{srv.name}'s stream dropped.")
+            for call in lost:
+                self.deliver(
+                    self.host_error(
+                        call.tool,
+                        f"MCP server '{srv.title}' ({c.server}) went away while this call was running; "
+                        "no result came back.",
+                    )
+                )
+        elif not p:
+            self.say(
+                f"{srv.name} died, but no stream was open: the host will only find out on its next request.", "warn"
+            )
+
+    def on_back(self, *, restarted: bool) -> None:
+        c, srv = self.c, self.srv
+        lost = self.st.lost.get(c.server, [])
+        stdio = srv.transport == "stdio"
+        if c.status == "down" or (restarted and (c.listen.open or lost or stdio)):
+            c.status = "connected"
+            c.last_error = None
+            c.last_change = f"step {self.st.s.step}: back"
+            if stdio:
+                self.say(f"On stdio the host is the one that starts {c.server}: it launches a new process first.")
+            self.reconnect()
+            self.recover(lost)
+        elif restarted:
+            self.restarted_quietly()
+
+    def restarted_quietly(self) -> None:
+        """A restart the host had nothing open for: it notices nothing yet."""
+        self.say(
+            f"{self.c.server} restarted while idle. The host had nothing open, so it notices "
+            "nothing until its next request."
+        )
+
+    def recover(self, lost: list[InFlight]) -> None:
+        c, srv = self.c, self.srv
+        for call in lost:
+            if c.status != "connected":
+                self.deliver(
+                    self.host_error(
+                        call.tool,
+                        f"MCP server '{srv.title}' ({c.server}) restarted during this call; it could not be retried.",
+                    )
+                )
+                continue
+            if self.resume(call):
+                continue
+            if not call.idempotent:
+                self.say(
+                    f"The call to {call.tool} was lost with the process. It is not idempotent, so the "
+                    "host does not retry it blindly; the model is told.",
+                    "warn",
+                )
+                self.deliver(
+                    self.host_error(
+                        call.tool,
+                        f"The call to {call.tool} was interrupted by a "
+                        "server restart; it may or may not have taken effect.",
+                    )
+                )
+                continue
+            self.say(
+                f"The call to {call.tool} was lost with the process ({call.tool} is idempotent, so the "
+                "client re-issues it with a new request id).",
+                "change",
+            )
+            self.deliver(self.call_tool(ToolCall(server=c.server, tool=call.tool, arguments=call.arguments)))
+
+    def resume(self, call: InFlight) -> bool:
+        """Legacy, when everything outlived the process: replay the result. Modern: never."""
+        return False

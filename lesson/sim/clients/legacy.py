@@ -1,0 +1,207 @@
+"""The legacy (2025-11-25) client: initialize first, a session id if the server issues one, a GET
+stream for what the server says unasked, 404 when the session died, resumption with Last-Event-ID
+only where the server stores events, and elicitation as a server request on the call's stream."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from .. import servers
+from .. import wire as w
+from ..model import Era, InFlight, ListenStream, PendingInput, ToolDef
+from ..step import CallRecord
+from .base import QUESTION, BaseClient
+
+
+class LegacyClient(BaseClient):
+    era: ClassVar[Era] = "legacy"
+
+    def greet(self) -> None:
+        """initialize, then notifications/initialized: before anything else, on every new session."""
+        c, srv = self.c, self.srv
+        rid = self.next_id()
+        self.link.request(w.initialize(rid))
+        sid = servers.new_session(srv, c.next_id)
+        self.link.reply(
+            w.initialize_result(rid, srv.title, srv.generation, srv.list_changed),
+            "initialize",
+            headers={"Mcp-Session-Id": sid} if sid else None,
+        )
+        c.session_id = sid
+        c.greeted = True
+        self.link.tell(w.INITIALIZED)
+        self.link.accepted()
+
+    def session_gone(self) -> bool:
+        c, srv = self.c, self.srv
+        if srv.transport != "http" or not c.session_id or c.session_id in srv.sessions:
+            return False
+        self.link.status(
+            404, payload=w.SESSION_NOT_FOUND, note="The new process has never heard of this Mcp-Session-Id."
+        )
+        return True
+
+    def open_stream(self) -> None:
+        c, srv = self.c, self.srv
+        if srv.transport == "stdio":
+            c.listen = ListenStream(open=True)  # notifications arrive on the process's stdout
+            return
+        self.link.get_stream(last_event_id=None, note="Opens the session's SSE stream for server-initiated messages.")
+        if self.stream_refused():
+            return
+        self.link.stream_opened()
+        c.listen = ListenStream(open=True, last_event_id="0" if srv.event_store else None)
+
+    def reconnect(self) -> None:
+        c, srv = self.c, self.srv
+        auto = self.st.s.host.auto_listen
+        if srv.transport == "stdio" or not c.greeted:
+            why = "is back as a new process" if srv.transport == "stdio" else "is back"
+            self.say(f"{c.server} {why}: the client must initialize first, then re-list.", "change")
+            c.session_id = None
+            self.greet()
+        elif c.session_id and c.session_id not in srv.sessions:
+            resume = c.listen.last_event_id if srv.event_store and c.listen.open else None
+            self.link.get_stream(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
+            self.session_gone()
+            get = "opens a new GET stream " if auto else ""
+            self.say(
+                f"{c.server} is back, but its new process never heard of the old session: 404. "
+                f"The client sends initialize again, {get}and re-lists.",
+                "change",
+            )
+            c.session_id = None
+            self.greet()
+        elif srv.event_store and c.listen.open:
+            self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.")
+            self.link.stream_opened()
+            self.say(
+                f"{c.server} is back and still honours the session, and it stores events: the client resumes "
+                "its GET stream with Last-Event-ID, then re-lists to be sure.",
+                "change",
+            )
+            self.relist()
+            return
+        elif c.session_id is None:
+            self.say(
+                f"{c.server} is back. It never issued a session id, so there is no session to lose: the "
+                "client carries on and re-lists.",
+                "change",
+            )
+        else:
+            self.say(f"{c.server} is back and still honours the session: the client reopens its stream.", "change")
+        if auto:
+            self.open_stream()
+        self.relist()
+
+    def restarted_quietly(self) -> None:
+        if self.c.pending_input is None:
+            super().restarted_quietly()
+
+    def resume(self, call: InFlight) -> bool:
+        c, srv = self.c, self.srv
+        if not (srv.sessions_durable and srv.event_store and srv.transport == "http"):
+            return False
+        self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume the broken stream.")
+        self.link.stream_opened()
+        text, err = servers.run_tool(self.st, srv, call.tool, call.arguments)
+        self.link.event(
+            w.result(call.request_id, w.call_result_body(c.era, text, err)),
+            "tools/call",
+            note="Replayed: the session, its events and the unfinished work outlived the process.",
+        )
+        self.say(
+            f"The call to {call.tool} resumed: {srv.name} kept the session, the events and the "
+            "work outside the process, so the result was replayed.",
+            "change",
+        )
+        self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
+        return True
+
+    def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
+        c, srv = self.c, self.srv
+        rid = self.rpc(self.call(tool.name, args))
+        if rid is None:
+            return
+        eid = srv.state_seq  # the server's own request ids, apart from the client's
+        srv.state_seq += 1
+        self.link.reply(
+            w.elicit(eid, QUESTION),
+            "tools/call",
+            stream=True,
+            note="A server-to-client request on the open call's stream, tied to the session.",
+        )
+        c.in_flight.append(InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
+        c.pending_input = PendingInput(
+            tool=tool.name, arguments=args, question=QUESTION, call_id=rid, elicit_id=eid, generation=srv.generation
+        )
+        self.say(
+            f"{c.server} asked the user a question mid-call (elicitation/create with its own id). The call "
+            "stays open while the user thinks.",
+            "model",
+        )
+
+    def answer(self, answer: str, after_expiry: bool) -> None:
+        c, srv = self.c, self.srv
+        p = c.pending_input
+        assert p is not None and p.elicit_id is not None
+        c.pending_input = None
+        tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
+        self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
+        if self.session_gone():
+            self.say(
+                "The user's answer went out with the dead session id and got 404: the answer is lost. "
+                "The client initializes again, re-lists, and calls the tool again, which asks again.",
+                "error",
+            )
+            c.session_id = None
+            self.greet()
+            self.relist()
+        elif p.stream_dropped or p.generation != srv.generation:
+            self.link.accepted()
+            self.say(
+                "The process that asked is gone, so the answer goes nowhere. The client calls the tool "
+                "again, which asks again.",
+                "error",
+            )
+        else:
+            self.link.accepted()
+            c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
+            text, err = servers.run_tool(self.st, srv, p.tool, p.arguments)
+            self.link.event(
+                w.result(p.call_id, w.call_result_body("legacy", text, err)),
+                "tools/call",
+                note="The open call finishes, answering the call's own id.",
+            )
+            self.say(f"The user answered {answer}; the call finished.", "model")
+            self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
+            return
+        c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
+        self.begin_input(tool, p.arguments)
+
+    def stream_dropped(self) -> None:
+        c, srv = self.c, self.srv
+        self.link.dropped("The stream breaks with no result.")
+        if srv.event_store and c.session_id in srv.sessions:
+            self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.")
+            self.link.stream_opened()
+            self.say(
+                f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "
+                "it with Last-Event-ID and missed nothing.",
+                "warn",
+            )
+            return
+        self.say(
+            f"The GET stream to {c.server} dropped. Without an event store there is nothing to resume: "
+            "the client opens a new GET stream and re-lists.",
+            "warn",
+        )
+        self.open_stream()
+        self.relist()
+
+    def leave(self) -> None:
+        c = self.c
+        if c.session_id and self.srv.up:
+            self.link.delete("Ends the legacy session.")
+            self.link.status(200)
+        c.session_id = None

@@ -1,0 +1,122 @@
+"""The model takes turns and calls tools."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..clients import client_for
+from ..model import Client, Message, ToolCall, ToolDef
+from ..notify import poll_silent_servers
+from ..prompt import default_calls, prompt_tools, tool_keys
+from ..step import CallRecord, Rejected, Step, TurnRecord
+from .base import EventBase, handles
+
+
+class TakeTurn(EventBase):
+    """The host calls the model; the model may call tools."""
+
+    label = "the model takes a turn"
+    kind: Literal["take_turn"] = "take_turn"
+    calls: list[ToolCall] | None = None  # None: the model carries on with each server's work
+
+
+def call_tool(st: Step, call: ToolCall) -> CallRecord:
+    if call.server not in st.s.host.clients:
+        text = f"No server '{call.server}' is configured in this host."
+        return CallRecord(server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
+    return client_for(st, st.s.host.clients[call.server]).call_tool(call)
+
+
+def deliver(st: Step, rec: CallRecord) -> None:
+    st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
+
+
+@handles(TakeTurn)
+def _turn(st: Step, e: TakeTurn) -> None:
+    h = st.s.host
+    poll_silent_servers(st)
+    prompt = prompt_tools(st.s)
+    before, now = tool_keys(h.last_prompt), tool_keys(prompt)
+    new = [t for t in prompt if (t.name, t.server) not in before]
+    removed = [t for t in h.last_prompt if (t.name, t.server) not in now]
+    h.turns += 1
+    if h.batching and h.pending_changes and prompt != h.last_prompt:
+        h.cache_invalidations += 1
+        st.say(
+            f"{h.pending_changes} tool-list change(s) since the last turn, batched: they cost one prompt "
+            "cache invalidation."
+        )
+    names = ", ".join(t.name for t in prompt) or "no tools"
+    st.say(f"Turn {h.turns}: the host built the prompt with {len(prompt)} tools ({names}).", "model")
+    if new and h.turns > 1:
+        st.say("New since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in new) + ".", "model")
+    if removed:
+        st.say("Gone since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in removed) + ".", "model")
+    h.conversation.append(Message(role="assistant", text=f"turn {h.turns}: sees {names}"))
+    if e.calls is not None:
+        calls = e.calls
+    else:
+        calls, held = default_calls(st, prompt)
+        for t in held:
+            st.say(
+                f"The model sees {t.name} on {t.server}, which is destructive. A careful host asks the user "
+                "before any call to it, so the model does not call it on its own.",
+                "model",
+            )
+    records: list[CallRecord] = []
+    for call in calls:
+        rec = call_tool(st, call)
+        records.append(rec)
+        deliver(st, rec)
+        if rec.host_made:
+            st.say(
+                f"The model called {call.tool} on {call.server}: the host answered it with a tool error "
+                f"it built itself ({rec.text}) The conversation goes on.",
+                "error",
+            )
+        elif rec.is_error:
+            st.say(f"The model called {call.tool} on {call.server} and got an error back: {rec.text}", "error")
+        else:
+            st.say(f"The model called {call.tool} on {call.server}: {rec.text}.", "model")
+    if not calls:
+        st.say("The model answered without calling a tool.", "model")
+    h.last_prompt = prompt
+    h.pending_changes = 0
+    st.turn = TurnRecord(
+        number=h.turns, tools_seen=prompt, new_tools=new if h.turns > 1 else [], removed_tools=removed, calls=records
+    )
+
+
+def pick_tool(c: Client, tool: str | None) -> ToolDef:
+    tools = {t.name: t for t in c.tools}
+    if tool is None:
+        if not c.tools:
+            raise Rejected(f"The host knows no tools on {c.server}.")
+        return c.tools[0]
+    if tool not in tools:
+        raise Rejected(f"{c.server} does not offer {tool}.")
+    return tools[tool]
+
+
+class StartCall(EventBase):
+    """The model calls a tool whose result has not come back yet."""
+
+    label = "the model starts a call on {server}"
+    kind: Literal["start_call"] = "start_call"
+    server: str
+    tool: str | None = None
+
+
+@handles(StartCall)
+def _start_call(st: Step, e: StartCall) -> None:
+    c = st.client(e.server)
+    if c.status != "connected":
+        raise Rejected(f"{e.server} is {c.status}; the model cannot start a call there now.")
+    tool = pick_tool(c, e.tool)
+    if not client_for(st, c).start_call(tool):
+        return
+    st.say(
+        f"The model called {tool.name} on {e.server}; the call is running and no result has come back "
+        f"yet ({'idempotent' if tool.idempotent else 'not idempotent'}).",
+        "model",
+    )

@@ -1,0 +1,103 @@
+"""Backends join, leave, fail and pass the gateway's health checks."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..model import SimServer
+from ..notify import tools_changed
+from ..step import Rejected, Step
+from .base import EventBase, handles
+
+
+def _pair(st: Step, name: str, backend: str) -> tuple[SimServer, SimServer]:
+    gw = st.srv(name)
+    if not gw.gateway:
+        raise Rejected(f"{name} is not a gateway.")
+    return gw, st.srv(backend)
+
+
+class BackendJoins(EventBase):
+    label = "{backend} joins gateway {gateway}"
+    kind: Literal["backend_joins"] = "backend_joins"
+    gateway: str
+    backend: str
+
+
+@handles(BackendJoins)
+def _joins(st: Step, e: BackendJoins) -> None:
+    gw, b = _pair(st, e.gateway, e.backend)
+    if e.backend in gw.backends:
+        raise Rejected(f"{e.backend} is already behind {e.gateway}.")
+    if b.gateway or b.behind:
+        raise Rejected(f"{e.backend} cannot join {e.gateway}: it is a gateway or already behind one.")
+    if e.backend in st.s.host.configured:
+        raise Rejected(f"The host reaches {e.backend} directly; remove it from the host's config first.")
+    gw.backends.append(e.backend)
+    b.behind = e.gateway
+    st.say(f"{e.backend} joined gateway {e.gateway}. The host still holds one client, to the gateway.", "change")
+    _announce(st, gw, f"backend {e.backend} joined")
+
+
+class BackendLeaves(EventBase):
+    label = "{backend} leaves gateway {gateway}"
+    kind: Literal["backend_leaves"] = "backend_leaves"
+    gateway: str
+    backend: str
+
+
+@handles(BackendLeaves)
+def _leaves(st: Step, e: BackendLeaves) -> None:
+    gw, b = _pair(st, e.gateway, e.backend)
+    if e.backend not in gw.backends:
+        raise Rejected(f"{e.backend} is not behind {e.gateway}.")
+    gw.backends.remove(e.backend)
+    gw.unhealthy = [n for n in gw.unhealthy if n != e.backend]
+    b.behind = None
+    st.say(f"{e.backend} left gateway {e.gateway}.", "change")
+    _announce(st, gw, f"backend {e.backend} left")
+
+
+class BackendFailsHealthCheck(EventBase):
+    label = "{backend} fails its health check"
+    kind: Literal["backend_fails"] = "backend_fails"
+    gateway: str
+    backend: str
+
+
+@handles(BackendFailsHealthCheck)
+def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
+    gw, _ = _pair(st, e.gateway, e.backend)
+    if e.backend not in gw.backends:
+        raise Rejected(f"{e.backend} is not behind {e.gateway}.")
+    if e.backend in gw.unhealthy:
+        raise Rejected(f"{e.backend} is already failing its health checks.")
+    gw.unhealthy.append(e.backend)
+    st.say(f"{e.backend} failed the gateway's health check. The gateway hides its tools.", "error")
+    _announce(st, gw, f"backend {e.backend} failed its health check")
+
+
+class BackendRecovers(EventBase):
+    label = "{backend} recovers"
+    kind: Literal["backend_recovers"] = "backend_recovers"
+    gateway: str
+    backend: str
+
+
+@handles(BackendRecovers)
+def _recovers(st: Step, e: BackendRecovers) -> None:
+    gw, b = _pair(st, e.gateway, e.backend)
+    if e.backend not in gw.unhealthy:
+        raise Rejected(f"{e.backend} is not failing its health checks.")
+    gw.unhealthy.remove(e.backend)
+    b.up = True
+    st.say(f"{e.backend} passes its health check again. The gateway shows its tools again.", "change")
+    _announce(st, gw, f"backend {e.backend} recovered")
+
+
+def _announce(st: Step, gw: SimServer, why: str) -> None:
+    if not gw.up:
+        st.say(f"Gateway {gw.name} is down: nobody hears of the change until it is back and re-listed.", "warn")
+        gw.change_seq += 1
+        return
+    tools_changed(st, gw, why)

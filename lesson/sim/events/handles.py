@@ -1,0 +1,71 @@
+"""Explicit state handles: the model creates a basket and adds to it; calls land on replicas."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..model import ToolCall
+from ..step import Rejected, Step
+from .base import EventBase, handles
+from .calls import call_tool, deliver
+
+
+def _basket_call(st: Step, server: str, tool: str, args: dict[str, str]) -> None:
+    c = st.client(server)
+    if not any(t.name == tool for t in c.tools):
+        raise Rejected(f"{server} does not offer {tool}.")
+    rec = call_tool(st, ToolCall(server=server, tool=tool, arguments=args))
+    deliver(st, rec)
+    srv = st.s.servers[server]
+    where = "its durable store" if srv.handles_durable else f"the memory of replica {srv.replica}"
+    if rec.is_error:
+        st.say(f"The model called {tool}: {rec.text}", "error")
+    else:
+        st.say(f"The model called {tool}; the server keeps the basket in {where}: {rec.text}", "model")
+
+
+class CreateBasket(EventBase):
+    label = "the model calls create_basket"
+    kind: Literal["create_basket"] = "create_basket"
+    server: str
+
+
+@handles(CreateBasket)
+def _create_basket(st: Step, e: CreateBasket) -> None:
+    _basket_call(st, e.server, "create_basket", {"customer": "learner"})
+
+
+class AddItem(EventBase):
+    label = "the model calls add_item"
+    kind: Literal["add_item"] = "add_item"
+    server: str
+    sku: str = "A-100"
+    basket_id: str | None = None  # None: the last handle the model was given
+
+
+@handles(AddItem)
+def _add_item(st: Step, e: AddItem) -> None:
+    handle = e.basket_id or (st.s.host.handles[-1] if st.s.host.handles else None)
+    if handle is None:
+        raise Rejected("The model has no basket_id yet: create a basket first.")
+    _basket_call(st, e.server, "add_item", {"basket_id": handle, "sku": e.sku})
+
+
+class LandOnReplica(EventBase):
+    """A load balancer sends the next calls to another replica of the server."""
+
+    label = "calls land on replica {replica}"
+    kind: Literal["land_on_replica"] = "land_on_replica"
+    server: str
+    replica: int = 2
+
+
+@handles(LandOnReplica)
+def _replica(st: Step, e: LandOnReplica) -> None:
+    srv = st.srv(e.server)
+    if not 1 <= e.replica <= srv.replicas:
+        raise Rejected(f"{e.server} runs {srv.replicas} replica(s).")
+    if srv.replica == e.replica:
+        raise Rejected(f"Calls already land on replica {e.replica}.")
+    srv.replica = e.replica
+    st.say(f"The load balancer now sends {e.server}'s calls to replica {e.replica}.", "change")

@@ -1,0 +1,51 @@
+"""A tool asks the user a question; the user answers (legacy: elicitation on the call's stream;
+modern: input_required, then a retry)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..clients import client_for
+from ..step import Rejected, Step
+from .base import EventBase, handles
+from .calls import pick_tool
+
+
+class AskUserInput(EventBase):
+    """A tool needs the user to answer a question before it can finish."""
+
+    label = "{server} asks the user a question"
+    kind: Literal["ask_user_input"] = "ask_user_input"
+    server: str
+    tool: str | None = None
+
+
+@handles(AskUserInput)
+def _ask(st: Step, e: AskUserInput) -> None:
+    c = st.client(e.server)
+    if c.status != "connected":
+        raise Rejected(f"{e.server} is {c.status}.")
+    if c.pending_input:
+        raise Rejected(f"{e.server} is already waiting for the user's answer.")
+    client = client_for(st, c)
+    tool = pick_tool(c, e.tool)
+    client.begin_input(tool, client.default_args(tool.name))
+
+
+class UserAnswers(EventBase):
+    label = "the user answers {server}"
+    kind: Literal["user_answers"] = "user_answers"
+    server: str
+    answer: str = "OR"
+    after_expiry: bool = False  # the user took longer than the state's expiry
+
+
+@handles(UserAnswers)
+def _answer(st: Step, e: UserAnswers) -> None:
+    c = st.client(e.server)
+    srv = st.srv(e.server)
+    if c.pending_input is None:
+        raise Rejected(f"{e.server} is not waiting for any answer.")
+    if not srv.up or c.status == "down":
+        raise Rejected(f"{e.server} is down; the answer has to wait until it is back.")
+    client_for(st, c).answer(e.answer, e.after_expiry)

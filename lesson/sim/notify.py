@@ -1,0 +1,58 @@
+"""A server's tool list changed: who hears of it, and what a host does about a server that never says."""
+
+from __future__ import annotations
+
+from . import gateway
+from .clients import client_for
+from .model import Client, SimServer
+from .step import Step
+
+
+def listeners(st: Step, server: str) -> list[Client]:
+    srv = st.s.servers[server]
+    target = srv.behind or server
+    c = st.s.host.clients.get(target)
+    return [c] if c is not None and c.status == "connected" else []
+
+
+def tools_changed(st: Step, srv: SimServer, why: str) -> None:
+    """Tell whoever listens (list_changed is a SHOULD, so some never hear), and let them re-list."""
+    srv.change_seq += 1
+    for c in listeners(st, srv.name):
+        c.stale = True
+        if not srv.list_changed:
+            st.say(
+                f"{srv.name} changed its tools but never declared tools.listChanged, so it sends "
+                f"nothing. The host's copy of {c.server}'s list is now stale until the host re-lists "
+                "on its own (it does so before the next turn).",
+                "warn",
+            )
+            continue
+        if not c.listen.open:
+            st.say(
+                f"{c.server} has no open stream to this host, so the change goes unnoticed until the host re-lists.",
+                "warn",
+            )
+            continue
+        note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
+        if st.s.servers[c.server].transport == "stdio":
+            note = "On the listen request, as a line on stdout." if c.era == "modern" else "A line on stdout."
+        client_for(st, c).list_changed(why, note)
+    if srv.gateway:
+        gateway.fan_out(st, srv)
+
+
+def poll_silent_servers(st: Step) -> None:
+    """Before a turn, the host re-lists every server that never promised list_changed: without the
+    notification, asking is the only way to see a change."""
+    for name in st.s.host.configured:
+        c = st.s.host.clients[name]
+        srv = st.s.servers[name]
+        if c.status != "connected" or srv.list_changed:
+            continue
+        changed = client_for(st, c).relist()
+        st.say(
+            f"{name} never declared tools.listChanged, so the host re-listed it before the turn"
+            + (": its tools changed." if changed else "; nothing had changed."),
+            "change" if changed else "info",
+        )

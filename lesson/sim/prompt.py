@@ -1,0 +1,72 @@
+"""The model's next prompt: which tools it will see, what changed since the last turn, and what the
+changes cost in prompt-cache invalidations (one per change, or one per turn when batched)."""
+
+from __future__ import annotations
+
+from .model import PromptTool, State, ToolCall, ToolDef
+from .step import Step
+
+
+def tool_keys(tools: list[PromptTool]) -> set[tuple[str, str]]:
+    """For membership tests: comparing pydantic models one by one is slow."""
+    return {(t.name, t.server) for t in tools}
+
+
+def prompt_defs(state: State) -> list[tuple[str, ToolDef]]:
+    """(server, tool) for every tool the host would put in the model's next prompt, in order."""
+    out: list[tuple[str, ToolDef]] = []
+    for name in state.host.configured:
+        client = state.host.clients[name]
+        if client.status == "connected":
+            out += [(name, t) for t in client.tools]
+    return out
+
+
+def prompt_keys(state: State) -> list[tuple[str, str]]:
+    """``prompt_tools`` as (name, server) pairs: cheap to build and compare."""
+    return [(t.name, name) for name, t in prompt_defs(state)]
+
+
+def prompt_tools(state: State) -> list[PromptTool]:
+    """The tools the host would put in the model's next prompt, rebuilt from every client."""
+    return [PromptTool(name=t.name, server=name) for name, t in prompt_defs(state)]
+
+
+def count_change(st: Step, before: list[tuple[str, str]]) -> None:
+    """After a step that was not a turn: a changed tool list costs a cache invalidation now, or at the next turn."""
+    if prompt_keys(st.s) == before:
+        return
+    h = st.s.host
+    h.pending_changes += 1
+    if h.batching:
+        st.say("The next prompt's tool list changed; the host holds the change until the next turn.")
+    else:
+        h.cache_invalidations += 1
+        st.say(f"The host rebuilt the tool list: the prompt cache is invalidated ({h.cache_invalidations} so far).")
+
+
+def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], list[PromptTool]]:
+    """What the model does when the lesson does not say: carry on with each server it worked with,
+    trying a brand-new tool first, unless that tool is destructive: a careful host asks the user
+    before any such call, so the model leaves it alone. Returns the calls and the tools held back."""
+    last = st.s.host.last_prompt
+    defs = {(t.name, server): t for server, t in prompt_defs(st.s)}
+    servers = [s for s in st.s.host.configured if any(t.server == s for t in prompt + last)]
+    servers += [t.server for t in last if t.server not in servers and t.server not in st.s.host.configured]
+    calls: list[ToolCall] = []
+    held: list[PromptTool] = []
+    seen = tool_keys(last)
+    for name in dict.fromkeys(servers):
+        safe = [t for t in prompt if t.server == name and not _destructive(defs, t)]
+        held += [t for t in prompt if t.server == name and (t.name, t.server) not in seen and _destructive(defs, t)]
+        new = [t for t in safe if (t.name, t.server) not in seen]
+        before = [t for t in last if t.server == name and not _destructive(defs, t)]
+        pick = (new or safe or before or [None])[0]
+        if pick is not None:
+            calls.append(ToolCall(server=name, tool=pick.name))
+    return calls, held
+
+
+def _destructive(defs: dict[tuple[str, str], ToolDef], t: PromptTool) -> bool:
+    d = defs.get((t.name, t.server))
+    return d is not None and d.destructive

@@ -1,0 +1,117 @@
+"""One application of one event: a working copy of the state, and what the step says and shows.
+
+The rules change the working copy in place; the state they were given is never touched.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from typing import Any, Literal
+
+from .frames import Frame
+from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict
+
+Tone = Literal["info", "change", "error", "model", "warn", "rejected"]
+
+
+class LogLine(Strict):
+    text: str
+    tone: Tone = "info"
+
+
+class CallRecord(Strict):
+    server: str
+    tool: str
+    text: str
+    is_error: bool = False
+    host_made: bool = False  # built by the host: the server sent nothing
+
+
+class TurnRecord(Strict):
+    number: int
+    tools_seen: list[PromptTool]
+    new_tools: list[PromptTool]
+    removed_tools: list[PromptTool]
+    calls: list[CallRecord]
+
+
+class Outcome(Strict):
+    lines: list[LogLine]
+    wire: list[Frame]
+    turn: TurnRecord | None = None
+    rejected: bool = False
+
+
+class Rejected(Exception):
+    """The press makes no sense right now; the message says why."""
+
+
+# The rules change these models in place; every other model (ToolDef, Message, ListenStream, ...) is
+# only ever replaced, so a working copy can share those with the state it came from.
+_MUTABLE = (State, Host, Client, SimServer)
+
+
+@functools.cache
+def _nested_fields(cls: type[Strict]) -> tuple[str, ...]:
+    """The fields of ``cls`` that hold lists, dicts or models the rules change in place."""
+    return tuple(
+        name
+        for name, f in cls.model_fields.items()
+        if typing.get_origin(f.annotation) in (list, dict) or f.annotation in _MUTABLE
+    )
+
+
+def fork(value: Any) -> Any:
+    """A copy of ``value`` deep enough for the rules to change it: much cheaper than a deep copy."""
+    kind = type(value)
+    if kind is list:
+        return [fork(v) for v in value] if value and type(value[0]) in _FORKED else list(value)
+    if kind is dict:
+        return {k: fork(v) for k, v in value.items()}
+    if kind in _MUTABLE:
+        # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
+        fields = dict(value.__dict__)
+        for name in _nested_fields(kind):
+            fields[name] = fork(fields[name])
+        new = kind.__new__(kind)
+        _setattr(new, "__dict__", fields)
+        _setattr(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        _setattr(new, "__pydantic_extra__", None)
+        _setattr(new, "__pydantic_private__", None)
+        return new
+    return value
+
+
+_FORKED = {list, dict, *_MUTABLE}
+_setattr = object.__setattr__
+
+
+class Step:
+    """The working copy, the log lines, the frames in the order they cross, and calls a death cut short."""
+
+    def __init__(self, state: State) -> None:
+        self.s: State = fork(state)
+        self.lines: list[LogLine] = []
+        self.frames: list[Frame] = []
+        self.turn: TurnRecord | None = None
+        self.lost: dict[str, list[InFlight]] = {}
+
+    def say(self, text: str, tone: Tone = "info") -> None:
+        self.lines.append(LogLine(text=text, tone=tone))
+
+    def show(self, frame: Frame) -> None:
+        self.frames.append(frame)
+
+    def srv(self, name: str) -> SimServer:
+        if name not in self.s.servers:
+            raise Rejected(f"There is no server called {name} in this scenario.")
+        return self.s.servers[name]
+
+    def client(self, name: str) -> Client:
+        if name not in self.s.host.clients:
+            raise Rejected(f"The host has no client for {name}: it is not in the host's config.")
+        return self.s.host.clients[name]
+
+    def clients_of(self, server: str) -> list[Client]:
+        return [c for c in self.s.host.clients.values() if c.server == server]

@@ -1,0 +1,192 @@
+"""How messages travel between the host and one server: framing per transport and era.
+
+Streamable HTTP: every client message is a POST (requests get a JSON body or an SSE stream back;
+notifications and responses get 202 with no body), the legacy era adds a GET stream and DELETE.
+stdio: one JSON-RPC message per line, nothing else: no status, no headers, no 202, no GET; a process
+that exits is an EOF the host observes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import frames as f
+from .model import VERSION, Client, SimServer
+from .step import Step
+
+JSON = "application/json"
+SSE = "text/event-stream"
+
+
+def post_headers(c: Client, payload: dict[str, Any]) -> dict[str, str]:
+    """The headers of a POST carrying ``payload``, as the era's SDK client sends them."""
+    method = payload.get("method")
+    h = {"Content-Type": JSON, "Accept": f"{JSON}, {SSE}"}
+    if c.era == "modern":
+        # SEP-2243: the method (and its target) in headers, so gateways can route without parsing the body.
+        h["MCP-Protocol-Version"] = VERSION["modern"]
+        if method:
+            h["Mcp-Method"] = method
+        params = payload.get("params") or {}
+        if method in ("tools/call", "prompts/get"):
+            h["Mcp-Name"] = params["name"]
+        elif method == "resources/read":
+            h["Mcp-Name"] = params["uri"]
+        return h
+    if method != "initialize":
+        if c.session_id:
+            h["Mcp-Session-Id"] = c.session_id
+        h["MCP-Protocol-Version"] = VERSION["legacy"]
+    return h
+
+
+def status_for(payload: dict[str, Any]) -> int:
+    """The SDK server answers a request it rejects as invalid (-32602) with 400; anything else it answers with 200."""
+    if payload.get("error", {}).get("code") == -32602:
+        return 400
+    return 200
+
+
+class Link:
+    """One client's connection to its server. One method per kind of thing that can cross it."""
+
+    def __init__(self, st: Step, c: Client) -> None:
+        self.st, self.c = st, c
+
+    @property
+    def srv(self) -> SimServer:
+        return self.st.s.servers[self.c.server]
+
+    @property
+    def stdio(self) -> bool:
+        return self.srv.transport == "stdio"
+
+    # --- host to server -------------------------------------------------------------------------
+
+    def request(self, payload: dict[str, Any], note: str | None = None) -> None:
+        """A JSON-RPC request: a POST, or a line on the process's stdin."""
+        c = self.c
+        if self.stdio:
+            self.st.show(f.stdio_line(c.era, "host", c.server, payload, note=note))
+        else:
+            self.st.show(f.http_request(c.era, "host", c.server, "POST", post_headers(c, payload), payload, note))
+
+    def tell(self, payload: dict[str, Any], answers: str | None = None, note: str | None = None) -> None:
+        """A notification, or the client's answer to a server's request: a POST (caller shows the 202), or a line."""
+        c = self.c
+        if self.stdio:
+            self.st.show(f.stdio_line(c.era, "host", c.server, payload, answers=answers, note=note))
+            return
+        h = post_headers(c, payload)
+        self.st.show(f.http_request(c.era, "host", c.server, "POST", h, payload, note, answers=answers))
+
+    def get_stream(self, *, last_event_id: str | None, note: str) -> None:
+        """Legacy HTTP: GET the session's SSE stream (``last_event_id``: resume from there)."""
+        c = self.c
+        h = {"Accept": SSE}
+        if c.session_id:
+            h["Mcp-Session-Id"] = c.session_id
+        h["MCP-Protocol-Version"] = VERSION["legacy"]
+        if last_event_id is not None:
+            h["Last-Event-ID"] = last_event_id
+        self.st.show(f.http_request(c.era, "host", c.server, "GET", h, note=note))
+
+    def delete(self, note: str) -> None:
+        c = self.c
+        h = {"Mcp-Session-Id": c.session_id or "", "MCP-Protocol-Version": VERSION["legacy"]}
+        self.st.show(f.http_request(c.era, "host", c.server, "DELETE", h, note=note))
+
+    def close(self, note: str) -> None:
+        """The client closes a stream it holds open (stdio: it cancels the pending request instead)."""
+        c = self.c
+        self.st.show(f.stream_end(c.era, "host", c.server, self.srv.transport, "closed", note))
+
+    # --- server to host -------------------------------------------------------------------------
+
+    def reply(
+        self,
+        payload: dict[str, Any],
+        answers: str,
+        *,
+        stream: bool = False,
+        headers: dict[str, str] | None = None,
+        note: str | None = None,
+    ) -> None:
+        """The server's answer to the POST just sent: a JSON body, or the first event of an SSE stream."""
+        c = self.c
+        if self.stdio:
+            self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
+            return
+        h = {"Content-Type": SSE if stream else JSON, **(headers or {})}
+        self.st.show(
+            f.http_response(
+                c.era,
+                c.server,
+                "host",
+                status_for(payload),
+                headers=h,
+                payload=payload,
+                sse=stream,
+                answers=answers,
+                note=note,
+            )
+        )
+
+    def stream_opened(self, note: str | None = None) -> None:
+        """HTTP 200 with an SSE stream and no event yet (a legacy GET stream)."""
+        c = self.c
+        self.st.show(f.http_response(c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note))
+
+    def event(
+        self, payload: dict[str, Any], answers: str | None = None, note: str | None = None, event_id: str | None = None
+    ) -> None:
+        """A message on a stream that is already open; on stdio, a line on the process's stdout."""
+        c, srv = self.c, self.srv
+        if self.stdio:
+            self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
+            return
+        if event_id is None and c.era == "legacy" and srv.event_store:
+            # A server that stores events numbers them; the client remembers the last one to resume from.
+            srv.event_seq += 1
+            event_id = str(srv.event_seq)
+            if "id" not in payload and c.listen.open:  # a notification: it came on the session's GET stream
+                c.listen = c.listen.model_copy(update={"last_event_id": event_id})
+        self.st.show(f.sse_event(c.era, c.server, "host", payload, answers=answers, event_id=event_id, note=note))
+
+    def status(
+        self,
+        code: int,
+        *,
+        headers: dict[str, str] | None = None,
+        payload: dict[str, Any] | None = None,
+        note: str | None = None,
+    ) -> None:
+        """An HTTP status with at most a JSON body (202, 401, 404). Never on stdio."""
+        assert not self.stdio, "stdio has no HTTP status"
+        c = self.c
+        h = dict(headers or {})
+        if payload is not None:
+            h["Content-Type"] = JSON
+        self.st.show(f.http_response(c.era, c.server, "host", code, headers=h, payload=payload, note=note))
+
+    def accepted(self) -> None:
+        """HTTP only: the 202 a notification or a response gets."""
+        if not self.stdio:
+            self.status(202)
+
+    # --- what the host sees without anything crossing -----------------------------------------------
+
+    def dropped(self, note: str) -> None:
+        """The server's end went away: an open HTTP stream breaks, or stdout reaches EOF."""
+        c = self.c
+        how = "eof" if self.stdio else "dropped"
+        self.st.show(f.stream_end(c.era, c.server, "host", self.srv.transport, how, note))
+
+    def refused(self, what: str) -> None:
+        """Nothing listens at the server's address: the POST never got through."""
+        c = self.c
+        note = f"The client tried to send {what}; nothing answers, the process is gone. No message crossed."
+        self.st.show(f.stream_end(c.era, "host", c.server, "http", "refused", note))
+
+    def host_built(self, body: dict[str, Any], note: str) -> None:
+        self.st.show(f.host_built(self.c.era, self.srv.transport, body, note))

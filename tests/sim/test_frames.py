@@ -1,0 +1,210 @@
+"""The defects the typed frames fixed, each pinned to what the protocol or the SDK does (../shared/mcp-facts.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson.sim import at_step, undo, view
+from lesson.sim.events import (
+    AskUserInput,
+    DeployTool,
+    ListenDrops,
+    Reauthenticate,
+    RestartServer,
+    ServerBack,
+    ServerDies,
+    StartCall,
+    SwitchEra,
+    TakeTurn,
+    ToolCall,
+    UserAnswers,
+)
+from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
+from lesson.sim.model import ToolDef
+
+from .support import ERAS, in_order, label, labels, play, prompt, step, wire
+
+era_param = pytest.mark.parametrize("era", ERAS)
+
+
+@era_param
+def test_a_dead_servers_tool_error_is_built_by_the_host_not_sent_by_the_server(era: str) -> None:
+    run = play("outage", era, ServerDies(server="A"))
+    run, _ = step(run, TakeTurn(calls=[ToolCall(server="A", tool="search_docs")]))
+    (made,) = [m for m in wire(run) if m.payload and m.payload.get("isError")]
+    assert isinstance(made, HostBuilt) and not made.on_wire
+    assert (made.sender, made.receiver) == ("host", "model")
+    assert not [m for m in wire(run) if m.sender == "A"], "a server that is not running sends nothing"
+
+
+@era_param
+def test_a_call_in_flight_when_the_server_dies_ends_with_a_stream_end_and_a_host_built_error(era: str) -> None:
+    run = play("outage", era, StartCall(server="A", tool="search_docs"))
+    run, v = step(run, ServerDies(server="A"))
+    kinds = [m.kind for m in wire(run)]
+    assert kinds == ["stream_end", "host_built"]
+    assert [m.on_wire for m in wire(run)] == [False, False]
+    assert v.servers[0].status == "down"
+
+
+def test_modern_posts_carry_accept_version_method_and_name() -> None:
+    run, _ = step(play("outage", "modern"), TakeTurn(calls=[ToolCall(server="A", tool="search_docs")]))
+    (post,) = [m for m in wire(run) if isinstance(m, HttpRequest)]
+    assert post.method == "POST"
+    assert post.headers["Accept"] == "application/json, text/event-stream"
+    assert post.headers["MCP-Protocol-Version"] == "2026-07-28"
+    assert post.headers["Mcp-Method"] == "tools/call"
+    assert post.headers["Mcp-Name"] == post.payload["params"]["name"] == "search_docs"
+
+
+def test_legacy_client_after_an_era_switch_while_down_starts_with_initialize() -> None:
+    run = play("outage", "modern", ServerDies(server="A"), SwitchEra(era="legacy"))
+    run, _ = step(run, ServerBack(server="A"))
+    to_a = [m for m in wire(run) if m.sender == "host" and m.receiver == "A" and m.payload]
+    assert [label(m) for m in to_a][:2] == ["initialize", "notifications/initialized"]
+
+
+def test_legacy_elicitation_answer_and_result_carry_the_ids_they_answer() -> None:
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"))
+    call = next(m for m in wire(run) if label(m) == "tools/call")
+    ask = next(m for m in wire(run) if label(m) == "elicitation/create")
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"), TakeTurn())
+    run, _ = step(run, UserAnswers(server="W"))
+    answer, result = [m for m in wire(run) if m.payload and "result" in m.payload]
+    assert answer.sender == "host" and answer.payload["id"] == ask.payload["id"]
+    assert result.sender == "W" and result.payload["id"] == call.payload["id"]
+    assert isinstance(result, SseEvent), "the open call's stream carries the result"
+
+
+@era_param
+def test_stdio_has_no_http_and_an_exit_is_an_eof(era: str) -> None:
+    run = play("restart", era, StartCall(server="W", tool="get_forecast"), transport="stdio", listen=True)
+    assert all(isinstance(m, StdioLine) for m in wire(run))
+    run, v = step(run, ServerDies(server="W"))
+    (eof, *_rest) = wire(run)
+    assert isinstance(eof, StreamEnd) and eof.how == "eof" and not eof.on_wire and eof.http is None
+    assert not [m for m in wire(run) if isinstance(m, (HttpRequest, HttpResponse, SseEvent))]
+    assert v.servers[0].status == "down", "the host owns the process, so it sees the exit at once"
+    run, _ = step(run, ServerBack(server="W"))
+    assert all(m.http is None and m.headers == {} for m in wire(run))
+    assert "202" not in " ".join(str(m.http) for m in wire(run))
+
+
+@era_param
+def test_signing_in_again_re_lists_without_any_list_changed(era: str) -> None:
+    run, v = step(play("guide", era), Reauthenticate(server="P", role="admin"))
+    assert "notifications/tools/list_changed" not in labels(wire(run))
+    in_order(wire(run), "tools/list", "result")
+    assert ("delete_workspace", "P") in prompt(v)
+    if era == "modern":
+        res = next(m for m in wire(run) if label(m) == "result")
+        assert res.payload["result"]["cacheScope"] == "private"
+
+
+@era_param
+def test_a_server_that_never_sends_list_changed_is_re_listed_before_the_turn(era: str) -> None:
+    run = play("guide", era, DeployTool(server="Q", tool=ToolDef(name="explain", description="Explain", arg="sql")))
+    assert ("explain", "Q") not in prompt(view(run)), "nothing told the host"
+    run, v = step(run, TakeTurn())
+    i_list = next(i for i, m in enumerate(wire(run)) if label(m) == "tools/list" and m.receiver == "Q")
+    assert i_list < next(i for i, m in enumerate(wire(run)) if label(m) == "tools/call")
+    assert ("explain", "Q") in [(t.name, t.server) for t in run.last.turn.tools_seen]
+
+
+def test_legacy_restart_while_the_user_answers_drops_the_stream_then_404_and_a_new_session() -> None:
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"))
+    run, _ = step(run, RestartServer(server="W"))
+    (drop,) = [m for m in wire(run) if isinstance(m, StreamEnd)]
+    assert drop.sender == "W" and not drop.on_wire
+    run, _ = step(run, UserAnswers(server="W"))
+    msgs = wire(run)
+    i_answer, i_404, *_ = in_order(msgs, "result", "error", "initialize", "notifications/initialized", "tools/call")
+    assert isinstance(msgs[i_404], HttpResponse) and msgs[i_404].status == 404
+
+
+@pytest.mark.parametrize(("durable", "outcome"), [(False, "input_required"), (True, "complete")])
+def test_modern_mrtr_across_a_restart_costs_the_flow_unless_the_key_is_durable(durable: bool, outcome: str) -> None:
+    run = play("restart", "modern", AskUserInput(server="W"), RestartServer(server="W"), state_key_durable=durable)
+    assert ("-32602" in " ".join(line.text for line in run.last.lines)) is not durable
+    run, _ = step(run, UserAnswers(server="W"))
+    results = [m for m in wire(run) if isinstance(m, HttpResponse) and m.payload]
+    if not durable:
+        err = results[0]
+        assert err.status == 400 and err.payload["error"]["code"] == -32602
+    assert results[-1].payload["result"]["resultType"] == outcome
+
+
+@era_param
+def test_an_unknown_tool_is_a_json_rpc_error_with_http_400(era: str) -> None:
+    run, _ = step(play("outage", era), TakeTurn(calls=[ToolCall(server="A", tool="no_such_tool")]))
+    (res,) = [m for m in wire(run) if isinstance(m, HttpResponse)]
+    assert res.status == 400 and res.payload["error"]["code"] == -32602
+
+
+def test_tool_annotations_say_something_useful() -> None:
+    run, _ = step(play("guide", "modern"), Reauthenticate(server="P", role="admin"))
+    tools = {
+        t["name"]: t["annotations"]
+        for t in next(m for m in wire(run) if label(m) == "result").payload["result"]["tools"]
+    }
+    assert tools["delete_workspace"] == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}
+    for hints in tools.values():
+        assert hints.get("readOnlyHint") is True or "destructiveHint" in hints
+    q = play("guide", "modern").state.host.clients["Q"].tools
+    assert all(t.read_only for t in q)
+
+
+@era_param
+def test_the_model_does_not_call_a_destructive_tool_on_its_own_and_passes_fitting_arguments(era: str) -> None:
+    run = play("guide", era, TakeTurn(), Reauthenticate(server="P", role="admin"))
+    run, _ = step(run, TakeTurn())
+    called = [(c.server, c.tool) for c in run.last.turn.calls]
+    assert ("P", "delete_workspace") not in called
+    assert any("delete_workspace" in line.text and "asks the user" in line.text for line in run.last.lines)
+    args = [m.payload["params"]["arguments"] for m in wire(run) if label(m) == "tools/call"]
+    values = [v for a in args for v in a.values()]
+    assert len(set(values)) == len(values) > 1, "each argument gets a value that fits it"
+
+
+def test_undo_and_at_step_use_checkpoints_and_match_a_replay() -> None:
+    events = [TakeTurn(), ServerDies(server="A"), TakeTurn(), ServerBack(server="A")] * 5
+    runs = [play("outage", "legacy")]
+    for e in events:
+        runs.append(step(runs[-1], e)[0])
+    last = runs[-1]
+    assert last.checkpoint is not None and len(last.checkpoint.playground.events) < len(events)
+    for n in (0, 3, 8, 13, 19):
+        assert at_step(last, n) == runs[n]
+    assert undo(last) == runs[-2]
+    with pytest.raises(ValueError):
+        at_step(last, len(events) + 1)
+
+
+def test_the_view_json_types_every_wire_item() -> None:
+    run = play("outage", "legacy", StartCall(server="A", tool="search_docs"))
+    run, v = step(run, ServerDies(server="A"))
+    items = v.model_dump(mode="json")["wire"]
+    assert [(i["kind"], i["on_wire"]) for i in items] == [("stream_end", False), ("host_built", False)]
+    assert all({"sender", "receiver", "http", "headers", "payload", "note"} <= set(i) for i in items)
+
+
+def test_every_event_declares_its_label_beside_its_handler() -> None:
+    import typing
+
+    from lesson.sim.events import HANDLERS, Event
+
+    classes = typing.get_args(typing.get_args(Event)[0])
+    assert {c.model_fields["kind"].default for c in classes} == set(HANDLERS)
+    for cls in classes:
+        assert "{" not in cls.label or cls.label.count("{") == cls.label.count("}")
+        assert HANDLERS[cls.model_fields["kind"].default].__module__ == cls.__module__
+
+
+def test_a_legacy_server_with_an_event_store_numbers_its_events_and_the_client_resumes_from_the_last() -> None:
+    run = play("restart", "legacy", listen=True, event_store=True)
+    run, _ = step(run, DeployTool(server="W", tool=ToolDef(name="get_alerts", description="Alerts", arg="city")))
+    (event,) = [m for m in wire(run) if isinstance(m, SseEvent)]
+    assert event.event_id is not None
+    run, _ = step(run, ListenDrops(server="W"))
+    (get,) = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
+    assert get.headers["Last-Event-ID"] == event.event_id

@@ -1,0 +1,101 @@
+"""Rules every frame sequence must keep, checked step by step over a whole run (main era only)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from lesson.sim import Run
+from lesson.sim import events as ev
+from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, StdioLine, StreamEnd
+from tests import schemas
+
+MODERN_POST = {"Accept", "MCP-Protocol-Version", "Mcp-Method"}
+_valid: set[str] = set()
+
+
+@dataclass
+class WireWatch:
+    """What is open between each pair, and which clients have not yet said their first word."""
+
+    open: dict[tuple[str, str], set] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)  # legacy clients whose next message must be initialize
+
+    def check(self, run: Run, prev: Run, event: ev.Event) -> None:
+        frames = run.last.wire if run.last else []
+        before = prev.state
+        if run.last is None or run.last.rejected:
+            assert frames == []
+            return
+        if isinstance(event, ev.AddServer):
+            self.fresh.add(event.server)
+            # a new client is a new connection: its ids start afresh, and nothing of the old one is open
+            self.open.pop(("host", event.server), None)
+            self.open.pop((event.server, "host"), None)
+        if isinstance(event, ev.SwitchEra):  # a client that changes era starts a new connection
+            old = prev.state.host.clients
+            self.fresh |= {n for n, c in run.state.host.clients.items() if n in old and old[n].era != c.era}
+        if isinstance(event, ev.ServerBack) and event.transport:
+            self.fresh.add(event.server)
+        for m in frames:
+            self._one(run, before, m, event)
+
+    def _one(self, run: Run, before, m, event) -> None:
+        servers = run.state.servers
+        # stdio has no HTTP parts
+        if m.transport == "stdio":
+            assert isinstance(m, (StdioLine, StreamEnd, HostBuilt)), f"{m.kind} on stdio"
+            assert m.headers == {} and m.http is None, f"HTTP parts on stdio: {m.http} {m.headers}"
+            if m.on_wire:  # a line is a message: stdio has no empty frames (no 202, no GET)
+                assert m.payload is not None and "jsonrpc" in m.payload
+        # what never crossed the wire is typed so, and the host builds only for the model
+        if isinstance(m, HostBuilt):
+            assert (m.sender, m.receiver, m.on_wire) == ("host", "model", False)
+            assert m.payload is not None and "jsonrpc" not in m.payload
+        if not m.on_wire:
+            if isinstance(m, StreamEnd) and m.how == "eof":
+                self.fresh.add(m.sender)  # the next stdio process is met from scratch
+            return
+        # no frame comes from a server that was not running before the step and is not running after it
+        if m.sender in servers and m.sender in before.servers:
+            assert before.servers[m.sender].up or servers[m.sender].up, f"{m.sender} is down but sent {m.http}"
+        if isinstance(event, ev.ServerDies) and m.sender == event.server:
+            raise AssertionError(f"{event.server} died this step but sent {m.payload}")
+        # every modern POST carries the SEP-2243 headers, and Mcp-Name mirrors the target
+        if isinstance(m, HttpRequest) and m.method == "POST" and m.era == "modern":
+            assert set(m.headers) >= MODERN_POST, f"modern POST without {MODERN_POST - set(m.headers)}"
+            assert "application/json" in m.headers["Accept"] and "text/event-stream" in m.headers["Accept"]
+            method = (m.payload or {}).get("method")
+            assert m.headers["Mcp-Method"] == method
+            if method in ("tools/call", "prompts/get"):
+                assert m.headers["Mcp-Name"] == m.payload["params"]["name"]
+            assert "Mcp-Session-Id" not in m.headers
+        if isinstance(m, HttpRequest) and m.method == "POST" and m.era == "legacy":
+            assert "application/json" in m.headers["Accept"] and "text/event-stream" in m.headers["Accept"]
+        p = m.payload
+        if p is None:
+            return
+        # every message validates against its era's schema
+        key = json.dumps([m.era, p, [c.model_dump() for c in m.checks]], sort_keys=True)
+        if key not in _valid:
+            assert m.checks, f"no schema check for {p}"
+            for c in m.checks:
+                assert schemas.errors(p, m.era, c.definition, c.pointer) == [], f"{c.definition}: {p}"
+            _valid.add(key)
+        # a legacy client's first message is initialize
+        if m.sender == "host" and m.era == "legacy" and m.receiver in self.fresh:
+            assert p.get("method") == "initialize", f"legacy client for {m.receiver} began with {p.get('method')}"
+        if m.sender == "host" and m.receiver in self.fresh:
+            self.fresh.discard(m.receiver)
+        # every response answers exactly one open request of the same pair, in either direction
+        if "method" in p and "id" in p:
+            ids = self.open.setdefault((m.sender, m.receiver), set())
+            assert p["id"] not in ids, f"request id {p['id']} reused while open"
+            ids.add(p["id"])
+        elif "id" in p and ("result" in p or "error" in p):
+            ids = self.open.setdefault((m.receiver, m.sender), set())
+            assert p["id"] in ids, f"{m.sender} answered {p['id']}, which {m.receiver} never asked or was answered"
+            ids.discard(p["id"])
+        # a 400 is a -32602, and a -32602 over HTTP is a 400
+        if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32602:
+            assert m.status == 400
