@@ -267,3 +267,14 @@ def test_guide_undo(guide: Locator) -> None:
     expect(log_labels(guide)).to_have_text(["Start"])
     expect(prompt_tool(guide, "delete_workspace", "P")).to_have_count(0)
     expect(log(guide)).to_contain_text("declares listChanged")
+
+
+def test_server_that_never_announces_is_relisted_before_a_turn(guide: Locator) -> None:
+    # list_changed is a SHOULD: Q never declared it, so its change arrives silently...
+    press(guide, "Q adds a tool (it never sends list_changed)", 1)
+    expect(wire(guide)).not_to_contain_text("notifications/tools/list_changed")
+    expect(prompt_tool(guide, "explain_query", "Q")).to_have_count(0)
+    # ...and the host re-lists Q on its own before the next turn, so the model still sees it.
+    press(guide, "Take a model turn", 2)
+    expect(prompt_tool(guide, "explain_query", "Q")).to_be_visible()
+    expect(wire(guide)).to_contain_text('"method": "tools/list"')
