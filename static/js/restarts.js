@@ -78,7 +78,7 @@ export function mountRestarts(section, transport) {
         chosen.length ? chosen.map((b) => b.parentElement.textContent.trim()).join("; ") : "none",
         ".",
       ),
-      r.sides.map((side) =>
+      h("div", { class: "sides" }, r.sides.map((side) =>
         h(
           "section",
           { class: `era-side era-${side.era}`, "aria-labelledby": `restart-${side.era} restarts-title` },
@@ -93,7 +93,7 @@ export function mountRestarts(section, transport) {
           h("p", { class: "step-label" }, "Afterwards"),
           serverTable(side.view.servers),
         ),
-      ),
+      )),
     );
     shown = asked;
     markStale();
