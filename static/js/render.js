@@ -23,16 +23,37 @@ export function logLine(line) {
   return h("li", { class: `line tone-${line.tone}` }, label ? h("span", { class: "tone" }, `${label}: `) : null, line.text);
 }
 
+// "1 message", "2 messages": every count on the page goes through here.
+export function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// The servers as the host sees them. Each cell carries its column's name so a narrow panel can show
+// every row as a card.
+// ERA_ONCE: the era is a property of the host, so it reads best said once, in the caption, with an Era
+// column only when the rows really differ. It stays off while the browser tests read the Era column.
+const ERA_ONCE = false;
+
 export function serverTable(rows) {
   if (!rows.length) return h("p", { class: "placeholder" }, "The host has no servers configured.");
-  const head = ["Server", "Status", "Era", "Stream", "Tools", "Last change", "Last error"];
+  const eras = [...new Set(rows.map((r) => r.era))];
+  const eraOnce = ERA_ONCE && eras.length === 1;
+  const columns = [
+    ["Status", (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), r.status], "status"],
+    eraOnce ? null : ["Era", (r) => r.era],
+    ["Stream", (r) => r.listen],
+    ["Tools", (r) => (r.tools.length ? r.tools.join(", ") : "none")],
+    ["Last change", (r) => r.last_change || "—"],
+    ["Last error", (r) => r.last_error || "—"],
+  ].filter(Boolean);
   return h(
     "div",
-    { class: "table-wrap", tabindex: "0" },
+    { class: "table-wrap", tabindex: "0", role: "group", "aria-label": "Servers table" },
     h(
       "table",
       { class: "servers" },
-      h("thead", {}, h("tr", {}, head.map((t) => h("th", { scope: "col" }, t)))),
+      eraOnce ? h("caption", {}, `Every server speaks ${eras[0]} with the host.`) : null,
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Server"), columns.map(([t]) => h("th", { scope: "col" }, t)))),
       h(
         "tbody",
         {},
@@ -41,12 +62,7 @@ export function serverTable(rows) {
             "tr",
             { class: `status-${r.status.split(",")[0]}`, "data-server": r.name },
             h("th", { scope: "row" }, `${r.name} `, h("span", { class: "subtle" }, r.via ? `(${r.title}, behind ${r.via})` : `(${r.title})`)),
-            h("td", { class: "status" }, h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), r.status),
-            h("td", {}, r.era),
-            h("td", {}, r.listen),
-            h("td", {}, r.tools.length ? r.tools.join(", ") : "none"),
-            h("td", {}, r.last_change || "—"),
-            h("td", {}, r.last_error || "—"),
+            columns.map(([t, cell, cls]) => h("td", { class: cls, "data-label": t }, cell(r))),
           ),
         ),
       ),
@@ -73,18 +89,21 @@ export function promptList(np) {
     h(
       "p",
       { class: "meta" },
-      `Turns taken: ${np.turns} · Prompt cache invalidations: ${np.cache_invalidations} · Batching: ${np.batching ? "on" : "off"}`,
-      np.pending_changes ? ` · Changes since the last turn: ${np.pending_changes}` : "",
+      `Turns taken: ${np.turns} · Prompt cache invalidations: ${np.cache_invalidations}`,
+      // Batching is only worth a word when it is on: no control here turns it on or off.
+      np.batching ? ` · Batching is on: ${plural(np.pending_changes, "change")} ${np.pending_changes === 1 ? "waits" : "wait"} for the next turn` : "",
+      !np.batching && np.pending_changes ? ` · Changes since the last turn: ${np.pending_changes}` : "",
     ),
   ];
 }
 
+// Counters: the conversation and the re-lists always; the two "something went wrong" counters only
+// once they have counted something, so a panel where they cannot move does not show a row of zeros.
 export function counterLine(c) {
-  return h(
-    "p",
-    { class: "meta counters" },
-    `Conversation: ${c.conversation} messages · tools/list calls: ${c.refetches} · Wasted re-fetches: ${c.wasted_refetches} · Ignored notifications: ${c.ignored_notifications}`,
-  );
+  const bits = [`Conversation: ${plural(c.conversation, "message")}`, `tools/list calls: ${c.refetches}`];
+  if (c.wasted_refetches) bits.push(`Wasted re-fetches: ${c.wasted_refetches}`);
+  if (c.ignored_notifications) bits.push(`Ignored notifications: ${c.ignored_notifications}`);
+  return h("p", { class: "meta counters" }, bits.join(" · "));
 }
 
 export function logList(log) {
@@ -144,8 +163,40 @@ export function comparison(cmp) {
       { class: `era-side era-${s.era}` },
       h("h5", {}, `${s.label[0].toUpperCase()}${s.label.slice(1)}${mine ? " (this playground)" : " (the same step)"}`),
       h("ul", { class: "lines" }, s.lines.map(logLine)),
-      h("p", { class: "meta" }, `${s.wire.length} wire message${s.wire.length === 1 ? "" : "s"}`),
+      h("p", { class: "meta" }, plural(s.wire.length, "wire message")),
     );
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h("div", { class: "eras" }, side(legacy, legacy === cmp.this), side(modern, modern === cmp.this));
+}
+
+// The handles panel: the basket ids the model holds, and where the server keeps baskets. The view
+// names the handles; when it also lists the stores (durable, or each replica's memory) they are drawn
+// side by side, the replica the next call lands on marked in words.
+export function handleState(view) {
+  const held = view.handles || [];
+  const stores = view.stores || [];
+  return [
+    h(
+      "p",
+      {},
+      "Basket the model holds: ",
+      held.length ? held.map((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, "none yet (press create_basket)"),
+    ),
+    stores.length
+      ? h(
+          "div",
+          { class: "stores" },
+          stores.map((s) =>
+            h(
+              "section",
+              { class: s.current ? "store current" : "store", "aria-label": s.label },
+              h("h5", {}, s.label, s.current ? " (the next call lands here)" : ""),
+              Object.keys(s.baskets).length
+                ? h("ul", { class: "lines" }, Object.entries(s.baskets).map(([id, items]) => h("li", {}, h("code", {}, id), `: ${items.length ? items.join(", ") : "empty"}`)))
+                : h("p", { class: "placeholder" }, "No baskets."),
+            ),
+          ),
+        )
+      : null,
+  ];
 }

@@ -1,19 +1,61 @@
 // The restart lab: one situation, one restart, both eras side by side.
+// A result belongs to the options it was made with: change one and the result says it is out of
+// date until the learner runs again (or puts the options back). Options that cannot change the chosen
+// situation (data-applies, from the panel's data) are disabled, with the reason beside them.
 import { fill, h } from "./dom.js";
 import { logLine, serverTable, wireList } from "./render.js";
 
 const LABEL = { legacy: "Legacy (2025-11-25)", modern: "Modern (2026-07-28)" };
 
+function signature(form) {
+  const data = new FormData(form);
+  return JSON.stringify([data.get("situation"), data.getAll("variant").sort()]);
+}
+
 export function mountRestarts(section, transport) {
+  const pid = section.dataset.panelId;
   const form = section.querySelector('[data-role="form"]');
   const out = section.querySelector('[data-region="sides"]');
   const announce = section.querySelector('[data-role="announce"]');
+  const stale = section.querySelector('[data-role="stale"]');
   const submit = form.querySelector('button[type="submit"]');
+  let shown = null; // the signature of the options the result on screen was made with
   submit.disabled = false;
+
+  function applicable() {
+    const situation = new FormData(form).get("situation");
+    for (const box of form.querySelectorAll("input[data-applies]")) {
+      const fits = box.dataset.applies.split(" ").includes(situation);
+      // A ticked option that no longer fits is unticked: a disabled box is not sent, and a tick that
+      // does nothing would claim otherwise.
+      if (!fits) box.checked = false;
+      box.disabled = !fits;
+    }
+  }
+
+  function markStale() {
+    const isStale = shown !== null && signature(form) !== shown;
+    if (isStale === !stale.hidden) return;
+    stale.hidden = !isStale;
+    out.classList.toggle("stale", isStale);
+    if (isStale) out.setAttribute("aria-describedby", "restarts-stale");
+    else out.removeAttribute("aria-describedby");
+    if (isStale) announce.textContent = "The result below is out of date: run again to see these options.";
+  }
+
+  stale.id = "restarts-stale";
+  stale.querySelector('[data-action="rerun"]').addEventListener("click", () => form.requestSubmit());
+  form.addEventListener("change", () => {
+    applicable();
+    markStale();
+  });
+  applicable();
+  upgradeSummary(section);
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
+    const asked = signature(form);
     const frame = { type: "restart", panel: section.dataset.panelId, situation: data.get("situation"), variants: data.getAll("variant") };
     let answer;
     try {
@@ -27,13 +69,21 @@ export function mountRestarts(section, transport) {
       return;
     }
     const r = answer.result;
+    const chosen = [...form.querySelectorAll('input[name="variant"]')].filter((b) => r.variants.includes(b.value));
     fill(
       out,
-      r.sides.map((side) =>
+      h(
+        "p",
+        { class: "result-for meta" },
+        `Result for a restart while ${r.label}; options: `,
+        chosen.length ? chosen.map((b) => b.parentElement.textContent.trim()).join("; ") : "none",
+        ".",
+      ),
+      h("div", { class: "sides" }, r.sides.map((side) =>
         h(
           "section",
-          { class: `era-side era-${side.era}`, "aria-labelledby": `restart-${side.era} restarts-title` },
-          h("h4", { id: `restart-${side.era}` }, LABEL[side.era]),
+          { class: `era-side era-${side.era}`, "aria-labelledby": `${pid}-${side.era} ${pid}-title` },
+          h("h4", { id: `${pid}-${side.era}` }, LABEL[side.era]),
           side.steps.map((step) =>
             h("div", { class: "restart-step" },
               h("p", { class: "step-label" }, step.label),
@@ -44,8 +94,53 @@ export function mountRestarts(section, transport) {
           h("p", { class: "step-label" }, "Afterwards"),
           serverTable(side.view.servers),
         ),
-      ),
+      )),
     );
+    shown = asked;
+    markStale();
     announce.textContent = `Restarted while ${r.label}: both eras shown.`;
   });
+}
+
+// The lesson sums the lab up in a table right after it. Markdown gives a bare grid; make it a
+// comparison a screen reader can walk: a caption, column headers per era, the situation as each
+// row's header, and a label on each cell so the table can reflow into cards on a narrow screen.
+function upgradeSummary(section) {
+  let node = section.nextElementSibling;
+  while (node && node.tagName !== "TABLE") {
+    if (/^H[12]$/.test(node.tagName) || node.matches("section, .panel")) return;
+    node = node.nextElementSibling;
+  }
+  if (!node || node.caption) return;
+  const table = node;
+  const heads = [...table.querySelectorAll("thead th")];
+  if (heads.length < 2) return;
+  const eraOf = (text) => (/^legacy/i.test(text) ? "era-legacy" : /^modern/i.test(text) ? "era-modern" : null);
+  const title = section.querySelector("h3")?.textContent.trim() || "Restarts";
+  table.prepend(h("caption", {}, `Summary: ${title.charAt(0).toLowerCase()}${title.slice(1)}`));
+  heads.forEach((th, i) => {
+    th.setAttribute("scope", "col");
+    const era = eraOf(th.textContent.trim());
+    if (era) th.classList.add(era);
+    if (i === 0) th.classList.add("corner");
+  });
+  for (const row of table.querySelectorAll("tbody tr")) {
+    const cells = [...row.children];
+    const first = cells[0];
+    if (first && first.tagName === "TD") {
+      const th = h("th", { scope: "row" });
+      th.append(...first.childNodes);
+      first.replaceWith(th);
+    }
+    cells.slice(1).forEach((td, i) => {
+      const label = heads[i + 1]?.textContent.trim();
+      if (label) td.dataset.label = label;
+      const era = eraOf(label || "");
+      if (era) td.classList.add(era);
+    });
+  }
+  table.classList.add("compare");
+  const wrap = h("div", { class: "compare-wrap" });
+  table.replaceWith(wrap);
+  wrap.append(table);
 }

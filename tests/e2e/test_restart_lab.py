@@ -1,0 +1,113 @@
+"""The restart lab's honesty: a result says when it no longer matches the options, options that cannot
+change the chosen situation are disabled (checked against the simulation itself), and the lesson's
+summary after the lab is a real comparison table."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from lesson.panels import load_panels
+from lesson.panels import restart_lab as run_lab
+
+from .helpers import LESSON_1, restart_lab
+
+pytestmark = pytest.mark.e2e
+
+PANEL = load_panels(Path(__file__).resolve().parents[2] / "content")["restarts"]
+NOT_IDEMPOTENT = "The call in flight is not idempotent (send_alert)"
+STALE = "Out of date — run again."
+
+
+@pytest.fixture
+def lab(page: Page) -> Locator:
+    page.goto(LESSON_1)
+    section = restart_lab(page)
+    expect(section.get_by_role("button", name="Restart the server")).to_be_enabled()
+    return section
+
+
+def run(lab: Locator, situation: str) -> None:
+    lab.get_by_role("radio", name=situation, exact=True).check()
+    lab.get_by_role("button", name="Restart the server").click()
+    expect(lab.get_by_role("status")).to_have_text(f"Restarted while {situation}: both eras shown.")
+
+
+def test_a_result_goes_stale_when_an_option_changes(lab: Locator) -> None:
+    expect(lab.get_by_text(STALE)).to_be_hidden()
+    run(lab, "idle")
+    expect(lab.get_by_text("Result for a restart while idle; options: none.")).to_be_visible()
+    expect(lab.get_by_text(STALE)).to_be_hidden()
+
+    lab.get_by_role("checkbox", name="The server runs over stdio (the host launches it)").check()
+    expect(lab.get_by_text(STALE)).to_be_visible()
+    expect(lab.get_by_role("status")).to_have_text(re.compile("out of date"))
+    # Putting the option back makes the result true again.
+    lab.get_by_role("checkbox", name="The server runs over stdio (the host launches it)").uncheck()
+    expect(lab.get_by_text(STALE)).to_be_hidden()
+
+    lab.get_by_role("radio", name="a call is in flight").check()
+    expect(lab.get_by_text(STALE)).to_be_visible()
+    lab.get_by_role("button", name="Run again").click()
+    expect(lab.get_by_role("status")).to_have_text("Restarted while a call is in flight: both eras shown.")
+    expect(lab.get_by_text(STALE)).to_be_hidden()
+    expect(lab.get_by_text("Result for a restart while a call is in flight; options: none.")).to_be_visible()
+
+
+def test_options_that_cannot_apply_are_disabled_with_a_reason(lab: Locator) -> None:
+    box = lab.get_by_role("checkbox", name=NOT_IDEMPOTENT)
+    expect(lab.get_by_role("radio", name="idle")).to_be_checked()
+    expect(box).to_be_disabled()
+    expect(box).to_have_accessible_description("Only when the server restarts while a call is in flight.")
+    lab.get_by_role("radio", name="a call is in flight").check()
+    expect(box).to_be_enabled()
+    box.check()
+    # Back to a situation where it cannot apply: unticked as well as disabled, so nothing claims otherwise.
+    lab.get_by_role("radio", name="waiting for user input").check()
+    expect(box).to_be_disabled()
+    expect(box).not_to_be_checked()
+
+
+def outcome(situation: str, variants: list[str]) -> list:
+    """What a learner reads in each era: the lines of every step and the servers' status afterwards."""
+    result = run_lab(PANEL, situation, variants)
+    return [
+        (
+            [[line["text"] for line in step["lines"]] for step in side.steps],
+            [(r.status, r.last_error) for r in side.view.servers],
+        )
+        for side in result.sides
+    ]
+
+
+@pytest.mark.parametrize("situation", [s.id for s in PANEL.situations])
+def test_disabled_options_are_exactly_those_the_simulation_ignores(lab: Locator, situation: str) -> None:
+    chosen = next(s for s in PANEL.situations if s.id == situation)
+    lab.get_by_role("radio", name=chosen.label, exact=True).check()
+    base = outcome(situation, [])
+    for variant in PANEL.variants:
+        changes = outcome(situation, [variant.id]) != base
+        box = lab.get_by_role("checkbox", name=variant.label, exact=True)
+        if changes:
+            expect(box, f"{variant.id} changes {situation}").to_be_enabled()
+        else:
+            expect(box, f"{variant.id} changes nothing in {situation}").to_be_disabled()
+
+
+def test_the_summary_is_a_comparison_table(lab: Locator, page: Page) -> None:
+    table = page.get_by_role("table", name="Summary: restarts, era by era")
+    expect(table).to_be_visible()
+    expect(table.get_by_role("columnheader")).to_have_text(
+        [re.compile("^When the server restarts"), "Legacy (2025-11-25)", "Modern (2026-07-28)"]
+    )
+    rows = table.get_by_role("rowgroup").last.get_by_role("row")
+    expect(rows.first.get_by_role("rowheader")).to_have_text(re.compile("idle"))
+    # Every body row has its situation as a row header and one cell per era.
+    for row in rows.all():
+        expect(row.get_by_role("rowheader")).to_have_count(1)
+        expect(row.get_by_role("cell")).to_have_count(2)
+    assert table.get_by_role("columnheader").first.get_attribute("scope") == "col"
+    assert rows.first.get_by_role("rowheader").get_attribute("scope") == "row"

@@ -1,0 +1,184 @@
+"""Everyone, everywhere: no sideways scroll at 375 px, a light/dark/auto theme switch that is remembered
+(even where storage is refused), a print stylesheet that prints the text, reduced motion honoured, and
+no axe violations in either theme."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page, expect
+
+from .helpers import LESSON_1, LESSON_2, open_playground, panel, press, restart_lab
+
+pytestmark = pytest.mark.e2e
+
+PAGES = {"index": "/", "lesson-1": LESSON_1, "lesson-2": LESSON_2, "not-found": "/lessons/no-such-lesson"}
+NARROW = {"width": 375, "height": 800}
+
+
+def settle(page: Page, name: str) -> None:
+    """Bring the page into the state with the widest content the tests reach: playgrounds filled, a
+    restart shown, the wire messages (JSON) open."""
+    if name == "lesson-1":
+        outage = open_playground(page, LESSON_1, "Play out an outage")
+        press(outage, "B deploys a new tool", 1)
+        press(outage, "A dies", 2)
+        outage.get_by_text("Wire messages of the last step").click()
+        lab = restart_lab(page)
+        lab.get_by_role("radio", name="a listen stream is open").check()
+        lab.get_by_role("button", name="Restart the server").click()
+        expect(lab.get_by_role("status")).to_have_text(re.compile("^Restarted while"))
+        for summary in lab.get_by_text(re.compile(r"^Wire messages \(\d+\)$")).all():
+            summary.click()
+        expect(panel(page, "Explicit state handles").get_by_role("button", name="Reset")).to_be_enabled()
+    elif name == "lesson-2":
+        guide = open_playground(page, LESSON_2, "Misbehaving servers")
+        press(guide, "P's timer fires list_changed", 1)
+        guide.get_by_text("Wire messages of the last step").click()
+    else:
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+
+
+def sideways_overflow(page: Page) -> int:
+    """How far the document scrolls sideways, in CSS pixels (0: it does not)."""
+    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_no_sideways_scroll_at_375(browser: Browser, base_url: str, name: str) -> None:
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    page.goto(PAGES[name])
+    settle(page, name)
+    assert sideways_overflow(page) == 0
+    context.close()
+
+
+def test_server_table_reflows_at_375(browser: Browser, base_url: str) -> None:
+    """On a narrow screen each server is a card, and it is still a table to a screen reader."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    table = outage.get_by_role("table").first
+    expect(table.get_by_role("rowheader", name=re.compile(r"^A \("))).to_be_visible()
+    expect(table.get_by_role("columnheader", name="Status")).to_have_count(1)
+    # The label drawn before each value is for the eye: a screen reader hears the column header instead.
+    row = table.get_by_role("row").filter(has=page.get_by_role("rowheader", name=re.compile(r"^A \(")))
+    expect(row.get_by_role("cell").first).to_have_accessible_name("connected")
+    box = table.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 375
+    context.close()
+
+
+def theme_radio(page: Page, name: str):
+    return page.get_by_role("group", name="Theme").get_by_role("radio", name=name, exact=True)
+
+
+def background_is_dark(page: Page) -> bool:
+    """The main column's background, by luminance."""
+    rgb = page.evaluate("getComputedStyle(document.querySelector('main')).backgroundColor")
+    r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) < 128
+
+
+def test_theme_switch_is_a_labelled_radio_group(page: Page) -> None:
+    page.goto("/")
+    group = page.get_by_role("group", name="Theme")
+    expect(group.get_by_role("radio")).to_have_count(3)
+    expect(theme_radio(page, "Auto")).to_be_checked()
+    # Keyboard: the arrow keys move through the group as in any radio group.
+    theme_radio(page, "Auto").focus()
+    page.keyboard.press("ArrowRight")
+    expect(theme_radio(page, "Light")).to_be_checked()
+
+
+def test_dark_theme_applies_and_persists(page: Page) -> None:
+    page.emulate_media(color_scheme="light")
+    page.goto(LESSON_1)
+    assert not background_is_dark(page)
+    theme_radio(page, "Dark").check()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    assert background_is_dark(page)
+
+    page.reload()
+    expect(theme_radio(page, "Dark")).to_be_checked()
+    assert background_is_dark(page)
+
+    # Another page remembers it too.
+    page.get_by_role("link", name="All lessons").click()
+    expect(theme_radio(page, "Dark")).to_be_checked()
+    assert background_is_dark(page)
+
+    theme_radio(page, "Light").check()
+    page.emulate_media(color_scheme="dark")
+    page.reload()
+    expect(theme_radio(page, "Light")).to_be_checked()
+    assert not background_is_dark(page)
+
+
+def test_auto_follows_the_system(page: Page) -> None:
+    page.emulate_media(color_scheme="dark")
+    page.goto("/")
+    expect(theme_radio(page, "Auto")).to_be_checked()
+    expect(page.locator("html")).not_to_have_attribute("data-theme", re.compile("."))
+    assert background_is_dark(page)
+    page.emulate_media(color_scheme="light")
+    assert not background_is_dark(page)
+
+
+def test_theme_switch_works_when_storage_is_refused(browser: Browser, base_url: str) -> None:
+    """In a cross-site iframe the browser may refuse localStorage: the switch still works for the page."""
+    context = browser.new_context(base_url=base_url)
+    context.add_init_script(
+        "Object.defineProperty(window, 'localStorage', "
+        "{get() { throw new DOMException('refused', 'SecurityError'); }});"
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto("/")
+    theme_radio(page, "Dark").check()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    assert background_is_dark(page)
+    assert errors == []
+    context.close()
+
+
+def test_print_shows_the_text_not_the_controls(page: Page) -> None:
+    page.goto(LESSON_1)
+    lab = restart_lab(page)
+    expect(lab.get_by_role("button", name="Restart the server")).to_be_enabled()
+    page.emulate_media(media="print")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    expect(page.get_by_role("heading", name="The five rules")).to_be_visible()
+    expect(page.get_by_role("table", name=re.compile("^Summary"))).to_be_visible()
+    expect(page.get_by_role("button", name="Restart the server")).to_be_hidden()
+    expect(page.get_by_role("button", name="A dies")).to_be_hidden()
+    expect(page.get_by_role("group", name="Theme")).to_be_hidden()
+    expect(page.get_by_role("link", name="Skip to the lesson")).to_be_hidden()
+    page.emulate_media(media="screen")
+    expect(page.get_by_role("button", name="Restart the server")).to_be_visible()
+
+
+def test_reduced_motion_is_honoured(page: Page) -> None:
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(LESSON_1)
+    assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "auto"
+    page.emulate_media(reduced_motion="no-preference")
+    assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("name", list(PAGES))
+def test_axe_in_both_themes(page: Page, name: str, theme: str) -> None:
+    page.goto(PAGES[name])
+    theme_radio(page, theme.capitalize()).check()
+    settle(page, name)
+    if name == "lesson-1":
+        # A stale result and a disabled option are part of what the lab shows.
+        restart_lab(page).get_by_role("radio", name="idle").check()
+        expect(restart_lab(page).get_by_text("Out of date — run again.")).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
