@@ -43,14 +43,23 @@ def test_unknown_pages_are_a_friendly_404(client):
 
 
 def test_every_response_forbids_other_origins(client):
-    csp = client.get("/").headers["Content-Security-Policy"]
-    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "frame-ancestors *" in csp
+    resp = client.get("/")
+    csp = resp.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and csp.endswith("frame-ancestors 'self'")
+    assert "camera=()" in resp.headers["Permissions-Policy"]
+    assert "Strict-Transport-Security" not in resp.headers  # plain HTTP: HSTS would be a lie
+    assert client.get("/", base_url="https://lesson.example").headers["Strict-Transport-Security"].startswith(
+        "max-age="
+    )
 
 
-def test_frame_ancestors_is_configurable():
-    app = create_app({"SECRET_KEY": "x", "FRAME_ANCESTORS": "https://portal.example"})
-    csp = app.test_client().get("/").headers["Content-Security-Policy"]
-    assert csp.endswith("frame-ancestors https://portal.example")
+def test_embedding_origins_are_configurable():
+    app = create_app({"SECRET_KEY": "x", "EMBED_ORIGINS": "https://portal.example"})
+    c = app.test_client()
+    csp = c.get("/").headers["Content-Security-Policy"]
+    assert csp.endswith("frame-ancestors 'self' https://portal.example")
+    headers = {"Origin": "https://portal.example"}
+    assert c.post("/api/quiz/hot-swapping/discover", json={"choice": "c"}, headers=headers).status_code == 200
 
 
 def test_quiz_without_javascript_is_a_plain_form(client):
@@ -76,6 +85,51 @@ def test_quiz_json_checks_on_the_server(client):
     assert client.post("/api/quiz/hot-swapping/nope", json={"choice": "a"}).status_code == 404
     ok = client.post("/api/quiz/hot-swapping/discover", json={"choice": "c"}).get_json()
     assert ok["correct"] is True and ok["explanation"] and ok["score"] == {"answered": 1, "correct": 1, "total": 3}
+
+
+def test_quiz_progress_held_by_the_page_is_graded_on_the_server(client):
+    # A page that holds two answers (one right, one wrong) and answers a third after a restart:
+    # the score counts all three, graded here.
+    held = {"discover": "c", "nope": "a"}
+    ok = client.post("/api/quiz/hot-swapping/discover", json={"choice": "a", "answers": held}).get_json()
+    assert ok["score"]["answered"] == 1  # the question answered now replaces the held answer
+    graded = client.post("/api/quiz/hot-swapping", json={"answers": {"discover": "c", "x": "y"}}).get_json()
+    assert graded["results"]["discover"]["correct"] is True and "x" not in graded["results"]
+    assert graded["score"] == {"answered": 1, "correct": 1, "total": 3}
+    assert client.post("/api/quiz/hot-swapping", json=[1]).status_code == 400
+    assert client.post("/api/quiz/nowhere", json={"answers": {}}).status_code == 404
+
+
+def test_cross_site_posts_are_refused(client):
+    evil = {"Origin": "https://evil.example"}
+    resp = client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"}, headers=evil)
+    assert resp.status_code == 403
+    assert "0 answered" in client.get("/lessons/hot-swapping").get_data(as_text=True)
+    assert client.post("/api/quiz/hot-swapping/discover", json={"choice": "c"}, headers=evil).status_code == 403
+    referer = {"Referer": "https://evil.example/page"}
+    assert client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"}, headers=referer).status_code == 403
+    own = {"Origin": "http://localhost"}
+    assert client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"}, headers=own).status_code == 303
+
+
+def test_assets_have_hashed_urls_cached_for_good_and_are_compressed(client):
+    import re
+
+    html = client.get("/lessons/hot-swapping").get_data(as_text=True)
+    urls = re.findall(r'(?:src|href|data-steps)="(/(?:static|data)/[^"]+)"', html)
+    assert any(u.endswith("/js/app.js") for u in urls) and any(u.endswith("/churn.json") for u in urls)
+    assert '<script type="application/json"' not in html  # the stepper's data is fetched, not inlined
+    for url in urls:
+        resp = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert resp.status_code == 200 and "immutable" in resp.headers["Cache-Control"]
+    js = client.get(next(u for u in urls if u.endswith("app.js")).replace("app.js", "render.js"),
+                    headers={"Accept-Encoding": "br, gzip"})
+    assert js.headers["Content-Encoding"] == "br" and "immutable" in js.headers["Cache-Control"]
+    page = client.get("/lessons/hot-swapping", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["Content-Encoding"] == "gzip"
+    old = client.get("/static/000000000000/js/app.js")
+    assert old.status_code == 200 and old.headers["Cache-Control"] == "no-cache"
+    assert client.get("/static/000000000000/nope.js").status_code == 404
 
 
 def _first_question(slug: str) -> str:

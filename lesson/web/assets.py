@@ -1,0 +1,72 @@
+"""Static files under a content-hashed path, cached for a year as immutable.
+
+All of ``static/`` is read once at start-up and hashed together; the hash is the first segment
+of every asset URL (``/static/<hash>/js/app.js``). The JavaScript modules import each other with
+relative paths, so they inherit the prefix: a repeat view fetches nothing but the page, and any
+change to any file gives every asset a new URL. Compression is Flask-Compress's job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, abort
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+mimetypes.add_type("text/javascript", ".js")
+mimetypes.add_type("image/svg+xml", ".svg")
+
+
+class Assets:
+    def __init__(self, root: Path, extra: dict[str, str] | None = None) -> None:
+        self.files: dict[str, tuple[bytes, str]] = {}
+        digest = hashlib.sha256()
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            rel = path.relative_to(root).as_posix()
+            data = path.read_bytes()
+            digest.update(rel.encode() + b"\0" + data + b"\0")
+            self.files[rel] = (data, mimetypes.guess_type(rel)[0] or "application/octet-stream")
+        self.data: dict[str, bytes] = {}
+        for name, text in sorted((extra or {}).items()):
+            digest.update(name.encode() + b"\0" + text.encode() + b"\0")
+            self.data[name] = text.encode()
+        self.build = digest.hexdigest()[:12]
+
+    @staticmethod
+    def json_text(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"))
+
+    def url(self, rel: str) -> str:
+        if rel not in self.files:
+            raise KeyError(f"no static file {rel!r}")
+        return f"/static/{self.build}/{rel}"
+
+    def data_url(self, name: str) -> str:
+        return f"/data/{self.build}/{name}.json"
+
+    def blueprint(self) -> Blueprint:
+        bp = Blueprint("assets", __name__)
+
+        @bp.get("/static/<build>/<path:rel>")
+        def static(build: str, rel: str) -> Response:
+            item = self.files.get(rel)
+            if item is None:
+                abort(404)
+            if build != self.build:
+                # An old page asks for an old build: serve today's file, but do not let it be cached.
+                return Response(item[0], mimetype=item[1], headers={"Cache-Control": "no-cache"})
+            return Response(item[0], mimetype=item[1], headers={"Cache-Control": IMMUTABLE})
+
+        @bp.get("/data/<build>/<name>.json")
+        def data(build: str, name: str) -> Response:
+            body = self.data.get(name)
+            if body is None:
+                abort(404)
+            cache = IMMUTABLE if build == self.build else "no-cache"
+            return Response(body, mimetype="application/json", headers={"Cache-Control": cache})
+
+        return bp
