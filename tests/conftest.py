@@ -85,3 +85,22 @@ def live_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def base_url(live_server: str) -> str:
     return live_server
+
+
+@pytest.fixture
+def serve_app():
+    """Start the app with extra settings on 127.0.0.1 (a free port, in a thread); gives its URL."""
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    servers = []
+
+    def start(**config) -> str:
+        server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", **config}))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}"
+
+    yield start
+    for server in servers:
+        server.shutdown()

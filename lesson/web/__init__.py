@@ -92,9 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     }
     service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"])
     assets = Assets(ROOT / "static", extra=steppers)
-    app.extensions["lesson"] = Lesson(
-        content=content, panels=panels, service=service, steppers=steppers, assets=assets
-    )
+    app.extensions["lesson"] = Lesson(content=content, panels=panels, service=service, steppers=steppers, assets=assets)
     app.jinja_env.globals["asset"] = assets.url
     app.jinja_env.globals["stepper_url"] = assets.data_url
 

@@ -108,11 +108,17 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
         ('{"v": 2, "type": "press", "handle": "%s", "seq": "two", "button": "a-dies"}', "bad_frame", "seq"),
         ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "fly"}', "unknown_button", "a-dies"),
         ('{"v": 2, "type": "open", "panel": "nowhere"}', "unknown_panel", "nowhere"),
-        ('{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "fly"]]}}',
-         "unknown_button", "fly"),
+        (
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "fly"]]}}',
+            "unknown_button",
+            "fly",
+        ),
         ('{"v": 2, "type": "open", "panel": "outage", "log": {"era": "medieval"}}', "bad_frame", "era"),
-        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": ' + "[" * 50 + "]" * 50 + "}",
-         "bad_frame", "nests"),
+        (
+            '{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": ' + "[" * 50 + "]" * 50 + "}",
+            "bad_frame",
+            "nests",
+        ),
         ("[" * 100_000 + "]" * 100_000, "too_large", "limit"),
     ],
 )
@@ -256,8 +262,9 @@ def test_http_frames_behave_like_socket_frames(client):
     assert resp.status_code == 400 and resp.get_json()["code"] == "bad_json"
     resp = post({"type": "undo", "handle": "x" * 32, "seq": 1})
     assert resp.status_code == 409 and resp.get_json()["type"] == "need_log"
-    resp = client.post("/api/frame", data=json.dumps({"v": 2, "type": "open", "panel": "outage"}),
-                       content_type="text/plain")
+    resp = client.post(
+        "/api/frame", data=json.dumps({"v": 2, "type": "open", "panel": "outage"}), content_type="text/plain"
+    )
     assert resp.status_code == 415
     resp = post({"type": "open", "panel": "outage"}, headers={"Origin": "https://evil.example"})
     assert resp.status_code == 403
