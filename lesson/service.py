@@ -46,6 +46,7 @@ class _Frame(Strict):
 class Log(Strict):
     """What the page holds for one playground: its start, its presses and how many changes it made."""
 
+    panel: ID | None = None  # needed when the log comes with a change rather than an open
     variant: ID | None = None
     era: Era
     events: list[Action] = Field(default_factory=list, max_length=MAX_EVENTS)
@@ -64,6 +65,7 @@ class PressFrame(_Frame):
     type: Literal["press"]
     handle: HANDLE
     seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
     button: ID
 
 
@@ -71,12 +73,14 @@ class UndoFrame(_Frame):
     type: Literal["undo"]
     handle: HANDLE
     seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
 
 
 class ResetFrame(_Frame):
     type: Literal["reset"]
     handle: HANDLE
     seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
     variant: ID | None = None
 
 
@@ -84,6 +88,7 @@ class EraFrame(_Frame):
     type: Literal["era"]
     handle: HANDLE
     seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
     era: Era
 
 
@@ -387,12 +392,20 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
+        key = frame.model_dump(exclude={"id", "v", "log"})
+        if entry is not None and frame.seq == entry.seq and entry.last == tuple(key.items()):
+            with entry.lock:
+                return self.answer(frame.id, frame.handle, entry)  # a retry: already applied once
+        if (entry is None or frame.seq != entry.seq + 1) and frame.log is not None:
+            if frame.log.seq != frame.seq - 1:
+                raise FrameError("bad_frame", "log.seq must be one less than the change's seq")
+            if frame.log.panel is None:
+                raise FrameError("bad_frame", "log.panel: this field is required with a change")
+            entry = self.rebuild(self._playground_panel(frame.log.panel), frame.log)
+            self.cache.put(frame.handle, entry)
         if entry is None:
             return Reply(NeedLog(re=frame.id, handle=frame.handle, have=None).model_dump_json(), "need_log")
-        key = frame.model_dump(exclude={"id", "v"})
         with entry.lock:
-            if frame.seq == entry.seq and entry.last == tuple(key.items()):
-                return self.answer(frame.id, frame.handle, entry)  # a retry: already applied once
             if frame.seq != entry.seq + 1:
                 return Reply(NeedLog(re=frame.id, handle=frame.handle, have=entry.seq).model_dump_json(), "need_log")
             self._apply(entry, frame)

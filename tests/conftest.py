@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -104,3 +105,61 @@ def serve_app():
     yield start
     for server in servers:
         server.shutdown()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(base: str, proc, timeout: float = 60) -> None:
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server at {base} did not come up")
+
+
+@pytest.fixture
+def spawn():
+    """Start `lesson serve` as its own process group (so every process of it can be SIGKILLed)."""
+    import signal
+    import subprocess
+    import sys
+
+    procs = []
+
+    def start(port: int | None = None, workers: int = 0, env: dict | None = None):
+        port = port or free_port()
+        cmd = [sys.executable, "-m", "lesson.cli", "serve", "--port", str(port)]
+        if workers:
+            cmd += ["--workers", str(workers), "--threads", "64"]
+        proc = subprocess.Popen(
+            cmd,
+            env={**os.environ, "LESSON_WS_HELLO_TIMEOUT": "20", **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        procs.append(proc)
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(base, proc)
+        return base, proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)

@@ -90,11 +90,10 @@ export function mountPlayground(section, transport) {
     const answer = await transport.send(frame);
     if (answer.type === "view") render(answer, frame);
     else if (answer.type === "need_log" && tries < 2) {
-      // The server lost this playground (or missed a change): hand it the log, then try again.
-      const reopened = await transport.send(openFrame());
-      if (reopened.type === "view") render(reopened, { type: "open" });
-      else return startOver(reopened);
-      await exchange({ ...frame, handle: log.handle, seq: log.seq + 1 }, tries + 1);
+      // The server lost this playground (a restart, another worker) or missed a change: send the
+      // change again with the log it follows, and the server rebuilds the playground from it.
+      const { variant, era, events, seq } = log;
+      await exchange({ ...frame, log: { panel, variant, era, events, seq } }, tries + 1);
     } else if (frame.type === "open" && frame.log) startOver(answer);
     else showError(answer);
   }

@@ -48,8 +48,8 @@ def test_every_response_forbids_other_origins(client):
     assert "default-src 'self'" in csp and "script-src 'self'" in csp and csp.endswith("frame-ancestors 'self'")
     assert "camera=()" in resp.headers["Permissions-Policy"]
     assert "Strict-Transport-Security" not in resp.headers  # plain HTTP: HSTS would be a lie
-    assert client.get("/", base_url="https://lesson.example").headers["Strict-Transport-Security"].startswith(
-        "max-age="
+    assert (
+        client.get("/", base_url="https://lesson.example").headers["Strict-Transport-Security"].startswith("max-age=")
     )
 
 
@@ -122,8 +122,10 @@ def test_assets_have_hashed_urls_cached_for_good_and_are_compressed(client):
     for url in urls:
         resp = client.get(url, headers={"Accept-Encoding": "gzip"})
         assert resp.status_code == 200 and "immutable" in resp.headers["Cache-Control"]
-    js = client.get(next(u for u in urls if u.endswith("app.js")).replace("app.js", "render.js"),
-                    headers={"Accept-Encoding": "br, gzip"})
+    js = client.get(
+        next(u for u in urls if u.endswith("app.js")).replace("app.js", "render.js"),
+        headers={"Accept-Encoding": "br, gzip"},
+    )
     assert js.headers["Content-Encoding"] == "br" and "immutable" in js.headers["Cache-Control"]
     page = client.get("/lessons/hot-swapping", headers={"Accept-Encoding": "gzip"})
     assert page.headers["Content-Encoding"] == "gzip"

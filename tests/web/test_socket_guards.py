@@ -121,7 +121,7 @@ def test_no_stray_bytes_after_a_close_and_no_traceback(serve_app, caplog):
     ws.recv()
     ws.send_close()
     tail = b""
-    ws.sock.settimeout(5)
+    ws.sock.settimeout(1)
     try:
         while chunk := ws.sock.recv(65536):
             tail += chunk
