@@ -28,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "SECRET_KEY": None,
     "CONTENT_ROOT": None,
     "MAX_FRAME_BYTES": 16384,  # a frame, including a page's whole log (500 presses fit)
-    "CACHE_BYTES": 64 << 20,  # the run cache, by estimated bytes
+    "CACHE_BYTES": 192 << 20,  # the run cache per process, by estimated bytes (about 2,000 playgrounds)
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "EMBED_ORIGINS": "",  # space-separated origins that may embed the lesson and talk to it
     "PROXY_FIX": 0,  # how many proxies in front set X-Forwarded-*; 0 trusts none
