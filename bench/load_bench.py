@@ -189,9 +189,7 @@ async def never_reads(ws_base: str, proc: subprocess.Popen, seconds: float) -> t
                 peak = max(peak, rss_mb(proc))
                 await asyncio.sleep(0)
         except websockets.ConnectionClosed as exc:
-            outcome = (
-                f"closed by the server: {exc.rcvd.code if exc.rcvd else '?'} {exc.rcvd.reason if exc.rcvd else ''}"
-            )
+            outcome = f"closed by the server after {seconds - (end - time.monotonic()):.1f} s ({exc})"
     return peak, rss_mb(proc), outcome
 
 
