@@ -11,6 +11,9 @@ then, from this process (the client is never the server's process), measures:
    a few thousand playgrounds);
 4. a client that sends presses and never reads: server memory before, at its worst, and after.
 
+The client runs in this process, on the same two cores as the server, and does not negotiate
+permessage-deflate (browsers do; the answers then travel compressed).
+
     .venv/bin/python bench/load_bench.py [--learners 1000] [--seconds 30] [--workers 2]
 """
 
@@ -34,6 +37,12 @@ import psutil
 import websockets
 
 BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+
+
+def connect(url: str, **kw):
+    """A client socket without permessage-deflate: the client shares the server's two cores, and
+    compressing on both sides would measure the client as much as the server."""
+    return websockets.connect(url, compression=None, **kw)
 
 
 def free_port() -> int:
@@ -105,7 +114,7 @@ class Learner:
 
 
 async def one_learner(ws_base: str, presses: int) -> tuple[list[float], list[float], int]:
-    async with websockets.connect(ws_base + "/ws", max_size=None) as ws:
+    async with connect(ws_base + "/ws", max_size=None) as ws:
         learner = Learner()
         learner.handle = (await open_playground(ws))["handle"]
         times, sizes = [], []
@@ -117,7 +126,7 @@ async def one_learner(ws_base: str, presses: int) -> tuple[list[float], list[flo
             times.append(time.perf_counter() - t0)
             sizes.append(len(answer))
     size = int(statistics.median(sizes))
-    async with websockets.connect(f"{ws_base}/bench/echo?size={size}", max_size=None) as ws:
+    async with connect(f"{ws_base}/bench/echo?size={size}", max_size=None) as ws:
         echo = []
         frame = learner.press()
         for _ in range(presses):
@@ -138,7 +147,7 @@ async def crowd(url: str, n: int, seconds: float, playground: bool) -> tuple[lis
     async def client(i: int) -> None:
         nonlocal errors, connected
         try:
-            async with websockets.connect(url, max_size=None, open_timeout=60, ping_interval=None) as ws:
+            async with connect(url, max_size=None, open_timeout=60, ping_interval=None) as ws:
                 connected += 1
                 learner = Learner()
                 if playground:
@@ -162,7 +171,7 @@ async def crowd(url: str, n: int, seconds: float, playground: bool) -> tuple[lis
 
 
 async def store_many(ws_base: str, count: int, presses: int) -> None:
-    async with websockets.connect(ws_base + "/ws", max_size=None) as ws:
+    async with connect(ws_base + "/ws", max_size=None) as ws:
         for _ in range(count):
             learner = Learner()
             learner.handle = (await open_playground(ws))["handle"]
@@ -172,24 +181,31 @@ async def store_many(ws_base: str, count: int, presses: int) -> None:
 
 
 async def never_reads(ws_base: str, proc: subprocess.Popen, seconds: float) -> tuple[float, float, str]:
-    """Send presses as fast as possible and never read an answer; track the server's memory."""
+    """Send presses steadily (500 a second) and never read an answer; track the server's memory.
+
+    The server answers into the socket until the kernel's buffers are full; then its send blocks,
+    and after WS_SEND_TIMEOUT it drops the client."""
     peak = rss_mb(proc)
     outcome = "still open"
-    raw = socket.create_connection(("127.0.0.1", int(ws_base.rsplit(":", 1)[1])))
-    raw.close()
-    async with websockets.connect(ws_base + "/ws", max_size=None, max_queue=1) as ws:
+    t0 = time.monotonic()
+    async with connect(ws_base + "/ws", max_size=None, max_queue=1) as ws:
         learner = Learner()
         learner.handle = (await open_playground(ws))["handle"]
+        ws.transport.pause_reading()  # from here on, nothing is read from the socket
         frame = json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": learner.handle})
-        end = time.monotonic() + seconds
+        end = t0 + seconds
         try:
+            n = 0
             while time.monotonic() < end:
-                for _ in range(50):
-                    await ws.send(frame)
-                peak = max(peak, rss_mb(proc))
-                await asyncio.sleep(0)
+                await ws.send(frame)
+                n += 1
+                if n % 50 == 0:
+                    peak = max(peak, rss_mb(proc))
+                await asyncio.sleep(0.002)
         except websockets.ConnectionClosed as exc:
-            outcome = f"closed by the server after {seconds - (end - time.monotonic()):.1f} s ({exc})"
+            outcome = f"dropped by the server after {time.monotonic() - t0:.1f} s and {n} frames ({exc})"
+        if outcome == "still open" and ws.state is not websockets.State.OPEN:
+            outcome = f"dropped by the server ({ws.state.name})"
     return peak, rss_mb(proc), outcome
 
 
@@ -244,10 +260,10 @@ def main() -> None:
         )
 
         start = rss_mb(proc)
-        peak, end, outcome = asyncio.run(never_reads(ws_base, proc, 20))
+        peak, end, outcome = asyncio.run(never_reads(ws_base, proc, 30))
         time.sleep(1)
         print(
-            f"never-reading client for up to 20 s: RSS {start:.1f} MB, worst {peak:.1f} MB "
+            f"never-reading client for up to 30 s: RSS {start:.1f} MB, worst {peak:.1f} MB "
             f"(+{peak - start:.1f} MB), after {rss_mb(proc):.1f} MB; {outcome}"
         )
     finally:

@@ -8,6 +8,7 @@ counts every request and the bytes of every body as they leave the app (after co
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from pathlib import Path
@@ -36,6 +37,7 @@ class Counter:
 
 
 def main() -> None:
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = create_app({"SECRET_KEY": "bench"})
     counter = Counter(app.wsgi_app)
     app.wsgi_app = counter

@@ -393,28 +393,33 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
-        key = frame.model_dump(exclude={"id", "v", "log"})
-        if entry is not None and frame.seq == entry.seq and entry.last == tuple(key.items()):
+        key = tuple(frame.model_dump(exclude={"id", "v", "log"}).items())
+        if entry is not None:
             with entry.lock:
-                return self.answer(frame.id, frame.handle, entry)  # a retry: already applied once
-        if (entry is None or frame.seq != entry.seq + 1) and frame.log is not None:
-            if frame.log.seq != frame.seq - 1:
-                raise FrameError("bad_frame", "log.seq must be one less than the change's seq")
-            if frame.log.panel is None:
-                raise FrameError("bad_frame", "log.panel: this field is required with a change")
-            entry = self.rebuild(self._playground_panel(frame.log.panel), frame.log)
-            self.cache.put(frame.handle, entry)
-        if entry is None:
-            return Reply(NeedLog(re=frame.id, handle=frame.handle, have=None).model_dump_json(), "need_log")
+                if frame.seq == entry.seq and entry.last == key:
+                    return self.answer(frame.id, frame.handle, entry)  # a retry: already applied once
+                if frame.seq == entry.seq + 1:
+                    return self._change(entry, frame, key)
+        if frame.log is None:
+            have = entry.seq if entry is not None else None
+            return Reply(NeedLog(re=frame.id, handle=frame.handle, have=have).model_dump_json(), "need_log")
+        # The page sent its log with the change: rebuild the playground from it, then apply.
+        if frame.log.seq != frame.seq - 1:
+            raise FrameError("bad_frame", "log.seq must be one less than the change's seq")
+        if frame.log.panel is None:
+            raise FrameError("bad_frame", "log.panel: this field is required with a change")
+        entry = self.rebuild(self._playground_panel(frame.log.panel), frame.log)
         with entry.lock:
-            if frame.seq != entry.seq + 1:
-                return Reply(NeedLog(re=frame.id, handle=frame.handle, have=entry.seq).model_dump_json(), "need_log")
-            self._apply(entry, frame)
-            entry.seq = frame.seq
-            entry.last = tuple(key.items())
-        self.cache.put(frame.handle, entry)  # its cost may have changed
-        with entry.lock:
-            return self.answer(frame.id, frame.handle, entry)
+            reply = self._change(entry, frame, key)
+        return reply
+
+    def _change(self, entry: Entry, frame: Change, key: tuple[Any, ...]) -> Reply:
+        """Apply one change to an entry whose lock is held, cache it, answer."""
+        self._apply(entry, frame)
+        entry.seq = frame.seq
+        entry.last = key
+        self.cache.put(frame.handle, entry)  # new, or its cost changed
+        return self.answer(frame.id, frame.handle, entry)
 
     def _apply(self, entry: Entry, frame: Change) -> None:
         panel = self._playground_panel(entry.panel)
