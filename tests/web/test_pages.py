@@ -175,3 +175,21 @@ def test_lesson_check_exits_non_zero_on_broken_content(broken_content):
         [sys.executable, "-m", "lesson.cli", "check", "--content", str(broken_content)], capture_output=True, text=True
     )
     assert bad.returncode == 1 and "outage.yaml" in bad.stderr
+
+
+def test_behind_a_proxy_the_forwarded_scheme_counts_only_when_configured():
+    forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "lessons.example.org"}
+    plain = create_app({"SECRET_KEY": "x"}).test_client().get("/", headers=forwarded)
+    assert "Strict-Transport-Security" not in plain.headers  # nobody said a proxy is trusted
+    proxied = create_app({"SECRET_KEY": "x", "PROXY_FIX": 1}).test_client()
+    assert "Strict-Transport-Security" in proxied.get("/", headers=forwarded).headers
+    own = {**forwarded, "Origin": "https://lessons.example.org"}
+    assert proxied.post("/api/quiz/hot-swapping/discover", json={"choice": "c"}, headers=own).status_code == 200
+
+
+def test_the_server_header_names_no_versions(serve_app):
+    import urllib.request
+
+    with urllib.request.urlopen(serve_app() + "/healthz") as resp:
+        server = resp.headers["Server"]
+    assert server == "mcp-churn-lab" and "/" not in server and "Python" not in server
