@@ -137,6 +137,7 @@ def spawn():
     import signal
     import subprocess
     import sys
+    import tempfile
 
     procs = []
 
@@ -145,13 +146,16 @@ def spawn():
         cmd = [sys.executable, "-m", "lesson.cli", "serve", "--port", str(port)]
         if workers:
             cmd += ["--workers", str(workers), "--threads", "64"]
+        log = tempfile.NamedTemporaryFile(prefix="lesson-serve-", suffix=".log", delete=False)  # noqa: SIM115
         proc = subprocess.Popen(
             cmd,
             env={**os.environ, "LESSON_WS_HELLO_TIMEOUT": "20", **(env or {})},
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=log,
             start_new_session=True,
         )
+        proc.log_path = log.name  # the server's log: tests read it for tracebacks
+        log.close()
         procs.append(proc)
         base = f"http://127.0.0.1:{port}"
         wait_healthy(base, proc)
@@ -163,3 +167,5 @@ def spawn():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
+        with contextlib.suppress(OSError):
+            os.unlink(proc.log_path)

@@ -34,6 +34,14 @@ def check(pages: list[PageClient]) -> None:
         assert fresh.open()["view"]["log"] == page.history  # the server's run matches the page's
 
 
+def quiet(*procs) -> None:
+    """Disconnects, reconnects and need_logs are ordinary: no traceback in any server's log."""
+    for proc in procs:
+        with open(proc.log_path) as f:
+            text = f.read()
+        assert "Traceback" not in text, text[-2000:]
+
+
 def make_pages(send, n: int) -> list[PageClient]:
     pages = []
     for _ in range(n):
@@ -52,17 +60,18 @@ def test_sigkill_of_every_server_process_then_a_restart_loses_nothing(spawn):
     press_round(pages, 1)
     os.killpg(proc.pid, signal.SIGKILL)  # the master and both workers, with no chance to save anything
     proc.wait(timeout=10)
-    spawn(port=port, workers=2)
+    _, restarted = spawn(port=port, workers=2)
     before = [p.need_logs for p in pages]
     press_round(pages, 2)
     # Every page's next press found a server that knew nothing, and handed its log over with it.
     assert all(p.need_logs == n + 1 for p, n in zip(pages, before, strict=True))
     press_round(pages, 3)
     check(pages)
+    quiet(restarted)
 
 
 def test_two_workers_share_nothing_and_every_playground_continues(spawn):
-    base, _ = spawn(workers=2)
+    base, proc = spawn(workers=2)
 
     def worker(_: int) -> int:
         with urllib.request.urlopen(urllib.request.Request(base + "/healthz", headers={"Connection": "close"})) as r:
@@ -79,10 +88,11 @@ def test_two_workers_share_nothing_and_every_playground_continues(spawn):
     for n in range(6):
         press_round(pages, n)
     check(pages)
+    quiet(proc)
 
 
 def test_two_servers_behind_a_round_robin_balancer(spawn):
-    (a, _), (b, _) = spawn(), spawn()
+    (a, pa), (b, pb) = spawn(), spawn()
     backends = [("127.0.0.1", int(u.rsplit(":", 1)[1])) for u in (a, b)]
     proxy = RoundRobinProxy(backends)
     try:
@@ -95,5 +105,6 @@ def test_two_servers_behind_a_round_robin_balancer(spawn):
         # Frames alternated between the two servers, so pages often had to hand their logs over.
         assert sum(p.need_logs for p in pages) >= 3
         assert min(proxy.counts.values()) >= 20
+        quiet(pa, pb)
     finally:
         proxy.close()
