@@ -182,10 +182,20 @@ class Entry:
     run: Run
     last: tuple[Any, ...] | None = None  # the last change applied, to spot a retried frame
     lock: threading.Lock = field(default_factory=threading.Lock)
+    log_len: int = 0  # entries in the run's whole log; the cached run keeps only the newest
+
+    def __post_init__(self) -> None:
+        self.keep(self.run)
+
+    def keep(self, run: Run, log_len: int | None = None) -> None:
+        """Cache ``run`` without its log history: the page holds that, and an open rebuilds it.
+        ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
+        self.log_len = len(run.log) if log_len is None else log_len
+        self.run = run if len(run.log) <= 1 else run.model_copy(update={"log": run.log[-1:]})
 
     @property
     def cost(self) -> int:
-        return BASE_BYTES + STEP_BYTES * len(self.run.log)
+        return BASE_BYTES + STEP_BYTES * len(self.run.playground.events)
 
 
 class RunCache:
@@ -360,10 +370,11 @@ class Service:
                 with entry.lock:
                     return self.answer(frame.id, frame.handle, entry, restored=True, full=True)
         if frame.log is not None:
-            entry = self.rebuild(panel, frame.log)
+            run = self.replay(panel, frame.log)
+            entry = self.rebuild(panel, frame.log, run)
             handle = frame.handle or new_handle()
             self.cache.put(handle, entry)
-            return self.answer(frame.id, handle, entry, restored=True, full=True)
+            return self.answer(frame.id, handle, entry, restored=True, history=run.log)
         variant = self._variant(panel, frame.variant)
         run = begin(panel.start_for(panel.variant(variant)))
         entry = Entry(panel=panel.id, variant=variant, era=run.state.host.era, events=[], seq=0, run=run)
@@ -372,12 +383,16 @@ class Service:
         notice = "That playground is no longer on the server; this is a new one." if frame.handle else None
         return self.answer(frame.id, handle, entry, notice=notice, full=True)
 
-    def rebuild(self, panel: PlaygroundPanel, log_: Log) -> Entry:
+    def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
         """Replay a page's log; a log that does not fit the panel is refused as a whole."""
-        variant = self._variant(panel, log_.variant)
-        run = begin(panel.start_for(panel.variant(variant), era=log_.era))
+        run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
         for kind, arg in log_.events:
             run = advance(run, self._event(panel, kind, arg))
+        return run
+
+    def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
+        run = run if run is not None else self.replay(panel, log_)
+        variant = self._variant(panel, log_.variant)
         return Entry(panel=panel.id, variant=variant, era=log_.era, events=list(log_.events), seq=log_.seq, run=run)
 
     def _event(self, panel: PlaygroundPanel, kind: str, arg: str) -> Any:
@@ -427,18 +442,23 @@ class Service:
             kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)
             if len(entry.events) >= MAX_EVENTS:
                 raise FrameError("too_many_events", f"this playground has reached {MAX_EVENTS} steps; reset to go on")
-            entry.run = advance(entry.run, self._event(panel, kind, arg))
+            entry.keep(advance(entry.run, self._event(panel, kind, arg)), entry.log_len + 1)
             entry.events.append((kind, arg))
         elif isinstance(frame, UndoFrame):
             if not entry.events:
                 raise FrameError("nothing_to_undo", "nothing to undo: the playground is at its start")
-            entry.run = undo(entry.run)
+            entry.keep(undo(entry.run), entry.log_len - 1)  # undo takes exactly one step off the log
             entry.events.pop()
         else:
             variant = self._variant(panel, frame.variant or entry.variant)
             era = entry.run.state.host.era
-            entry.run = begin(panel.start_for(panel.variant(variant), era=era))
+            entry.keep(begin(panel.start_for(panel.variant(variant), era=era)))
             entry.variant, entry.era, entry.events = variant, era, []
+
+    def _history(self, entry: Entry) -> list[Any]:
+        """The whole log of a cached run, replayed from its events (only an open needs it)."""
+        log_ = Log(variant=entry.variant, era=entry.era, events=entry.events, seq=entry.seq)
+        return self.replay(self._playground_panel(entry.panel), log_).log
 
     def answer(
         self,
@@ -448,13 +468,18 @@ class Service:
         restored: bool = False,
         notice: str | None = None,
         full: bool = False,
+        history: list[Any] | None = None,
     ) -> Reply:
         """The answer to a frame: the current table, prompt and comparison, and only the newest
         log entry unless ``full`` (the page keeps the history it was sent)."""
         run = entry.run
-        log_from = 0 if full else len(run.log) - 1
-        current = view(run)
-        shown = current.model_copy(update={"log": run.log[log_from:]})
+        if history is not None:
+            log_from, entries = 0, history
+        elif full:
+            log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
+        else:
+            log_from, entries = entry.log_len - 1, run.log[-1:]
+        shown = view(run).model_copy(update={"log": entries})
         return Reply(
             ViewAnswer.model_construct(
                 re=ref,

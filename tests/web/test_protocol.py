@@ -286,3 +286,20 @@ def test_a_real_websocket_survives_bad_frames_and_reconnects_by_handle(live_serv
     back = json.loads(ws.recv())
     ws.close()
     assert back["restored"] is True and back["view"]["servers"] == pressed["view"]["servers"]
+
+
+def test_a_long_playground_keeps_the_same_history_on_the_page_and_the_server(service):
+    # The cache keeps only the newest log entry; an open replays the rest from the events.
+    page = Page(service)
+    page.open()
+    buttons = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+    for n in range(60):
+        page.do("press", button=buttons[n % 5])
+        if n % 7 == 6:
+            page.do("undo")
+    page.do("era", era="legacy")
+    full = send(service, type="open", panel="outage", handle=page.handle)
+    assert full["log_from"] == 0 and full["view"]["log"] == page.history
+    assert [s["step"] for s in page.history] == list(range(len(page.history)))
+    replayed = send(service, type="open", panel="outage", log={**page.log})  # from the log alone
+    assert replayed["view"]["log"] == page.history
