@@ -45,6 +45,7 @@ test: $(VENV)/.installed chromium
 
 bench: $(VENV)/.installed chromium
 	$(PY) bench/sim_bench.py
+	$(PY) bench/service_bench.py
 	$(PY) bench/load_bench.py --learners $(LEARNERS)
 	$(PY) bench/page_bench.py
 
