@@ -10,8 +10,8 @@ import signal
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.pageclient import PageClient, http_sender, ws_sender
-from tests.rrproxy import RoundRobinProxy
+from tests.web.pageclient import PageClient, http_sender, ws_sender
+from tests.web.rrproxy import RoundRobinProxy
 
 BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
 
