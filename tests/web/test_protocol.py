@@ -233,7 +233,7 @@ def test_a_shared_log_reproduces_the_playground_under_a_new_handle(service):
 
 
 def test_the_cache_is_bounded_by_bytes_and_drops_least_recently_used(panels):
-    from lesson.service import BASE_BYTES
+    from lesson.runcache import BASE_BYTES
 
     service = Service(panels, RunCache(max_bytes=3 * BASE_BYTES))
     first = Page(service)
