@@ -99,7 +99,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from . import pages, socket
 
     app.register_blueprint(pages.bp)
-    app.register_blueprint(assets.blueprint())
+    assets.init_app(app)
     socket.init_app(app)
     if app.config["BENCH_ECHO"]:
         from . import echo

@@ -14,7 +14,7 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort
+from flask import Blueprint, Flask, Response, abort
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 mimetypes.add_type("text/javascript", ".js")
@@ -48,18 +48,29 @@ class Assets:
     def data_url(self, name: str) -> str:
         return f"/data/{self.build}/{name}.json"
 
+    def static(self, build: str, filename: str) -> Response:
+        item = self.files.get(filename)
+        if item is None:
+            abort(404)
+        if build != self.build:
+            # An old page asks for an old build: serve today's file, but do not let it be cached.
+            return Response(item[0], mimetype=item[1], headers={"Cache-Control": "no-cache"})
+        return Response(item[0], mimetype=item[1], headers={"Cache-Control": IMMUTABLE})
+
+    def init_app(self, app: Flask) -> None:
+        """Serve ``/static/<build>/<filename>`` as Flask's own ``static`` endpoint, so
+        ``url_for('static', filename=...)`` in any template gives the hashed URL too."""
+        app.add_url_rule("/static/<build>/<path:filename>", endpoint="static", view_func=self.static)
+
+        @app.url_defaults
+        def _build(endpoint: str, values: dict[str, Any]) -> None:
+            if endpoint == "static":
+                values.setdefault("build", self.build)
+
+        app.register_blueprint(self.blueprint())
+
     def blueprint(self) -> Blueprint:
         bp = Blueprint("assets", __name__)
-
-        @bp.get("/static/<build>/<path:rel>")
-        def static(build: str, rel: str) -> Response:
-            item = self.files.get(rel)
-            if item is None:
-                abort(404)
-            if build != self.build:
-                # An old page asks for an old build: serve today's file, but do not let it be cached.
-                return Response(item[0], mimetype=item[1], headers={"Cache-Control": "no-cache"})
-            return Response(item[0], mimetype=item[1], headers={"Cache-Control": IMMUTABLE})
 
         @bp.get("/data/<build>/<name>.json")
         def data(build: str, name: str) -> Response:

@@ -132,6 +132,10 @@ def test_assets_have_hashed_urls_cached_for_good_and_are_compressed(client):
     old = client.get("/static/000000000000/js/app.js")
     assert old.status_code == 200 and old.headers["Cache-Control"] == "no-cache"
     assert client.get("/static/000000000000/nope.js").status_code == 404
+    with client.application.test_request_context():
+        from flask import url_for
+
+        assert url_for("static", filename="js/app.js") == next(u for u in urls if u.endswith("app.js"))
 
 
 def _first_question(slug: str) -> str:
