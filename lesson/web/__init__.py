@@ -31,6 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "CACHE_BYTES": 192 << 20,  # the run cache per process, by estimated bytes (about 2,000 playgrounds)
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "EMBED_ORIGINS": "",  # space-separated origins that may embed the lesson and talk to it
+    "FRAME_ANCESTORS": None,  # overrides the CSP frame-ancestors value built from EMBED_ORIGINS
     "PROXY_FIX": 0,  # how many proxies in front set X-Forwarded-*; 0 trusts none
     "SESSION_COOKIE_SAMESITE": "Lax",
     "SESSION_COOKIE_HTTPONLY": True,

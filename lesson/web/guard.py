@@ -35,7 +35,7 @@ def origin_allowed() -> bool:
 
 def security_headers(resp: Response) -> Response:
     cfg = current_app.config
-    ancestors = " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
+    ancestors = cfg["FRAME_ANCESTORS"] or " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
     resp.headers.setdefault(
         "Content-Security-Policy",
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -60,6 +60,8 @@ def test_embedding_origins_are_configurable():
     assert csp.endswith("frame-ancestors 'self' https://portal.example")
     headers = {"Origin": "https://portal.example"}
     assert c.post("/api/quiz/hot-swapping/discover", json={"choice": "c"}, headers=headers).status_code == 200
+    other = create_app({"SECRET_KEY": "x", "FRAME_ANCESTORS": "https://lms.example"}).test_client()
+    assert other.get("/").headers["Content-Security-Policy"].endswith("frame-ancestors https://lms.example")
 
 
 def test_quiz_without_javascript_is_a_plain_form(client):
