@@ -4,6 +4,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+WORKERS ?= 0
+LEARNERS ?= 1000
 
 .PHONY: serve test check lint bench chromium clean
 
@@ -13,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 serve: $(VENV)/.installed
-	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT)
+	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 check: $(VENV)/.installed
 	$(VENV)/bin/lesson check
@@ -41,9 +43,11 @@ test: $(VENV)/.installed chromium
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed chromium
 	$(PY) bench/sim_bench.py
-	$(PY) bench/ws_bench.py
+	$(PY) bench/service_bench.py
+	$(PY) bench/load_bench.py --learners $(LEARNERS)
+	$(PY) bench/page_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

@@ -39,18 +39,35 @@ def _schema(out: Path | None, check_only: bool) -> int:
     return 0
 
 
-def _serve(host: str, port: int, reload: bool = False) -> int:
-    from werkzeug.serving import make_server
+def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads: int = 1100) -> int:
+    """One process on werkzeug by default; ``workers`` > 0 runs gunicorn (see lesson/web/server.py)."""
+    import os
+    import secrets
 
     from .content import ContentError
+    from .settings import SettingsError
     from .web import create_app
 
+    # One quiz-cookie key for every worker; each worker process builds its own app.
+    os.environ.setdefault("LESSON_SECRET_KEY", secrets.token_hex(32))
+    if reload:  # an environment setting, so gunicorn's workers reload too
+        os.environ["LESSON_CONTENT_RELOAD"] = "true"
     try:
-        app = create_app({"CONTENT_RELOAD": True} if reload else None)
+        app = create_app()
     except ContentError as err:
         print(f"content error: {err}", file=sys.stderr)
         return 1
-    server = make_server(host, port, app, threaded=True)
+    except SettingsError as err:
+        print(err, file=sys.stderr)
+        return 1
+    if workers > 0:
+        from .web.server import run_gunicorn
+
+        print(f"MCP Churn Lab: {workers} worker(s) x {threads} threads on http://{host}:{port}/", flush=True)
+        return run_gunicorn(host, port, workers, threads)
+    from .web.server import make_dev_server
+
+    server = make_dev_server(host, port, app)
     print(f"MCP Churn Lab: serving on http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
@@ -127,6 +144,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--reload", action="store_true", help="load content edits again on the next page load")
+    serve.add_argument(
+        "--workers", type=int, default=0, help="run the production server (gunicorn) with N worker processes"
+    )
+    serve.add_argument(
+        "--threads", type=int, default=1100, help="threads per worker: each open WebSocket holds one (default 1100)"
+    )
     check = sub.add_parser("check", help="validate the content; list every problem as file:line: what")
     check.add_argument(
         "--content", type=Path, default=None, help="content folder (default: $LESSON_CONTENT_ROOT, else the repo's)"
@@ -146,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export-scorm":
         return _export_scorm(args)
     if args.command == "serve":
-        return _serve(args.host, args.port, args.reload)
+        return _serve(args.host, args.port, args.reload, args.workers, args.threads)
     if args.command == "schema":
         return _schema(args.out, args.check)
     if args.command == "trace":

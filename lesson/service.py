@@ -1,8 +1,12 @@
 """The playground service: decodes a frame, applies it to the learner's playground, encodes the
 answer. The socket and the HTTP endpoint both hand their frames here, so they behave the same.
 
-Frames are documented in docs/protocol.md. Every frame gets exactly one answer; bad input gets an
-error answer that names the problem and changes nothing.
+A playground is its start (panel, variant, era) and its list of presses; the page holds that log
+and the server only caches runs built from it (see docs/classroom.md). On a miss (a restart,
+another worker) the server answers ``need_log``, the page sends its log once, and the run is
+rebuilt. Each change carries a sequence number, so a retried frame is applied once and a gap is
+noticed. Frames are documented in docs/protocol.md. Bad input gets an error answer that names the
+problem and changes nothing.
 """
 
 from __future__ import annotations
@@ -10,27 +14,42 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import threading
-from collections import OrderedDict
-from typing import Annotated, Any, Literal, Protocol
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
-from .sim import Run, advance, begin, replay, undo, view
+from .runcache import Entry, RunCache
+from .sim import Run, advance, begin, undo, view
 from .sim.events import SwitchEra
 from .sim.model import Era, Strict
-from .sim.playground import MAX_EVENTS, Playground
+from .sim.playground import MAX_EVENTS
+from .sim.view import View
 
 log = logging.getLogger(__name__)
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
 HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]
+SEQ = Annotated[int, Field(ge=0, le=1_000_000_000)]
+# One press in a log: ["p", button] or ["e", era]. Undo pops the last one; reset starts a new log.
+Action = tuple[Literal["p"], ID] | tuple[Literal["e"], Era]
 
 
 class _Frame(Strict):
-    v: Literal[1]
+    v: Literal[2]
     id: int | str | None = Field(default=None)  # echoed back as "re", so a client can match answers
+
+
+class Log(Strict):
+    """What the page holds for one playground: its start, its presses and how many changes it made."""
+
+    panel: ID | None = None  # needed when the log comes with a change rather than an open
+    variant: ID | None = None
+    era: Era
+    events: list[Action] = Field(default_factory=list, max_length=MAX_EVENTS)
+    seq: SEQ = 0
 
 
 class OpenFrame(_Frame):
@@ -38,28 +57,37 @@ class OpenFrame(_Frame):
     panel: ID
     handle: HANDLE | None = None
     variant: ID | None = None
+    log: Log | None = None
 
 
 class PressFrame(_Frame):
     type: Literal["press"]
     handle: HANDLE
+    seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
     button: ID
 
 
 class UndoFrame(_Frame):
     type: Literal["undo"]
     handle: HANDLE
+    seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
 
 
 class ResetFrame(_Frame):
     type: Literal["reset"]
     handle: HANDLE
+    seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
     variant: ID | None = None
 
 
 class EraFrame(_Frame):
     type: Literal["era"]
     handle: HANDLE
+    seq: SEQ
+    log: Log | None = None  # the log before this change, sent after a need_log
     era: Era
 
 
@@ -75,45 +103,62 @@ Frame = Annotated[
 ]
 FRAME = TypeAdapter(Frame)
 TYPES = ("open", "press", "undo", "reset", "era", "restart")
+Change = PressFrame | UndoFrame | ResetFrame | EraFrame
 
 
-class Entry(Strict):
-    """What the store keeps under a handle: the panel, its variant, and the run."""
+# --- answers: pydantic models, serialised once with model_dump_json ----------------------------
 
+
+class ViewAnswer(BaseModel):
+    v: int = PROTOCOL_VERSION
+    type: Literal["view"] = "view"
+    re: int | str | None
     panel: str
+    handle: str
+    seq: int  # changes the page has made to this playground; the next change carries seq + 1
     variant: str | None
-    run: Run
+    era: str
+    start_era: str
+    steps: int
+    can_undo: bool
+    restored: bool
+    notice: str | None
+    log_from: int  # view.log holds the log's entries from this index on; the page keeps the rest
+    view: View
 
 
-class Store(Protocol):
-    def get(self, handle: str) -> Entry | None: ...
-    def put(self, handle: str, entry: Entry) -> None: ...
+class NeedLog(BaseModel):
+    v: int = PROTOCOL_VERSION
+    type: Literal["need_log"] = "need_log"
+    re: int | str | None
+    handle: str
+    have: int | None  # the sequence number the server holds, or null when it holds nothing
 
 
-class MemoryStore:
-    """Playgrounds in memory, least recently used dropped first beyond ``capacity``."""
+class ErrorAnswer(BaseModel):
+    v: int = PROTOCOL_VERSION
+    type: Literal["error"] = "error"
+    re: int | str | None
+    code: str
+    message: str
 
-    def __init__(self, capacity: int = 10_000) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[str, Entry] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def get(self, handle: str) -> Entry | None:
-        with self._lock:
-            entry = self._items.get(handle)
-            if entry is not None:
-                self._items.move_to_end(handle)
-            return entry
+class RestartAnswer(BaseModel):
+    v: int = PROTOCOL_VERSION
+    type: Literal["restart"] = "restart"
+    re: int | str | None
+    result: Any
 
-    def put(self, handle: str, entry: Entry) -> None:
-        with self._lock:
-            self._items[handle] = entry
-            self._items.move_to_end(handle)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
 
-    def __len__(self) -> int:
-        return len(self._items)
+@dataclass(frozen=True)
+class Reply:
+    """An encoded answer; ``code`` names the error, if it is one (the HTTP endpoint maps it to a status)."""
+
+    text: str
+    code: str | None = None
+
+    def data(self) -> dict[str, Any]:
+        return json.loads(self.text)
 
 
 class FrameError(Exception):
@@ -128,9 +173,24 @@ def new_handle() -> str:
     return secrets.token_urlsafe(24)
 
 
+def _depth(data: Any, limit: int) -> bool:
+    """True when ``data`` nests no deeper than ``limit`` (checked without recursion)."""
+    stack = [(data, 0)]
+    while stack:
+        item, d = stack.pop()
+        if d > limit:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, d + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, d + 1) for v in item)
+    return True
+
+
 def _plain(exc: ValidationError, kind: str | None) -> str:
     err = exc.errors()[0]
-    loc = [str(p) for p in err["loc"] if str(p) not in TYPES]
+    parts = err["loc"][1:] if err["loc"] and err["loc"][0] in TYPES else err["loc"]  # [0] is the frame type
+    loc = [str(p) for p in parts if not str(p).startswith(("tuple[", "function-"))]
     where = ".".join(loc)
     msg = err["msg"]
     if err["type"] == "missing":
@@ -144,47 +204,52 @@ def _plain(exc: ValidationError, kind: str | None) -> str:
 
 
 class Service:
-    """Turns frames into answers. Thread-safe: a lock serialises changes to one store."""
+    """Turns frames into answers. Thread-safe: each playground has its own lock."""
 
     def __init__(
         self,
         panels: dict[str, PlaygroundPanel | StepperPanel | RestartLabPanel],
-        store: Store,
-        max_frame_bytes: int = 8192,
+        cache: RunCache | None = None,
+        max_frame_bytes: int = 16384,
     ) -> None:
         self.panels = panels
-        self.store = store
+        self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
-        self._lock = threading.Lock()
 
     # --- decoding ---------------------------------------------------------------------------
 
-    def handle_text(self, text: str | bytes) -> dict[str, Any]:
+    def handle_text(self, text: str | bytes) -> Reply:
         """Decode one frame and answer it; never raises on input."""
-        ref = None
         try:
             raw = text.encode() if isinstance(text, str) else text
             if len(raw) > self.max_frame_bytes:
                 raise FrameError("too_large", f"frame is {len(raw)} bytes; the limit is {self.max_frame_bytes}")
             try:
                 data = json.loads(raw)
+            except RecursionError:
+                raise FrameError("bad_json", "frame nests too deeply") from None
             except (ValueError, UnicodeDecodeError) as exc:
                 raise FrameError("bad_json", f"frame is not valid JSON ({exc})") from None
             return self.handle_data(data)
         except FrameError as exc:
-            return self.error(exc.code, exc.message, ref)
+            return self.error(exc.code, exc.message)
         except Exception:  # a bug must not take the connection down with it
             log.exception("frame failed")
-            return self.error("internal", "the server could not handle this frame; nothing was changed", ref)
+            return self.error("internal", "the server could not handle this frame; nothing was changed")
 
-    def handle_data(self, data: Any) -> dict[str, Any]:
+    def handle_data(self, data: Any) -> Reply:
         ref = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), int | str) else None
+        if isinstance(ref, str) and len(ref) > 64 or isinstance(ref, bool):
+            ref = None
         try:
             if not isinstance(data, dict):
                 raise FrameError("bad_frame", "a frame must be a JSON object")
             kind = data.get("type")
             if kind not in TYPES:
-                raise FrameError("unknown_type", f"unknown frame type {kind!r}; expected one of: {', '.join(TYPES)}")
+                expected = ", ".join(TYPES)
+                raise FrameError("unknown_type", f"unknown frame type {kind!r:.40}; expected one of: {expected}")
+            if not _depth(data, MAX_DEPTH):
+                raise FrameError("bad_frame", f"frame nests deeper than {MAX_DEPTH} levels")
             try:
                 frame = FRAME.validate_python(data)
             except ValidationError as exc:
@@ -193,8 +258,8 @@ class Service:
         except FrameError as exc:
             return self.error(exc.code, exc.message, ref)
 
-    def error(self, code: str, message: str, ref: Any = None) -> dict[str, Any]:
-        return {"v": PROTOCOL_VERSION, "type": "error", "re": ref, "code": code, "message": message}
+    def error(self, code: str, message: str, ref: Any = None) -> Reply:
+        return Reply(ErrorAnswer(re=ref, code=code, message=message).model_dump_json(), code)
 
     # --- answering ---------------------------------------------------------------------------
 
@@ -204,13 +269,13 @@ class Service:
             raise FrameError("unknown_panel", f"there is no playground panel {panel_id!r}")
         return panel
 
-    def _entry(self, handle: str) -> Entry:
-        entry = self.store.get(handle)
-        if entry is None:
-            raise FrameError("unknown_handle", "no playground has this handle (it may have expired); open a new one")
-        return entry
+    def _variant(self, panel: PlaygroundPanel, variant_id: str | None) -> str | None:
+        variant = panel.variant(variant_id)
+        if variant_id and variant is None:
+            raise FrameError("bad_frame", f"panel {panel.id!r} has no variant {variant_id!r}")
+        return variant.id if variant else None
 
-    def dispatch(self, frame: Any) -> dict[str, Any]:
+    def dispatch(self, frame: Any) -> Reply:
         if isinstance(frame, RestartFrame):
             panel = self.panels.get(frame.panel)
             if not isinstance(panel, RestartLabPanel):
@@ -219,77 +284,144 @@ class Service:
                 result = restart_lab(panel, frame.situation, frame.variants)
             except KeyError as exc:
                 raise FrameError("bad_frame", str(exc.args[0])) from None
-            return {"v": PROTOCOL_VERSION, "type": "restart", "re": frame.id, "result": result.model_dump()}
-        with self._lock:
-            if isinstance(frame, OpenFrame):
-                panel = self._playground_panel(frame.panel)
-                entry = self.store.get(frame.handle) if frame.handle else None
-                if entry is not None and entry.panel == panel.id:
-                    return self.answer(frame.id, frame.handle, entry, restored=True)
-                variant = panel.variant(frame.variant)
-                if frame.variant and variant is None:
-                    raise FrameError("bad_frame", f"panel {panel.id!r} has no variant {frame.variant!r}")
-                handle = new_handle()
-                entry = Entry(
-                    panel=panel.id, variant=variant.id if variant else None, run=begin(panel.start_for(variant))
-                )
-                self.store.put(handle, entry)
-                notice = "That playground is no longer on the server; this is a new one." if frame.handle else None
-                return self.answer(frame.id, handle, entry, notice=notice)
-            entry = self._entry(frame.handle)
-            panel = self._playground_panel(entry.panel)
-            run = entry.run
-            if isinstance(frame, PressFrame):
-                button = panel.button(frame.button)
-                if button is None:
-                    known = ", ".join(b.id for b in panel.buttons)
-                    raise FrameError(
-                        "unknown_button", f"panel {panel.id!r} has no button {frame.button!r}; its buttons are: {known}"
-                    )
-                run = self._advance(run, button.event)
-            elif isinstance(frame, EraFrame):
-                if not panel.era_choice:
-                    raise FrameError("bad_frame", f"panel {panel.id!r} has no era choice")
-                run = self._advance(run, SwitchEra(era=frame.era))
-            elif isinstance(frame, UndoFrame):
-                if not run.playground.events:
-                    raise FrameError("nothing_to_undo", "nothing to undo: the playground is at its start")
-                run = undo(run)
-            elif isinstance(frame, ResetFrame):
-                variant = panel.variant(frame.variant or entry.variant)
-                if frame.variant and variant is None:
-                    raise FrameError("bad_frame", f"panel {panel.id!r} has no variant {frame.variant!r}")
-                run = begin(panel.start_for(variant, era=run.state.host.era))
-                entry = entry.model_copy(update={"variant": variant.id if variant else None})
-            entry = entry.model_copy(update={"run": run})
-            self.store.put(frame.handle, entry)
-            return self.answer(frame.id, frame.handle, entry)
+            return Reply(RestartAnswer.model_construct(re=frame.id, result=result).model_dump_json())
+        if isinstance(frame, OpenFrame):
+            return self.open(frame)
+        return self.change(frame)
 
-    def _advance(self, run: Run, event: Any) -> Run:
-        if len(run.playground.events) >= MAX_EVENTS:
-            raise FrameError("too_many_events", f"this playground has reached {MAX_EVENTS} steps; reset to go on")
-        return advance(run, event)
+    def open(self, frame: OpenFrame) -> Reply:
+        panel = self._playground_panel(frame.panel)
+        if frame.handle:
+            entry = self.cache.get(frame.handle)
+            wanted = frame.log.seq if frame.log else None
+            if entry is not None and entry.panel == panel.id and wanted in (None, entry.seq):
+                with entry.lock:
+                    return self.answer(frame.id, frame.handle, entry, restored=True, full=True)
+        if frame.log is not None:
+            run = self.replay(panel, frame.log)
+            entry = self.rebuild(panel, frame.log, run)
+            handle = frame.handle or new_handle()
+            self.cache.put(handle, entry)
+            return self.answer(frame.id, handle, entry, restored=True, history=run.log)
+        variant = self._variant(panel, frame.variant)
+        run = begin(panel.start_for(panel.variant(variant)))
+        entry = Entry(panel=panel.id, variant=variant, era=run.state.host.era, events=[], seq=0, run=run)
+        handle = new_handle()
+        self.cache.put(handle, entry)
+        notice = "That playground is no longer on the server; this is a new one." if frame.handle else None
+        return self.answer(frame.id, handle, entry, notice=notice, full=True)
+
+    def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
+        """Replay a page's log; a log that does not fit the panel is refused as a whole."""
+        run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
+        for kind, arg in log_.events:
+            run = advance(run, self._event(panel, kind, arg))
+        return run
+
+    def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
+        run = run if run is not None else self.replay(panel, log_)
+        variant = self._variant(panel, log_.variant)
+        return Entry(panel=panel.id, variant=variant, era=log_.era, events=list(log_.events), seq=log_.seq, run=run)
+
+    def _event(self, panel: PlaygroundPanel, kind: str, arg: str) -> Any:
+        if kind == "e":
+            if not panel.era_choice:
+                raise FrameError("bad_frame", f"panel {panel.id!r} has no era choice")
+            return SwitchEra(era=arg)
+        button = panel.button(arg)
+        if button is None:
+            known = ", ".join(b.id for b in panel.buttons)
+            raise FrameError("unknown_button", f"panel {panel.id!r} has no button {arg!r}; its buttons are: {known}")
+        return button.event
+
+    def change(self, frame: Change) -> Reply:
+        entry = self.cache.get(frame.handle)
+        key = tuple(frame.model_dump(exclude={"id", "v", "log"}).items())
+        if entry is not None:
+            with entry.lock:
+                if frame.seq == entry.seq and entry.last == key:
+                    return self.answer(frame.id, frame.handle, entry)  # a retry: already applied once
+                if frame.seq == entry.seq + 1:
+                    return self._change(entry, frame, key)
+        if frame.log is None:
+            have = entry.seq if entry is not None else None
+            return Reply(NeedLog(re=frame.id, handle=frame.handle, have=have).model_dump_json(), "need_log")
+        # The page sent its log with the change: rebuild the playground from it, then apply.
+        if frame.log.seq != frame.seq - 1:
+            raise FrameError("bad_frame", "log.seq must be one less than the change's seq")
+        if frame.log.panel is None:
+            raise FrameError("bad_frame", "log.panel: this field is required with a change")
+        entry = self.rebuild(self._playground_panel(frame.log.panel), frame.log)
+        with entry.lock:
+            reply = self._change(entry, frame, key)
+        return reply
+
+    def _change(self, entry: Entry, frame: Change, key: tuple[Any, ...]) -> Reply:
+        """Apply one change to an entry whose lock is held, cache it, answer."""
+        self._apply(entry, frame)
+        entry.seq = frame.seq
+        entry.last = key
+        self.cache.put(frame.handle, entry)  # new, or its cost changed
+        return self.answer(frame.id, frame.handle, entry)
+
+    def _apply(self, entry: Entry, frame: Change) -> None:
+        panel = self._playground_panel(entry.panel)
+        if isinstance(frame, PressFrame | EraFrame):
+            kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)
+            if len(entry.events) >= MAX_EVENTS:
+                raise FrameError("too_many_events", f"this playground has reached {MAX_EVENTS} steps; reset to go on")
+            entry.keep(advance(entry.run, self._event(panel, kind, arg)), entry.log_len + 1)
+            entry.events.append((kind, arg))
+        elif isinstance(frame, UndoFrame):
+            if not entry.events:
+                raise FrameError("nothing_to_undo", "nothing to undo: the playground is at its start")
+            entry.keep(undo(entry.run), entry.log_len - 1)  # undo takes exactly one step off the log
+            entry.events.pop()
+        else:
+            variant = self._variant(panel, frame.variant or entry.variant)
+            era = entry.run.state.host.era
+            entry.keep(begin(panel.start_for(panel.variant(variant), era=era)))
+            entry.variant, entry.era, entry.events = variant, era, []
+
+    def _history(self, entry: Entry) -> list[Any]:
+        """The whole log of a cached run, replayed from its events (only an open needs it)."""
+        log_ = Log(variant=entry.variant, era=entry.era, events=entry.events, seq=entry.seq)
+        return self.replay(self._playground_panel(entry.panel), log_).log
 
     def answer(
-        self, ref: Any, handle: str, entry: Entry, restored: bool = False, notice: str | None = None
-    ) -> dict[str, Any]:
-        panel = self._playground_panel(entry.panel)
-        return {
-            "v": PROTOCOL_VERSION,
-            "type": "view",
-            "re": ref,
-            "panel": panel.id,
-            "handle": handle,
-            "variant": entry.variant,
-            "era": entry.run.state.host.era,
-            "steps": len(entry.run.playground.events),
-            "can_undo": bool(entry.run.playground.events),
-            "restored": restored,
-            "notice": notice,
-            "view": view(entry.run).model_dump(mode="json"),
-        }
-
-
-def restore(playground: Playground) -> Run:
-    """Rebuild a run from its playground (used by stores that keep only the events)."""
-    return replay(playground)
+        self,
+        ref: Any,
+        handle: str,
+        entry: Entry,
+        restored: bool = False,
+        notice: str | None = None,
+        full: bool = False,
+        history: list[Any] | None = None,
+    ) -> Reply:
+        """The answer to a frame: the current table, prompt and comparison, and only the newest
+        log entry unless ``full`` (the page keeps the history it was sent)."""
+        run = entry.run
+        if history is not None:
+            log_from, entries = 0, history
+        elif full:
+            log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
+        else:
+            log_from, entries = entry.log_len - 1, run.log[-1:]
+        shown = view(run).model_copy(update={"log": entries})
+        return Reply(
+            ViewAnswer.model_construct(
+                re=ref,
+                panel=entry.panel,
+                handle=handle,
+                seq=entry.seq,
+                variant=entry.variant,
+                era=run.state.host.era,
+                start_era=entry.era,
+                steps=len(run.playground.events),
+                can_undo=bool(run.playground.events),
+                restored=restored,
+                notice=notice,
+                log_from=log_from,
+                view=shown,
+            ).model_dump_json()
+        )

@@ -120,7 +120,7 @@ def embed_origins(config: Mapping[str, Any]) -> list[str]:
     explicit = config.get("EMBED_ORIGINS")
     if explicit:
         return parse_origins(explicit)
-    sources = parse_frame_ancestors(config.get("FRAME_ANCESTORS", "'self'"))
+    sources = parse_frame_ancestors(config.get("FRAME_ANCESTORS") or "'self'")
     return [o for o in map(_origin_pattern, sources) if o]
 
 
@@ -144,11 +144,20 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         except (SettingsError, ValueError) as err:
             problems.append(str(err))
 
-    if "FRAME_ANCESTORS" in config:
+    if config.get("FRAME_ANCESTORS") is not None:  # None: 'self' and the embed origins
         check(parse_frame_ancestors, config["FRAME_ANCESTORS"])
     if config.get("EMBED_ORIGINS"):
         check(parse_origins, config["EMBED_ORIGINS"])
-    for key in ("MAX_FRAME_BYTES", "MAX_PLAYGROUNDS", "MAX_CONTENT_LENGTH", "LRS_QUEUE_SIZE"):
+    for key in (
+        "MAX_FRAME_BYTES",
+        "CACHE_BYTES",
+        "MAX_CONTENT_LENGTH",
+        "LRS_QUEUE_SIZE",
+        "WS_MAX_MESSAGE_BYTES",
+        "WS_MAX_QUEUED",
+        "WS_BURST",
+        "WS_MAX_PER_ADDRESS",
+    ):
         _positive_int(config, key, problems)
 
     samesite = config.get("SESSION_COOKIE_SAMESITE", "Lax")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -85,3 +86,86 @@ def live_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def base_url(live_server: str) -> str:
     return live_server
+
+
+@pytest.fixture
+def serve_app():
+    """Start the app with extra settings on 127.0.0.1 (a free port, in a thread); gives its URL."""
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    servers = []
+
+    def start(**config) -> str:
+        server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", **config}))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(base: str, proc, timeout: float = 60) -> None:
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server at {base} did not come up")
+
+
+@pytest.fixture
+def spawn():
+    """Start `lesson serve` as its own process group (so every process of it can be SIGKILLed)."""
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    procs = []
+
+    def start(port: int | None = None, workers: int = 0, env: dict | None = None):
+        port = port or free_port()
+        cmd = [sys.executable, "-m", "lesson.cli", "serve", "--port", str(port)]
+        if workers:
+            cmd += ["--workers", str(workers), "--threads", "64"]
+        log = tempfile.NamedTemporaryFile(prefix="lesson-serve-", suffix=".log", delete=False)  # noqa: SIM115
+        proc = subprocess.Popen(
+            cmd,
+            env={**os.environ, "LESSON_WS_HELLO_TIMEOUT": "20", **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+        proc.log_path = log.name  # the server's log: tests read it for tracebacks
+        log.close()
+        procs.append(proc)
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(base, proc)
+        return base, proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        with contextlib.suppress(OSError):
+            os.unlink(proc.log_path)

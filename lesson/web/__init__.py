@@ -15,24 +15,55 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, current_app, request
+from flask_compress import Compress
 from markupsafe import escape
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..content import Content, ContentError, default_root, load_content
 from ..panels import StepperPanel, load_panels, stepper_views
 from ..paths import data_root
-from ..service import MemoryStore, Service
+from ..service import RunCache, Service
+from ..settings import validate_settings
+from .assets import Assets
 
 ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
+
+DEFAULTS: dict[str, Any] = {
+    "SECRET_KEY": None,
+    "CONTENT_ROOT": None,
+    "MAX_FRAME_BYTES": 16384,  # a frame, including a page's whole log (500 presses fit)
+    "CACHE_BYTES": 192 << 20,  # the run cache per process, by estimated bytes (about 2,000 playgrounds)
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "EMBED_ORIGINS": "",  # space-separated origins that may embed the lesson and talk to it
+    "FRAME_ANCESTORS": None,  # overrides the CSP frame-ancestors value built from EMBED_ORIGINS
+    "PROXY_FIX": 0,  # how many proxies in front set X-Forwarded-*; 0 trusts none
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    "SESSION_COOKIE_HTTPONLY": True,
+    "WS_PING_INTERVAL": 25,
+    "WS_MAX_MESSAGE_BYTES": 64 * 1024,  # larger frames close the socket with 1009
+    "WS_MAX_QUEUED": 16,  # frames received but not handled (the client is not reading)
+    "WS_SEND_TIMEOUT": 10.0,  # seconds a send may block on a client that does not read
+    "WS_RATE": 20.0,  # frames a second, sustained, per socket
+    "WS_BURST": 40,
+    "WS_HELLO_TIMEOUT": 20.0,  # seconds a new socket may stay silent
+    "WS_IDLE_TIMEOUT": 900.0,  # seconds an open socket may stay silent
+    "WS_MAX_PER_ADDRESS": 400,  # sockets per client address, per process (a classroom shares one NAT address)
+    "BENCH_ECHO": False,  # /bench/echo: a bare echo on the same stack, for bench/load_bench.py
+    "COMPRESS_ALGORITHM": ["br", "gzip"],
+    "COMPRESS_BR_LEVEL": 5,
+    "CONTENT_RELOAD": False,  # load content edits again on the next page load (lesson serve --reload)
+}
 
 
 @dataclass
 class Lesson:
-    """What the app holds for its lifetime: validated content, panels and the service."""
+    """What the app holds for its lifetime: validated content, panels, the service and assets."""
 
     content: Content
     panels: dict[str, Any]
     service: Service
-    steppers: dict[str, dict[str, list[dict]]]
+    steppers: dict[str, str]  # panel id -> its moments as JSON, served on demand
+    assets: Assets
     root: Path | None = None
     fingerprint: tuple = ()
 
@@ -51,11 +82,13 @@ def fingerprint(root: Path) -> tuple:
     return tuple(out)
 
 
-def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, dict[str, list[dict]]]]:
+def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
     content = load_content(root)
     panels = load_panels(root)
     steppers = {
-        pid: {era: [s.model_dump(mode="json") for s in stepper_views(p, era)] for era in ("modern", "legacy")}
+        pid: Assets.json_text(
+            {era: [s.model_dump(mode="json") for s in stepper_views(p, era)] for era in ("modern", "legacy")}
+        )
         for pid, p in panels.items()
         if isinstance(p, StepperPanel)
     }
@@ -86,43 +119,37 @@ def _reload_content() -> Response | None:
             return Response(body + "<p>Fix the file and reload the page.</p>", status=500, mimetype="text/html")
         state.content, state.panels, state.steppers, state.fingerprint = content, panels, steppers, now
         state.service.panels = panels
+        state.assets.set_data(steppers)
     return None
+
+
+def _env_config(app: Flask) -> None:
+    app.config.from_prefixed_env("LESSON")
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. Settings come from defaults, then ``LESSON_*`` environment variables, then
     ``config``. Broken content stops start-up with a ContentError naming the file and line."""
-    app = Flask(
-        "lesson",
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
-        static_url_path="/static",
-    )
-    app.config.from_mapping(
-        SECRET_KEY=None,
-        CONTENT_ROOT=str(default_root()),
-        MAX_FRAME_BYTES=8192,
-        MAX_PLAYGROUNDS=10_000,
-        MAX_CONTENT_LENGTH=64 * 1024,
-        FRAME_ANCESTORS="*",
-        SESSION_COOKIE_SAMESITE="Lax",
-        SOCK_SERVER_OPTIONS={"ping_interval": 25, "max_message_size": 1 << 20},
-        CONTENT_RELOAD=False,
-    )
-    app.config.from_prefixed_env("LESSON")
+    app = Flask("lesson", template_folder=str(ROOT / "templates"), static_folder=None)
+    app.config.from_mapping(DEFAULTS, CONTENT_ROOT=str(default_root()))
+    _env_config(app)
     if config:
         app.config.update(config)
+    validate_settings(app.config)  # a malformed setting stops start-up, naming the variable
     if not app.config["SECRET_KEY"]:
-        # Quiz progress lives in a signed cookie; a fresh key per process is fine for a local run.
+        # Quiz progress also lives in the page; the cookie only serves the no-JavaScript form.
         app.config["SECRET_KEY"] = os.environ.get("LESSON_SECRET_KEY") or secrets.token_hex(32)
 
     root = Path(app.config["CONTENT_ROOT"])
     stamp = fingerprint(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
     content, panels, steppers = _load(root)
-    service = Service(panels, MemoryStore(app.config["MAX_PLAYGROUNDS"]), app.config["MAX_FRAME_BYTES"])
+    service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"])
+    assets = Assets(ROOT / "static", extra=steppers)
     app.extensions["lesson"] = Lesson(
-        content=content, panels=panels, service=service, steppers=steppers, root=root, fingerprint=stamp
+        content=content, panels=panels, service=service, steppers=steppers, assets=assets, root=root, fingerprint=stamp
     )
+    app.jinja_env.globals["asset"] = assets.url
+    app.jinja_env.globals["stepper_url"] = assets.data_url
     if app.config["CONTENT_RELOAD"]:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
@@ -130,5 +157,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from . import pages, socket
 
     app.register_blueprint(pages.bp)
+    assets.init_app(app)
     socket.init_app(app)
+    if app.config["BENCH_ECHO"]:
+        from . import echo
+
+        app.register_blueprint(echo.bp)
+    Compress(app)
+    if int(app.config["PROXY_FIX"]):
+        n = int(app.config["PROXY_FIX"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)  # type: ignore[method-assign]
     return app

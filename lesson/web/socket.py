@@ -1,16 +1,34 @@
-"""The WebSocket route and its plain-HTTP twin: decode, hand to the service, encode."""
+"""The WebSocket route and its plain-HTTP twin: decode, hand to the service, send the answer.
+
+The socket loop also guards the server: frames too large, too fast or left unread, sockets that
+never speak, and too many sockets from one address are closed with a code and a reason (see
+docs/protocol.md). None of it touches other learners' sockets.
+"""
 
 from __future__ import annotations
 
-import json
+import contextlib
+import logging
+import threading
+import time
+from collections import Counter
+from typing import Any
 
-from flask import Blueprint, Flask, Response, request
-from flask_sock import ConnectionClosed, Sock
+from flask import Blueprint, Flask, Response, current_app, request
+from simple_websocket import ConnectionClosed, Server
+
+from .guard import origin_allowed
 
 bp = Blueprint("frames", __name__)
-sock = Sock()
+log = logging.getLogger(__name__)
 
-STATUS = {"too_large": 413, "unknown_handle": 404, "unknown_panel": 404}
+STATUS = {"too_large": 413, "unknown_panel": 404, "need_log": 409}
+
+# Close codes (RFC 6455 and the private range): the page reads them to decide what to do next.
+POLICY = 1008  # too fast, or frames left unread
+TOO_BIG = 1009
+TRY_LATER = 1013  # too many sockets from this address
+IDLE = 4408  # no frame for a while; the page reconnects on its next press
 
 
 def _service():
@@ -19,26 +37,130 @@ def _service():
     return lesson_state().service
 
 
-@sock.route("/ws", bp=bp)
-def ws(conn) -> None:
+class GuardedSocket(Server):
+    """simple-websocket's server with a bound on frames received but not yet handled.
+
+    Its reader thread keeps reading while the handler is blocked sending to a client that does not
+    read; without a bound, the frames pile up in memory."""
+
+    max_queued = 16
+
+    def _handle_events(self) -> bool:
+        keep_going = super()._handle_events()
+        if keep_going and len(self.input_buffer) > self.max_queued:
+            self.input_buffer.clear()
+            self._refuse(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
+            return False
+        return keep_going
+
+    def _refuse(self, code: int, reason: str) -> None:
+        with contextlib.suppress(ConnectionClosed, OSError):
+            self.close(code, reason)
+        self.event.set()
+
+
+class Addresses:
+    """Open sockets per client address, in this process."""
+
+    def __init__(self) -> None:
+        self.open: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def enter(self, addr: str, cap: int) -> bool:
+        with self._lock:
+            if self.open[addr] >= cap:
+                return False
+            self.open[addr] += 1
+            return True
+
+    def leave(self, addr: str) -> None:
+        with self._lock:
+            self.open[addr] -= 1
+            if self.open[addr] <= 0:
+                del self.open[addr]
+
+
+ADDRESSES = Addresses()
+
+
+class _Closed(Response):
+    """What the route returns once the socket is done: nothing more may be written to it.
+
+    Werkzeug's server treats a ConnectionError from the app as a dropped connection (quietly);
+    gunicorn stops on StopIteration. Either way no stray HTTP bytes follow the close."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        if self.mode == "gunicorn":
+            raise StopIteration()
+        raise ConnectionAbortedError("websocket closed")
+
+
+def _serve(conn: GuardedSocket, cfg: Any) -> None:
     service = _service()
+    rate, burst = cfg["WS_RATE"], cfg["WS_BURST"]
+    tokens, stamp = float(burst), time.monotonic()
+    timeout = cfg["WS_HELLO_TIMEOUT"]
     while True:
-        try:
-            text = conn.receive()
-        except ConnectionClosed:
+        text = conn.receive(timeout=timeout)
+        if text is None:
+            if not conn.connected:
+                return
+            conn._refuse(IDLE, f"no frame for {timeout:g} s; the page reconnects on its next press")
             return
-        if text is not None:
-            conn.send(json.dumps(service.handle_text(text)))
+        timeout = cfg["WS_IDLE_TIMEOUT"]
+        now = time.monotonic()
+        tokens = min(burst, tokens + (now - stamp) * rate)
+        stamp = now
+        if tokens < 1:
+            conn._refuse(POLICY, f"more than {rate:g} frames a second")
+            return
+        tokens -= 1
+        conn.send(service.handle_text(text).text)
+
+
+@bp.route("/ws", websocket=True)
+def ws() -> Response:
+    cfg = current_app.config
+    if not origin_allowed():
+        return Response("This origin may not open the playground socket.\n", 403, mimetype="text/plain")
+    addr = request.remote_addr or "?"
+    conn = GuardedSocket(
+        request.environ, ping_interval=cfg["WS_PING_INTERVAL"], max_message_size=cfg["WS_MAX_MESSAGE_BYTES"]
+    )
+    GuardedSocket.max_queued = cfg["WS_MAX_QUEUED"]
+    try:
+        # A send blocked this long means the client stopped reading: drop it rather than wait.
+        # (The reader thread only calls recv once select says data is there, so this is send-only.)
+        conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
+        if not ADDRESSES.enter(addr, cfg["WS_MAX_PER_ADDRESS"]):
+            conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
+        else:
+            try:
+                _serve(conn, cfg)
+            finally:
+                ADDRESSES.leave(addr)
+    except (ConnectionClosed, OSError):  # socket.timeout is an OSError
+        pass  # the client went away: nothing to log
+    if conn.connected:
+        conn._refuse(1000, "bye")
+    return _Closed(conn.mode)
 
 
 @bp.post("/api/frame")
 def frame() -> Response:
     """The same frames over HTTP, for networks whose proxies block WebSockets."""
-    answer = _service().handle_text(request.get_data(cache=False))
-    status = 200 if answer["type"] != "error" else STATUS.get(answer["code"], 400)
-    return Response(json.dumps(answer), status=status, mimetype="application/json")
+    if not origin_allowed():
+        return Response('{"error": "this origin may not send frames"}', 403, mimetype="application/json")
+    if request.mimetype != "application/json":
+        return Response('{"error": "send frames as application/json"}', 415, mimetype="application/json")
+    reply = _service().handle_text(request.get_data(cache=False))
+    status = 200 if reply.code is None else STATUS.get(reply.code, 400)
+    return Response(reply.text, status=status, mimetype="application/json")
 
 
 def init_app(app: Flask) -> None:
-    sock.init_app(app)
     app.register_blueprint(bp)

@@ -1,9 +1,61 @@
 // Quick checks: the same forms work without JavaScript; with it, feedback comes without a reload.
+// The page holds the learner's answers (localStorage), so a server restart, another worker or a
+// lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
+import { local } from "./store.js";
+
+const KEY = (slug) => `churn-lab:quiz:${slug}`;
 
 export function mountQuiz(section) {
   const slug = section.dataset.quiz;
   const scoreEl = section.querySelector('[data-role="score"]');
+  const held = () => local.get(KEY(slug)) || {};
+
+  function showScore(s) {
+    scoreEl.textContent = `Score: ${s.correct} of ${s.total} correct (${s.answered} answered)`;
+  }
+
+  function verdict(form, result) {
+    const feedback = form.querySelector('[data-role="feedback"]');
+    const rightInput = form.querySelector(`input[value="${CSS.escape(result.answer)}"]`);
+    const right = rightInput ? rightInput.parentElement.textContent.trim() : result.answer;
+    fill(
+      feedback,
+      result.correct
+        ? h("p", { class: "verdict verdict-right" }, h("strong", {}, "Correct."), ` ${result.explanation}`)
+        : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, "Not quite."), ` The answer is: ${right}. ${result.explanation}`),
+    );
+  }
+
+  async function post(url, body) {
+    const resp = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { ok: resp.ok, result: await resp.json() };
+  }
+
+  async function restore() {
+    const answers = held();
+    if (!Object.keys(answers).length) return;
+    let reply;
+    try {
+      reply = await post(`/api/quiz/${slug}`, { answers });
+    } catch {
+      return;
+    }
+    if (!reply.ok) return;
+    for (const [qid, result] of Object.entries(reply.result.results)) {
+      const form = section.querySelector(`form.question[data-question="${CSS.escape(qid)}"]`);
+      if (!form) continue;
+      const input = form.querySelector(`input[name="choice"][value="${CSS.escape(result.choice)}"]`);
+      if (input) input.checked = true;
+      verdict(form, result);
+    }
+    showScore(reply.result.score);
+  }
+
   section.addEventListener("submit", async (event) => {
     const form = event.target.closest("form.question");
     if (!form) return;
@@ -14,30 +66,20 @@ export function mountQuiz(section) {
       fill(feedback, h("p", { class: "verdict verdict-missing" }, h("strong", {}, "Pick an answer first.")));
       return;
     }
-    let resp;
+    let reply;
     try {
-      resp = await fetch(`/api/quiz/${slug}/${form.dataset.question}`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ choice: chosen.value }),
-      });
+      reply = await post(`/api/quiz/${slug}/${form.dataset.question}`, { choice: chosen.value, answers: held() });
     } catch {
       form.submit();
       return;
     }
-    const result = await resp.json();
-    if (!resp.ok) {
-      fill(feedback, h("p", { class: "verdict verdict-missing" }, result.error));
+    if (!reply.ok) {
+      fill(feedback, h("p", { class: "verdict verdict-missing" }, reply.result.error));
       return;
     }
-    const right = form.querySelector(`input[value="${result.answer}"]`).parentElement.textContent.trim();
-    fill(
-      feedback,
-      result.correct
-        ? h("p", { class: "verdict verdict-right" }, h("strong", {}, "Correct."), ` ${result.explanation}`)
-        : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, "Not quite."), ` The answer is: ${right}. ${result.explanation}`),
-    );
-    const s = result.score;
-    scoreEl.textContent = `Score: ${s.correct} of ${s.total} correct (${s.answered} answered)`;
+    local.set(KEY(slug), { ...held(), [form.dataset.question]: reply.result.choice });
+    verdict(form, reply.result);
+    showScore(reply.result.score);
   });
+  restore();
 }

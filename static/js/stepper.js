@@ -1,15 +1,24 @@
 // The churn stepper: moments computed by the simulation at start-up, shown one at a time.
+// The moments are fetched when the page runs (compressed, cached for good), not inlined in it.
 import { fill, h } from "./dom.js";
 import { logLine, promptList, serverTable } from "./render.js";
 
-export function mountStepper(section) {
-  const data = JSON.parse(section.querySelector('[data-role="steps"]').textContent);
+export async function mountStepper(section) {
   const region = section.querySelector('[data-region="moment"]');
   const position = section.querySelector('[data-role="position"]');
   const prev = section.querySelector('[data-action="prev"]');
   const next = section.querySelector('[data-action="next"]');
   let era = section.querySelector('[data-role="era"] input:checked').value;
   let index = 0;
+  let data;
+  try {
+    const resp = await fetch(section.dataset.steps);
+    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+    data = await resp.json();
+  } catch {
+    position.textContent = "Could not load the moments; reload the page to try again.";
+    return;
+  }
 
   function show() {
     const steps = data[era];

@@ -1,14 +1,18 @@
 // One client for the page: frames go over the WebSocket, or over plain HTTP when a proxy
-// blocks WebSockets. Answers are matched to frames by id.
+// blocks WebSockets. Answers are matched to frames by id. A frame whose answer was lost with a
+// dropped socket is sent again on the next socket: changes carry a sequence number, so the
+// server applies a retried change once.
 const OPEN_TIMEOUT_MS = 4000;
+const IDLE = 4408; // the server closed a silent socket: reconnect on the next frame, not before
+
+export const PROTOCOL = 2;
 
 export class Transport {
   constructor(statusEl) {
     this.statusEl = statusEl;
     this.mode = "connecting";
     this.nextId = 1;
-    this.pending = new Map();
-    this.queue = [];
+    this.pending = new Map(); // id -> { frame, resolve, reject }
     this.listeners = [];
     this.retry = 250;
     this.everOpened = false;
@@ -28,6 +32,7 @@ export class Transport {
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     let opened = false;
     let socket;
+    this.mode = "connecting";
     try {
       socket = new WebSocket(url);
     } catch {
@@ -45,9 +50,11 @@ export class Transport {
       this.everOpened = true;
       this.mode = "ws";
       this.retry = 250;
-      this.status(reconnected ? "Reconnected." : "");
-      for (const frame of this.queue.splice(0)) socket.send(JSON.stringify(frame));
-      if (reconnected) for (const fn of this.listeners) fn();
+      const quiet = this.quiet;
+      this.quiet = false;
+      if (reconnected && !quiet) this.status("Reconnected.");
+      for (const { frame } of this.pending.values()) socket.send(JSON.stringify(frame));
+      if (reconnected && !quiet) for (const fn of this.listeners) fn();
     });
     socket.addEventListener("message", (event) => {
       let answer;
@@ -58,20 +65,20 @@ export class Transport {
       }
       this.settle(answer);
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       clearTimeout(timer);
       if (this.mode === "http") return;
       if (!this.everOpened) {
         this.fallBack();
         return;
       }
-      // A dropped socket: answers in flight are lost, so the panels reload from their handles.
+      if (event.code === IDLE && this.pending.size === 0) {
+        // Nothing to say for a while: the next frame opens a socket again.
+        this.mode = "idle";
+        return;
+      }
       this.mode = "connecting";
       this.status("Connection lost; reconnecting…");
-      for (const [id, waiter] of this.pending) {
-        waiter.reject(new Error("connection lost"));
-        this.pending.delete(id);
-      }
       setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 5000);
     });
@@ -80,8 +87,7 @@ export class Transport {
   fallBack() {
     this.mode = "http";
     this.status("Live connection unavailable; using plain HTTP.");
-    const queued = this.queue.splice(0);
-    for (const frame of queued) this.post(frame);
+    for (const { frame } of this.pending.values()) this.post(frame);
   }
 
   settle(answer) {
@@ -109,11 +115,15 @@ export class Transport {
   }
 
   send(frame) {
-    const full = { v: 1, id: this.nextId++, ...frame };
-    const answer = new Promise((resolve, reject) => this.pending.set(full.id, { resolve, reject }));
+    const full = { v: PROTOCOL, id: this.nextId++, ...frame };
+    const answer = new Promise((resolve, reject) => this.pending.set(full.id, { frame: full, resolve, reject }));
     if (this.mode === "http") this.post(full);
     else if (this.mode === "ws" && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(full));
-    else this.queue.push(full);
+    else if (this.mode === "idle") {
+      this.quiet = true;
+      this.connect();
+    }
+    // Otherwise it goes out when the socket opens.
     return answer;
   }
 }

@@ -102,14 +102,39 @@ def test_reload_brings_the_same_playground_back(page: Page) -> None:
     other.close()
 
 
-def test_a_playground_the_server_forgot(page: Page) -> None:
-    """A handle the server does not know (it restarted) gets a new playground, and the page says so."""
-    open_playground(page, LESSON_1, TITLE)  # its answer stores the real handle: wait for it first
+def test_a_playground_the_server_forgot_continues_from_the_page(page: Page) -> None:
+    """The server no longer knows the handle (it restarted, or another worker answers): the page
+    hands back its log and the playground goes on where it was."""
+    outage = open_playground(page, LESSON_1, TITLE)
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "A dies", 2)
     # The handle is the page's own bookkeeping in sessionStorage; no role or text reaches it.
-    page.evaluate("sessionStorage.setItem('churn-lab:playground:outage', 'x'.repeat(32))")
+    page.evaluate(
+        """() => { const k = 'churn-lab:playground:outage';
+        const log = JSON.parse(sessionStorage.getItem(k)); log.handle = 'x'.repeat(32);
+        sessionStorage.setItem(k, JSON.stringify(log)); }"""
+    )
+    press(outage, "Take a model turn", 3)
+    expect(log_labels(outage)).to_have_text(
+        ["Start", "Step 1: B deploys a new tool", "Step 2: A dies", "Step 3: The model takes a turn"]
+    )
+    expect_status(outage, "A", "down")
     page.reload()
     outage = page.get_by_role("region", name=TITLE, exact=True)
-    expect(outage.get_by_role("status")).to_contain_text("That playground is no longer on the server")
+    expect(log_labels(outage)).to_have_count(4)
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_count(3)
+
+
+def test_a_log_the_server_refuses_gives_a_fresh_playground_and_says_so(page: Page) -> None:
+    open_playground(page, LESSON_1, TITLE)
+    page.evaluate(
+        """() => sessionStorage.setItem('churn-lab:playground:outage',
+        JSON.stringify({handle: null, variant: null, era: 'modern', events: [['p', 'no-such-button']], seq: 1}))"""
+    )
+    page.reload()
+    outage = page.get_by_role("region", name=TITLE, exact=True)
+    expect(outage.get_by_role("status")).to_contain_text("fresh playground")
     expect(log_labels(outage)).to_have_text(["Start"])
     press(outage, "A dies", 1)
     expect_status(outage, "A", "down")

@@ -31,3 +31,18 @@ def static_origin() -> Iterator[Callable[[Path], str]]:
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def embed_server() -> Iterator[str]:
+    """The app, configured to be framed by the test LMS pages (any loopback port): the default
+    `frame-ancestors 'self'` would refuse them."""
+    from werkzeug.serving import make_server
+
+    from lesson.web import create_app
+
+    app = create_app({"SECRET_KEY": "e2e", "FRAME_ANCESTORS": "'self' http://127.0.0.1:*"})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()

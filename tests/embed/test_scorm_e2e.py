@@ -25,18 +25,18 @@ HERE = Path(__file__).parent
 
 
 @pytest.fixture
-def lms(live_server: str, static_origin: Callable[[Path], str], tmp_path: Path) -> str:
+def lms(embed_server: str, static_origin: Callable[[Path], str], tmp_path: Path) -> str:
     """The test LMS page and the unpacked package, on an origin other than the app's."""
     shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
-    data = scorm.build_package(SLUG, "Hot-swapping", live_server)
+    data = scorm.build_package(SLUG, "Hot-swapping", embed_server)
     zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path / "pkg")
     return static_origin(tmp_path) + "/lms.html"
 
 
-def lesson_frame(page: Page, live_server: str) -> Frame:
+def lesson_frame(page: Page, embed_server: str) -> Frame:
     framed = page.frame_locator("#sco").frame_locator("#lesson-frame")
     expect(framed.locator("h1")).to_be_visible()
-    return next(f for f in page.frames if f.url.startswith(f"{live_server}/lessons/{SLUG}"))
+    return next(f for f in page.frames if f.url.startswith(f"{embed_server}/lessons/{SLUG}"))
 
 
 def send(frame: Frame, statements: list[dict]) -> None:
@@ -50,16 +50,16 @@ def set_values(page: Page) -> list[list[str]]:
     return [c[1:] for c in page.evaluate("lmsCalls") if c[0] == "LMSSetValue"]
 
 
-def test_reports_completion_score_and_suspend_data(page: Page, lms: str, live_server: str) -> None:
+def test_reports_completion_score_and_suspend_data(page: Page, lms: str, embed_server: str) -> None:
     page.goto(lms)
     expect(page.get_by_label("Lesson status")).to_have_text("incomplete")
     sco = page.frame_locator("#sco")
     expect(sco.get_by_role("status")).to_have_text(re.compile("recorded by your learning platform"))
-    frame = lesson_frame(page, live_server)
+    frame = lesson_frame(page, embed_server)
     assert page.evaluate("lmsCalls")[0] == ["LMSInitialize", ""]
 
-    iri = f"{live_server}/lessons/{SLUG}"
-    actor = xapi.anonymous_actor(live_server, "visit-1")
+    iri = f"{embed_server}/lessons/{SLUG}"
+    actor = xapi.anonymous_actor(embed_server, "visit-1")
     # A message from the LMS page itself (not the lesson's frame) must be ignored.
     page.evaluate(
         "s => document.getElementById('sco').contentWindow.postMessage("
@@ -101,10 +101,10 @@ def test_reports_completion_score_and_suspend_data(page: Page, lms: str, live_se
     assert ["LMSSetValue", "cmi.core.exit", ""] in calls  # finished: nothing to resume
 
 
-def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, live_server: str) -> None:
+def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, embed_server: str) -> None:
     saved = {"v": 1, "s": ["why-churn", "outages"], "a": {"q1": ["b", 1]}, "g": [], "c": False, "sc": None, "p": None}
     page.goto(lms + "?status=incomplete&suspend=" + json.dumps(saved))
-    frame = lesson_frame(page, live_server)
+    frame = lesson_frame(page, embed_server)
     resume = frame.evaluate(
         """() => new Promise(resolve => {
             addEventListener('message', e => { if (e.data && e.data.action === 'resume') resolve(e.data); });
@@ -115,8 +115,8 @@ def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, liv
     assert resume["progress"] == saved
     assert resume["learner"] == {"id": "learner-7", "name": "Doe, Ada"}
 
-    iri = f"{live_server}/lessons/{SLUG}"
-    send(frame, [xapi.answered(xapi.anonymous_actor(live_server, "v"), iri, "q2", "a", False).to_json()])
+    iri = f"{embed_server}/lessons/{SLUG}"
+    send(frame, [xapi.answered(xapi.anonymous_actor(embed_server, "v"), iri, "q2", "a", False).to_json()])
     page.wait_for_function("lmsData['cmi.suspend_data'].includes('q2')")
     page.get_by_role("button", name="Close the lesson").click()
     expect(page.get_by_label("Finished")).to_have_text("yes")
@@ -128,9 +128,9 @@ def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, liv
     assert ["LMSSetValue", "cmi.core.lesson_status", "incomplete"] not in page.evaluate("lmsCalls")
 
 
-def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms: str, live_server: str) -> None:
+def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms: str, embed_server: str) -> None:
     page.goto(lms)
-    frame = lesson_frame(page, live_server)
+    frame = lesson_frame(page, embed_server)
     reply = frame.evaluate(
         """() => new Promise(resolve => {
             addEventListener('message', e => { if (e.data && e.data.context === 'h5p') resolve(e.data); });
@@ -155,7 +155,7 @@ def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms
 
 
 def test_without_an_lms_the_launch_page_says_so_and_still_shows_the_lesson(
-    page: Page, lms: str, live_server: str
+    page: Page, lms: str, embed_server: str
 ) -> None:
     page.goto(lms.replace("/lms.html", "/pkg/index.html"))
     expect(page.get_by_role("status")).to_have_text(re.compile("No learning platform found"))

@@ -64,7 +64,7 @@ def test_embed_origins_come_from_exact_frame_ancestors_unless_set() -> None:
         ({"EMBED_ORIGINS": "portal.example"}, "LESSON_EMBED_ORIGINS"),
         ({"EMBED_ORIGINS": "https://portal.example/path"}, "not an origin"),
         ({"MAX_FRAME_BYTES": 0}, "LESSON_MAX_FRAME_BYTES must be a whole number"),
-        ({"MAX_PLAYGROUNDS": "lots"}, "LESSON_MAX_PLAYGROUNDS"),
+        ({"CACHE_BYTES": "lots"}, "LESSON_CACHE_BYTES"),
         ({"MAX_CONTENT_LENGTH": True}, "LESSON_MAX_CONTENT_LENGTH"),
         ({"SESSION_COOKIE_SAMESITE": "lax"}, "must be Lax, Strict or None"),
         ({"SESSION_COOKIE_SAMESITE": "None"}, "needs LESSON_SESSION_COOKIE_SECURE=true"),
@@ -89,4 +89,4 @@ def test_every_problem_is_listed_at_once() -> None:
 
 def test_the_app_defaults_are_valid(app) -> None:
     validate_settings(app.config)
-    validate_settings({"SESSION_COOKIE_SAMESITE": "None", "SESSION_COOKIE_SECURE": True, "MAX_PLAYGROUNDS": "10"})
+    validate_settings({"SESSION_COOKIE_SAMESITE": "None", "SESSION_COOKIE_SECURE": True, "CACHE_BYTES": "10"})

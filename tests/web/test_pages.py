@@ -47,7 +47,9 @@ def test_a_playground_is_drawn_from_its_panel_file(fixture_client):
 def test_stepper_and_restart_lab_use_the_shared_templates(fixture_client):
     page = fixture_client.get("/lessons/second").get_data(as_text=True)
     assert 'data-panel="stepper" data-panel-id="story"' in page and "Fixture stepper" in page
-    assert "Fixture narration one." in page  # the stepper's moments come from scenarios/story.yaml
+    # The stepper's moments come from scenarios/story.yaml, fetched on demand.
+    steps_url = page.split('data-steps="', 1)[1].split('"', 1)[0]
+    assert "Fixture narration one." in fixture_client.get(steps_url).get_data(as_text=True)
     assert 'data-panel="restarts" data-panel-id="lab"' in page and "fixture asking" in page
 
 
@@ -63,9 +65,9 @@ def test_a_new_panel_is_a_yaml_file_and_a_line(tmp_path: Path):
     client = make_client(root)
     page = client.get("/lessons/second").get_data(as_text=True)
     assert 'data-panel-id="fresh"' in page and ">Let C join</button>" in page
-    opened = client.post("/api/frame", json={"v": 1, "type": "open", "panel": "fresh"}).get_json()
+    opened = client.post("/api/frame", json={"v": 2, "type": "open", "panel": "fresh"}).get_json()
     pressed = client.post(
-        "/api/frame", json={"v": 1, "type": "press", "handle": opened["handle"], "button": "c-joins"}
+        "/api/frame", json={"v": 2, "type": "press", "handle": opened["handle"], "seq": 1, "button": "c-joins"}
     ).get_json()
     assert pressed["type"] == "view" and "C" in [r["name"] for r in pressed["view"]["servers"]]
 
@@ -97,14 +99,25 @@ def test_unknown_pages_are_a_friendly_404(client):
 
 
 def test_every_response_forbids_other_origins(client):
-    csp = client.get("/").headers["Content-Security-Policy"]
-    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "frame-ancestors *" in csp
+    resp = client.get("/")
+    csp = resp.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and csp.endswith("frame-ancestors 'self'")
+    assert "camera=()" in resp.headers["Permissions-Policy"]
+    assert "Strict-Transport-Security" not in resp.headers  # plain HTTP: HSTS would be a lie
+    assert (
+        client.get("/", base_url="https://lesson.example").headers["Strict-Transport-Security"].startswith("max-age=")
+    )
 
 
-def test_frame_ancestors_is_configurable():
-    app = create_app({"SECRET_KEY": "x", "FRAME_ANCESTORS": "https://portal.example"})
-    csp = app.test_client().get("/").headers["Content-Security-Policy"]
-    assert csp.endswith("frame-ancestors https://portal.example")
+def test_embedding_origins_are_configurable():
+    config = {"SECRET_KEY": "x", "CONTENT_ROOT": str(FIXTURE)}
+    c = create_app({**config, "EMBED_ORIGINS": "https://portal.example"}).test_client()
+    csp = c.get("/").headers["Content-Security-Policy"]
+    assert csp.endswith("frame-ancestors 'self' https://portal.example")
+    headers = {"Origin": "https://portal.example"}
+    assert c.post("/api/quiz/first/one", json={"choice": "b"}, headers=headers).status_code == 200
+    other = create_app({**config, "FRAME_ANCESTORS": "https://lms.example"}).test_client()
+    assert other.get("/").headers["Content-Security-Policy"].endswith("frame-ancestors https://lms.example")
 
 
 def test_quiz_without_javascript_is_a_plain_form(fixture_client):
@@ -131,6 +144,58 @@ def test_quiz_json_checks_on_the_server(fixture_client):
     ok = fixture_client.post("/api/quiz/first/one", json={"choice": "b"}).get_json()
     assert ok["correct"] is True and ok["explanation"] == "Fixture explanation one."
     assert ok["score"] == {"answered": 1, "correct": 1, "total": 2}
+
+
+def test_quiz_progress_held_by_the_page_is_graded_on_the_server(fixture_client):
+    # A page that holds answers (one right, one to a question that does not exist) and answers again after a
+    # restart: the score is graded here, never taken from the page.
+    held = {"one": "b", "nope": "a"}
+    ok = fixture_client.post("/api/quiz/first/one", json={"choice": "a", "answers": held}).get_json()
+    assert ok["score"]["answered"] == 1  # the question answered now replaces the held answer
+    graded = fixture_client.post("/api/quiz/first", json={"answers": {"one": "b", "x": "y"}}).get_json()
+    assert graded["results"]["one"]["correct"] is True and "x" not in graded["results"]
+    assert graded["score"] == {"answered": 1, "correct": 1, "total": 2}
+    assert fixture_client.post("/api/quiz/first", json=[1]).status_code == 400
+    assert fixture_client.post("/api/quiz/nowhere", json={"answers": {}}).status_code == 404
+
+
+def test_cross_site_posts_are_refused(fixture_client):
+    evil = {"Origin": "https://evil.example"}
+    resp = fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"}, headers=evil)
+    assert resp.status_code == 403
+    assert "0 answered" in fixture_client.get("/lessons/first").get_data(as_text=True)
+    assert fixture_client.post("/api/quiz/first/one", json={"choice": "b"}, headers=evil).status_code == 403
+    referer = {"Referer": "https://evil.example/page"}
+    assert fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"}, headers=referer).status_code == 403
+    own = {"Origin": "http://localhost"}
+    assert fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"}, headers=own).status_code == 303
+
+
+def test_assets_have_hashed_urls_cached_for_good_and_are_compressed(fixture_client):
+    import re
+
+    client = fixture_client
+    page_html = client.get("/lessons/second").get_data(as_text=True)
+    urls = re.findall(r'(?:src|href|data-steps)="(/(?:static|data)/[^"]+)"', page_html)
+    assert any(u.endswith("/js/app.js") for u in urls) and any(u.endswith("/story.json") for u in urls)
+    assert '<script type="application/json"' not in page_html  # the stepper's data is fetched, not inlined
+    for url in urls:
+        resp = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert resp.status_code == 200 and "immutable" in resp.headers["Cache-Control"]
+    js = client.get(
+        next(u for u in urls if u.endswith("app.js")).replace("app.js", "render.js"),
+        headers={"Accept-Encoding": "br, gzip"},
+    )
+    assert js.headers["Content-Encoding"] == "br" and "immutable" in js.headers["Cache-Control"]
+    page = client.get("/lessons/second", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["Content-Encoding"] == "gzip"
+    old = client.get("/static/000000000000/js/app.js")
+    assert old.status_code == 200 and old.headers["Cache-Control"] == "no-cache"
+    assert client.get("/static/000000000000/nope.js").status_code == 404
+    with client.application.test_request_context():
+        from flask import url_for
+
+        assert url_for("static", filename="js/app.js") == next(u for u in urls if u.endswith("app.js"))
 
 
 @pytest.fixture
@@ -168,3 +233,22 @@ def test_lesson_check_exits_non_zero_on_broken_content(broken_content):
         [sys.executable, "-m", "lesson.cli", "check", "--content", str(broken_content)], capture_output=True, text=True
     )
     assert bad.returncode == 1 and "lights.yaml" in bad.stderr
+
+
+def test_behind_a_proxy_the_forwarded_scheme_counts_only_when_configured():
+    forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "lessons.example.org"}
+    config = {"SECRET_KEY": "x", "CONTENT_ROOT": str(FIXTURE)}
+    plain = create_app(config).test_client().get("/", headers=forwarded)
+    assert "Strict-Transport-Security" not in plain.headers  # nobody said a proxy is trusted
+    proxied = create_app({**config, "PROXY_FIX": 1}).test_client()
+    assert "Strict-Transport-Security" in proxied.get("/", headers=forwarded).headers
+    own = {**forwarded, "Origin": "https://lessons.example.org"}
+    assert proxied.post("/api/quiz/first/one", json={"choice": "b"}, headers=own).status_code == 200
+
+
+def test_the_server_header_names_no_versions(serve_app):
+    import urllib.request
+
+    with urllib.request.urlopen(serve_app() + "/healthz") as resp:
+        server = resp.headers["Server"]
+    assert server == "mcp-churn-lab" and "/" not in server and "Python" not in server

@@ -8,7 +8,7 @@ import pytest
 
 from lesson.content import default_root
 from lesson.panels import load_panels
-from lesson.service import MemoryStore, Service
+from lesson.service import RunCache, Service
 
 
 @pytest.fixture(scope="module")
@@ -18,11 +18,53 @@ def panels():
 
 @pytest.fixture
 def service(panels) -> Service:
-    return Service(panels, MemoryStore())
+    return Service(panels)
 
 
 def send(service: Service, **frame) -> dict:
-    return service.handle_text(json.dumps({"v": 1, **frame}))
+    return service.handle_text(json.dumps({"v": 2, **frame})).data()
+
+
+class Page:
+    """What the page holds for one playground, and the frames it sends (static/js/playground.js)."""
+
+    def __init__(self, service: Service, panel: str = "outage") -> None:
+        self.service, self.panel = service, panel
+        self.handle: str | None = None
+        self.log: dict = {}
+        self.history: list[dict] = []
+        self.last: dict = {}
+
+    def take(self, answer: dict, frame: dict) -> dict:
+        assert answer["type"] == "view", answer
+        events = list(self.log.get("events", []))
+        kind = frame["type"]
+        if kind == "press":
+            events.append(["p", frame["button"]])
+        elif kind == "era":
+            events.append(["e", frame["era"]])
+        elif kind == "undo":
+            events.pop()
+        elif kind == "reset":
+            events = []
+        self.handle = answer["handle"]
+        self.log = {"variant": answer["variant"], "era": answer["start_era"], "events": events, "seq": answer["seq"]}
+        self.history = self.history[: answer["log_from"]] + answer["view"]["log"]
+        self.last = answer
+        return answer
+
+    def open(self) -> dict:
+        frame = {"type": "open", "panel": self.panel}
+        if self.handle:
+            frame |= {"handle": self.handle, "log": self.log}
+        return self.take(send(self.service, **frame), frame)
+
+    def do(self, kind: str, **extra) -> dict:
+        frame = {"type": kind, "handle": self.handle, "seq": self.log["seq"] + 1, **extra}
+        answer = send(self.service, **frame)
+        if answer["type"] == "need_log":
+            answer = send(self.service, **frame, log={**self.log, "panel": self.panel})
+        return self.take(answer, frame) if answer["type"] == "view" else answer
 
 
 def row(answer: dict, name: str) -> dict:
@@ -34,17 +76,22 @@ def test_open_gives_an_unguessable_handle_and_the_start_view(service):
     assert answer["type"] == "view" and answer["re"] == 1
     assert len(answer["handle"]) >= 22  # 22 URL-safe characters hold 132 bits; ours hold 192
     assert [r["name"] for r in answer["view"]["servers"]] == ["A", "B"]
-    assert answer["steps"] == 0 and answer["can_undo"] is False
+    assert answer["steps"] == 0 and answer["can_undo"] is False and answer["seq"] == 0
     other = send(service, type="open", panel="outage")
     assert other["handle"] != answer["handle"]
 
 
-def test_press_applies_the_buttons_event(service):
-    h = send(service, type="open", panel="outage")["handle"]
-    answer = send(service, type="press", handle=h, button="a-dies")
+def test_a_press_answers_with_what_changed_not_the_whole_history(service):
+    page = Page(service)
+    page.open()
+    page.do("press", button="deploy")
+    answer = page.do("press", button="a-dies")
     assert row(answer, "A")["status"] == "down"
     assert all(t["server"] != "A" for t in answer["view"]["next_prompt"]["tools"])
-    assert answer["view"]["log"][-1]["label"]
+    assert answer["seq"] == 2 and answer["log_from"] == 2 and len(answer["view"]["log"]) == 1
+    assert [s["step"] for s in page.history] == [0, 1, 2]
+    full = send(service, type="open", panel="outage", handle=page.handle)
+    assert full["log_from"] == 0 and full["view"]["log"] == page.history
 
 
 @pytest.mark.parametrize(
@@ -52,65 +99,80 @@ def test_press_applies_the_buttons_event(service):
     [
         ("{not json", "bad_json", "not valid JSON"),
         ("[1, 2]", "bad_frame", "JSON object"),
-        ('{"v": 1, "type": "dance"}', "unknown_type", "dance"),
-        ('{"v": 1, "type": "press", "handle": "%s"}', "bad_frame", "button"),
-        ('{"v": 1, "type": "press", "handle": "%s", "button": "a-dies", "extra": 1}', "bad_frame", "extra"),
-        ('{"v": 2, "type": "press", "handle": "%s", "button": "a-dies"}', "bad_frame", "version"),
-        ('{"v": 1, "type": "press", "handle": "%s", "button": "fly"}', "unknown_button", "a-dies"),
+        ('{"v": 2, "type": "dance"}', "unknown_type", "dance"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2}', "bad_frame", "button"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "extra": 1}', "bad_frame", "extra"),
+        ('{"v": 1, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies"}', "bad_frame", "version"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": "two", "button": "a-dies"}', "bad_frame", "seq"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "fly"}', "unknown_button", "a-dies"),
+        ('{"v": 2, "type": "open", "panel": "nowhere"}', "unknown_panel", "nowhere"),
         (
-            '{"v": 1, "type": "press", "handle": "NoSuchHandleNoSuchHandle00", "button": "a-dies"}',
-            "unknown_handle",
-            "handle",
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "fly"]]}}',
+            "unknown_button",
+            "fly",
         ),
-        ('{"v": 1, "type": "open", "panel": "nowhere"}', "unknown_panel", "nowhere"),
+        ('{"v": 2, "type": "open", "panel": "outage", "log": {"era": "medieval"}}', "bad_frame", "era"),
+        (
+            '{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": ' + "[" * 50 + "]" * 50 + "}",
+            "bad_frame",
+            "nests",
+        ),
+        ("[" * 100_000 + "]" * 100_000, "too_large", "limit"),
     ],
 )
 def test_bad_input_gets_a_named_error_and_loses_nothing(service, text, code, words):
-    h = send(service, type="open", panel="outage")["handle"]
-    before = send(service, type="press", handle=h, button="deploy")
-    frame = text % h if "%s" in text else text
-    answer = service.handle_text(frame)
+    page = Page(service)
+    page.open()
+    before = page.do("press", button="deploy")
+    frame = text % page.handle if "%s" in text else text
+    answer = service.handle_text(frame).data()
     assert answer["type"] == "error" and answer["code"] == code
     assert words.lower() in answer["message"].lower()
-    again = send(service, type="open", panel="outage", handle=h)
-    assert again["handle"] == h and again["steps"] == before["steps"] == 1
-    assert again["view"] == before["view"]
+    again = send(service, type="open", panel="outage", handle=page.handle)
+    assert again["handle"] == page.handle and again["steps"] == before["steps"] == 1
+    assert again["view"]["servers"] == before["view"]["servers"]
+
+
+@pytest.mark.parametrize("depth", [1_000, 200_000])
+def test_deep_json_is_refused_not_a_crash(panels, depth):
+    roomy = Service(panels, max_frame_bytes=1 << 20)
+    answer = roomy.handle_text('{"v": 2, "type": "open", "x": ' + "[" * depth + "]" * depth + "}").data()
+    assert answer["type"] == "error" and answer["code"] in ("bad_json", "bad_frame")
 
 
 def test_nothing_to_undo_at_the_start(service):
-    h = send(service, type="open", panel="outage")["handle"]
-    answer = send(service, type="undo", handle=h)
+    page = Page(service)
+    page.open()
+    answer = page.do("undo")
     assert answer["code"] == "nothing_to_undo" and "start" in answer["message"]
 
 
-def test_too_large_frame_is_refused(service):
-    answer = service.handle_text("x" * 10_000)
-    assert answer["code"] == "too_large" and "8192" in answer["message"]
-
-
 def test_undo_and_reset(service):
-    h = send(service, type="open", panel="outage")["handle"]
-    start = send(service, type="open", panel="outage", handle=h)
-    send(service, type="press", handle=h, button="a-dies")
-    undone = send(service, type="undo", handle=h)
-    assert undone["view"] == start["view"]
-    send(service, type="press", handle=h, button="add-c")
-    reset = send(service, type="reset", handle=h)
-    assert reset["steps"] == 0 and reset["view"] == start["view"]
+    page = Page(service)
+    start = page.open()
+    page.do("press", button="a-dies")
+    undone = page.do("undo")
+    assert undone["view"]["servers"] == start["view"]["servers"] and page.history == start["view"]["log"]
+    page.do("press", button="add-c")
+    reset = page.do("reset")
+    assert reset["steps"] == 0 and reset["view"]["servers"] == start["view"]["servers"]
+    assert len(page.history) == 1 and page.log["events"] == []
 
 
 def test_era_switch_is_an_undoable_step(service):
-    h = send(service, type="open", panel="outage")["handle"]
-    answer = send(service, type="era", handle=h, era="legacy")
+    page = Page(service)
+    page.open()
+    answer = page.do("era", era="legacy")
     assert answer["era"] == "legacy" and "legacy" in row(answer, "A")["era"]
-    assert send(service, type="undo", handle=h)["era"] == "modern"
+    assert page.do("undo")["era"] == "modern"
 
 
 def test_reset_keeps_the_chosen_era_and_takes_a_variant(service):
-    h = send(service, type="open", panel="handles")["handle"]
-    answer = send(service, type="reset", handle=h, variant="in-process")
+    page = Page(service, "handles")
+    page.open()
+    answer = page.do("reset", variant="in-process")
     assert answer["variant"] == "in-process"
-    bad = send(service, type="reset", handle=h, variant="nope")
+    bad = page.do("reset", variant="nope")
     assert bad["code"] == "bad_frame"
 
 
@@ -125,24 +187,84 @@ def test_restart_lab_answers_both_eras(service):
     assert bad["code"] == "bad_frame" and "sleeping" in bad["message"]
 
 
-def test_the_store_drops_least_recently_used(panels):
-    service = Service(panels, MemoryStore(capacity=2))
-    first = send(service, type="open", panel="outage")["handle"]
-    send(service, type="open", panel="outage")
-    send(service, type="open", panel="outage")
-    assert send(service, type="undo", handle=first)["code"] == "unknown_handle"
+def test_a_server_that_lost_the_playground_asks_for_the_log_and_carries_on(panels):
+    # Two services stand for two workers (or a restart): neither shares memory with the other.
+    one, two = Service(panels), Service(panels)
+    page = Page(one)
+    page.open()
+    page.do("press", button="deploy")
+    page.do("era", era="legacy")
+    expected = page.do("press", button="a-dies")
+    frame = {"type": "press", "handle": page.handle, "seq": page.log["seq"] + 1, "button": "a-back"}
+    asked = send(two, **frame)
+    assert asked["type"] == "need_log" and asked["have"] is None
+    page.service = two
+    after = page.do("press", button="a-back")  # handed the log along with the press, once
+    assert after["seq"] == 4 and len(page.history) == 5 and after["log_from"] == 4
+    reopened = send(two, type="open", panel="outage", handle=page.handle)
+    assert reopened["view"]["log"] == page.history
+    on_one = Page(one)
+    on_one.handle, on_one.log = page.handle, page.log
+    assert on_one.do("undo")["view"]["servers"] == expected["view"]["servers"]
+
+
+def test_a_retried_change_is_applied_once_and_a_gap_is_asked_for(service):
+    page = Page(service)
+    page.open()
+    frame = {"type": "press", "handle": page.handle, "seq": 1, "button": "deploy", "id": 7}
+    first = send(service, **frame)
+    retry = send(service, **{**frame, "id": 8})
+    assert retry["re"] == 8 and retry["seq"] == first["seq"] == 1 and retry["steps"] == 1
+    assert retry["view"] == first["view"]
+    other = send(service, **{**frame, "button": "a-dies"})  # the same number for another change
+    assert other["type"] == "need_log" and other["have"] == 1
+    gap = send(service, type="press", handle=page.handle, seq=5, button="a-dies")
+    assert gap["type"] == "need_log" and gap["have"] == 1
+    assert send(service, type="open", panel="outage", handle=page.handle)["steps"] == 1
+
+
+def test_a_shared_log_reproduces_the_playground_under_a_new_handle(service):
+    page = Page(service)
+    page.open()
+    page.do("press", button="deploy")
+    shown = page.do("press", button="a-dies")
+    copy = send(service, type="open", panel="outage", log={**page.log, "seq": 2})
+    assert copy["handle"] != page.handle and copy["view"]["servers"] == shown["view"]["servers"]
+
+
+def test_the_cache_is_bounded_by_bytes_and_drops_least_recently_used(panels):
+    from lesson.runcache import BASE_BYTES
+
+    service = Service(panels, RunCache(max_bytes=3 * BASE_BYTES))
+    first = Page(service)
+    first.open()
+    for _ in range(3):
+        Page(service).open()
+    assert len(service.cache) <= 3 and service.cache.bytes <= 3 * BASE_BYTES
+    answer = send(service, type="undo", handle=first.handle, seq=1)
+    assert answer["type"] == "need_log"  # dropped, and the page can hand its log back
+    assert first.do("press", button="deploy")["steps"] == 1
 
 
 def test_http_frames_behave_like_socket_frames(client):
-    resp = client.post("/api/frame", data=json.dumps({"v": 1, "type": "open", "panel": "outage"}))
+    def post(frame, **kw):
+        return client.post("/api/frame", data=json.dumps({"v": 2, **frame}), content_type="application/json", **kw)
+
+    resp = post({"type": "open", "panel": "outage"})
     assert resp.status_code == 200
     h = resp.get_json()["handle"]
-    resp = client.post("/api/frame", data=json.dumps({"v": 1, "type": "press", "handle": h, "button": "a-dies"}))
+    resp = post({"type": "press", "handle": h, "seq": 1, "button": "a-dies"})
     assert next(r for r in resp.get_json()["view"]["servers"] if r["name"] == "A")["status"] == "down"
-    resp = client.post("/api/frame", data="nope")
+    resp = client.post("/api/frame", data="nope", content_type="application/json")
     assert resp.status_code == 400 and resp.get_json()["code"] == "bad_json"
-    resp = client.post("/api/frame", data=json.dumps({"v": 1, "type": "undo", "handle": "x" * 32}))
-    assert resp.status_code == 404
+    resp = post({"type": "undo", "handle": "x" * 32, "seq": 1})
+    assert resp.status_code == 409 and resp.get_json()["type"] == "need_log"
+    resp = client.post(
+        "/api/frame", data=json.dumps({"v": 2, "type": "open", "panel": "outage"}), content_type="text/plain"
+    )
+    assert resp.status_code == 415
+    resp = post({"type": "open", "panel": "outage"}, headers={"Origin": "https://evil.example"})
+    assert resp.status_code == 403
 
 
 def test_a_real_websocket_survives_bad_frames_and_reconnects_by_handle(live_server):
@@ -150,17 +272,34 @@ def test_a_real_websocket_survives_bad_frames_and_reconnects_by_handle(live_serv
 
     url = live_server.replace("http", "ws") + "/ws"
     ws = websocket.create_connection(url, timeout=10)
-    ws.send(json.dumps({"v": 1, "type": "open", "panel": "outage"}))
+    ws.send(json.dumps({"v": 2, "type": "open", "panel": "outage"}))
     h = json.loads(ws.recv())["handle"]
-    ws.send(json.dumps({"v": 1, "type": "press", "handle": h, "button": "a-dies"}))
+    ws.send(json.dumps({"v": 2, "type": "press", "handle": h, "seq": 1, "button": "a-dies"}))
     pressed = json.loads(ws.recv())
     ws.send("{garbage")
     assert json.loads(ws.recv())["code"] == "bad_json"
-    ws.send(json.dumps({"v": 1, "type": "press", "handle": h}))
+    ws.send(json.dumps({"v": 2, "type": "press", "handle": h}))
     assert json.loads(ws.recv())["code"] == "bad_frame"
     ws.close()
     ws = websocket.create_connection(url, timeout=10)
-    ws.send(json.dumps({"v": 1, "type": "open", "panel": "outage", "handle": h}))
+    ws.send(json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": h}))
     back = json.loads(ws.recv())
     ws.close()
-    assert back["restored"] is True and back["view"] == pressed["view"]
+    assert back["restored"] is True and back["view"]["servers"] == pressed["view"]["servers"]
+
+
+def test_a_long_playground_keeps_the_same_history_on_the_page_and_the_server(service):
+    # The cache keeps only the newest log entry; an open replays the rest from the events.
+    page = Page(service)
+    page.open()
+    buttons = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+    for n in range(60):
+        page.do("press", button=buttons[n % 5])
+        if n % 7 == 6:
+            page.do("undo")
+    page.do("era", era="legacy")
+    full = send(service, type="open", panel="outage", handle=page.handle)
+    assert full["log_from"] == 0 and full["view"]["log"] == page.history
+    assert [s["step"] for s in page.history] == list(range(len(page.history)))
+    replayed = send(service, type="open", panel="outage", log={**page.log})  # from the log alone
+    assert replayed["view"]["log"] == page.history

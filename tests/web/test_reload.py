@@ -35,7 +35,7 @@ def test_edits_show_on_the_next_page_load(root: Path) -> None:
     page = client.get("/lessons/first").get_data(as_text=True)
     assert "A rewritten opening." in page and ">Stop A</button>" in page
     # The playground service plays the new panel too.
-    opened = client.post("/api/frame", json={"v": 1, "type": "open", "panel": "lights"}).get_json()
+    opened = client.post("/api/frame", json={"v": 2, "type": "open", "panel": "lights"}).get_json()
     assert opened["type"] == "view"
 
 
@@ -47,7 +47,7 @@ def test_a_broken_edit_names_the_problem_and_keeps_the_last_good_content(root: P
     assert "quizzes/first.yaml:8: questions[0].answer: &#39;q&#39; is not one of the choices" in resp.get_data(
         as_text=True
     )
-    frame = client.post("/api/frame", json={"v": 1, "type": "open", "panel": "lights"}).get_json()
+    frame = client.post("/api/frame", json={"v": 2, "type": "open", "panel": "lights"}).get_json()
     assert frame["type"] == "view"  # the playgrounds carry on with the last good content
     edit(root / "quizzes" / "first.yaml", "answer: q", "answer: b")
     assert client.get("/lessons/first").status_code == 200

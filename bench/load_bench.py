@@ -1,0 +1,275 @@
+"""Load bench: the production command under a class of learners, against a bare echo on the same
+stack in the same run. Loopback only; bounded in learners and seconds.
+
+It starts `lesson serve --workers W` (gunicorn, gthread) with the bench echo route switched on,
+then, from this process (the client is never the server's process), measures:
+
+1. one learner: median press round trip vs a bare echo whose answers are the same size;
+2. N learners (default 1,000), each pressing every 2 s: p50/p99/max and errors; then N echo
+   clients doing the same, for the baseline;
+3. server memory per stored playground (RSS of all server processes, before and after storing
+   a few thousand playgrounds);
+4. a client that sends presses and never reads: server memory before, at its worst, and after.
+
+The client runs in this process, on the same two cores as the server, and does not negotiate
+permessage-deflate (browsers do; the answers then travel compressed).
+
+    .venv/bin/python bench/load_bench.py [--learners 1000] [--seconds 30] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+import psutil
+import websockets
+
+BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+
+
+def connect(url: str, **kw):
+    """A client socket without permessage-deflate: the client shares the server's two cores, and
+    compressing on both sides would measure the client as much as the server."""
+    return websockets.connect(url, compression=None, **kw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(workers: int, threads: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "LESSON_BENCH_ECHO": "true",
+        "LESSON_WS_MAX_PER_ADDRESS": "100000",  # every learner comes from 127.0.0.1 here
+        "LESSON_WS_HELLO_TIMEOUT": "120",
+        # The one-learner figure presses back to back; the per-socket rate limit would stop it.
+        "LESSON_WS_RATE": "100000",
+        "LESSON_WS_BURST": "100000",
+    }
+    cmd = [sys.executable, "-m", "lesson.cli", "serve", "--port", str(port)]
+    cmd += ["--workers", str(workers), "--threads", str(threads)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2):
+                return proc, base
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("server did not start")
+
+
+def rss_mb(proc: subprocess.Popen) -> float:
+    root = psutil.Process(proc.pid)
+    procs = [root, *root.children(recursive=True)]
+    total = 0
+    for p in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += p.memory_info().rss
+    return total / 1e6
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+async def open_playground(ws) -> dict:
+    await ws.send(json.dumps({"v": 2, "type": "open", "panel": "outage"}))
+    return json.loads(await ws.recv())
+
+
+class Learner:
+    def __init__(self) -> None:
+        self.handle = ""
+        self.seq = 0
+        self.n = random.randrange(len(BUTTONS))
+
+    def press(self) -> str:
+        self.n += 1
+        if self.seq >= 400:  # stay under the 500-step limit in long runs
+            self.seq += 1
+            return json.dumps({"v": 2, "type": "reset", "handle": self.handle, "seq": self.seq})
+        self.seq += 1
+        button = BUTTONS[self.n % len(BUTTONS)]
+        return json.dumps({"v": 2, "type": "press", "handle": self.handle, "seq": self.seq, "button": button})
+
+
+async def one_learner(ws_base: str, presses: int) -> tuple[list[float], list[float], int]:
+    async with connect(ws_base + "/ws", max_size=None) as ws:
+        learner = Learner()
+        learner.handle = (await open_playground(ws))["handle"]
+        times, sizes = [], []
+        for _ in range(presses):
+            frame = learner.press()
+            t0 = time.perf_counter()
+            await ws.send(frame)
+            answer = await ws.recv()
+            times.append(time.perf_counter() - t0)
+            sizes.append(len(answer))
+    size = int(statistics.median(sizes))
+    async with connect(f"{ws_base}/bench/echo?size={size}", max_size=None) as ws:
+        echo = []
+        frame = learner.press()
+        for _ in range(presses):
+            t0 = time.perf_counter()
+            await ws.send(frame)
+            await ws.recv()
+            echo.append(time.perf_counter() - t0)
+    return times, echo, size
+
+
+async def crowd(url: str, n: int, seconds: float, playground: bool) -> tuple[list[float], int, int]:
+    """n clients, each sending a frame every 2 s for ``seconds``; latencies and errors."""
+    latencies: list[float] = []
+    errors = 0
+    connected = 0
+    start_at = time.monotonic() + 2 + n / 400  # connect everyone first, then start pressing together
+
+    async def client(i: int) -> None:
+        nonlocal errors, connected
+        try:
+            async with connect(url, max_size=None, open_timeout=60, ping_interval=None) as ws:
+                connected += 1
+                learner = Learner()
+                if playground:
+                    opened = await open_playground(ws)
+                    learner.handle = opened["handle"]
+                await asyncio.sleep(max(0, start_at - time.monotonic()) + random.random() * 2)
+                end = start_at + seconds
+                while time.monotonic() < end:
+                    t0 = time.perf_counter()
+                    await ws.send(learner.press())
+                    answer = await ws.recv()
+                    latencies.append(time.perf_counter() - t0)
+                    if playground and '"type":"view"' not in answer[:40]:
+                        errors += 1
+                    await asyncio.sleep(max(0, 2 - (time.perf_counter() - t0)))
+        except Exception:
+            errors += 1
+
+    await asyncio.gather(*(client(i) for i in range(n)))
+    return latencies, errors, connected
+
+
+async def store_many(ws_base: str, count: int, presses: int) -> None:
+    async with connect(ws_base + "/ws", max_size=None) as ws:
+        for _ in range(count):
+            learner = Learner()
+            learner.handle = (await open_playground(ws))["handle"]
+            for _ in range(presses):
+                await ws.send(learner.press())
+                await ws.recv()
+
+
+async def never_reads(ws_base: str, proc: subprocess.Popen, seconds: float) -> tuple[float, float, str]:
+    """Send presses steadily (500 a second) and never read an answer; track the server's memory.
+
+    The server answers into the socket until the kernel's buffers are full; then its send blocks,
+    and after WS_SEND_TIMEOUT it drops the client."""
+    peak = rss_mb(proc)
+    outcome = "still open"
+    t0 = time.monotonic()
+    async with connect(ws_base + "/ws", max_size=None, max_queue=1) as ws:
+        learner = Learner()
+        learner.handle = (await open_playground(ws))["handle"]
+        ws.transport.pause_reading()  # from here on, nothing is read from the socket
+        frame = json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": learner.handle})
+        end = t0 + seconds
+        try:
+            n = 0
+            while time.monotonic() < end:
+                await ws.send(frame)
+                n += 1
+                if n % 50 == 0:
+                    peak = max(peak, rss_mb(proc))
+                await asyncio.sleep(0.002)
+        except websockets.ConnectionClosed as exc:
+            outcome = f"dropped by the server after {time.monotonic() - t0:.1f} s and {n} frames ({exc})"
+        if outcome == "still open" and ws.state is not websockets.State.OPEN:
+            outcome = f"dropped by the server ({ws.state.name})"
+    return peak, rss_mb(proc), outcome
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--learners", type=int, default=1000)
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1100)
+    ap.add_argument("--presses", type=int, default=300, help="presses for the one-learner comparison")
+    ap.add_argument("--stored", type=int, default=3000, help="playgrounds stored for the memory figure")
+    args = ap.parse_args()
+    proc, base = start_server(args.workers, args.threads)
+    ws_base = base.replace("http", "ws")
+    try:
+        print(f"server: lesson serve --workers {args.workers} --threads {args.threads} (pid {proc.pid})")
+        times, echo, size = asyncio.run(one_learner(ws_base, args.presses))
+        press_med, echo_med = statistics.median(times) * 1000, statistics.median(echo) * 1000
+        print(
+            f"one learner: press median {press_med:.3f} ms, echo of {size} B median {echo_med:.3f} ms, "
+            f"ratio {press_med / echo_med:.2f}x"
+        )
+
+        before = rss_mb(proc)
+        lat, errs, conn = asyncio.run(crowd(ws_base + "/ws", args.learners, args.seconds, True))
+        print(
+            f"{args.learners} learners, a press every 2 s for {args.seconds:g} s: connected {conn}, "
+            f"{len(lat)} presses, errors {errs}, p50 {pct(lat, 0.5):.2f} ms, p99 {pct(lat, 0.99):.2f} ms, "
+            f"max {max(lat) * 1000:.1f} ms; server RSS {before:.0f} -> {rss_mb(proc):.0f} MB"
+        )
+        elat, eerrs, econn = asyncio.run(crowd(f"{ws_base}/bench/echo?size={size}", args.learners, args.seconds, False))
+        print(
+            f"{args.learners} echo clients, same pace, {size} B answers: connected {econn}, errors {eerrs}, "
+            f"p50 {pct(elat, 0.5):.2f} ms, p99 {pct(elat, 0.99):.2f} ms, max {max(elat) * 1000:.1f} ms; "
+            f"p99 ratio {pct(lat, 0.99) / pct(elat, 0.99):.2f}x"
+        )
+
+        time.sleep(2)
+        before = rss_mb(proc)
+        per_socket = 4
+        each = args.stored // per_socket
+
+        async def store() -> None:
+            await asyncio.gather(*(store_many(ws_base, each, 5) for _ in range(per_socket)))
+
+        asyncio.run(store())
+        after = rss_mb(proc)
+        stored = each * per_socket
+        print(
+            f"memory: {stored} playgrounds of 5 presses stored: RSS {before:.1f} -> {after:.1f} MB, "
+            f"{(after - before) * 1e6 / stored / 1000:.1f} KB per playground"
+        )
+
+        start = rss_mb(proc)
+        peak, end, outcome = asyncio.run(never_reads(ws_base, proc, 30))
+        time.sleep(1)
+        print(
+            f"never-reading client for up to 30 s: RSS {start:.1f} MB, worst {peak:.1f} MB "
+            f"(+{peak - start:.1f} MB), after {rss_mb(proc):.1f} MB; {outcome}"
+        )
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+if __name__ == "__main__":
+    main()

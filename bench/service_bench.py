@@ -1,0 +1,66 @@
+"""The path a press takes on the server, in process: `Service.handle_text` on a press frame, split
+into the simulation's advance (both eras) and view, and what the service itself adds (decoding,
+validation, the run cache, `model_dump_json`). No socket: see load_bench.py for that.
+
+    .venv/bin/python bench/service_bench.py [--presses 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lesson.content import default_root  # noqa: E402
+from lesson.panels import load_panels  # noqa: E402
+from lesson.service import Service  # noqa: E402
+from lesson.sim import advance, view  # noqa: E402
+
+BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--presses", type=int, default=2000)
+    args = ap.parse_args()
+    service = Service(load_panels(default_root()))
+    panel = service.panels["outage"]
+    handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
+    total, sim_advance, sim_view, sizes = [], [], [], []
+    seq = 0
+    for i in range(args.presses):
+        seq += 1
+        if seq % 50 == 0:  # keep playgrounds the length a lesson sees
+            service.handle_text(json.dumps({"v": 2, "type": "reset", "handle": handle, "seq": seq}))
+            continue
+        button = BUTTONS[i % len(BUTTONS)]
+        run = service.cache.get(handle).run
+        t = time.perf_counter()
+        advance(run, panel.button(button).event)
+        sim_advance.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        view(run)
+        sim_view.append(time.perf_counter() - t)
+        frame = json.dumps({"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button})
+        t = time.perf_counter()
+        reply = service.handle_text(frame)
+        total.append(time.perf_counter() - t)
+        sizes.append(len(reply.text))
+
+    def med(xs: list[float]) -> float:
+        return statistics.median(xs) * 1e6
+
+    own = med(total) - med(sim_advance) - med(sim_view)
+    print(
+        f"press in the service: median {med(total):.0f} us (answer median {statistics.median(sizes) / 1000:.1f} KB); "
+        f"simulation advance {med(sim_advance):.0f} us + view {med(sim_view):.0f} us; the service's own {own:.0f} us"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Origin checks and security headers.
+
+Browsers send ``Origin`` on WebSocket handshakes and on cross-site POSTs, so checking it stops
+another site from driving a learner's playground or answering their quiz (CSRF). Requests with no
+``Origin`` and no ``Referer`` come from scripts, not from a page in a browser: they are allowed.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Response, current_app, request
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower() if parts.scheme and parts.netloc else ""
+
+
+def allowed_origins() -> set[str]:
+    own = f"{request.scheme}://{request.host}".lower()
+    extra = {o.strip().lower().rstrip("/") for o in current_app.config["EMBED_ORIGINS"].split() if o.strip()}
+    return {own} | extra
+
+
+def origin_allowed() -> bool:
+    origin = request.headers.get("Origin")
+    if origin is None:
+        referer = request.headers.get("Referer")
+        if referer is None:
+            return True
+        origin = _origin_of(referer)
+    return origin.lower().rstrip("/") in allowed_origins()
+
+
+def security_headers(resp: Response) -> Response:
+    cfg = current_app.config
+    ancestors = cfg["FRAME_ANCESTORS"] or " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
+    resp.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+        f"frame-ancestors {ancestors}",
+    )
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    resp.headers.setdefault("Referrer-Policy", "same-origin")
+    resp.headers.setdefault(
+        "Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()"
+    )
+    if request.is_secure:
+        resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+    return resp

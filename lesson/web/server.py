@@ -1,0 +1,56 @@
+"""The two ways to serve: werkzeug's threaded server for one command on a laptop, and gunicorn's
+threaded workers for a class. Each open WebSocket holds one thread for its life, so a gunicorn
+worker gets more threads than the sockets it must hold, and as many connection slots."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+SERVER_NAME = "mcp-churn-lab"  # the Server header names no software versions
+
+
+class _QuietHandler(WSGIRequestHandler):
+    server_version = SERVER_NAME
+    sys_version = ""
+
+    def version_string(self) -> str:
+        return SERVER_NAME
+
+
+def make_dev_server(host: str, port: int, app: Any) -> BaseWSGIServer:
+    return make_server(host, port, app, threaded=True, request_handler=_QuietHandler)
+
+
+def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
+    from gunicorn.app.base import BaseApplication
+
+    class _App(BaseApplication):
+        def load_config(self) -> None:
+            options = {
+                "bind": f"{host}:{port}",
+                "workers": workers,
+                "worker_class": "gthread",
+                "threads": threads,
+                "worker_connections": threads + 100,
+                "backlog": 2048,
+                "keepalive": 5,
+                "timeout": 30,
+                "graceful_timeout": 5,
+                "accesslog": None,
+                "errorlog": "-",
+                "loglevel": "warning",
+            }
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            from . import create_app
+
+            return create_app()
+
+    logging.getLogger("gunicorn.error").setLevel(logging.WARNING)
+    _App().run()
+    return 0

@@ -1,0 +1,59 @@
+// Shareable links: a playground's start and presses in the URL's fragment (never sent to the
+// server), compact and versioned: #pg=<panel>~<base64url of {"v":1,"s":variant,"e":era,"x":[...]}>.
+// A press is its button id; an era switch is "@" and the era.
+const VERSION = 1;
+const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+function toBase64Url(text) {
+  const bytes = new TextEncoder().encode(text);
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text) {
+  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+export function encodeLink(panel, log) {
+  const x = log.events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
+  const data = toBase64Url(JSON.stringify({ v: VERSION, s: log.variant, e: log.era, x }));
+  const url = new URL(window.location.href);
+  url.hash = `pg=${panel}~${data}`;
+  return url.toString();
+}
+
+// The link's data for this panel, taken off the address so a reload does not replay it again.
+export function takeLink(panel) {
+  const hash = window.location.hash;
+  const prefix = `#pg=${panel}~`;
+  if (!hash.startsWith(prefix)) return null;
+  try {
+    history.replaceState(null, "", window.location.pathname + window.location.search + `#${panel}-title`);
+  } catch {
+    // An embedding page may refuse; the link then stays in the address.
+  }
+  return hash.slice(prefix.length);
+}
+
+// {variant, era, events} when the data is a link this version understands; otherwise null.
+export function decodeLink(data) {
+  let raw;
+  try {
+    raw = JSON.parse(fromBase64Url(data));
+  } catch {
+    return null;
+  }
+  if (!raw || raw.v !== VERSION || !Array.isArray(raw.x) || raw.x.length > 500) return null;
+  if (raw.e !== "legacy" && raw.e !== "modern") return null;
+  if (raw.s !== null && !(typeof raw.s === "string" && ID.test(raw.s))) return null;
+  const events = [];
+  for (const item of raw.x) {
+    if (typeof item !== "string") return null;
+    if (item === "@legacy" || item === "@modern") events.push(["e", item.slice(1)]);
+    else if (ID.test(item)) events.push(["p", item]);
+    else return null;
+  }
+  return { variant: raw.s, era: raw.e, events };
+}

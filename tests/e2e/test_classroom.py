@@ -1,0 +1,146 @@
+"""A classroom's worth of trouble, in the browser: the server is SIGKILLed and restarts, a cookie
+is lost, storage is refused inside a cross-site frame, a playground is shared by link, and a
+repeat view must fetch nothing but the page."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from .helpers import LESSON_1, expect_status, log_labels, open_playground, press
+
+pytestmark = pytest.mark.e2e
+
+TITLE = "Play out an outage"
+
+
+def test_sigkill_and_restart_the_page_continues_its_playground(page: Page, spawn) -> None:
+    base, proc = spawn()
+    port = int(base.rsplit(":", 1)[1])
+    outage = open_playground(page, base + LESSON_1, TITLE)
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "A dies", 2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    spawn(port=port)
+    # The next press goes to a server that knows nothing; the page hands over its log.
+    outage.get_by_role("button", name="Take a model turn").click()
+    expect(log_labels(outage)).to_have_text(
+        ["Start", "Step 1: B deploys a new tool", "Step 2: A dies", "Step 3: The model takes a turn"]
+    )
+    expect_status(outage, "A", "down")
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_count(3)
+
+
+def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(page: Page, browser: Browser) -> None:
+    outage = open_playground(page, LESSON_1, TITLE)
+    outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
+    press(outage, "A dies", 2)
+    outage.get_by_role("button", name="Share link").click()
+    link = outage.get_by_role("textbox", name="Link to this playground")
+    expect(link).to_be_visible()
+    url = link.input_value()
+    assert "#pg=outage~" in url
+
+    other = browser.new_context()  # another browser: no storage in common
+    try:
+        them = other.new_page()
+        them.goto(url)
+        theirs = them.get_by_role("region", name=TITLE, exact=True)
+        expect(log_labels(theirs)).to_have_text(
+            ["Start", "Step 1: The host switches to the legacy era", "Step 2: A dies"]
+        )
+        expect_status(theirs, "A", "down")
+        expect(theirs.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
+        press(theirs, "A is back", 3)  # theirs goes on by itself
+        expect(log_labels(outage)).to_have_count(3)  # and mine is untouched
+
+        them.goto("about:blank")  # a new load, not a jump within the same document
+        them.goto(url.replace("#pg=outage~", "#pg=outage~Zm9v"))
+        damaged = them.get_by_role("region", name=TITLE, exact=True)
+        expect(damaged.get_by_role("status")).to_contain_text("damaged or from an older version")
+        expect(log_labels(damaged)).to_have_text(["Start"])
+    finally:
+        other.close()
+
+
+def test_quiz_progress_is_held_by_the_page_when_the_cookie_is_lost(page: Page) -> None:
+    page.goto(LESSON_1)
+    quiz = page.get_by_role("region", name="Quick check questions")
+    first = quiz.get_by_role("group").first
+    radios = first.get_by_role("radio")
+    # Try each choice until the server says it is right (the key stays on the server).
+    for n in range(radios.count()):
+        radios.nth(n).check()
+        quiz.get_by_role("button", name="Check answer to question 1").click()
+        verdict = quiz.get_by_role("status").nth(1)
+        expect(verdict).to_contain_text(".")
+        if verdict.inner_text().startswith("Correct."):
+            break
+    expect(quiz.get_by_role("status").first).to_have_text("Score: 1 of 3 correct (1 answered)")
+    page.context.clear_cookies()  # a restart with a new key, another worker, or a lost cookie
+    page.reload()
+    quiz = page.get_by_role("region", name="Quick check questions")
+    expect(quiz.get_by_role("status").first).to_have_text("Score: 1 of 3 correct (1 answered)")
+    expect(quiz.get_by_role("status").nth(1)).to_contain_text("Correct.")
+
+
+REFUSE_STORAGE = """
+for (const name of ["sessionStorage", "localStorage"]) {
+  Object.defineProperty(window, name, { get() { throw new DOMException("refused", "SecurityError"); } });
+}
+"""
+
+
+def test_the_page_works_when_storage_is_refused(page: Page) -> None:
+    page.add_init_script(REFUSE_STORAGE)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    outage = open_playground(page, LESSON_1, TITLE)
+    press(outage, "A dies", 1)
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_text(["Start"])
+    quiz = page.get_by_role("region", name="Quick check questions")
+    quiz.get_by_role("group").first.get_by_role("radio").first.check()
+    quiz.get_by_role("button", name="Check answer to question 1").click()
+    expect(quiz.get_by_role("status").first).to_contain_text("(1 answered)")
+    assert errors == []
+
+
+@pytest.fixture
+def counted_server():
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    app = create_app({"SECRET_KEY": "count"})
+    seen: list[str] = []
+    inner = app.wsgi_app
+
+    def counting(environ, start_response):
+        seen.append(environ["PATH_INFO"])
+        return inner(environ, start_response)
+
+    app.wsgi_app = counting
+    server = make_dev_server("127.0.0.1", 0, app)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", seen
+    server.shutdown()
+
+
+def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) -> None:
+    base, seen = counted_server
+    open_playground(page, base + LESSON_1, TITLE)
+    expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
+    assert any(p.endswith("/js/render.js") for p in seen) and any(p.endswith("/churn.json") for p in seen)
+    seen.clear()
+    page.goto(base + "/")
+    page.goto(base + LESSON_1)
+    expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
+    expect(page.get_by_role("region", name=TITLE, exact=True).get_by_role("button", name="Reset")).to_be_enabled()
+    assert [p for p in seen if p not in ("/", LESSON_1, "/ws")] == []

@@ -1,0 +1,152 @@
+"""The socket's guards against clients that misbehave: each closes only that client's socket, with
+a code and a reason, and the server keeps answering everyone else."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+
+import pytest
+import websocket
+
+OPEN = json.dumps({"v": 2, "type": "open", "panel": "outage"})
+
+
+def ws_url(base: str) -> str:
+    return base.replace("http", "ws") + "/ws"
+
+
+def close_of(ws: websocket.WebSocket) -> tuple[int, str]:
+    """Read until the server's close frame; return its code and reason."""
+    while True:
+        opcode, data = ws.recv_data(control_frame=True)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            return int.from_bytes(data[:2], "big"), data[2:].decode()
+
+
+def still_serves(base: str) -> None:
+    ws = websocket.create_connection(ws_url(base), timeout=10)
+    ws.send(OPEN)
+    assert json.loads(ws.recv())["type"] == "view"
+    ws.close()
+
+
+def test_a_socket_that_never_speaks_is_closed(serve_app):
+    base = serve_app(WS_HELLO_TIMEOUT=0.3)
+    ws = websocket.create_connection(ws_url(base), timeout=10)
+    code, reason = close_of(ws)
+    assert code == 4408 and "no frame" in reason
+    still_serves(base)
+
+
+def test_too_many_frames_a_second_close_that_socket_only(serve_app):
+    base = serve_app(WS_RATE=2, WS_BURST=5)
+    calm = websocket.create_connection(ws_url(base), timeout=10)
+    calm.send(OPEN)
+    handle = json.loads(calm.recv())["handle"]
+    noisy = websocket.create_connection(ws_url(base), timeout=10)
+    for _ in range(10):
+        noisy.send(OPEN)
+    codes = []
+    while not codes:
+        opcode, data = noisy.recv_data(control_frame=True)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            codes.append((int.from_bytes(data[:2], "big"), data[2:].decode()))
+    assert codes[0][0] == 1008 and "frames a second" in codes[0][1]
+    calm.send(json.dumps({"v": 2, "type": "press", "handle": handle, "seq": 1, "button": "a-dies"}))
+    assert json.loads(calm.recv())["steps"] == 1
+
+
+def test_too_many_sockets_from_one_address(serve_app):
+    base = serve_app(WS_MAX_PER_ADDRESS=2)
+    held = [websocket.create_connection(ws_url(base), timeout=10) for _ in range(2)]
+    for ws in held:
+        ws.send(OPEN)
+        ws.recv()
+    extra = websocket.create_connection(ws_url(base), timeout=10)
+    code, reason = close_of(extra)
+    assert code == 1013 and "too many open connections" in reason
+    held[0].close()
+    # A slot is free again once a socket closes (the server notices the close on its own thread).
+    for _ in range(50):
+        again = websocket.create_connection(ws_url(base), timeout=10)
+        again.send(OPEN)
+        opcode, data = again.recv_data(control_frame=True)
+        again.close()
+        if opcode == websocket.ABNF.OPCODE_TEXT:
+            break
+    assert json.loads(data)["type"] == "view"
+
+
+def test_a_frame_over_the_socket_limit_closes_with_a_reason(serve_app):
+    base = serve_app(WS_MAX_MESSAGE_BYTES=4096)
+    ws = websocket.create_connection(ws_url(base), timeout=10)
+    ws.send("x" * 5000)
+    code, reason = close_of(ws)
+    assert code == 1009 and reason
+    mid = websocket.create_connection(ws_url(base), timeout=10)
+    mid.send(json.dumps({"v": 2, "type": "open", "panel": "outage", "pad": "x" * 3000}))
+    assert json.loads(mid.recv())["code"] == "bad_frame"  # under the socket limit: an error frame
+
+
+def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_app):
+    base = serve_app(WS_MAX_QUEUED=4, WS_SEND_TIMEOUT=1.0, WS_RATE=100_000, WS_BURST=100_000)
+    ws = websocket.create_connection(ws_url(base), timeout=10)
+    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    ws.send(OPEN)
+    handle = json.loads(ws.recv())["handle"]
+    press = json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": handle})
+    closed = threading.Event()
+
+    def flood() -> None:
+        try:
+            for _ in range(20_000):
+                ws.send(press)
+        except (OSError, websocket.WebSocketException):
+            closed.set()
+
+    t = threading.Thread(target=flood, daemon=True)
+    t.start()
+    t.join(timeout=60)
+    assert closed.is_set()  # the server closed the socket instead of buffering without bound
+    still_serves(base)
+
+
+def test_no_stray_bytes_after_a_close_and_no_traceback(serve_app, caplog):
+    base = serve_app()
+    host, port = base.removeprefix("http://").split(":")
+    ws = websocket.create_connection(ws_url(base), timeout=10)
+    ws.send(OPEN)
+    ws.recv()
+    ws.send_close()
+    tail = b""
+    ws.sock.settimeout(1)
+    try:
+        while chunk := ws.sock.recv(65536):
+            tail += chunk
+    except (TimeoutError, OSError):
+        pass
+    assert b"HTTP/1" not in tail
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+@pytest.mark.parametrize("origin, allowed", [("https://evil.example", False), (None, True)])
+def test_the_socket_accepts_only_its_own_origin(serve_app, origin, allowed):
+    base = serve_app()
+    headers = {"suppress_origin": True} if origin is None else {"origin": origin}
+    if allowed:
+        ws = websocket.create_connection(ws_url(base), timeout=10, **headers)
+        ws.send(OPEN)
+        assert json.loads(ws.recv())["type"] == "view"
+    else:
+        with pytest.raises(websocket.WebSocketBadStatusException) as err:
+            websocket.create_connection(ws_url(base), timeout=10, **headers)
+        assert err.value.status_code == 403
+
+
+def test_an_embedding_origin_may_open_the_socket(serve_app):
+    base = serve_app(EMBED_ORIGINS="https://portal.example")
+    ws = websocket.create_connection(ws_url(base), timeout=10, origin="https://portal.example")
+    ws.send(OPEN)
+    assert json.loads(ws.recv())["type"] == "view"
