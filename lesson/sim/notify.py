@@ -38,7 +38,7 @@ def tools_changed(st: Step, srv: SimServer, why: str) -> None:
         if st.s.servers[c.server].transport == "stdio":
             note = "On the listen request, as a line on stdout." if c.era == "modern" else "A line on stdout."
         client_for(st, c).list_changed(why, note)
-    if srv.gateway:
+    if srv.gateway and srv.up:  # a gateway that is down tells nobody
         gateway.fan_out(st, srv)
 
 

@@ -208,3 +208,15 @@ def test_a_legacy_server_with_an_event_store_numbers_its_events_and_the_client_r
     run, _ = step(run, ListenDrops(server="W"))
     (get,) = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
     assert get.headers["Last-Event-ID"] == event.event_id
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_gateway_that_is_down_tells_nobody(era: str) -> None:
+    """Found by the property tests: a backend's change behind a dead gateway reached other hosts."""
+    from lesson.sim import Start, advance, begin, parse_event, view
+
+    run = begin(Start(name="gateway", era=era))
+    dies = {"kind": "server_dies", "server": "G"}
+    for event in (dies, {"kind": "remove_tool", "server": "B", "tool": "assign_ticket"}):
+        run = advance(run, parse_event(event))
+    assert not [w for w in view(run).wire if w.sender == "G"]
