@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import BrowserContext, Frame, FrameLocator, Locator, Page, expect
 
 from lesson import xapi
 
-from .test_embed_e2e import parent_snippet
+from .test_embed_e2e import blocking_context, parent_snippet  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.e2e
 
@@ -119,6 +120,39 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
     # The quiz keeps its answers in memory: the score is right without storage.
     answer_all(framed, wrong=1)
     expect(framed.get_by_text(f"Score: {len(QUESTIONS) - 1} of {len(QUESTIONS)} correct")).to_be_visible()
+
+
+def test_with_chromium_blocking_third_party_storage_every_playground_works(
+    blocking_context: BrowserContext,  # noqa: F811
+    portal: tuple[str, str],
+    tmp_path: Path,
+) -> None:
+    url, app = portal
+    # localhost and 127.0.0.1 are different sites, so the lesson frame becomes third-party.
+    cross = app.replace("127.0.0.1", "localhost")
+    page_file = tmp_path / "portal" / "portal.html"
+    page_file.write_text(page_file.read_text().replace(app, cross))
+    page = blocking_context.new_page()
+    page.goto(url)
+    framed = page.frame_locator("#lesson")
+    expect(framed.get_by_role("heading", level=1)).to_be_visible()
+    frame = next(f for f in page.frames if f.url.startswith(cross))
+    refused = frame.evaluate("() => { try { sessionStorage.length; return 'allowed'; } catch (e) { return e.name; } }")
+    assert refused == "SecurityError", "this Chromium did not block third-party storage"
+    expect(framed.get_by_text(re.compile("kept only until you reload"))).to_have_count(1)
+    for i in range(playgrounds(framed).count()):
+        section = playgrounds(framed).nth(i)
+        expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+        section.get_by_role("group", name="Events").get_by_role("button").first.click()
+        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+    page.wait_for_function("document.getElementById('lesson').offsetHeight > 2000")  # auto-height too
+
+
+def test_the_embedded_page_passes_axe(page: Page, live_server: str) -> None:
+    page.goto(f"{live_server}/embed/{SLUG}")
+    expect(page.get_by_role("button", name="Download my progress")).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
 
 
 def test_the_frame_fits_the_lesson_as_it_grows_and_shrinks(page: Page, portal: tuple[str, str]) -> None:
