@@ -25,4 +25,5 @@ WORKDIR /home/lesson
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s \
   CMD ["python", "-c", "import urllib.request as u; u.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
-CMD ["lesson", "serve", "--host", "0.0.0.0", "--port", "8000"]
+# The production server (gunicorn, two worker processes; any worker continues any playground).
+CMD ["lesson", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

@@ -20,10 +20,11 @@ from markupsafe import escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..content import Content, ContentError, default_root, load_content
+from ..lrs import from_settings as lrs_from_settings
 from ..panels import StepperPanel, load_panels, stepper_views
 from ..paths import data_root
 from ..service import RunCache, Service
-from ..settings import validate_settings
+from ..settings import embed_origins, validate_settings
 from .assets import Assets
 
 ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
@@ -148,8 +149,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["lesson"] = Lesson(
         content=content, panels=panels, service=service, steppers=steppers, assets=assets, root=root, fingerprint=stamp
     )
-    app.jinja_env.globals["asset"] = assets.url
-    app.jinja_env.globals["stepper_url"] = assets.data_url
+    # Asset and data URLs carry the prefix the app is mounted under (SCRIPT_NAME, X-Forwarded-Prefix).
+    app.jinja_env.globals["asset"] = lambda rel: request.script_root + assets.url(rel)
+    app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(name)
+    app.jinja_env.globals["embed_origins"] = " ".join(embed_origins(app.config))
+    # Statements go to a learning record store only when one is configured; its thread starts in
+    # the process that first sends one (so each gunicorn worker has its own).
+    app.extensions["lrs"] = lrs_from_settings(app.config)
     if app.config["CONTENT_RELOAD"]:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
@@ -166,5 +172,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     Compress(app)
     if int(app.config["PROXY_FIX"]):
         n = int(app.config["PROXY_FIX"])
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)  # type: ignore[method-assign]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n, x_prefix=n)  # type: ignore[method-assign]
     return app

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from .guard import origin_allowed, security_headers
 
 bp = Blueprint("pages", __name__)
 MAX_ANSWERS = 50
+MAX_STATEMENTS = 20
 
 
 def _state():
@@ -88,7 +89,11 @@ def index() -> str:
 
 
 @bp.get("/lessons/<slug>")
-def lesson(slug: str) -> str:
+def lesson(slug: str, embed: bool | None = None) -> str:
+    """A lesson page; ``?embed=1`` (or ``/embed/<slug>``) leaves out the site's header, footer and
+    lesson links, for a lesson shown in another site's iframe."""
+    if embed is None:
+        embed = request.args.get("embed", "") not in ("", "0", "false")
     state = _state()
     item = state.content.lesson(slug)
     if item is None:
@@ -105,7 +110,22 @@ def lesson(slug: str) -> str:
         prev=lessons[n - 1] if n > 0 else None,
         next=lessons[n + 1] if n + 1 < len(lessons) else None,
         form_error=request.args.get("error"),
+        embed=embed,
+        lesson_iri=lesson_iri(slug),
     )
+
+
+def lesson_iri(slug: str) -> str:
+    """The lesson's public address, naming it in xAPI statements however it is embedded."""
+    public = current_app.config.get("PUBLIC_URL")
+    if public:
+        return f"{str(public).rstrip('/')}/lessons/{slug}"
+    return url_for("pages.lesson", slug=slug, _external=True)
+
+
+@bp.get("/embed/<slug>")
+def embedded(slug: str) -> str:
+    return lesson(slug, embed=True)
 
 
 @bp.post("/lessons/<slug>/quiz/<qid>")
@@ -160,6 +180,32 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
                 "explanation": q.explanation,
             }
     return jsonify(results=results, score=grade(slug, {q: r["choice"] for q, r in results.items()}))
+
+
+@bp.post("/api/xapi")
+def statements() -> tuple[Response, int]:
+    """Statements from the page, validated, queued for the learning record store (when one is
+    configured) and answered at once: a slow or absent store never holds up the lesson."""
+    from pydantic import ValidationError
+
+    from .. import xapi
+
+    forwarder = current_app.extensions.get("lrs")
+    if forwarder is None:
+        return jsonify(error="no learning record store is configured"), 404
+    data = request.get_json(silent=True)
+    items = data if isinstance(data, list) else [data]
+    if not items or len(items) > MAX_STATEMENTS:
+        return jsonify(error=f"send one statement or a list of 1 to {MAX_STATEMENTS}"), 400
+    try:
+        checked = [xapi.validate_statement(item) for item in items]
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "statement"
+        return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
+    forwarder.start()
+    queued = sum(forwarder.submit(s) for s in checked)
+    return jsonify(queued=queued, dropped=len(checked) - queued), 202
 
 
 @bp.get("/healthz")

@@ -3,6 +3,7 @@
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
 import { local } from "./store.js";
+import { appUrl } from "./transport.js";
 
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
 
@@ -41,7 +42,7 @@ export function mountQuiz(section) {
     if (!Object.keys(answers).length) return;
     let reply;
     try {
-      reply = await post(`/api/quiz/${slug}`, { answers });
+      reply = await post(appUrl(`api/quiz/${slug}`), { answers });
     } catch {
       return;
     }
@@ -68,7 +69,7 @@ export function mountQuiz(section) {
     }
     let reply;
     try {
-      reply = await post(`/api/quiz/${slug}/${form.dataset.question}`, { choice: chosen.value, answers: held() });
+      reply = await post(appUrl(`api/quiz/${slug}/${form.dataset.question}`), { choice: chosen.value, answers: held() });
     } catch {
       form.submit();
       return;
@@ -80,6 +81,15 @@ export function mountQuiz(section) {
     local.set(KEY(slug), { ...held(), [form.dataset.question]: reply.result.choice });
     verdict(form, reply.result);
     showScore(reply.result.score);
+    // For progress and statements (progress.js): the server's verdict, never the page's own.
+    const { question, choice, correct, score } = reply.result;
+    const title = form.querySelector("legend")?.textContent.replace(/\s+/g, " ").trim();
+    document.dispatchEvent(new CustomEvent("lesson:answered", { detail: { quiz: slug, question, choice, correct, score, title } }));
+  });
+  // Answers from a progress file or the portal: held like the learner's own, then graded again.
+  section.addEventListener("lesson:load-answers", (event) => {
+    local.set(KEY(slug), { ...held(), ...event.detail.answers });
+    restore();
   });
   restore();
 }

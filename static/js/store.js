@@ -1,50 +1,26 @@
-// Page storage that never throws: a cross-site iframe may refuse sessionStorage and localStorage,
-// so every access is guarded and falls back to memory for the life of the page.
-const memory = new Map();
-
-function area(kind) {
-  try {
-    const s = kind === "local" ? window.localStorage : window.sessionStorage;
-    const probe = "churn-lab:probe";
-    s.setItem(probe, "1");
-    s.removeItem(probe);
-    return s;
-  } catch {
-    return null;
-  }
-}
+// Page storage that never throws, as JSON. The one wrapper is embed.js's safeStorage: a cross-site
+// iframe may refuse sessionStorage and localStorage, and then values live in memory for the life of
+// the page and the page says, once, that progress will not survive a reload.
+import { safeStorage } from "./embed.js";
 
 function make(kind) {
-  let storage;
-  const get = () => (storage === undefined ? (storage = area(kind)) : storage);
+  let area = null;
+  const get = () => (area ??= safeStorage(kind)); // probed on first use
   return {
     get(key) {
+      const text = get().getItem(key);
+      if (text == null) return null;
       try {
-        const s = get();
-        const text = s ? s.getItem(key) : memory.get(`${kind}:${key}`);
-        return text == null ? null : JSON.parse(text);
+        return JSON.parse(text);
       } catch {
-        return null;
+        return null; // damaged: as if nothing were stored
       }
     },
     set(key, value) {
-      const text = JSON.stringify(value);
-      try {
-        const s = get();
-        if (s) s.setItem(key, text);
-        else memory.set(`${kind}:${key}`, text);
-      } catch {
-        memory.set(`${kind}:${key}`, text);
-      }
+      get().setItem(key, JSON.stringify(value));
     },
     remove(key) {
-      try {
-        const s = get();
-        if (s) s.removeItem(key);
-      } catch {
-        // nothing stored there
-      }
-      memory.delete(`${kind}:${key}`);
+      get().removeItem(key);
     },
   };
 }

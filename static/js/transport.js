@@ -7,6 +7,12 @@ const IDLE = 4408; // the server closed a silent socket: reconnect on the next f
 
 export const PROTOCOL = 2;
 
+// Where the app is mounted (<html data-base>, e.g. "/training/mcp/"): every URL is built from it.
+export function appUrl(path) {
+  const base = new URL(document.documentElement.dataset.base || "/", window.location.href);
+  return new URL(path, base);
+}
+
 export class Transport {
   constructor(statusEl) {
     this.statusEl = statusEl;
@@ -28,7 +34,7 @@ export class Transport {
   }
 
   connect() {
-    const url = new URL("/ws", window.location.href);
+    const url = appUrl("ws");
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     let opened = false;
     let socket;
@@ -99,7 +105,7 @@ export class Transport {
 
   async post(frame) {
     try {
-      const resp = await fetch("/api/frame", {
+      const resp = await fetch(appUrl("api/frame"), {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(frame),

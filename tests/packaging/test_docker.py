@@ -54,3 +54,4 @@ def test_runs_as_a_non_root_user_on_a_slim_base_and_serves_on_all_interfaces() -
     assert users and users[-1] not in ("root", "0")
     cmd = [args for op, args in final if op == "CMD"][-1]
     assert '"lesson", "serve", "--host", "0.0.0.0"' in cmd
+    assert '"--workers", "2"' in cmd, "the container runs the production server, not werkzeug"

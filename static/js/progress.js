@@ -1,0 +1,174 @@
+// The learner's progress in this lesson: sections seen, answers, playground goals reached. Each
+// step becomes an xAPI statement (embed.js posts it to a configured parent; with a learning record
+// store configured the page also sends it to the server, which forwards it). Progress can be
+// downloaded as a file and loaded again; answers loaded are graded again by the server.
+import { local } from "./store.js";
+
+const FORMAT = "mcp-churn-lab-progress";
+const ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
+const MAX_ITEMS = 200;
+
+function idList(value) {
+  return Array.isArray(value) ? [...new Set(value.filter((x) => typeof x === "string" && ID.test(x)))].slice(0, MAX_ITEMS) : [];
+}
+
+/** Progress from a file or a portal's resume message, in either shape; null when unusable. */
+export function readProgress(data, slug) {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  if (data.format === FORMAT) {
+    if (data.v !== 1 || (data.lesson && data.lesson !== slug)) return null;
+    return { sections: idList(data.sections), answers: answerMap(data.answers), goals: idList(data.goals) };
+  }
+  if (data.v === 1 && ("s" in data || "a" in data || "g" in data)) {
+    // The compact shape the SCORM launch page keeps in cmi.suspend_data.
+    return { sections: idList(data.s), answers: answerMap(data.a), goals: idList(data.g) };
+  }
+  return null;
+}
+
+function answerMap(value) {
+  const out = {};
+  if (!value || typeof value !== "object" || Array.isArray(value)) return out;
+  for (const [q, a] of Object.entries(value).slice(0, MAX_ITEMS)) {
+    const choice = Array.isArray(a) ? a[0] : a; // the compact shape keeps [choice, success]
+    if (ID.test(q) && typeof choice === "string" && choice.length <= 80) out[q] = choice;
+  }
+  return out;
+}
+
+export function mountProgress({ emitter, slug, quiz, box }) {
+  const KEY = `churn-lab:progress:${slug}`;
+  const QUIZ = `churn-lab:quiz:${slug}`;
+  const saved = local.get(KEY) || {};
+  const state = { sections: idList(saved.sections), goals: idList(saved.goals), scored: saved.scored ?? null };
+  const save = () => local.set(KEY, state);
+  const say = (text) => {
+    const el = box && box.querySelector('[data-role="progress-status"]');
+    if (el) el.textContent = text;
+  };
+  const safely = (fn) => {
+    try {
+      fn();
+    } catch (err) {
+      console.warn("statement not sent:", err.message); // a malformed id never stops the lesson
+    }
+  };
+
+  // A section counts as experienced once its heading has been on screen.
+  const headings = [...document.querySelectorAll("article.lesson h2[id]")];
+  if (headings.length && "IntersectionObserver" in window) {
+    const seen = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        seen.unobserve(entry.target);
+        const id = entry.target.id;
+        if (state.sections.includes(id)) continue;
+        state.sections.push(id);
+        save();
+        safely(() => emitter.experienced(id, entry.target.textContent.trim()));
+      }
+    });
+    for (const h of headings) if (!state.sections.includes(h.id)) seen.observe(h);
+  }
+
+  document.addEventListener("lesson:answered", (event) => {
+    const { question, choice, correct, score, title } = event.detail;
+    safely(() => emitter.answered(question, choice, correct, title));
+    if (score && score.total > 0 && score.answered >= score.total) {
+      const key = `${score.correct}/${score.total}`;
+      if (state.scored === key) return; // the same result again says nothing new
+      state.scored = key;
+      save();
+      const name = document.querySelector("article.lesson h1")?.textContent.trim();
+      safely(() => emitter.lessonCompleted(name));
+      safely(() => emitter.lessonScored(score.correct, score.total, undefined, name));
+    }
+  });
+
+  document.addEventListener("lesson:goal", (event) => {
+    const { panel, goal } = event.detail || {};
+    if (typeof panel !== "string" || state.goals.includes(panel)) return;
+    state.goals.push(panel);
+    save();
+    const title = typeof goal === "string" ? goal : goal && goal.text;
+    safely(() => emitter.goalCompleted(panel, title));
+  });
+
+  function load(progress) {
+    for (const s of progress.sections) if (!state.sections.includes(s)) state.sections.push(s);
+    for (const g of progress.goals) if (!state.goals.includes(g)) state.goals.push(g);
+    save();
+    if (quiz && Object.keys(progress.answers).length) {
+      quiz.dispatchEvent(new CustomEvent("lesson:load-answers", { detail: { answers: progress.answers } }));
+    }
+  }
+
+  // A portal (the SCORM launch page) hands back what it saved for a returning learner.
+  window.addEventListener("lesson:resume", (event) => {
+    const progress = readProgress(event.detail.progress, slug);
+    if (progress) load(progress);
+  });
+
+  if (!box) return;
+  box.hidden = false; // the buttons need this script
+  box.querySelector('[data-action="export-progress"]').addEventListener("click", () => {
+    const data = {
+      format: FORMAT,
+      v: 1,
+      lesson: slug,
+      saved: new Date().toISOString(),
+      sections: state.sections,
+      answers: local.get(QUIZ) || {},
+      goals: state.goals,
+    };
+    const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" }));
+    const a = Object.assign(document.createElement("a"), { href: url, download: `${slug}-progress.json` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+    say("Your progress file is downloading.");
+  });
+  box.querySelector('[data-action="import-progress"]').addEventListener("change", async (event) => {
+    const input = event.target;
+    const file = input.files && input.files[0];
+    input.value = "";
+    if (!file) return;
+    let progress = null;
+    try {
+      progress = file.size <= 256 * 1024 ? readProgress(JSON.parse(await file.text()), slug) : null;
+    } catch {
+      progress = null;
+    }
+    if (!progress) {
+      say("That file is not a progress file for this lesson; nothing was changed.");
+      return;
+    }
+    load(progress);
+    const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+    say(
+      `Progress loaded: ${n(progress.sections.length, "section", "sections")} read, ` +
+        `${n(Object.keys(progress.answers).length, "answer", "answers")}, ${n(progress.goals.length, "goal", "goals")} reached.`,
+    );
+  });
+}
+
+/** Send statements to the server too, when it forwards them to a learning record store. */
+export function relayStatements(url) {
+  let queue = [];
+  const flush = () => {
+    while (queue.length) {
+      const batch = queue.slice(0, 20);
+      queue = queue.slice(20);
+      fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(batch),
+        keepalive: true,
+      }).catch(() => {}); // the server queues and retries; the lesson never waits for the store
+    }
+  };
+  window.addEventListener("lesson:statement", (event) => {
+    if (queue.push(event.detail) === 1) setTimeout(flush, 0); // statements made together go together
+  });
+}

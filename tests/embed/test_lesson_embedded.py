@@ -1,0 +1,333 @@
+"""The real lesson in a cross-origin iframe (the parent on a second loopback origin, speaking the
+docs' parent snippet): no site chrome, refused storage, every playground, auto-height, statements
+in order, a refused origin; the app mounted under /training/mcp/; progress exported and imported."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import BrowserContext, Frame, FrameLocator, Locator, Page, expect
+
+from lesson import xapi
+
+from .test_embed_e2e import blocking_context, parent_snippet  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+SLUG = "hot-swapping"
+QUESTIONS = yaml.safe_load((REPO / "content" / "quizzes" / f"{SLUG}.yaml").read_text())["questions"]
+
+
+def portal_page(folder: Path, lesson_url: str, app: str, name: str = "portal.html") -> None:
+    snippet = parent_snippet().replace("https://lab.example/lessons/hot-swapping?embed=1", lesson_url)
+    snippet = snippet.replace('"https://lab.example"', f'"{app}"')
+    (folder / name).write_text(
+        f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portal</title>
+<script>
+  window.received = [];
+  addEventListener("message", (e) => window.received.push(e.data));
+</script></head>
+<body><h1>Portal</h1>
+{snippet}
+</body></html>"""
+    )
+
+
+@pytest.fixture
+def portal(static_origin: Callable[[Path], str], serve_app: Callable[..., str], tmp_path: Path) -> tuple[str, str]:
+    """(portal page URL, app URL): the app allows the portal's origin, and only it."""
+    folder = tmp_path / "portal"
+    folder.mkdir()
+    origin = static_origin(folder)
+    app = serve_app(EMBED_ORIGINS=origin)
+    portal_page(folder, f"{app}/embed/{SLUG}", app)
+    return f"{origin}/portal.html", app
+
+
+def refuse_storage(context: BrowserContext, app: str) -> None:
+    """Storage refused to the app's pages, as a portal with third-party storage blocked does."""
+    port = app.rsplit(":", 1)[1]
+    context.add_init_script(
+        f"""if (location.port === "{port}") {{
+            const refuse = () => {{ throw new DOMException("third-party storage is blocked", "SecurityError"); }};
+            Object.defineProperty(window, "sessionStorage", {{ get: refuse }});
+            Object.defineProperty(window, "localStorage", {{ get: refuse }});
+        }}"""
+    )
+
+
+def lesson_frame(page: Page, app: str) -> tuple[FrameLocator, Frame]:
+    framed = page.frame_locator("#lesson")
+    expect(framed.get_by_role("heading", level=1)).to_be_visible()
+    frame = next(f for f in page.frames if f.url.startswith(app))
+    return framed, frame
+
+
+def statements(page: Page) -> list[dict]:
+    return [m["statement"] for m in page.evaluate("window.received") if m.get("action") == "statement"]
+
+
+def answer_all(scope: Page | FrameLocator, wrong: int = 0) -> None:
+    """Answer every question of the quick check, the first `wrong` of them wrongly."""
+    quiz = scope.get_by_role("region", name="Quick check questions")
+    for n, q in enumerate(QUESTIONS, 1):
+        choice = q["answer"] if n > wrong else next(c for c in q["choices"] if c["id"] != q["answer"])["id"]
+        text = next(c["text"] for c in q["choices"] if c["id"] == choice)
+        quiz.get_by_role("radio", name=text).check()
+        quiz.get_by_role("button", name="Check answer").nth(n - 1).click()
+        expect(quiz.get_by_role("status").filter(has_text=re.compile(r"^Score: "))).to_contain_text(f"({n} answered)")
+
+
+def playgrounds(scope: FrameLocator) -> Locator:
+    return scope.locator('[data-panel="playground"]')
+
+
+def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
+    context: BrowserContext, page: Page, portal: tuple[str, str]
+) -> None:
+    url, app = portal
+    refuse_storage(context, app)
+    page.goto(url)
+    framed, frame = lesson_frame(page, app)
+    # No site chrome: no banner, no footer, no links to other lessons; the lesson's own heading stays.
+    expect(framed.get_by_role("banner")).to_have_count(0)
+    expect(framed.get_by_role("contentinfo")).to_have_count(0)
+    expect(framed.get_by_role("navigation", name="Lessons")).to_have_count(0)
+    expect(framed.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    # Said once, on the page, that progress will not survive a reload.
+    notice = framed.get_by_text(re.compile("kept only until you reload"))
+    expect(notice).to_have_count(1)
+    expect(notice).to_be_visible()
+    assert frame.evaluate("() => { try { localStorage.length; return 'allowed'; } catch (e) { return e.name; } }") == (
+        "SecurityError"
+    )
+    # Every playground starts, and a press reaches the server and comes back as a step.
+    count = playgrounds(framed).count()
+    assert count >= 1
+    for i in range(count):
+        section = playgrounds(framed).nth(i)
+        expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+        section.get_by_role("group", name="Events").get_by_role("button").first.click()
+        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+    # The quiz keeps its answers in memory: the score is right without storage.
+    answer_all(framed, wrong=1)
+    expect(framed.get_by_text(f"Score: {len(QUESTIONS) - 1} of {len(QUESTIONS)} correct")).to_be_visible()
+
+
+def test_with_chromium_blocking_third_party_storage_every_playground_works(
+    blocking_context: BrowserContext,  # noqa: F811
+    portal: tuple[str, str],
+    tmp_path: Path,
+) -> None:
+    url, app = portal
+    # localhost and 127.0.0.1 are different sites, so the lesson frame becomes third-party.
+    cross = app.replace("127.0.0.1", "localhost")
+    page_file = tmp_path / "portal" / "portal.html"
+    page_file.write_text(page_file.read_text().replace(app, cross))
+    page = blocking_context.new_page()
+    page.goto(url)
+    framed = page.frame_locator("#lesson")
+    expect(framed.get_by_role("heading", level=1)).to_be_visible()
+    frame = next(f for f in page.frames if f.url.startswith(cross))
+    refused = frame.evaluate("() => { try { sessionStorage.length; return 'allowed'; } catch (e) { return e.name; } }")
+    assert refused == "SecurityError", "this Chromium did not block third-party storage"
+    expect(framed.get_by_text(re.compile("kept only until you reload"))).to_have_count(1)
+    for i in range(playgrounds(framed).count()):
+        section = playgrounds(framed).nth(i)
+        expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+        section.get_by_role("group", name="Events").get_by_role("button").first.click()
+        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+    page.wait_for_function("document.getElementById('lesson').offsetHeight > 2000")  # auto-height too
+
+
+def test_the_embedded_page_passes_axe(page: Page, live_server: str) -> None:
+    page.goto(f"{live_server}/embed/{SLUG}")
+    expect(page.get_by_role("button", name="Download my progress")).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+
+
+def test_the_frame_fits_the_lesson_as_it_grows_and_shrinks(page: Page, portal: tuple[str, str]) -> None:
+    url, app = portal
+    page.goto(url)
+    _, frame = lesson_frame(page, app)
+    frame_height = "document.getElementById('lesson').offsetHeight"
+    content = frame.evaluate("document.body.scrollHeight")
+    page.wait_for_function(f"Math.abs({frame_height} - {content}) <= 4")
+    assert content > 2000, "the whole lesson shows at full height, with no scrollbar of its own"
+    assert frame.evaluate("getComputedStyle(document.body).minHeight") in ("0px", "auto")
+    frame.evaluate(
+        """() => { const d = document.createElement('div'); d.id = 'extra'; d.style.height = '3000px';
+                   document.querySelector('main').append(d); }"""
+    )
+    page.wait_for_function(f"{frame_height} >= {content + 2900}")
+    frame.evaluate("document.getElementById('extra').remove()")
+    page.wait_for_function(f"{frame_height} <= {content + 100}")
+
+
+def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None:
+    url, app = portal
+    page.goto(url)
+    framed, frame = lesson_frame(page, app)
+    page.wait_for_function("window.received.some(m => m.context === 'lesson' && m.action === 'ready')")
+    first_section = frame.evaluate("document.querySelector('article.lesson h2[id]').id")
+    framed.locator(f"h2#{first_section}").scroll_into_view_if_needed()  # a section is seen when shown
+    page.wait_for_function(
+        "id => window.received.some(m => m.action === 'statement' && m.statement.object.id.endsWith('/section/' + id))",
+        arg=first_section,
+    )
+    frame.evaluate(
+        "document.dispatchEvent(new CustomEvent('lesson:goal', {detail: {panel: 'outage', goal: 'Recover'}}))"
+    )
+    answer_all(framed, wrong=1)
+    n = len(QUESTIONS)
+    page.wait_for_function(
+        """() => window.received.filter(m => m.action === 'statement'
+                 && /\\/(passed|failed)$/.test(m.statement.verb.id)).length === 1"""
+    )
+    got = statements(page)
+    parsed = [xapi.validate_statement(s) for s in got]  # every one is a valid statement
+    verbs = [p.verb.id.rsplit("/", 1)[1] for p in parsed]
+    iri = f"{app}/lessons/{SLUG}"
+    assert parsed[0].object.id == f"{iri}/section/{first_section}"
+    not_sections = [(v, p) for v, p in zip(verbs, parsed, strict=True) if v != "experienced"]
+    assert [v for v, _ in not_sections] == ["completed"] + ["answered"] * n + ["completed", "failed"]
+    goal, *answers, done, scored = [p for _, p in not_sections]
+    assert goal.object.id == f"{iri}/goal/outage"
+    assert [a.object.id for a in answers] == [f"{iri}/question/{q['id']}" for q in QUESTIONS]
+    assert [a.result.success for a in answers] == [False] + [True] * (n - 1)
+    assert answers[1].result.response == QUESTIONS[1]["answer"]
+    assert done.object.id == iri and scored.object.id == iri
+    assert scored.result.score.scaled == round((n - 1) / n, 4)
+    assert scored.result.score.raw == n - 1 and scored.result.score.max == n
+    assert len({p.actor.account.name for p in parsed}) == 1
+    # Sections are reported once each.
+    sections = [p.object.id for p in parsed if p.verb.id.endswith("/experienced")]
+    assert len(sections) == len(set(sections))
+
+
+def test_an_origin_not_configured_cannot_frame_the_lesson(
+    page: Page, portal: tuple[str, str], static_origin: Callable[[Path], str], tmp_path: Path
+) -> None:
+    _, app = portal
+    folder = tmp_path / "other"
+    folder.mkdir()
+    other = static_origin(folder)
+    (folder / "other.html").write_text(
+        f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Other portal</title></head>
+<body><h1>Other portal</h1>
+<iframe id="lesson" title="Lesson" src="{app}/embed/{SLUG}" onload="window.loaded = true"></iframe></body></html>"""
+    )
+    page.goto(f"{other}/other.html")
+    page.wait_for_function("window.loaded === true")
+    frame = page.frame_locator("#lesson")
+    expect(frame.get_by_role("heading", level=1)).to_have_count(0)
+    assert not any(f.url.startswith(app) and f.evaluate("!!document.querySelector('h1')") for f in page.frames[1:])
+
+
+@pytest.fixture
+def mounted() -> Iterator[str]:
+    """The app mounted under /training/mcp/ by WSGI dispatch, as a proxy with a sub-path does."""
+    from werkzeug.middleware.dispatcher import DispatcherMiddleware
+    from werkzeug.serving import make_server
+    from werkzeug.wrappers import Response
+
+    from lesson.web import create_app
+
+    app = create_app({"SECRET_KEY": "sub"})
+    root = Response("not here", status=404)
+    server = make_server("127.0.0.1", 0, DispatcherMiddleware(root, {"/training/mcp": app}), threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def test_the_app_under_a_sub_path_works_end_to_end(page: Page, mounted: str) -> None:
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url))
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.goto(f"{mounted}/training/mcp/")
+    page.get_by_role("link", name=re.compile("Hot-swapping")).first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    section = page.locator('[data-panel="playground"]').first
+    expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+    section.get_by_role("group", name="Events").get_by_role("button").first.click()
+    expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+    answer_all(page)
+    page.reload()  # the answers come back, graded again through /training/mcp/api
+    expect(page.get_by_text(f"Score: {len(QUESTIONS)} of {len(QUESTIONS)} correct")).to_be_visible()
+    assert sockets and all(u.startswith(mounted.replace("http", "ws") + "/training/mcp/ws") for u in sockets)
+    assert "plain HTTP" not in (page.locator("#connection").text_content() or "")
+    ours = [u for u in seen if u.startswith(mounted)]
+    assert any("/static/" in u for u in ours) and any("/api/quiz/" in u for u in ours)
+    assert all(u.startswith(f"{mounted}/training/mcp/") for u in ours), [u for u in ours if "/training/mcp/" not in u]
+
+
+def test_progress_exported_then_imported_in_a_fresh_browser(
+    page: Page, context: BrowserContext, browser, live_server: str, tmp_path: Path
+) -> None:
+    page.goto(f"{live_server}/lessons/{SLUG}")
+    answer_all(page, wrong=1)
+    page.evaluate(
+        "document.dispatchEvent(new CustomEvent('lesson:goal', {detail: {panel: 'outage', goal: 'Recover'}}))"
+    )
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download my progress").click()
+    saved = tmp_path / "progress.json"
+    info.value.save_as(saved)
+    data = json.loads(saved.read_text())
+    assert data["lesson"] == SLUG and data["goals"] == ["outage"]
+    wrong = next(c["id"] for c in QUESTIONS[0]["choices"] if c["id"] != QUESTIONS[0]["answer"])
+    assert data["answers"] == {q["id"]: q["answer"] for q in QUESTIONS} | {QUESTIONS[0]["id"]: wrong}
+
+    fresh = browser.new_context()
+    try:
+        other = fresh.new_page()
+        other.goto(f"{live_server}/lessons/{SLUG}")
+        score = other.get_by_text(re.compile(r"^Score: "))
+        expect(score).to_contain_text("(0 answered)")
+        # A file that is not progress changes nothing and says so.
+        bad = tmp_path / "bad.json"
+        bad.write_text('{"hello": 1}')
+        other.get_by_label("Load progress from a file").set_input_files(bad)
+        expect(other.get_by_text("not a progress file for this lesson")).to_be_visible()
+        expect(score).to_contain_text("(0 answered)")
+        other.get_by_label("Load progress from a file").set_input_files(saved)
+        n = len(QUESTIONS)
+        expect(score).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
+        expect(other.get_by_text(re.compile(rf"Progress loaded: .*{n} answers, 1 goal reached"))).to_be_visible()
+        expect(other.get_by_text("Not quite.")).to_have_count(1)
+        # Held by this page now: a reload keeps it.
+        other.reload()
+        expect(other.get_by_text(re.compile(r"^Score: "))).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
+    finally:
+        fresh.close()
+
+
+def test_with_a_record_store_the_page_sends_its_statements_to_the_server(
+    page: Page, serve_app: Callable[..., str]
+) -> None:
+    # Nothing listens on port 9: the server queues and retries, and the lesson never waits for it.
+    app = serve_app(LRS_ENDPOINT="http://127.0.0.1:9/xapi")
+    page.goto(f"{app}/lessons/{SLUG}")
+    quiz = page.get_by_role("region", name="Quick check questions")
+    q = QUESTIONS[0]
+    quiz.get_by_role("radio", name=next(c["text"] for c in q["choices"] if c["id"] == q["answer"])).check()
+    with page.expect_response(
+        lambda r: r.url == f"{app}/api/xapi" and "/answered" in (r.request.post_data or "")
+    ) as info:
+        quiz.get_by_role("button", name="Check answer").first.click()
+    assert info.value.status == 202
+    sent = [xapi.validate_statement(s) for s in info.value.request.post_data_json]
+    answered = next(s for s in sent if s.verb.id.endswith("/answered"))
+    assert answered.object.id == f"{app}/lessons/{SLUG}/question/{q['id']}" and answered.result.success is True
+    expect(quiz.get_by_text("Correct.")).to_be_visible()

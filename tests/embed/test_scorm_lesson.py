@@ -1,0 +1,68 @@
+"""The SCORM path end to end with the real lesson in the frame: the learner answers the quick
+check inside the launch page inside the test LMS; the LMS records completion, score and suspend
+data; a returning learner (in a fresh browser) gets the answers back from that data."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from lesson import scorm
+
+from .test_lesson_embedded import QUESTIONS, SLUG, answer_all
+
+pytestmark = pytest.mark.e2e
+HERE = Path(__file__).parent
+
+
+@pytest.fixture
+def lms(static_origin: Callable[[Path], str], serve_app: Callable[..., str], tmp_path: Path) -> str:
+    """The test LMS page and the package on one origin; the app allows exactly that origin."""
+    shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
+    origin = static_origin(tmp_path)
+    app = serve_app(EMBED_ORIGINS=origin)
+    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "Hot-swapping", app))).extractall(tmp_path / "pkg")
+    return f"{origin}/lms.html"
+
+
+def test_the_real_lesson_reports_to_the_lms_and_resumes(page: Page, browser: Browser, lms: str) -> None:
+    page.goto(lms)
+    lesson = page.frame_locator("#sco").frame_locator("#lesson-frame")
+    expect(lesson.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    expect(page.get_by_label("Lesson status")).to_have_text("incomplete")
+    answer_all(lesson, wrong=1)
+    n = len(QUESTIONS)
+    expect(page.get_by_label("Lesson status")).to_have_text(re.compile("passed|failed"))
+    scaled = round((n - 1) / n, 4)
+    expect(page.get_by_label("Score")).to_have_text(str(round(scaled * 100)))
+    page.wait_for_function("JSON.parse(lmsData['cmi.suspend_data'] || '{}').sc !== undefined")
+    suspend = json.loads(page.evaluate("lmsData['cmi.suspend_data']"))
+    assert suspend["a"] == {q["id"]: [q["answer"], 1] for q in QUESTIONS[1:]} | {
+        QUESTIONS[0]["id"]: [suspend["a"][QUESTIONS[0]["id"]][0], 0]
+    }
+    assert suspend["c"] is True and suspend["sc"] == scaled
+    status = page.evaluate("lmsData['cmi.core.lesson_status']")
+    assert status == ("passed" if scaled >= 0.8 else "failed")
+    sets = [c[1:] for c in page.evaluate("lmsCalls") if c[0] == "LMSSetValue"]
+    assert ["cmi.core.score.max", "100"] in sets and ["cmi.core.score.min", "0"] in sets
+
+    # A returning learner, in a browser with nothing stored: the LMS hands back the suspend data.
+    fresh = browser.new_context()
+    try:
+        again = fresh.new_page()
+        again.goto(f"{lms}?status={status}&suspend={quote(json.dumps(suspend))}")
+        lesson = again.frame_locator("#sco").frame_locator("#lesson-frame")
+        score = lesson.get_by_role("region", name="Quick check questions").get_by_text(re.compile("^Score: "))
+        expect(score).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
+        expect(lesson.get_by_text("Not quite.")).to_have_count(1)
+    finally:
+        fresh.close()
