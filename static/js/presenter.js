@@ -47,7 +47,12 @@ function present(article) {
   function show(n, focus) {
     current = Math.max(0, Math.min(screens.length - 1, n));
     screens.forEach((items, i) => {
-      for (const el of items) el.classList.toggle("present-off", i !== current);
+      for (const el of items) {
+        // The lesson's title stays on every screen, small: the page keeps its h1.
+        const title = el.matches("header") && i !== current;
+        el.classList.toggle("present-title-only", title);
+        el.classList.toggle("present-off", i !== current && !title);
+      }
     });
     position.textContent = t("present.position", { n: current + 1, total: screens.length });
     prev.disabled = current === 0;
