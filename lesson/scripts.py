@@ -23,7 +23,9 @@ class ScriptStep(Strict):
     """One step: a press of the panel's button, or one or more events, and what to say about it."""
 
     title: Label | None = None
-    press: ID | None = Field(default=None, description="the id of a button of the scenario's panel")
+    press: ID | list[ID] | None = Field(
+        default=None, description="the id of a button of the scenario's panel, or several pressed in turn"
+    )
     event: Event | None = None
     events: list[Event] | None = None
     narration: Label
@@ -56,6 +58,13 @@ class Script(Strict):
         return self
 
 
+def presses(step: ScriptStep) -> list[str]:
+    """The buttons a step presses, in order (none for a step written as events)."""
+    if step.press is None:
+        return []
+    return [step.press] if isinstance(step.press, str) else list(step.press)
+
+
 def _panel_of(script: Script, path: Path) -> AnyPanel | None:
     if script.panel is None:
         return None
@@ -77,15 +86,18 @@ def _resolve(script: Script, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Star
     steps: list[list[Event]] = []
     for n, step in enumerate(script.steps):
         if step.press is not None:
-            button = panel.button(step.press) if isinstance(panel, PlaygroundPanel) else None
-            if button is None:
-                known = ", ".join(b.id for b in panel.buttons) if isinstance(panel, PlaygroundPanel) else "none"
-                raise ContentError(
-                    doc.path,
-                    doc.line(("steps", n, "press")),
-                    f"step {n + 1} presses {step.press!r}, which is not a button of panel {script.panel!r} ({known})",
-                )
-            steps.append([button.event])
+            pressed: list[Event] = []
+            for pid in presses(step):
+                button = panel.button(pid) if isinstance(panel, PlaygroundPanel) else None
+                if button is None:
+                    known = ", ".join(b.id for b in panel.buttons) if isinstance(panel, PlaygroundPanel) else "none"
+                    raise ContentError(
+                        doc.path,
+                        doc.line(("steps", n, "press")),
+                        f"step {n + 1} presses {pid!r}, which is not a button of panel {script.panel!r} ({known})",
+                    )
+                pressed.append(button.event)
+            steps.append(pressed)
         else:
             steps.append([step.event] if step.event is not None else list(step.events or []))
     return start, steps
@@ -156,4 +168,41 @@ def load_scripts(root: Path) -> dict[str, Script]:
     return {p.stem: load_yaml_file(p, Script)[0] for p in sorted((Path(root) / "scenarios").glob("*.yaml"))}
 
 
-__all__ = ["Script", "ScriptStep", "check_script", "load_scenario", "load_script", "load_scripts"]
+def page_scenarios(root: Path) -> dict[str, list[dict]]:
+    """What the page needs to replay scenarios, by panel id: each scenario's title and its steps as
+    presses of that panel's buttons. Scenarios without a playground panel, or with a step that is not a
+    press, are left out (``lesson check`` reports the latter)."""
+    out: dict[str, list[dict]] = {}
+    for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
+        try:
+            script, start, _steps = load_script(path)
+            panel = _panel_of(script, path)
+        except ContentError:
+            continue
+        if not isinstance(panel, PlaygroundPanel) or any(s.press is None for s in script.steps):
+            continue
+        out.setdefault(panel.id, []).append(
+            {
+                "id": script.id,
+                "title": script.title,
+                "summary": script.summary,
+                "era": start.era,
+                "steps": [
+                    {"title": s.title or f"Step {n}", "narration": s.narration, "press": presses(s)}
+                    for n, s in enumerate(script.steps, 1)
+                ],
+            }
+        )
+    return out
+
+
+__all__ = [
+    "Script",
+    "ScriptStep",
+    "check_script",
+    "load_scenario",
+    "load_script",
+    "load_scripts",
+    "page_scenarios",
+    "presses",
+]

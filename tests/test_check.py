@@ -197,3 +197,55 @@ def test_schema_pointer_to_nowhere(broken: Broken) -> None:
 def test_notice_naming_another_subscription(broken: Broken) -> None:
     found = broken.at("02-second.md", broken.lines["subscription"])
     assert "names subscription 'listen-2', but the listen request this lesson shows has id 'listen-1'" in found
+
+
+def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) -> None:
+    from lesson.scripts import check_script, load_scenario
+
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    good = root / "scenarios" / "pair.yaml"
+    good.write_text(
+        "id: pair\ntitle: Pair\npanel: lights\nsteps:\n"
+        "  - {press: [kill, turn], narration: Two presses.}\n  - {press: revive, narration: One.}\n"
+    )
+    assert check_script(good) == []
+    _start, events = load_scenario(good)
+    assert [e.kind for e in events] == ["server_dies", "take_turn", "server_back"]
+    bad = root / "scenarios" / "typo.yaml"
+    bad.write_text("id: typo\ntitle: Typo\npanel: lights\nsteps:\n  - {press: [kill, fly], narration: Two.}\n")
+    (found,) = check_script(bad)
+    assert "typo.yaml:5:" in str(found)
+    assert "presses 'fly', which is not a button of panel 'lights'" in str(found)
+
+
+def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> None:
+    from lesson.scripts import page_scenarios
+
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    # The fixture's story mixes presses with an event step: valid, but the page cannot press it.
+    assert page_scenarios(root) == {}
+    (root / "scenarios" / "pair.yaml").write_text(
+        "id: pair\ntitle: Pair\npanel: lights\nsteps:\n"
+        "  - {press: [kill, turn], title: Both, narration: Two presses.}\n  - {press: revive, narration: One.}\n"
+    )
+    (only,) = page_scenarios(root)["lights"]
+    assert only["title"] == "Pair" and only["era"] == "modern"
+    assert [s["press"] for s in only["steps"]] == [["kill", "turn"], ["revive"]]
+    assert [s["title"] for s in only["steps"]] == ["Both", "Step 2"]
+
+
+def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() -> None:
+    from lesson.content import default_root
+    from lesson.panels import PlaygroundPanel, load_panels
+    from lesson.scripts import load_scripts, page_scenarios
+
+    root = default_root()
+    panels = load_panels(root)
+    want = sorted(
+        sid for sid, s in load_scripts(root).items() if isinstance(panels.get(s.panel or ""), PlaygroundPanel)
+    )
+    offered = sorted(s["id"] for items in page_scenarios(root).values() for s in items)
+    assert offered == want
+    assert len(offered) >= 3

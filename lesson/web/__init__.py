@@ -23,6 +23,7 @@ from ..content import Content, ContentError, default_root, load_content
 from ..lrs import from_settings as lrs_from_settings
 from ..panels import StepperPanel, load_panels, stepper_views
 from ..paths import data_root
+from ..scripts import page_scenarios
 from ..service import RunCache, Service
 from ..settings import embed_origins, validate_settings
 from .assets import Assets
@@ -53,6 +54,7 @@ DEFAULTS: dict[str, Any] = {
     "COMPRESS_ALGORITHM": ["br", "gzip"],
     "COMPRESS_BR_LEVEL": 5,
     "CONTENT_RELOAD": False,  # load content edits again on the next page load (lesson serve --reload)
+    "LOCALE": "en",  # the UI strings' language (lesson/messages/<locale>.json); "pseudo" for tests
 }
 
 
@@ -93,6 +95,7 @@ def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
         for pid, p in panels.items()
         if isinstance(p, StepperPanel)
     }
+    steppers["scenarios"] = Assets.json_text(page_scenarios(root))  # replayed in the page (scenario.js)
     return content, panels, steppers
 
 
@@ -160,9 +163,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
 
-    from . import pages, socket
+    from . import pages, progress, socket, strings
 
+    strings.init_app(app)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(progress.bp)
     assets.init_app(app)
     socket.init_app(app)
     if app.config["BENCH_ECHO"]:

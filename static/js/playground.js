@@ -63,6 +63,7 @@ export function mountPlayground(section, transport) {
     const notice = answer.notice || linkNotice;
     linkNotice = null;
     announce.textContent = notice ? `${notice} ${summary}` : summary;
+    section.dispatchEvent(new CustomEvent("playground:answer", { detail: answer }));
   }
 
   function showError(answer) {

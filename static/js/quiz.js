@@ -3,6 +3,7 @@
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
 import { local } from "./store.js";
+import { t } from "./i18n.js";
 import { appUrl } from "./transport.js";
 
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
@@ -13,7 +14,7 @@ export function mountQuiz(section) {
   const held = () => local.get(KEY(slug)) || {};
 
   function showScore(s) {
-    scoreEl.textContent = `Score: ${s.correct} of ${s.total} correct (${s.answered} answered)`;
+    scoreEl.textContent = t("quiz.score", s);
   }
 
   function verdict(form, result) {
@@ -23,8 +24,8 @@ export function mountQuiz(section) {
     fill(
       feedback,
       result.correct
-        ? h("p", { class: "verdict verdict-right" }, h("strong", {}, "Correct."), ` ${result.explanation}`)
-        : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, "Not quite."), ` The answer is: ${right}. ${result.explanation}`),
+        ? h("p", { class: "verdict verdict-right" }, h("strong", {}, t("quiz.right")), " ", h("span", { "data-content": "" }, result.explanation))
+        : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, t("quiz.wrong")), ` ${t("quiz.the_answer", { answer: right })} `, h("span", { "data-content": "" }, result.explanation)),
     );
   }
 
@@ -64,7 +65,7 @@ export function mountQuiz(section) {
     const feedback = form.querySelector('[data-role="feedback"]');
     const chosen = form.querySelector('input[name="choice"]:checked');
     if (!chosen) {
-      fill(feedback, h("p", { class: "verdict verdict-missing" }, h("strong", {}, "Pick an answer first.")));
+      fill(feedback, h("p", { class: "verdict verdict-missing" }, h("strong", {}, t("quiz.missing"))));
       return;
     }
     let reply;

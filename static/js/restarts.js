@@ -4,8 +4,9 @@
 // situation (data-applies, from the panel's data) are disabled, with the reason beside them.
 import { fill, h } from "./dom.js";
 import { logLine, serverTable, wireList } from "./render.js";
+import { t } from "./i18n.js";
 
-const LABEL = { legacy: "Legacy (2025-11-25)", modern: "Modern (2026-07-28)" };
+const LABEL = (era) => t(`lab.${era}`);
 
 function signature(form) {
   const data = new FormData(form);
@@ -40,7 +41,7 @@ export function mountRestarts(section, transport) {
     out.classList.toggle("stale", isStale);
     if (isStale) out.setAttribute("aria-describedby", "restarts-stale");
     else out.removeAttribute("aria-describedby");
-    if (isStale) announce.textContent = "The result below is out of date: run again to see these options.";
+    if (isStale) announce.textContent = t("lab.stale");
   }
 
   stale.id = "restarts-stale";
@@ -61,11 +62,11 @@ export function mountRestarts(section, transport) {
     try {
       answer = await transport.send(frame);
     } catch {
-      announce.textContent = "The connection dropped; press the button again.";
+      announce.textContent = t("lab.dropped");
       return;
     }
     if (answer.type !== "restart") {
-      announce.textContent = `Could not do that: ${answer.message}`;
+      announce.textContent = t("lab.error", { message: answer.message });
       return;
     }
     const r = answer.result;
@@ -75,30 +76,30 @@ export function mountRestarts(section, transport) {
       h(
         "p",
         { class: "result-for meta" },
-        `Result for a restart while ${r.label}; options: `,
-        chosen.length ? chosen.map((b) => b.parentElement.textContent.trim()).join("; ") : "none",
+        t("lab.result_for", { situation: r.label }),
+        chosen.length ? chosen.map((b) => b.parentElement.textContent.trim()).join("; ") : t("lab.none"),
         ".",
       ),
       h("div", { class: "sides" }, r.sides.map((side) =>
         h(
           "section",
           { class: `era-side era-${side.era}`, "aria-labelledby": `${pid}-${side.era} ${pid}-title` },
-          h("h4", { id: `${pid}-${side.era}` }, LABEL[side.era]),
+          h("h4", { id: `${pid}-${side.era}` }, LABEL(side.era)),
           side.steps.map((step) =>
             h("div", { class: "restart-step" },
               h("p", { class: "step-label" }, step.label),
               h("ul", { class: "lines" }, step.lines.map(logLine)),
-              h("details", {}, h("summary", {}, `Wire messages (${step.wire.length})`), wireList(step.wire)),
+              h("details", {}, h("summary", {}, t("lab.wire", { n: step.wire.length })), wireList(step.wire)),
             ),
           ),
-          h("p", { class: "step-label" }, "Afterwards"),
+          h("p", { class: "step-label" }, t("lab.afterwards")),
           serverTable(side.view.servers),
         ),
       )),
     );
     shown = asked;
     markStale();
-    announce.textContent = `Restarted while ${r.label}: both eras shown.`;
+    announce.textContent = t("lab.done", { situation: r.label });
   });
 }
 
@@ -116,8 +117,8 @@ function upgradeSummary(section) {
   const heads = [...table.querySelectorAll("thead th")];
   if (heads.length < 2) return;
   const eraOf = (text) => (/^legacy/i.test(text) ? "era-legacy" : /^modern/i.test(text) ? "era-modern" : null);
-  const title = section.querySelector("h3")?.textContent.trim() || "Restarts";
-  table.prepend(h("caption", {}, `Summary: ${title.charAt(0).toLowerCase()}${title.slice(1)}`));
+  const title = section.querySelector("h3")?.textContent.trim() || t("lab.restarts");
+  table.prepend(h("caption", {}, t("lab.summary", { title: `${title.charAt(0).toLowerCase()}${title.slice(1)}` })));
   heads.forEach((th, i) => {
     th.setAttribute("scope", "col");
     const era = eraOf(th.textContent.trim());

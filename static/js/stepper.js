@@ -2,6 +2,7 @@
 // The moments are fetched when the page runs (compressed, cached for good), not inlined in it.
 import { fill, h } from "./dom.js";
 import { logLine, promptList, serverTable } from "./render.js";
+import { t } from "./i18n.js";
 
 export async function mountStepper(section) {
   const region = section.querySelector('[data-region="moment"]');
@@ -16,7 +17,7 @@ export async function mountStepper(section) {
     if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
     data = await resp.json();
   } catch {
-    position.textContent = "Could not load the moments; reload the page to try again.";
+    position.textContent = t("stepper.failed");
     return;
   }
 
@@ -30,20 +31,20 @@ export async function mountStepper(section) {
       h(
         "article",
         { class: "moment-card", "aria-labelledby": "churn-moment-title" },
-        h("h4", { id: "churn-moment-title" }, `Moment ${step.number} of ${steps.length}: ${step.title}`),
+        h("h4", { id: "churn-moment-title" }, t("stepper.moment", { n: step.number, total: steps.length, title: step.title })),
         h("p", { class: "caption" }, step.caption),
         h("div", { class: "moment-grid" },
-          h("section", { "aria-labelledby": "churn-servers churn-title" }, h("h5", { id: "churn-servers" }, "Servers, as the host sees them"), serverTable(v.servers)),
+          h("section", { "aria-labelledby": "churn-servers churn-title" }, h("h5", { id: "churn-servers" }, t("stepper.servers")), serverTable(v.servers)),
           h("section", { "aria-labelledby": "churn-model churn-title" },
-            h("h5", { id: "churn-model" }, turn ? `What the model saw on turn ${turn.number}` : "What the model will see next"),
+            h("h5", { id: "churn-model" }, turn ? t("stepper.saw", { n: turn.number }) : t("stepper.will_see")),
             turn
-              ? h("ul", { class: "prompt" }, turn.tools_seen.map((t) =>
-                  h("li", { class: "tool" }, h("code", {}, t.name), h("span", { class: "subtle" }, ` from ${t.server}`),
-                    turn.new_tools.some((n) => n.name === t.name && n.server === t.server) ? [" ", h("span", { class: "badge" }, "new since the last turn")] : null)))
+              ? h("ul", { class: "prompt" }, turn.tools_seen.map((tool) =>
+                  h("li", { class: "tool" }, h("code", {}, tool.name), h("span", { class: "subtle" }, t("stepper.from", { server: tool.server })),
+                    turn.new_tools.some((n) => n.name === tool.name && n.server === tool.server) ? [" ", h("span", { class: "badge" }, t("stepper.new"))] : null)))
               : promptList(v.next_prompt),
           ),
         ),
-        h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, "What happened"),
+        h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")),
           v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
       ),
     );
@@ -53,7 +54,7 @@ export async function mountStepper(section) {
     next.disabled = index === steps.length - 1;
     if (focused === prev && prev.disabled) next.focus();
     if (focused === next && next.disabled) prev.focus();
-    position.textContent = `Moment ${step.number} of ${steps.length}: ${step.title}`;
+    position.textContent = t("stepper.moment", { n: step.number, total: steps.length, title: step.title });
   }
 
   prev.addEventListener("click", () => { if (index > 0) { index -= 1; show(); } });

@@ -2,6 +2,7 @@
 // blocks WebSockets. Answers are matched to frames by id. A frame whose answer was lost with a
 // dropped socket is sent again on the next socket: changes carry a sequence number, so the
 // server applies a retried change once.
+import { t } from "./i18n.js";
 const OPEN_TIMEOUT_MS = 4000;
 const IDLE = 4408; // the server closed a silent socket: reconnect on the next frame, not before
 
@@ -58,7 +59,7 @@ export class Transport {
       this.retry = 250;
       const quiet = this.quiet;
       this.quiet = false;
-      if (reconnected && !quiet) this.status("Reconnected.");
+      if (reconnected && !quiet) this.status(t("transport.reconnected"));
       for (const { frame } of this.pending.values()) socket.send(JSON.stringify(frame));
       if (reconnected && !quiet) for (const fn of this.listeners) fn();
     });
@@ -84,7 +85,7 @@ export class Transport {
         return;
       }
       this.mode = "connecting";
-      this.status("Connection lost; reconnecting…");
+      this.status(t("transport.lost"));
       setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 5000);
     });
@@ -92,7 +93,7 @@ export class Transport {
 
   fallBack() {
     this.mode = "http";
-    this.status("Live connection unavailable; using plain HTTP.");
+    this.status(t("transport.http"));
     for (const { frame } of this.pending.values()) this.post(frame);
   }
 

@@ -1,0 +1,20 @@
+"""Start over: forget this lesson's quick-check answers kept in the session cookie (the no-JavaScript
+form keeps them there). The page clears what it holds itself (playground logs, its own answers)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, jsonify, session
+
+bp = Blueprint("progress", __name__)
+
+
+@bp.post("/api/progress/<slug>/clear")
+def clear(slug: str) -> Response:
+    from . import lesson_state
+
+    if lesson_state().content.lesson(slug) is None:
+        abort(404)
+    progress = dict(session.get("quiz", {}))
+    if progress.pop(slug, None) is not None:
+        session["quiz"] = progress
+    return jsonify(cleared=slug)

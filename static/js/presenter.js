@@ -1,0 +1,112 @@
+// Presenter mode (?present=1): large type, one section of the lesson per screen (a screen starts at
+// each h2), Next and Previous with buttons or the keyboard (arrow keys, Page Up/Down, Space). While a
+// scenario is being replayed, Next and Previous step through it instead, so the class sees one step
+// and its narration at a time. The playgrounds stay live.
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { activeScenario } from "./scenario.js";
+
+const FORWARD = new Set(["ArrowRight", "ArrowDown", "PageDown", " "]);
+const BACKWARD = new Set(["ArrowLeft", "ArrowUp", "PageUp"]);
+
+function leaveUrl() {
+  const url = new URL(window.location.href);
+  url.searchParams.delete("present");
+  return url.pathname + url.search + url.hash;
+}
+
+function present(article) {
+  document.body.classList.add("presenting");
+  // Split the lesson into screens: its header, then one per h2 with whatever follows it.
+  const screens = [[]];
+  for (const child of article.children) {
+    if (child.matches("nav.toc")) {
+      child.classList.add("present-off");
+      continue;
+    }
+    if (child.tagName === "H2" && screens[screens.length - 1].length) screens.push([]);
+    screens[screens.length - 1].push(child);
+  }
+  let current = 0;
+
+  const prev = h("button", { type: "button", "aria-keyshortcuts": "ArrowLeft PageUp" }, t("present.prev"));
+  const next = h("button", { type: "button", "aria-keyshortcuts": "ArrowRight PageDown Space" }, t("present.next"));
+  const position = h("p", { class: "present-position", role: "status", "aria-live": "polite" });
+  const leave = h("a", { href: leaveUrl(), class: "present-leave" }, t("present.leave"));
+  const bar = h(
+    "nav",
+    { class: "presenter-bar", "aria-label": t("present.bar") },
+    prev,
+    position,
+    next,
+    h("p", { class: "present-keys" }, t("present.keys")),
+    leave,
+  );
+  document.body.append(bar);
+
+  function show(n, focus) {
+    current = Math.max(0, Math.min(screens.length - 1, n));
+    screens.forEach((items, i) => {
+      for (const el of items) {
+        // The lesson's title stays on every screen, small: the page keeps its h1.
+        const title = el.matches("header") && i !== current;
+        el.classList.toggle("present-title-only", title);
+        el.classList.toggle("present-off", i !== current && !title);
+      }
+    });
+    position.textContent = t("present.position", { n: current + 1, total: screens.length });
+    prev.disabled = current === 0;
+    next.disabled = current === screens.length - 1;
+    if (focus) {
+      // The screen's heading takes the focus, so a screen reader reads where the class is now.
+      const heading = screens[current].find((el) => el.matches("h1, h2, header")) || screens[current][0];
+      const target = heading.matches("header") ? heading.querySelector("h1") || heading : heading;
+      target.setAttribute("tabindex", "-1");
+      target.focus();
+      window.scrollTo(0, 0);
+    }
+  }
+
+  function step(forward) {
+    const scenario = activeScenario();
+    if (scenario && !scenario.section.classList.contains("present-off") && screens[current].some((el) => el.contains(scenario.section))) {
+      if (forward && !scenario.atEnd()) return scenario.next();
+      if (!forward && !scenario.atStart()) return scenario.prev();
+    }
+    if (forward && current < screens.length - 1) show(current + 1, true);
+    if (!forward && current > 0) show(current - 1, true);
+  }
+
+  prev.addEventListener("click", () => step(false));
+  next.addEventListener("click", () => step(true));
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target.closest("input, textarea, select, [contenteditable], dialog[open]")) return;
+    // Space and arrows keep their own meaning on controls that use them.
+    if (event.key === " " && target.closest("button, a, summary")) return;
+    if (FORWARD.has(event.key)) {
+      event.preventDefault();
+      step(true);
+    } else if (BACKWARD.has(event.key)) {
+      event.preventDefault();
+      step(false);
+    }
+  });
+  show(0, false);
+}
+
+function offer(article) {
+  // Outside presenter mode, a lesson offers a link into it.
+  const url = new URL(window.location.href);
+  url.searchParams.set("present", "1");
+  url.hash = "";
+  const header = article.querySelector(":scope > header");
+  if (header) header.append(h("p", { class: "present-offer" }, h("a", { href: url.pathname + url.search }, t("present.enter"))));
+}
+
+const article = document.querySelector("article.lesson");
+if (article) {
+  if (new URLSearchParams(window.location.search).get("present") === "1") present(article);
+  else offer(article);
+}

@@ -1,0 +1,192 @@
+// Scripted scenarios in the page: a "Play the scenario" control beside each playground that has one.
+// A replay presses the panel's own buttons (and Undo, for Previous), so it is an ordinary playground
+// run: the learner can leave at any step and keep playing from there. The scenarios come from a data
+// asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel).
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+const ANSWER_WAIT_MS = 15000;
+let active = null; // the replay under way, if any: { next(), prev(), leave(), section }
+
+export function activeScenario() {
+  return active;
+}
+
+// The playground's next answer (it dispatches playground:answer on its section after each one).
+function nextAnswer(section) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      section.removeEventListener("playground:answer", done);
+      reject(new Error("no answer"));
+    }, ANSWER_WAIT_MS);
+    function done(event) {
+      clearTimeout(timer);
+      section.removeEventListener("playground:answer", done);
+      resolve(event.detail);
+    }
+    section.addEventListener("playground:answer", done);
+  });
+}
+
+async function clickAndWait(section, button) {
+  if (!button || button.disabled) throw new Error("control not available");
+  const answer = nextAnswer(section);
+  button.click();
+  return answer;
+}
+
+function ready(section) {
+  const reset = section.querySelector('[data-action="reset"]');
+  return reset && !reset.disabled ? Promise.resolve() : nextAnswer(section);
+}
+
+function mountScenarios(section, scenarios) {
+  const heading = section.querySelector("h3");
+  const offer = h("div", { class: "scenario-offer buttons", role: "group", "aria-label": t("scenario.offer") });
+  for (const scenario of scenarios) {
+    const button = h("button", { type: "button", "data-scenario": scenario.id }, t("scenario.play", { title: scenario.title }));
+    button.addEventListener("click", () => play(section, scenario, button));
+    offer.append(button);
+  }
+  heading.after(offer);
+  // A learner's own press, undo, reset or era change ends the replay where it stands.
+  const takeOver = (event) => {
+    if (!active || active.section !== section || active.driving) return;
+    const target = event.target;
+    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-role='era'], [data-role='variant']")) {
+      active.leave(false);
+    }
+  };
+  section.addEventListener("click", takeOver, true);
+  section.addEventListener("change", takeOver, true);
+}
+
+async function play(section, scenario, opener) {
+  if (active) active.leave(false);
+  const pid = section.dataset.panelId;
+  const id = `${pid}-scenario-${scenario.id}`;
+  const total = scenario.steps.length;
+  const position = h("p", { class: "scenario-position" }, t("scenario.starting"));
+  const narration = h("p", { class: "scenario-narration" });
+  const status = h("div", { role: "status", "aria-live": "polite", "aria-atomic": "true" }, position, narration);
+  const prev = h("button", { type: "button", "data-scenario-action": "prev", disabled: "" }, t("scenario.prev"));
+  const next = h("button", { type: "button", "data-scenario-action": "next", disabled: "" }, t("scenario.next"));
+  const leave = h("button", { type: "button", "data-scenario-action": "leave" }, t("scenario.leave"));
+  const box = h(
+    "section",
+    { class: "scenario-box", "aria-labelledby": `${id}-title` },
+    h("h4", { id: `${id}-title` }, t("scenario.heading", { title: scenario.title })),
+    status,
+    h("div", { class: "buttons", role: "group", "aria-label": t("scenario.heading", { title: scenario.title }) }, prev, next, leave),
+  );
+  section.querySelector(".scenario-offer").after(box);
+  let index = 0; // steps played
+  let busy = false;
+  const state = {
+    section,
+    driving: false,
+    next: () => forward(),
+    prev: () => back(),
+    leave: (focus = true) => end(focus),
+    atStart: () => index <= 1,
+    atEnd: () => index >= total,
+  };
+  active = state;
+
+  function show() {
+    const step = scenario.steps[index - 1];
+    position.textContent = t("scenario.step", { n: index, total, title: step.title });
+    narration.textContent = index === total ? `${step.narration} ${t("scenario.finished")}` : step.narration;
+    const focused = document.activeElement;
+    prev.disabled = index <= 1;
+    next.disabled = index >= total;
+    if (focused === next && next.disabled) leave.focus();
+    if (focused === prev && prev.disabled) next.focus();
+  }
+
+  async function drive(work) {
+    if (busy || active !== state) return;
+    busy = true;
+    state.driving = true;
+    try {
+      await work();
+      show();
+    } catch {
+      narration.textContent = t("scenario.failed");
+      end(false, true);
+    } finally {
+      busy = false;
+      state.driving = false;
+    }
+  }
+
+  async function playStep(n) {
+    for (const id of scenario.steps[n - 1].press) {
+      await clickAndWait(section, section.querySelector(`button[data-button="${CSS.escape(id)}"]`));
+    }
+    index = n;
+  }
+
+  function forward() {
+    if (index < total) drive(() => playStep(index + 1));
+  }
+
+  function back() {
+    if (index <= 1) return;
+    drive(async () => {
+      for (const _ of scenario.steps[index - 1].press) {
+        await clickAndWait(section, section.querySelector('[data-action="undo"]'));
+      }
+      index -= 1;
+    });
+  }
+
+  function end(focus, keepMessage = false) {
+    if (active === state) active = null;
+    if (keepMessage) {
+      // The box stays, saying what went wrong, until the learner plays again.
+      for (const b of [prev, next]) b.disabled = true;
+      leave.addEventListener("click", () => box.remove(), { once: true });
+      return;
+    }
+    box.remove();
+    const announce = section.querySelector('[data-role="announce"]');
+    if (announce && index > 0) announce.textContent = t("scenario.left", { n: index });
+    if (focus) (section.querySelector("button[data-button]:not([disabled])") || opener).focus();
+  }
+
+  prev.addEventListener("click", back);
+  next.addEventListener("click", forward);
+  leave.addEventListener("click", () => {
+    if (active === state) end(true);
+  });
+
+  await drive(async () => {
+    await ready(section);
+    await clickAndWait(section, section.querySelector('[data-action="reset"]'));
+    const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
+    if (era && !era.checked) await clickAndWait(section, era);
+    await playStep(1);
+  });
+  if (active === state) next.focus();
+}
+
+async function main() {
+  const sections = document.querySelectorAll('[data-panel="playground"]');
+  const url = document.body.dataset.scenarios;
+  if (!sections.length || !url) return;
+  let byPanel;
+  try {
+    const resp = await fetch(url);
+    if (!resp.ok) return;
+    byPanel = await resp.json();
+  } catch {
+    return; // the playgrounds work without their scenarios
+  }
+  for (const section of sections) {
+    const scenarios = byPanel[section.dataset.panelId];
+    if (scenarios && scenarios.length) mountScenarios(section, scenarios);
+  }
+}
+
+main();

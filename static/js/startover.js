@@ -1,0 +1,49 @@
+// "Start over": clears this lesson's progress after a confirmation, then loads the lesson fresh.
+// What is cleared: each playground's log (sessionStorage, see playground.js), the quiz answers the
+// page holds (localStorage, see quiz.js) and the ones the no-JavaScript form left in the session
+// cookie. The theme is not progress, so it stays.
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { local, session } from "./store.js";
+import { appUrl } from "./transport.js";
+
+function mount(article, slug) {
+  const button = h("button", { type: "button", class: "start-over", "aria-haspopup": "dialog" }, t("startover.button"));
+  const group = h("div", { class: "start-over-row", role: "group", "aria-label": t("startover.region") }, button);
+  (article.querySelector(":scope > header") || article).append(group);
+
+  const cancel = h("button", { type: "button", value: "cancel" }, t("startover.cancel"));
+  const confirm = h("button", { type: "button", value: "confirm", class: "danger" }, t("startover.confirm"));
+  const dialog = h(
+    "dialog",
+    { class: "start-over-dialog", "aria-labelledby": "start-over-title", "aria-describedby": "start-over-text" },
+    h("h2", { id: "start-over-title" }, t("startover.heading")),
+    h("p", { id: "start-over-text" }, t("startover.text")),
+    h("div", { class: "buttons" }, cancel, confirm),
+  );
+  document.body.append(dialog);
+
+  button.addEventListener("click", () => {
+    dialog.showModal();
+    cancel.focus(); // the safe choice has the focus
+  });
+  cancel.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => button.focus());
+  confirm.addEventListener("click", async () => {
+    confirm.disabled = true;
+    for (const section of document.querySelectorAll('[data-panel="playground"]')) {
+      session.remove(`churn-lab:playground:${section.dataset.panelId}`);
+    }
+    local.remove(`churn-lab:quiz:${slug}`);
+    try {
+      await fetch(appUrl(`api/progress/${encodeURIComponent(slug)}/clear`), { method: "POST" });
+    } catch {
+      // The page's own progress is gone either way; only answers sent without JavaScript stay.
+    }
+    window.location.replace(window.location.pathname + window.location.search);
+  });
+}
+
+const match = window.location.pathname.match(/^\/lessons\/([^/]+)$/);
+const article = document.querySelector("article.lesson");
+if (match && article) mount(article, decodeURIComponent(match[1]));

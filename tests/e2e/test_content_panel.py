@@ -1,0 +1,69 @@
+"""A new panel written as YAML only (no Python, no template) appears in the lesson and works, and a new
+scenario file for it is offered beside it. A copy of the fixture content, served by its own server."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .helpers import expect_status, log_labels, open_playground, press, prompt
+
+pytestmark = pytest.mark.e2e
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "content"
+
+PANEL = """\
+id: beacon
+kind: playground
+title: Beacon playground
+start: {name: outage, era: legacy}
+era_choice: true
+buttons:
+  - {id: deploy, label: "Beacon deploy on B", event: {kind: deploy_tool, server: B}}
+  - {id: turn, label: "Beacon turn", event: {kind: take_turn}}
+shows: [servers, prompt, log]
+"""
+
+SCENARIO = """\
+id: beacon-run
+title: Beacon run
+panel: beacon
+steps:
+  - press: deploy
+    title: "Beacon step one"
+    narration: "Beacon narration one."
+  - press: turn
+    title: "Beacon step two"
+    narration: "Beacon narration two."
+"""
+
+
+@pytest.fixture
+def content(tmp_path: Path) -> Path:
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    (root / "panels" / "beacon.yaml").write_text(PANEL)
+    (root / "scenarios" / "beacon-run.yaml").write_text(SCENARIO)
+    lesson = root / "lessons" / "01-first.md"
+    lesson.write_text(lesson.read_text() + "\n## Beacon\n\n::: beacon\n")
+    return root
+
+
+def test_a_panel_added_as_yaml_appears_and_works(page: Page, serve_app, content: Path) -> None:
+    base = serve_app(CONTENT_ROOT=str(content))
+    beacon = open_playground(page, base + "/lessons/first", "Beacon playground")
+    expect(beacon.get_by_role("radio", name=re.compile("^Legacy"))).to_be_checked()
+    expect_status(beacon, "B", "connected")
+    press(beacon, "Beacon deploy on B", 1)
+    press(beacon, "Beacon turn", 2)
+    expect(prompt(beacon)).to_contain_text("close_ticket")
+
+    beacon.get_by_role("button", name="Play the scenario: Beacon run").click()
+    narration = beacon.get_by_role("region", name="Scenario: Beacon run").get_by_role("status")
+    expect(narration).to_contain_text("Step 1 of 2: Beacon step one")
+    expect(narration).to_contain_text("Beacon narration one.")
+    expect(log_labels(beacon).last).to_have_text(re.compile(r"^Step 1: "))

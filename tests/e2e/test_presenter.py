@@ -1,0 +1,106 @@
+"""Presenter mode (?present=1): one section per screen, moved with the keyboard alone; while a scenario
+is replayed the same keys step through it, its narration on screen; the playground stays live."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from lesson.content import default_root
+from lesson.scripts import load_script
+
+from .helpers import LESSON_1, expect_status, log_labels, panel
+
+pytestmark = pytest.mark.e2e
+
+
+def position(page: Page):
+    return page.get_by_role("navigation", name="Presenter controls").get_by_role("status")
+
+
+def screen_number(page: Page) -> tuple[int, int]:
+    found = re.search(r"Screen (\d+) of (\d+)", position(page).inner_text())
+    assert found, position(page).inner_text()
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_keyboard_moves_between_screens(page: Page) -> None:
+    page.goto(LESSON_1 + "?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    _, total = screen_number(page)
+    assert total > 3
+    # Only the lesson's title shows on the first screen; no section heading yet.
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    expect(page.locator("article h2:visible")).to_have_count(0)
+
+    page.keyboard.press("ArrowRight")
+    expect(position(page)).to_have_text(f"Screen 2 of {total}")
+    shown = page.locator("article h2:visible")
+    expect(shown).to_have_count(1)
+    expect(shown).to_be_focused()
+    first = shown.inner_text()
+
+    page.keyboard.press("PageDown")
+    expect(position(page)).to_have_text(f"Screen 3 of {total}")
+    page.keyboard.press("Space")
+    expect(position(page)).to_have_text(f"Screen 4 of {total}")
+    page.keyboard.press("PageUp")
+    page.keyboard.press("ArrowLeft")
+    expect(position(page)).to_have_text(f"Screen 2 of {total}")
+    expect(page.locator("article h2:visible")).to_have_text(first)
+    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", "/lessons/hot-swapping")
+
+
+def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page: Page) -> None:
+    s = load_script(default_root() / "scenarios" / "outage.yaml")[0]
+    page.goto(LESSON_1 + "?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
+    _, total = screen_number(page)
+    outage = panel(page, "Play out an outage")
+    for _ in range(total):  # forward until the outage playground is on screen
+        if outage.is_visible():
+            break
+        page.keyboard.press("ArrowRight")
+    expect(outage).to_be_visible()
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    at = screen_number(page)[0]
+
+    play = outage.get_by_role("button", name=f"Play the scenario: {s.title}")
+    for _ in range(40):  # Tab to the scenario's button, as a keyboard user would
+        if play.evaluate("b => b === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    expect(play).to_be_focused()
+    page.keyboard.press("Enter")
+    narration = outage.get_by_role("region", name=f"Scenario: {s.title}").get_by_role("status")
+    expect(narration).to_contain_text(f"Step 1 of {len(s.steps)}")
+    expect(narration).to_contain_text(s.steps[0].narration)
+
+    page.keyboard.press("ArrowRight")  # the next scenario step, not the next screen
+    expect(narration).to_contain_text(f"Step 2 of {len(s.steps)}")
+    expect(narration).to_contain_text(s.steps[1].narration)
+    expect_status(outage, "A", "down")
+    result = Axe().run(page)  # presenter mode with a scenario on screen
+    assert result.violations_count == 0, result.generate_report()
+    page.keyboard.press("PageUp")
+    expect(narration).to_contain_text(f"Step 1 of {len(s.steps)}")
+    expect_status(outage, "A", "connected")
+    assert screen_number(page)[0] == at
+
+    # Leave the scenario (Tab to its button) and play on: the playground is live in presenter mode.
+    leave = outage.get_by_role("button", name="Leave the scenario")
+    for _ in range(5):
+        if leave.evaluate("b => b === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    expect(leave).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(narration).to_have_count(0)
+    outage.get_by_role("button", name="A dies", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
+    page.keyboard.press("ArrowRight")
+    expect(position(page)).to_have_text(f"Screen {at + 1} of {total}")

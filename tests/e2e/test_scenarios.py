@@ -1,0 +1,109 @@
+"""Scripted scenarios replayed in the page: each step presses the panel's own buttons and shows its
+narration; Previous undoes a step; the learner can leave at any step and keep playing from there.
+
+Titles and narration are read from the scenario files, so an instructor's rewrite keeps this green."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Locator, Page, expect
+
+from lesson.content import default_root
+from lesson.scripts import Script, load_script
+
+from .helpers import LESSON_1, expect_status, log_labels, open_playground, press
+
+pytestmark = pytest.mark.e2e
+
+
+def script(name: str) -> Script:
+    return load_script(default_root() / "scenarios" / f"{name}.yaml")[0]
+
+
+def box(section: Locator, s: Script) -> Locator:
+    return section.get_by_role("region", name=f"Scenario: {s.title}")
+
+
+def expect_step(section: Locator, s: Script, n: int) -> None:
+    status = box(section, s).get_by_role("status")
+    step = s.steps[n - 1]
+    expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
+    expect(status).to_contain_text(step.narration)
+
+
+def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Page) -> None:
+    s = script("outage")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "B deploys a new tool", 1)  # the replay starts from a fresh playground
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    scenario = box(outage, s)
+    expect(scenario.get_by_role("button", name="Previous step")).to_be_disabled()
+    expect(scenario.get_by_role("button", name="Next step")).to_be_focused()
+
+    scenario.get_by_role("button", name="Next step").click()
+    expect_step(outage, s, 2)
+    expect_status(outage, "A", "down")
+    result = Axe().run(page)
+    assert result.violations_count == 0, result.generate_report()
+
+    scenario.get_by_role("button", name="Previous step").click()
+    expect_step(outage, s, 1)
+    expect_status(outage, "A", "connected")
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+
+    scenario.get_by_role("button", name="Next step").click()
+    expect_step(outage, s, 2)
+    scenario.get_by_role("button", name="Next step").click()
+    expect_step(outage, s, 3)
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
+
+    scenario.get_by_role("button", name="Leave the scenario").click()
+    expect(scenario).to_have_count(0)
+    expect(outage.get_by_role("status")).to_contain_text("step 3")
+    # The playground is the learner's from here: the next press is step 4 of the same run.
+    press(outage, "A is back", 4)
+    expect_status(outage, "A", "connected")
+    expect(log_labels(outage).nth(3)).to_have_text(re.compile(r"^Step 3: "))
+
+
+def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
+    s = script("churn")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    box(outage, s).get_by_role("button", name="Next step").click()
+    expect_step(outage, s, 2)
+    press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
+    expect(box(outage, s)).to_have_count(0)
+    expect_status(outage, "A", "down")
+
+
+def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
+    s = script("gateway")
+    gateway = open_playground(page, LESSON_1, "A gateway in front")
+    gateway.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    scenario = box(gateway, s)
+    for n in range(1, len(s.steps)):
+        expect_step(gateway, s, n)
+        scenario.get_by_role("button", name="Next step").click()
+    expect_step(gateway, s, len(s.steps))
+    expect(scenario.get_by_role("button", name="Next step")).to_be_disabled()
+    # The focus was on Next, which is now disabled: it moves to Leave rather than to the page.
+    expect(scenario.get_by_role("button", name="Leave the scenario")).to_be_focused()
+    presses = sum(1 if isinstance(step.press, str) else len(step.press or []) for step in s.steps)
+    expect(log_labels(gateway).last).to_have_text(re.compile(rf"^Step {presses}: "))
+
+
+def test_scenarios_are_offered_only_beside_their_panel(page: Page) -> None:
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    offers = outage.get_by_role("button", name=re.compile("^Play the scenario: "))
+    expect(offers).to_have_text([f"Play the scenario: {script(n).title}" for n in ("churn", "outage")])
+    gateway = open_playground(page, LESSON_1, "A gateway in front")
+    expect(gateway.get_by_role("button", name=re.compile("^Play the scenario: "))).to_have_text(
+        [f"Play the scenario: {script('gateway').title}"]
+    )

@@ -1,0 +1,62 @@
+"""Start over: after a confirmation in a dialog, the lesson's playgrounds and quiz answers are gone and
+the lesson loads fresh; cancelling keeps everything; the theme stays."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from .helpers import LESSON_1, log_labels, open_playground, press
+
+pytestmark = pytest.mark.e2e
+
+
+def answer_first_question(page: Page) -> None:
+    quiz = page.get_by_role("region", name="Quick check questions")
+    quiz.get_by_role("radio").first.check()
+    quiz.get_by_role("button", name="Check answer").first.click()
+    expect(quiz.get_by_role("status").first).to_contain_text("(1 answered)")
+
+
+def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    page.get_by_role("radio", name="Dark").check()
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "A dies", 2)
+    answer_first_question(page)
+
+    # Cancel keeps everything.
+    start_over = page.get_by_role("button", name="Start over")
+    start_over.click()
+    dialog = page.get_by_role("dialog", name="Start this lesson over?")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("button", name="Keep my progress")).to_be_focused()
+    result = Axe().run(page)
+    assert result.violations_count == 0, result.generate_report()
+    dialog.get_by_role("button", name="Keep my progress").click()
+    expect(dialog).to_be_hidden()
+    expect(start_over).to_be_focused()
+    page.reload()
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
+
+    # Escape closes it too.
+    start_over.click()
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+
+    start_over.click()
+    dialog.get_by_role("button", name="Clear and start over").click()
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    expect(outage.get_by_role("status")).to_have_text("Playground ready.")
+    expect(log_labels(outage)).to_have_count(1)
+    quiz = page.get_by_role("region", name="Quick check questions")
+    expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
+    expect(quiz.get_by_role("radio", checked=True)).to_have_count(0)
+    expect(page.get_by_role("radio", name="Dark")).to_be_checked()
+    # Nothing comes back on a further reload.
+    page.reload()
+    expect(outage.get_by_role("status")).to_have_text("Playground ready.")
+    expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")

@@ -1,0 +1,171 @@
+"""UI strings come from the message catalogue: every page rendered in the pseudo-locale (each message
+wrapped in ⟦…⟧) has no UI text outside a message.
+
+Scope: the templates converted so far (base.html, index.html, 404.html and the quiz, stepper and restart
+lab widgets). templates/lesson.html and widgets/_playground.html are not converted yet, so on a lesson
+page only the site header and footer and those widgets are checked; text from content files (lesson
+prose, titles, labels) is marked ``data-content`` and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from lesson.i18n import catalogue, script_messages, translate
+
+WRAPPED = re.compile(r"⟦[^⟦⟧]*⟧")
+NEUTRAL = re.compile(r"^[\s\d·.,:;()\-–—…/]*$")
+CONVERTED = ("[data-quiz]", 'data-panel="stepper"', 'data-panel="restarts"')
+SKIP_TAGS = {"script", "style", "code"}
+VOID = {"meta", "link", "input", "br", "img", "hr", "source", "wbr"}
+LABELS = ("aria-label", "title", "placeholder")
+
+
+def unwrapped(text: str) -> str:
+    while WRAPPED.search(text):
+        text = WRAPPED.sub("", text)
+    return text
+
+
+class Finder(HTMLParser):
+    """Collects text (and labels) outside messages, inside the checked scope of a page. Text runs on
+    across inline elements, so a message holding a ``<code>`` value is read as one."""
+
+    def __init__(self, whole_main: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, bool, bool]] = []  # (tag, in scope, skipped)
+        self.whole_main = whole_main
+        self.runs: list[str] = [""]
+        self.labels: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        scope, skip = (self.stack[-1][1], self.stack[-1][2]) if self.stack else (False, False)
+        if {"site-header", "site-footer", "skip-link"} & set(classes):
+            scope = True
+        if tag == "main" and self.whole_main or tag == "title" and self.whole_main:
+            scope = True
+        if "data-quiz" in a or a.get("data-panel") in ("stepper", "restarts"):
+            scope = True
+        if "data-content" in a or tag in SKIP_TAGS:
+            skip = True
+        if scope and not skip:
+            for name in LABELS:
+                if a.get(name) and not NEUTRAL.match(unwrapped(a[name])):
+                    self.labels.append(f"<{tag} {name}={a[name]!r}>")
+        if tag not in VOID:
+            self.stack.append((tag, scope, skip))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        scope, skip = (self.stack[-1][1], self.stack[-1][2]) if self.stack else (False, False)
+        if not scope:
+            self.runs.append("")
+        elif not skip:
+            self.runs[-1] += data
+
+    @property
+    def found(self) -> list[str]:
+        left = [unwrapped(run) for run in self.runs]
+        return self.labels + [" ".join(run.split()) for run in left if not NEUTRAL.match(run)]
+
+
+def untranslated(html: str, whole_main: bool) -> list[str]:
+    finder = Finder(whole_main)
+    finder.feed(html)
+    return finder.found
+
+
+def pages(app) -> list[tuple[str, bool]]:
+    from lesson.web import lesson_state
+
+    with app.app_context():
+        slugs = [lesson.meta.slug for lesson in lesson_state().content.lessons]
+    return [("/", True), ("/lessons/none-such", True)] + [(f"/lessons/{s}", False) for s in slugs]
+
+
+def test_every_page_in_the_pseudo_locale_has_no_untranslated_ui_string(app, client) -> None:
+    checked = 0
+    for path, whole_main in pages(app):
+        html = client.get(path + "?lang=pseudo").get_data(as_text=True)
+        assert "⟦" in html, path
+        assert untranslated(html, whole_main) == [], path
+        checked += 1
+    assert checked >= 4
+
+
+def test_the_finder_catches_a_string_outside_the_catalogue(app, client) -> None:
+    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    assert 'data-panel="restarts"' in html and "data-quiz" in html
+    broken = html.replace("<legend>⟦", "<legend>Hard-coded ⟦", 1)
+    assert untranslated(broken, False) == ["Hard-coded"]
+    broken = html.replace('aria-label="⟦Quick check questions⟧"', 'aria-label="Quick check"', 1)
+    assert untranslated(broken, False) == ["<section aria-label='Quick check'>"]
+    # In English nothing is wrapped, so everything in scope is found.
+    assert "Lessons" in " ".join(untranslated(client.get("/").get_data(as_text=True), True))
+
+
+def test_quiz_questions_and_quiz_widget_are_checked(client) -> None:
+    # The widgets named in the scope do appear on the pages checked above.
+    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    for marker in CONVERTED:
+        assert marker.strip("[]") in html
+
+
+def test_the_scripts_get_their_messages_from_a_data_attribute(client) -> None:
+    html = client.get("/?lang=pseudo").get_data(as_text=True)
+    found = re.search(r"data-messages='([^']*)'", html)
+    assert found
+    from html import unescape
+
+    table = json.loads(unescape(found.group(1)))
+    assert table == script_messages("pseudo")
+    assert all(v.startswith("⟦") and v.endswith("⟧") for v in table.values())
+
+
+def test_catalogue_fills_placeholders_and_rejects_unknown_keys() -> None:
+    assert translate("en", "quiz.qnum", n=2, total=5) == "Question 2 of 5."
+    assert translate("pseudo", "quiz.qnum", n=2, total=5) == "⟦Question 2 of 5.⟧"
+    with pytest.raises(KeyError):
+        translate("en", "no.such.key")
+    with pytest.raises(KeyError):
+        catalogue("xx")
+
+
+def test_an_unknown_locale_stops_start_up() -> None:
+    from lesson.web import create_app
+
+    with pytest.raises(KeyError, match="no message catalogue"):
+        create_app({"LOCALE": "xx"})
+
+
+def test_the_locale_setting_renders_every_page_in_it() -> None:
+    from lesson.web import create_app
+
+    client = create_app({"LOCALE": "pseudo", "SECRET_KEY": "t"}).test_client()
+    assert "⟦Lessons⟧" in client.get("/").get_data(as_text=True)
+    assert "<h2>Lessons</h2>" in create_app({"SECRET_KEY": "t"}).test_client().get("/").get_data(as_text=True)
+
+
+def test_every_message_used_in_the_converted_files_exists() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    known = catalogue("en")
+    used: set[str] = set()
+    for path in (root / "templates").rglob("*.html"):
+        used |= set(re.findall(r"""_\(["']([\w.]+)["']""", path.read_text()))
+    for path in (root / "static" / "js").glob("*.js"):
+        used |= {"js." + k for k in re.findall(r"""\bt\(["'`]([\w.]+)["'`]""", path.read_text())}
+    missing = sorted(k for k in used if k not in known)
+    assert missing == []
+    assert len(used) > 60
