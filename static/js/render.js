@@ -31,8 +31,8 @@ export function plural(n, one, many = `${one}s`) {
 // The servers as the host sees them. Each cell carries its column's name so a narrow panel can show
 // every row as a card.
 // ERA_ONCE: the era is a property of the host, so it reads best said once, in the caption, with an Era
-// column only when the rows really differ. It stays off while the browser tests read the Era column.
-const ERA_ONCE = false;
+// column only when the rows really differ.
+const ERA_ONCE = true;
 
 export function serverTable(rows) {
   if (!rows.length) return h("p", { class: "placeholder" }, "The host has no servers configured.");
