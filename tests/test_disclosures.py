@@ -67,9 +67,7 @@ def test_a_message_pair_inside_a_disclosure_still_counts(root: Path) -> None:
 def test_bad_disclosures_name_the_line(root: Path, text: str, offset: int, words: str) -> None:
     lesson, line = add_text(root, text)
     found = problems(root)
-    assert [(p.path, p.line) for p in found if words in p.message] == [(lesson, line + offset)], [
-        str(p) for p in found
-    ]
+    assert [(p.path, p.line) for p in found if words in p.message] == [(lesson, line + offset)], [str(p) for p in found]
 
 
 def test_a_widget_cannot_sit_in_a_disclosure(root: Path) -> None:
