@@ -179,8 +179,9 @@ export function handleState(view) {
     h(
       "p",
       {},
-      "Basket the model holds: ",
-      held.length ? held.map((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, "none yet (press create_basket)"),
+      held.length > 1 ? "Baskets the model holds: " : "Basket the model holds: ",
+      // flatMap: h() flattens one level of children, and each handle brings a separator and a <code>.
+      held.length ? held.flatMap((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, "none yet (press create_basket)"),
     ),
     stores.length
       ? h(
