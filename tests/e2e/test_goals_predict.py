@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.service import ViewAnswer
 
-from .helpers import LESSON_1, LESSON_2, log_step, open_playground, press, region, wire
+from .helpers import LESSON_1, LESSON_2, log_step, open_playground, panel, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -98,6 +99,21 @@ def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
     expect(outage.get_by_role("status")).to_contain_text("Not quite")
     # The reveal agrees with what the simulation did: the model got a result the host built.
     expect(wire(outage)).to_contain_text("built by the host, not on the wire")
+
+
+@pytest.mark.parametrize("theme", ["Light", "Dark"])
+def test_revealed_prediction_open_hint_and_baskets_pass_axe(outage: Locator, theme: str) -> None:
+    page = outage.page
+    page.get_by_role("group", name="Theme").get_by_role("radio", name=theme).check()
+    outage.get_by_text("Show a hint").click()
+    press(outage, "The model calls a tool on A", 1)
+    press(outage, "A dies", 2)
+    expect(prediction(outage)).to_contain_text("You did not pick")
+    handles = panel(page, "Explicit state handles")
+    press(handles, "create_basket", 1)
+    expect(baskets(handles)).to_contain_text("Basket the model holds: bsk_")
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
 
 
 def test_a_right_prediction_is_confirmed(outage: Locator) -> None:
