@@ -9,28 +9,37 @@ so ``lesson check`` and start-up can point an author at the exact spot. Loaders 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from .markup import (
+    ERAS,
+    MD,
+    WIDGET_LINE,
+    Link,
+    MessageBlock,
+    TocEntry,
+    check_pairs,
+    disclosures,
+    message_block,
+    plain,
+    slugify,
+)
+from .markup import (
+    links as inline_links,
+)
 from .paths import content_dir
 from .yamlfile import ContentError, YamlDoc, load_yaml_file, load_yaml_model, parse_yaml, raise_first, validate
 
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
 BUILTIN_WIDGETS = ("quiz",)
-ERAS = {"legacy": "Legacy (2025-11-25)", "modern": "Modern (2026-07-28)"}
 
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-_WIDGET_LINE = re.compile(r"^::: ([a-z][a-z0-9-]*)$")
-_DEF_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 
 
 # --- models ----------------------------------------------------------------------------------------
@@ -71,29 +80,6 @@ class Block(_Strict):
         if self.kind == "widget" and self.html:
             raise ValueError("a widget block has no html")
         return self
-
-
-class TocEntry(_Strict):
-    """A level-2 heading: its anchor id and its text."""
-
-    id: str
-    title: str
-
-
-class MessageBlock(_Strict):
-    """A wire message shown in a ``json legacy|modern DefName`` code block."""
-
-    era: Literal["legacy", "modern"]
-    def_name: str
-    data: Any
-    line: int
-
-
-class Link(_Strict):
-    """A link in the lesson's text, and the file line it sits on."""
-
-    href: str
-    line: int
 
 
 class Lesson(_Strict):
@@ -170,52 +156,6 @@ def _no_duplicates(ids: list[str], what: str) -> None:
         seen.add(i)
 
 
-# --- Markdown --------------------------------------------------------------------------------------
-
-
-def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    token = tokens[idx]
-    era = token.meta.get("era")
-    if era is None:
-        return str(self.fence(tokens, idx, options, env))
-    body = escapeHtml(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
-    figure = (
-        f'<figure class="message message--{era}">'
-        f'<figcaption><span class="message__era">{ERAS[era]}</span> '
-        f'<code class="message__def">{escapeHtml(token.meta["def_name"])}</code></figcaption>'
-        f'<pre><code class="language-json">{body}</code></pre></figure>\n'
-    )
-    if era == "legacy" and _era_of(tokens, idx + 1) == "modern":
-        return '<div class="message-pair">\n' + figure
-    if era == "modern" and _era_of(tokens, idx - 1) == "legacy":
-        return figure + "</div>\n"
-    return figure
-
-
-def _era_of(tokens: list[Token], idx: int) -> str | None:
-    if 0 <= idx < len(tokens) and tokens[idx].type == "fence":
-        return tokens[idx].meta.get("era")
-    return None
-
-
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    md.add_render_rule("fence", _render_fence)
-    return md
-
-
-_MD = _markdown()
-
-
-def slugify(title: str) -> str:
-    """A heading's anchor id: lower case, runs of other characters become one hyphen."""
-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
-
-
-def _plain(inline: Token) -> str:
-    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline")).strip()
-
-
 @dataclass
 class _LessonFile:
     lesson: Lesson
@@ -234,16 +174,6 @@ def _split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
     raise ContentError(path, 1, "the front matter is never closed: add a '---' line after its last key")
 
 
-def _links(inline: Token, line: int) -> list[Link]:
-    out = []
-    for child in inline.children or []:
-        if child.type in ("softbreak", "hardbreak"):
-            line += 1
-        elif child.type == "link_open":
-            out.append(Link(href=str(child.attrGet("href") or ""), line=line))
-    return out
-
-
 def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | None:
     """Parse one lesson, recording every problem found; None when it cannot be used at all."""
     try:
@@ -258,7 +188,8 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
     except ContentError as err:
         problems.extend(err.problems)
 
-    tokens = _MD.parse(body)
+    tokens = MD.parse(body)
+    problems.extend(disclosures(path, tokens, body_line)[0])
     messages: list[MessageBlock] = []
     widgets: list[tuple[int, int, str]] = []  # (token index of paragraph_open, file line, name)
     toc: list[TocEntry] = []
@@ -269,16 +200,16 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
         line = body_line + token.map[0] if token.map else body_line
         if token.type == "fence":
             try:
-                message = _message_block(path, token, line)
+                message = message_block(path, token, line)
             except ContentError as err:
                 problems.append(err)
                 continue
             if message is not None:
                 messages.append(message)
         elif token.type == "inline":
-            links += _links(token, line)
+            links += inline_links(token, line)
         elif token.type == "heading_open" and token.tag == "h2":
-            title = _plain(tokens[i + 1])
+            title = plain(tokens[i + 1])
             anchor = base = slugify(title)
             n = 2
             while anchor in used_ids:
@@ -292,9 +223,9 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
             token.attrSet("class", "align-" + str(style).removeprefix("text-align:"))
         elif token.type == "paragraph_open":
             content = tokens[i + 1].content
-            if not any(part.startswith(":::") for part in content.split("\n")):
+            if not any(part.startswith(":::") and not part.startswith("::::") for part in content.split("\n")):
                 continue
-            match = _WIDGET_LINE.match(content)
+            match = WIDGET_LINE.match(content)
             if match is None or token.level != 0:
                 problems.append(
                     ContentError(
@@ -310,65 +241,22 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
                 continue
             widgets.append((i, line, name))
 
-    problems.extend(_check_pairs(path, tokens, body_line))
+    problems.extend(check_pairs(path, tokens, body_line))
     if meta is None:
         return None
 
     blocks: list[Block] = []
     start = 0
     for i, _line, name in widgets:
-        if html := _MD.renderer.render(tokens[start:i], _MD.options, {}):
+        if html := MD.renderer.render(tokens[start:i], MD.options, {}):
             blocks.append(Block(kind="html", html=html))
         blocks.append(Block(kind="widget", name=name))
         start = i + 3  # paragraph_open, inline, paragraph_close
-    if html := _MD.renderer.render(tokens[start:], _MD.options, {}):
+    if html := MD.renderer.render(tokens[start:], MD.options, {}):
         blocks.append(Block(kind="html", html=html))
 
     lesson = Lesson(meta=meta, blocks=blocks, toc=toc, source=path, message_blocks=messages, links=links)
     return _LessonFile(lesson, front, {name: line for _i, line, name in widgets})
-
-
-def _message_block(path: Path, token: Token, line: int) -> MessageBlock | None:
-    words = token.info.split()
-    if len(words) < 2 or words[0] != "json":
-        return None
-    if len(words) != 3 or words[1] not in ERAS or not _DEF_NAME.match(words[2]):
-        raise ContentError(
-            path,
-            line,
-            f"message block info {token.info.strip()!r} must read 'json legacy DefName' or 'json modern DefName'",
-        )
-    era, def_name = words[1], words[2]
-    # Marked before parsing, so a block that does not parse still counts as its era's half of a pair.
-    token.meta = {"era": era, "def_name": def_name, "data": None}
-    try:
-        data = json.loads(token.content)
-    except json.JSONDecodeError as exc:
-        raise ContentError(
-            path,
-            line,
-            f"the 'json {era} {def_name}' block is not valid JSON: {exc.msg} (line {exc.lineno} of the block, "
-            f"column {exc.colno})",
-        ) from None
-    token.meta = {"era": era, "def_name": def_name, "data": data}
-    return MessageBlock(era=era, def_name=def_name, data=data, line=line)
-
-
-def _check_pairs(path: Path, tokens: list[Token], body_line: int) -> list[ContentError]:
-    # Every message is shown in both eras, legacy first, so the page can set them side by side.
-    out = []
-    for i, token in enumerate(tokens):
-        era = _era_of(tokens, i)
-        line = body_line + token.map[0] if token.map else None
-        if era == "legacy" and _era_of(tokens, i + 1) != "modern":
-            out.append(
-                ContentError(path, line, "a legacy message block must be followed at once by its modern counterpart")
-            )
-        if era == "modern" and _era_of(tokens, i - 1) != "legacy":
-            out.append(
-                ContentError(path, line, "a modern message block must come straight after its legacy counterpart")
-            )
-    return out
 
 
 # --- the whole tree --------------------------------------------------------------------------------

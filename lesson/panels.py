@@ -22,7 +22,8 @@ from .yamlfile import ContentError, YamlDoc, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
 Label = Annotated[str, Field(min_length=1)]
-ViewName = Literal["servers", "prompt", "log", "comparison", "wire"]
+ViewName = Literal["servers", "prompt", "log", "comparison", "wire", "handles"]
+# The views a playground shows when its file does not say; "handles" (baskets and replicas) only on request.
 VIEWS: tuple[ViewName, ...] = ("servers", "prompt", "log", "comparison", "wire")
 
 
@@ -40,6 +41,35 @@ class Variant(Strict):
     late_answer: bool = False  # restart lab: the user answers after the state expired
 
 
+class PredictChoice(Strict):
+    id: ID
+    text: Label
+
+
+class Prediction(Strict):
+    """Ask before showing: the learner picks an answer, then the press of ``button`` reveals what happens
+    and the explanation says why."""
+
+    button: ID = Field(description="the button whose press reveals the answer")
+    after: ID | None = Field(
+        default=None, description="ask only once this button has been pressed (the moment the question is about)"
+    )
+    question: Label
+    choices: Annotated[list[PredictChoice], Field(min_length=2, max_length=5)]
+    answer: ID = Field(description="the id of the right choice")
+    explanation: Label = Field(description="why the right choice is right and the others are not")
+
+    @model_validator(mode="after")
+    def _answer_is_a_choice(self) -> Prediction:
+        ids = [c.id for c in self.choices]
+        _no_duplicates(ids, "choice")
+        if self.answer not in ids:
+            raise ValueError(f"answer {self.answer!r} is not one of the choices {', '.join(ids)}")
+        if self.after == self.button:
+            raise ValueError("a prediction cannot wait for the button that reveals it")
+        return self
+
+
 class PlaygroundPanel(Strict):
     """A playground: buttons that fire events on a start scenario, and the views it shows after each."""
 
@@ -55,10 +85,17 @@ class PlaygroundPanel(Strict):
     titles: dict[ViewName, Label] = Field(default_factory=dict, description="headings that replace a view's default")
     goal: Goal | None = None
     hint: Label | None = None
+    predictions: list[Prediction] = Field(default_factory=list, description="questions asked before a press")
 
     @model_validator(mode="after")
     def _unique(self) -> PlaygroundPanel:
         _no_duplicates([b.id for b in self.buttons], "button")
+        _no_duplicates([p.button for p in self.predictions], "prediction button")
+        buttons = {b.id for b in self.buttons}
+        for p in self.predictions:
+            for name in filter(None, (p.button, p.after)):
+                if name not in buttons:
+                    raise ValueError(f"prediction names button {name!r}, which this panel does not have")
         _no_duplicates([v.id for v in self.variants], "variant")
         _no_duplicates(list(self.shows), "view")
         return self

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from .frames import Frame
 from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
@@ -64,6 +66,14 @@ class Counters(Strict):
     refetches: int
 
 
+class Store(Strict):
+    """Where a server keeps baskets: its durable store, or one replica's process memory."""
+
+    label: str
+    current: bool  # the replica the next call lands on
+    baskets: dict[str, list[str]]
+
+
 class View(Strict):
     scenario: str
     era: Era
@@ -76,6 +86,7 @@ class View(Strict):
     comparison: Comparison | None
     counters: Counters
     handles: list[str]
+    stores: list[Store] = Field(default_factory=list)
 
 
 def _listen(c: Client, srv: SimServer) -> str:
@@ -171,6 +182,25 @@ def counters(state: State) -> Counters:
     )
 
 
+def stores(state: State) -> list[Store]:
+    """The baskets of every server that keeps them or runs replicas: the durable store (when it has
+    one) and each replica's memory, so a page can show which store a handle lives in."""
+    out: list[Store] = []
+    for name in state.host.configured:
+        srv = state.servers[name]
+        if srv.replicas < 2 and not srv.durable_handles and not srv.process_handles:
+            continue
+        if srv.handles_durable:
+            out.append(
+                Store(label=f"{name}: durable store (every replica)", current=False, baskets=srv.durable_handles)
+            )
+        for r in range(1, srv.replicas + 1):
+            memory = {} if srv.handles_durable else srv.process_handles.get(str(r), {})
+            label = f"{name}: replica {r} memory" if srv.replicas > 1 else f"{name}: process memory"
+            out.append(Store(label=label, current=srv.up and r == srv.replica, baskets=memory))
+    return out
+
+
 def build_view(
     state: State,
     log: list[StepLog],
@@ -196,6 +226,7 @@ def build_view(
         comparison=comparison,
         counters=counters(state),
         handles=list(state.host.handles),
+        stores=stores(state),
     )
 
 

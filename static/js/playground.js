@@ -3,7 +3,7 @@
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
 import { fill, h } from "./dom.js";
-import { comparison, counterLine, logList, promptList, serverTable, wireList } from "./render.js";
+import { comparison, counterLine, handleState, logList, promptList, serverTable, wireList } from "./render.js";
 import { session } from "./store.js";
 import { decodeLink, encodeLink, takeLink } from "./share.js";
 
@@ -57,6 +57,7 @@ export function mountPlayground(section, transport) {
     }
     if (region("comparison")) fill(region("comparison"), comparison(v.comparison));
     if (region("wire")) fill(region("wire"), wireList(v.wire));
+    if (region("handles")) fill(region("handles"), handleState(v));
     share.hide();
     const last = history[history.length - 1];
     const summary = last.step ? `Step ${last.step}: ${last.label}. ${last.lines.map((l) => l.text).join(" ")}` : "Playground ready.";

@@ -31,8 +31,8 @@ export function plural(n, one, many = `${one}s`) {
 // The servers as the host sees them. Each cell carries its column's name so a narrow panel can show
 // every row as a card.
 // ERA_ONCE: the era is a property of the host, so it reads best said once, in the caption, with an Era
-// column only when the rows really differ. It stays off while the browser tests read the Era column.
-const ERA_ONCE = false;
+// column only when the rows really differ.
+const ERA_ONCE = true;
 
 export function serverTable(rows) {
   if (!rows.length) return h("p", { class: "placeholder" }, "The host has no servers configured.");
@@ -179,8 +179,9 @@ export function handleState(view) {
     h(
       "p",
       {},
-      "Basket the model holds: ",
-      held.length ? held.map((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, "none yet (press create_basket)"),
+      held.length > 1 ? "Baskets the model holds: " : "Basket the model holds: ",
+      // flatMap: h() flattens one level of children, and each handle brings a separator and a <code>.
+      held.length ? held.flatMap((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, "none yet (press create_basket)"),
     ),
     stores.length
       ? h(

@@ -110,7 +110,9 @@ function upgradeSummary(section) {
   let node = section.nextElementSibling;
   while (node && node.tagName !== "TABLE") {
     if (/^H[12]$/.test(node.tagName) || node.matches("section, .panel")) return;
-    node = node.nextElementSibling;
+    // The lesson may keep the table behind a disclosure, one click away.
+    const held = node.tagName === "DETAILS" ? node.querySelector(":scope > table") : null;
+    node = held || node.nextElementSibling;
   }
   if (!node || node.caption) return;
   const table = node;

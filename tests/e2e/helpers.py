@@ -60,7 +60,15 @@ def server_row(section: Locator, name: str, table: Locator | None = None) -> Loc
     return (table or servers(section)).get_by_role("row").filter(has=rowheader)
 
 
-COLUMNS = ["Server", "Status", "Era", "Stream", "Tools", "Last change", "Last error"]
+# The era is a property of the host: the table says it once, in its caption, and has no Era column.
+COLUMNS = ["Server", "Status", "Stream", "Tools", "Last change", "Last error"]
+
+
+def expect_era(section: Locator, era: str, table: Locator | None = None) -> None:
+    """The era the host speaks, as the servers table names itself ("modern (2026-07-28)")."""
+    table = table or servers(section)
+    expect(table).to_have_accessible_name(f"Every server speaks {era} with the host.")
+    expect(table.get_by_role("columnheader", name="Era")).to_have_count(0)
 
 
 def server_cell(section: Locator, name: str, column: str, table: Locator | None = None) -> Locator:

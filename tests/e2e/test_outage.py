@@ -11,6 +11,7 @@ from .helpers import (
     LESSON_1,
     NEW,
     era_sides,
+    expect_era,
     expect_status,
     gone_list,
     log,
@@ -52,7 +53,7 @@ def test_the_start(outage) -> None:
     expect(servers(outage).get_by_role("rowheader")).to_have_text([re.compile(r"^A \(docs\)"), re.compile(r"^B ")])
     expect_status(outage, "A", "connected")
     expect_status(outage, "B", "connected")
-    expect(server_cell(outage, "A", "Era")).to_have_text("modern (2026-07-28)")
+    expect_era(outage, "modern (2026-07-28)")
     expect(outage.get_by_role("radio", name="Modern (2026-07-28)")).to_be_checked()
     expect_prompt(outage, [(t, "A") for t in A_TOOLS] + [(t, "B") for t in B_TOOLS])
     expect(log_labels(outage)).to_have_text(["Start"])
@@ -181,8 +182,7 @@ def test_legacy_era(outage) -> None:
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
     expect(outage.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
-    expect(server_cell(outage, "A", "Era")).to_have_text("legacy (2025-11-25)")
-    expect(server_cell(outage, "B", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(outage, "legacy (2025-11-25)")
     expect(server_cell(outage, "A", "Stream")).to_contain_text("GET SSE stream (session")
     expect(log_step(outage, "Step 1: The host switches to the legacy era")).to_contain_text(
         "The client for A now speaks legacy (2025-11-25)."
@@ -203,7 +203,7 @@ def test_legacy_era(outage) -> None:
     # And back to modern: the same two presses cost no 404.
     outage.get_by_role("radio", name="Modern (2026-07-28)").check()
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 4: "))
-    expect(server_cell(outage, "A", "Era")).to_have_text("modern (2026-07-28)")
+    expect_era(outage, "modern (2026-07-28)")
     press(outage, "A dies", 5)
     press(outage, "A is back", 6)
     step = log_step(outage, "Step 6: A is back")
@@ -230,9 +230,9 @@ def test_undo_and_reset(outage) -> None:
 
     # Undo also takes back an era switch.
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(server_cell(outage, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(outage, "legacy (2025-11-25)")
     outage.get_by_role("button", name="Undo").click()
-    expect(server_cell(outage, "A", "Era")).to_have_text("modern (2026-07-28)")
+    expect_era(outage, "modern (2026-07-28)")
     expect(outage.get_by_role("radio", name="Modern (2026-07-28)")).to_be_checked()
 
     press(outage, "Add server C", 1)
@@ -251,12 +251,12 @@ def test_undo_and_reset(outage) -> None:
 
 def test_reset_keeps_the_chosen_era(outage) -> None:
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(server_cell(outage, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(outage, "legacy (2025-11-25)")
     press(outage, "A dies", 2)
     outage.get_by_role("button", name="Reset").click()
     expect(log_labels(outage)).to_have_text(["Start"])
     expect(log(outage)).to_contain_text("The host speaks legacy (2025-11-25).")
-    expect(server_cell(outage, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(outage, "legacy (2025-11-25)")
     expect(outage.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
 
 
@@ -273,7 +273,7 @@ def test_wire_view_modern_deploy(outage) -> None:
 
 def test_wire_view_legacy_deploy(outage) -> None:
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(server_cell(outage, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(outage, "legacy (2025-11-25)")
     messages = wire(outage)
     press(outage, "B deploys a new tool", 2)
     expect(messages).to_contain_text("notifications/tools/list_changed")

@@ -18,11 +18,6 @@ def outage(page: Page) -> Locator:
     return open_playground(page, LESSON_1, "Play out an outage")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ERA_ONCE in static/js/render.js is off while tests/e2e/helpers.py reads an Era column (COLUMNS); "
-    "turn it on, drop Era from COLUMNS and this marker together",
-)
 def test_the_era_is_said_once(outage: Locator) -> None:
     table = servers(outage)
     expect(table).to_have_accessible_name("Every server speaks modern (2026-07-28) with the host.")

@@ -12,6 +12,7 @@ from .helpers import (
     LESSON_2,
     NEW,
     era_sides,
+    expect_era,
     expect_status,
     log,
     log_labels,
@@ -99,7 +100,7 @@ def test_gateway_repeated_failure_says_why(gateway: Locator) -> None:
 
 def test_gateway_in_legacy(gateway: Locator) -> None:
     gateway.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(server_cell(gateway, "G", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(gateway, "legacy (2025-11-25)")
     press(gateway, "B fails its health check", 2)
     expect_status(gateway, "B", "hidden")
     legacy, modern = era_sides(gateway)
@@ -212,7 +213,7 @@ def test_undeclared_list_changed_modern(guide: Locator) -> None:
 
 def test_undeclared_list_changed_legacy(guide: Locator) -> None:
     guide.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(server_cell(guide, "Q", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(guide, "legacy (2025-11-25)")
     press(guide, "Q sends list_changed without declaring it", 2)
     step = log_step(guide, "Step 2: Q sends list_changed without declaring it")
     expect(step).to_contain_text("spec violation")

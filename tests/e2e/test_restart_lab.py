@@ -99,6 +99,9 @@ def test_disabled_options_are_exactly_those_the_simulation_ignores(lab: Locator,
 
 def test_the_summary_is_a_comparison_table(lab: Locator, page: Page) -> None:
     table = page.get_by_role("table", name="Summary: restarts, era by era")
+    # The lesson keeps the whole table one click away, behind a disclosure.
+    expect(table).to_be_hidden()
+    page.get_by_text("Show the whole comparison").click()
     expect(table).to_be_visible()
     expect(table.get_by_role("columnheader")).to_have_text(
         [re.compile("^When the server restarts"), "Legacy (2025-11-25)", "Modern (2026-07-28)"]

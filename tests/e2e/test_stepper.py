@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, expect_status, panel, region, server_cell, server_row, servers
+from .helpers import LESSON_1, expect_era, expect_status, panel, region, server_cell, server_row, servers
 
 pytestmark = pytest.mark.e2e
 
@@ -189,12 +189,12 @@ def test_era_switch(stepper: Locator) -> None:
     stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect_moment(stepper, 1)
     card = moment(stepper)
-    expect(server_cell(card, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(card, "legacy (2025-11-25)")
     expect(server_cell(card, "A", "Stream")).to_contain_text("GET SSE stream (session")
     for _ in range(5):
         nxt.click()
     expect_moment(stepper, 6)
-    expect(server_cell(card, "A", "Era")).to_have_text("legacy (2025-11-25)")
+    expect_era(card, "legacy (2025-11-25)")
     expect(happened(stepper)).to_contain_text("never heard of the old session: 404")
     expect(happened(stepper)).to_contain_text("The client sends initialize again")
     expect(happened(stepper)).not_to_contain_text("subscriptions/listen")
@@ -202,7 +202,7 @@ def test_era_switch(stepper: Locator) -> None:
     # Switching back keeps the moment and shows the modern wording.
     stepper.get_by_role("radio", name="Modern (2026-07-28)").check()
     expect_moment(stepper, 6)
-    expect(server_cell(card, "A", "Era")).to_have_text("modern (2026-07-28)")
+    expect_era(card, "modern (2026-07-28)")
     expect(happened(stepper)).to_contain_text("There is no session to rebuild")
     expect(happened(stepper)).not_to_contain_text("404")
 

@@ -1,0 +1,222 @@
+"""The lesson's Markdown: how it is parsed and rendered, apart from what the lesson loader checks.
+
+Three additions to CommonMark: a ``json legacy|modern DefName`` fence is a wire message, drawn as a
+captioned figure (a legacy block followed by its modern counterpart makes a side-by-side pair); every
+level-2 heading gets an anchor; and a disclosure container,
+
+    :::: details "Summary the reader clicks"
+
+    Anything: paragraphs, message pairs, tables, level-3 headings.
+
+    ::::
+
+renders as ``<details><summary>``, so long explanations and examples stay one click away. Each line
+stands alone with a blank line around it; disclosures do not nest and hold no widget and no level-2
+heading (the table of contents links to those, so they must stay in view).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
+from pydantic import BaseModel, ConfigDict
+
+from .yamlfile import ContentError
+
+ERAS = {"legacy": "Legacy (2025-11-25)", "modern": "Modern (2026-07-28)"}
+WIDGET_LINE = re.compile(r"^::: ([a-z][a-z0-9-]*)$")
+_DEF_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_DETAILS_OPEN = re.compile(r'^:::: details "([^"]+)"$')
+_DETAILS_CLOSE = "::::"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class TocEntry(_Strict):
+    """A level-2 heading: its anchor id and its text."""
+
+    id: str
+    title: str
+
+
+class MessageBlock(_Strict):
+    """A wire message shown in a ``json legacy|modern DefName`` code block."""
+
+    era: Literal["legacy", "modern"]
+    def_name: str
+    data: Any
+    line: int
+
+
+class Link(_Strict):
+    """A link in the lesson's text, and the file line it sits on."""
+
+    href: str
+    line: int
+
+
+# --- Markdown --------------------------------------------------------------------------------------
+
+
+def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    era = token.meta.get("era")
+    if era is None:
+        return str(self.fence(tokens, idx, options, env))
+    body = escapeHtml(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
+    figure = (
+        f'<figure class="message message--{era}">'
+        f'<figcaption><span class="message__era">{ERAS[era]}</span> '
+        f'<code class="message__def">{escapeHtml(token.meta["def_name"])}</code></figcaption>'
+        f'<pre><code class="language-json">{body}</code></pre></figure>\n'
+    )
+    if era == "legacy" and era_of(tokens, idx + 1) == "modern":
+        return '<div class="message-pair">\n' + figure
+    if era == "modern" and era_of(tokens, idx - 1) == "legacy":
+        return figure + "</div>\n"
+    return figure
+
+
+def era_of(tokens: list[Token], idx: int) -> str | None:
+    if 0 <= idx < len(tokens) and tokens[idx].type == "fence":
+        return tokens[idx].meta.get("era")
+    return None
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md.add_render_rule("fence", _render_fence)
+    return md
+
+
+MD = _markdown()
+
+
+def slugify(title: str) -> str:
+    """A heading's anchor id: lower case, runs of other characters become one hyphen."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
+
+
+def plain(inline: Token) -> str:
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline")).strip()
+
+
+def links(inline: Token, line: int) -> list[Link]:
+    out = []
+    for child in inline.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif child.type == "link_open":
+            out.append(Link(href=str(child.attrGet("href") or ""), line=line))
+    return out
+
+
+def message_block(path: Path, token: Token, line: int) -> MessageBlock | None:
+    words = token.info.split()
+    if len(words) < 2 or words[0] != "json":
+        return None
+    if len(words) != 3 or words[1] not in ERAS or not _DEF_NAME.match(words[2]):
+        raise ContentError(
+            path,
+            line,
+            f"message block info {token.info.strip()!r} must read 'json legacy DefName' or 'json modern DefName'",
+        )
+    era, def_name = words[1], words[2]
+    # Marked before parsing, so a block that does not parse still counts as its era's half of a pair.
+    token.meta = {"era": era, "def_name": def_name, "data": None}
+    try:
+        data = json.loads(token.content)
+    except json.JSONDecodeError as exc:
+        raise ContentError(
+            path,
+            line,
+            f"the 'json {era} {def_name}' block is not valid JSON: {exc.msg} (line {exc.lineno} of the block, "
+            f"column {exc.colno})",
+        ) from None
+    token.meta = {"era": era, "def_name": def_name, "data": data}
+    return MessageBlock(era=era, def_name=def_name, data=data, line=line)
+
+
+def check_pairs(path: Path, tokens: list[Token], body_line: int) -> list[ContentError]:
+    # Every message is shown in both eras, legacy first, so the page can set them side by side.
+    out = []
+    for i, token in enumerate(tokens):
+        era = era_of(tokens, i)
+        line = body_line + token.map[0] if token.map else None
+        if era == "legacy" and era_of(tokens, i + 1) != "modern":
+            out.append(
+                ContentError(path, line, "a legacy message block must be followed at once by its modern counterpart")
+            )
+        if era == "modern" and era_of(tokens, i - 1) != "legacy":
+            out.append(
+                ContentError(path, line, "a modern message block must come straight after its legacy counterpart")
+            )
+    return out
+
+
+def _as_html(tokens: list[Token], i: int, html: str) -> None:
+    """Turn the paragraph at ``i`` (open, inline, close) into raw HTML the renderer passes through."""
+    for n, tok in enumerate(tokens[i : i + 3]):
+        tok.type, tok.tag, tok.nesting, tok.children = "html_block", "", 0, None
+        tok.content = html if n == 0 else ""
+
+
+def disclosures(path: Path, tokens: list[Token], body_line: int) -> tuple[list[ContentError], int]:
+    """Render every ``:::: details "Summary"`` ... ``::::`` container in place as <details>.
+
+    Returns the problems found and the number of disclosures."""
+    problems: list[ContentError] = []
+    open_at: int | None = None  # file line of the disclosure being read
+    count = 0
+    for i, token in enumerate(tokens):
+        line = body_line + token.map[0] if token.map else body_line
+        if token.type == "heading_open" and token.tag == "h2" and open_at is not None:
+            problems.append(
+                ContentError(path, line, "a level-2 heading cannot sit inside a disclosure: close it first")
+            )
+        if token.type != "paragraph_open":
+            continue
+        content = tokens[i + 1].content
+        parts = content.split("\n")
+        if not any(p.startswith("::::") for p in parts):
+            if open_at is not None and WIDGET_LINE.match(content):
+                problems.append(ContentError(path, line, "a widget cannot sit inside a disclosure: close it first"))
+            continue
+        opening = _DETAILS_OPEN.match(content)
+        if token.level != 0 or (opening is None and content != _DETAILS_CLOSE):
+            problems.append(
+                ContentError(
+                    path,
+                    line,
+                    "a disclosure line must read ':::: details \"Summary\"' or '::::', alone at the top level "
+                    "with blank lines around it",
+                )
+            )
+            continue
+        if opening is not None:
+            if open_at is not None:
+                problems.append(
+                    ContentError(path, line, f"disclosures do not nest: the one opened on line {open_at} is still open")
+                )
+                continue
+            open_at, count = line, count + 1
+            _as_html(tokens, i, f'<details class="more">\n<summary>{escapeHtml(opening.group(1).strip())}</summary>\n')
+        else:
+            if open_at is None:
+                problems.append(ContentError(path, line, "this '::::' closes no disclosure"))
+                continue
+            open_at = None
+            _as_html(tokens, i, "</details>\n")
+    if open_at is not None:
+        problems.append(
+            ContentError(path, open_at, "this disclosure is never closed: add a '::::' line after its text")
+        )
+    return problems, count

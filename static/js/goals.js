@@ -1,0 +1,34 @@
+// Goals: a playground panel with a goal shows it, a hint behind a disclosure, and whether the goal is
+// reached. The simulation decides: every answer carries `goal: {met: true|false}` (or `goal: null` when
+// the panel has none); the page only shows it. Reaching it is said in words, in the goal block and in
+// the panel's status line, and told to the rest of the page as a `lesson:goal` event.
+const DONE = "Done: you reached this goal.";
+const NOT_YET = "Not reached yet.";
+const BEFORE = "Reached earlier, but not in the playground's current state.";
+
+export function mountGoal(section) {
+  const block = section.querySelector('[data-role="goal"]');
+  if (!block) return;
+  const state = block.querySelector('[data-role="goal-state"]');
+  const announce = section.querySelector('[data-role="announce"]');
+  const text = block.dataset.goalText;
+  let met = null; // unknown until the first answer
+  let everMet = false;
+
+  section.addEventListener("playground:answer", (event) => {
+    const goal = event.detail && event.detail.goal;
+    if (!goal || typeof goal.met !== "boolean") return; // no goal to check, or a server that does not say
+    const nowMet = goal.met;
+    if (nowMet) everMet = true;
+    state.textContent = nowMet ? DONE : everMet ? BEFORE : NOT_YET;
+    block.classList.toggle("done", nowMet);
+    if (nowMet && met === false) {
+      // Appended after the playground's own summary, so a screen reader hears both.
+      if (announce) announce.textContent = `${announce.textContent} Goal reached: ${text}`;
+      document.dispatchEvent(new CustomEvent("lesson:goal", { detail: { panel: section.dataset.panelId, goal: text } }));
+    }
+    met = nowMet;
+  });
+}
+
+for (const section of document.querySelectorAll('[data-panel="playground"]')) mountGoal(section);

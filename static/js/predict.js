@@ -1,0 +1,59 @@
+// Predict, then see: a question asked before a press. The learner picks an answer; the press itself
+// reveals what happens, and the explanation says why. A question with `data-predict-after` is asked
+// only right after that button's press (the moment it is about); any other press puts it away.
+export function mountPredictions(section) {
+  const sets = [...section.querySelectorAll('[data-role="predict"]')];
+  if (!sets.length) return;
+  const announce = section.querySelector('[data-role="announce"]');
+  // What each answer on its way is for, oldest first: a button id, or "" for any other change.
+  const pending = [];
+
+  const choiceText = (set, id) => set.querySelector(`input[value="${id}"]`).parentElement.textContent.trim();
+
+  function ask(set) {
+    set.hidden = false;
+    for (const input of set.querySelectorAll("input")) input.checked = false;
+    set.querySelector('[data-role="predict-result"]').hidden = true;
+    for (const label of set.querySelectorAll("label")) label.classList.remove("right-answer");
+  }
+
+  function reveal(set, picked) {
+    const answer = set.dataset.answer;
+    const verdict = set.querySelector('[data-role="predict-verdict"]');
+    const right = choiceText(set, answer);
+    if (!picked) verdict.textContent = `You did not pick. What happened: ${right}.`;
+    else if (picked === answer) verdict.textContent = `Your prediction was right: ${right}.`;
+    else verdict.textContent = `Not quite: you picked “${choiceText(set, picked)}”. What happened: ${right}.`;
+    set.querySelector(`input[value="${answer}"]`).parentElement.classList.add("right-answer");
+    set.querySelector('[data-role="predict-result"]').hidden = false;
+    if (announce) announce.textContent = `${announce.textContent} ${verdict.textContent}`;
+  }
+
+  section.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button || button.disabled) return;
+    if (button.dataset.button) {
+      // The choice is read at the press: the answer to this press is what the learner predicted about.
+      const set = sets.find((s) => s.dataset.predictButton === button.dataset.button && !s.hidden);
+      const picked = set && set.querySelector("input:checked");
+      pending.push({ button: button.dataset.button, picked: picked ? picked.value : null });
+    } else if (button.dataset.action === "undo" || button.dataset.action === "reset") pending.push({ button: "" });
+  });
+  section.addEventListener("change", (event) => {
+    if (event.target.closest('[data-role="era"], [data-role="variant"]')) pending.push({ button: "" });
+  });
+
+  section.addEventListener("playground:answer", () => {
+    const press = pending.shift();
+    if (!press) return; // the first view, or a reconnect: nothing was pressed
+    for (const set of sets) {
+      const after = set.dataset.predictAfter;
+      if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
+        reveal(set, press.picked);
+      } else if (after && press.button === after) ask(set);
+      else if (after) set.hidden = true;
+    }
+  });
+}
+
+for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPredictions(section);
