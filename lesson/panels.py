@@ -232,7 +232,9 @@ def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[
                 script, start, steps = load_script(script_path)
                 panel = panel.model_copy(update={"start": start, "steps": steps})
         except ContentError as err:
-            sink.extend(err.problems)
+            # A stepper's scenario may press another panel's buttons: that panel's problems are already listed.
+            seen = {str(p) for p in sink}
+            sink.extend(p for p in err.problems if str(p) not in seen)
             continue
         found = check_panel(path, doc, panel)
         sink.extend(found)
