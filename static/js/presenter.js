@@ -101,8 +101,10 @@ function offer(article) {
   const url = new URL(window.location.href);
   url.searchParams.set("present", "1");
   url.hash = "";
-  const header = article.querySelector(":scope > header");
-  if (header) header.append(h("p", { class: "present-offer" }, h("a", { href: url.pathname + url.search }, t("present.enter"))));
+  // On the lesson's kicker line, so the first playground stays in the first screen.
+  const kicker = article.querySelector(":scope > header .kicker");
+  const link = h("a", { href: url.pathname + url.search }, t("present.enter"));
+  if (kicker) kicker.append(h("span", { class: "present-offer" }, " · ", link));
 }
 
 const article = document.querySelector("article.lesson");

@@ -48,7 +48,8 @@ function mountScenarios(section, scenarios) {
     button.addEventListener("click", () => play(section, scenario, button));
     offer.append(button);
   }
-  heading.after(offer);
+  // Below the panel's own buttons: the goal and the buttons come first.
+  (section.querySelector(".controls") || heading).after(offer);
   // A learner's own press, undo, reset or era change ends the replay where it stands.
   const takeOver = (event) => {
     if (!active || active.section !== section || active.driving) return;

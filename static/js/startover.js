@@ -10,7 +10,10 @@ import { appUrl } from "./transport.js";
 function mount(article, slug) {
   const button = h("button", { type: "button", class: "start-over", "aria-haspopup": "dialog" }, t("startover.button"));
   const group = h("div", { class: "start-over-row", role: "group", "aria-label": t("startover.region") }, button);
-  (article.querySelector(":scope > header") || article).append(group);
+  // With "Your progress" after the lesson, not above the first playground.
+  const actions = document.querySelector("[data-progress-file] .actions");
+  if (actions) actions.append(button);
+  else article.after(group);
 
   const cancel = h("button", { type: "button", value: "cancel" }, t("startover.cancel"));
   const confirm = h("button", { type: "button", value: "confirm", class: "danger" }, t("startover.confirm"));

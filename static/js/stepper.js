@@ -43,9 +43,9 @@ export async function mountStepper(section) {
                     turn.new_tools.some((n) => n.name === tool.name && n.server === tool.server) ? [" ", h("span", { class: "badge" }, t("stepper.new"))] : null)))
               : promptList(v.next_prompt),
           ),
+          h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")),
+            v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
         ),
-        h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")),
-          v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
       ),
     );
     // Disabling the focused button would drop the focus to <body> and end arrow-key stepping.
