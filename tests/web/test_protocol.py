@@ -303,3 +303,22 @@ def test_a_long_playground_keeps_the_same_history_on_the_page_and_the_server(ser
     assert [s["step"] for s in page.history] == list(range(len(page.history)))
     replayed = send(service, type="open", panel="outage", log={**page.log})  # from the log alone
     assert replayed["view"]["log"] == page.history
+
+
+def test_every_answer_says_whether_the_panels_goal_is_met(service):
+    # outage's goal: A is down, none of A's tools is in the next prompt, and a turn was taken.
+    page = Page(service)
+    assert page.open()["goal"] == {"met": False}
+    assert page.do("press", button="a-dies")["goal"] == {"met": False}  # no turn yet
+    assert page.do("press", button="turn")["goal"] == {"met": True}
+    assert send(service, type="open", panel="outage", handle=page.handle)["goal"] == {"met": True}
+    assert page.do("press", button="a-back")["goal"] == {"met": False}  # A is up again
+    assert page.do("undo")["goal"] == {"met": True}
+
+
+def test_a_panel_without_a_goal_answers_goal_null(panels):
+    service = Service({**panels, "outage": panels["outage"].model_copy(update={"goal": None})})
+    page = Page(service)
+    assert page.open()["goal"] is None
+    answer = page.do("press", button="a-dies")
+    assert "goal" in answer and answer["goal"] is None
