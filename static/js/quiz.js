@@ -6,10 +6,13 @@ import { local } from "./store.js";
 
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
 
+/** The answers this browser holds for one lesson's quick check: {question id: choice id}. */
+export const heldAnswers = (slug) => local.get(KEY(slug)) || {};
+
 export function mountQuiz(section) {
   const slug = section.dataset.quiz;
   const scoreEl = section.querySelector('[data-role="score"]');
-  const held = () => local.get(KEY(slug)) || {};
+  const held = () => heldAnswers(slug);
 
   function showScore(s) {
     scoreEl.textContent = `Score: ${s.correct} of ${s.total} correct (${s.answered} answered)`;
