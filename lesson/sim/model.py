@@ -6,7 +6,8 @@ that change it live in the clients, the servers' lifecycle and the event handler
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +29,46 @@ class Strict(BaseModel):
     """Unknown fields are errors: a typo in a scenario or a frame must not pass silently."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+M = TypeVar("M", bound=BaseModel)
+_setattr = object.__setattr__
+
+
+@functools.cache
+def _shape(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], set[str]]:
+    """A model's plain defaults, its default factories, and the set of all its field names."""
+    plain, factories = {}, []
+    for name, f in cls.model_fields.items():
+        if f.default_factory is not None:
+            factories.append((name, f.default_factory))
+        elif not f.is_required():
+            plain[name] = f.default
+    return plain, tuple(factories), set(cls.model_fields)
+
+
+def make(cls: type[M], /, **values: Any) -> M:
+    """Build a model from values the simulation made itself, already valid: no validation, which costs
+    more than the rest of a step. Input from outside (scenarios, frames, events) is always validated.
+
+    Every instance shares one set of "fields set" per class, holding every field name: adding a name to
+    it (as pydantic does on assignment) changes nothing, and nothing here reads it."""
+    plain, factories, names = _shape(cls)
+    fields = {**plain, **values}
+    for name, factory in factories:
+        if name not in values:
+            fields[name] = factory()
+    new = cls.__new__(cls)
+    _setattr(new, "__dict__", fields)
+    _setattr(new, "__pydantic_fields_set__", names)
+    _setattr(new, "__pydantic_extra__", None)
+    _setattr(new, "__pydantic_private__", None)
+    return new
+
+
+def all_fields(cls: type[BaseModel]) -> set[str]:
+    """The shared "fields set" of ``cls`` (see ``make``)."""
+    return _shape(cls)[2]
 
 
 class ToolDef(Strict):

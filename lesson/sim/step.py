@@ -10,7 +10,7 @@ import typing
 from typing import Any, Literal
 
 from .frames import Frame
-from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict
+from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, all_fields, make
 
 Tone = Literal["info", "change", "error", "model", "warn", "rejected"]
 
@@ -76,7 +76,7 @@ def fork(value: Any) -> Any:
             fields[name] = fork(fields[name])
         new = kind.__new__(kind)
         _setattr(new, "__dict__", fields)
-        _setattr(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        _setattr(new, "__pydantic_fields_set__", all_fields(kind))  # shared: see model.make
         _setattr(new, "__pydantic_extra__", None)
         _setattr(new, "__pydantic_private__", None)
         return new
@@ -98,7 +98,7 @@ class Step:
         self.lost: dict[str, list[InFlight]] = {}
 
     def say(self, text: str, tone: Tone = "info") -> None:
-        self.lines.append(LogLine(text=text, tone=tone))
+        self.lines.append(make(LogLine, text=text, tone=tone))
 
     def show(self, frame: Frame) -> None:
         self.frames.append(frame)

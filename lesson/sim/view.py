@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .frames import Frame
-from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
+from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, make, other_era
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, TurnRecord
 
@@ -99,7 +99,8 @@ def server_rows(state: State) -> list[ServerRow]:
         if status == "connected" and (c.stale or c.listed_seq != srv.change_seq):
             status = "connected, list stale"
         rows.append(
-            ServerRow(
+            make(
+                ServerRow,
                 name=name,
                 title=srv.title,
                 status=status,
@@ -118,7 +119,8 @@ def server_rows(state: State) -> list[ServerRow]:
                 hidden = b in srv.unhealthy
                 unnoticed = not hidden and not backend.up
                 rows.append(
-                    ServerRow(
+                    make(
+                        ServerRow,
                         name=b,
                         title=backend.title,
                         status="hidden" if hidden else "connected",
@@ -143,9 +145,11 @@ def next_prompt(state: State) -> NextPrompt:
     defs = prompt_defs(state)
     last = tool_keys(h.last_prompt)
     now = {(t.name, server) for server, t in defs}
-    return NextPrompt(
+    return make(
+        NextPrompt,
         tools=[
-            PromptEntry(
+            make(
+                PromptEntry,
                 name=t.name,
                 server=server,
                 origin=t.origin,
@@ -163,7 +167,8 @@ def next_prompt(state: State) -> NextPrompt:
 
 def counters(state: State) -> Counters:
     cs = state.host.clients.values()
-    return Counters(
+    return make(
+        Counters,
         conversation=len(state.host.conversation),
         wasted_refetches=sum(c.wasted_refetches for c in cs),
         ignored_notifications=sum(c.ignored_notifications for c in cs),
@@ -180,11 +185,15 @@ def build_view(
     era = state.host.era
     comparison = None
     if last is not None and other is not None:
-        comparison = Comparison(
-            this=EraSide(era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
-            other=EraSide(era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire),
+        comparison = make(
+            Comparison,
+            this=make(EraSide, era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
+            other=make(
+                EraSide, era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire
+            ),
         )
-    return View(
+    return make(
+        View,
         scenario=state.scenario,
         era=era,
         step=state.step,
