@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .sim import Run
-from .sim.model import Era
+from .sim.model import Era, replace
 
 # Measured with tracemalloc on the outage panel: a fresh run holds about 29 KB, one of five
 # presses about 83 KB, then each step adds 1-3 KB. The estimate errs high.
@@ -41,7 +41,7 @@ class Entry:
         """Cache ``run`` without its log history: the page holds that, and an open rebuilds it.
         ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
         self.log_len = len(run.log) if log_len is None else log_len
-        self.run = run if len(run.log) <= 1 else run.model_copy(update={"log": run.log[-1:]})
+        self.run = run if len(run.log) <= 1 else replace(run, log=run.log[-1:])
 
     @property
     def cost(self) -> int:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from .goals import All, AnyOf, Condition, Not, holds
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .runcache import Entry, RunCache
-from .sim import Run, advance, begin, undo, view
+from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
 from .sim.model import Era, Strict
 from .sim.playground import MAX_EVENTS
@@ -251,11 +251,12 @@ class Service:
     def handle_text(self, text: str | bytes) -> Reply:
         """Decode one frame and answer it; never raises on input."""
         try:
-            raw = text.encode() if isinstance(text, str) else text
-            if len(raw) > self.max_frame_bytes:
-                raise FrameError("too_large", f"frame is {len(raw)} bytes; the limit is {self.max_frame_bytes}")
+            # A str of n characters encodes to at most 4n bytes: encode only when that could pass the limit.
+            size = len(text) if isinstance(text, bytes) or 4 * len(text) <= self.max_frame_bytes else len(text.encode())
+            if size > self.max_frame_bytes:
+                raise FrameError("too_large", f"frame is {size} bytes; the limit is {self.max_frame_bytes}")
             try:
-                data = json.loads(raw)
+                data = json.loads(text)
             except RecursionError:
                 raise FrameError("bad_json", "frame nests too deeply") from None
             except (ValueError, UnicodeDecodeError) as exc:
@@ -366,7 +367,9 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
-        key = tuple(frame.model_dump(exclude={"id", "v", "log"}).items())
+        # What makes a change this change (a retry carries the same); cheaper than a model_dump.
+        key = (frame.type, frame.seq, getattr(frame, "button", None), getattr(frame, "era", None))
+        key += (getattr(frame, "variant", None),)
         if entry is not None:
             with entry.lock:
                 if frame.seq == entry.seq and entry.last == key:
@@ -437,7 +440,7 @@ class Service:
             log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
         else:
             log_from, entries = entry.log_len - 1, run.log[-1:]
-        shown = view(run).model_copy(update={"log": entries})
+        shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
             ViewAnswer.model_construct(
                 re=ref,

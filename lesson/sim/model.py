@@ -54,13 +54,25 @@ def make(cls: type[M], /, **values: Any) -> M:
     Every instance shares one set of "fields set" per class, holding every field name: adding a name to
     it (as pydantic does on assignment) changes nothing, and nothing here reads it."""
     plain, factories, names = _shape(cls)
-    fields = {**plain, **values}
+    fields = dict.fromkeys(cls.__pydantic_fields__)  # field order: JSON keys come out in this order
+    fields.update(plain)
+    fields.update(values)
     for name, factory in factories:
         if name not in values:
             fields[name] = factory()
     new = cls.__new__(cls)
     _setattr(new, "__dict__", fields)
     _setattr(new, "__pydantic_fields_set__", names)
+    _setattr(new, "__pydantic_extra__", None)
+    _setattr(new, "__pydantic_private__", None)
+    return new
+
+
+def replace(model: M, /, **changes: Any) -> M:
+    """A shallow copy of ``model`` with ``changes`` (already valid): ``model_copy(update=...)`` minus its cost."""
+    new = model.__class__.__new__(model.__class__)
+    _setattr(new, "__dict__", {**model.__dict__, **changes})
+    _setattr(new, "__pydantic_fields_set__", all_fields(model.__class__))
     _setattr(new, "__pydantic_extra__", None)
     _setattr(new, "__pydantic_private__", None)
     return new
