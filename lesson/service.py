@@ -21,10 +21,10 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from .goals import All, AnyOf, Condition, Not, holds
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
-from .runcache import Entry, RunCache
+from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
-from .sim.model import Era, Strict
+from .sim.model import Era, Strict, replace
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
@@ -345,9 +345,13 @@ class Service:
     def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
         """Replay a page's log; a log that does not fit the panel is refused as a whole."""
         run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
+        history = list(run.log)
         for kind, arg in log_.events:
-            run = advance(run, self._event(panel, kind, arg))
-        return run
+            # Each run on the way is advanced from compact, so the checkpoints it keeps hold no
+            # outcomes and no log history: a replayed playground costs what a pressed one does.
+            run = advance(compact(run), self._event(panel, kind, arg))
+            history.append(run.log[-1])
+        return replace(run, log=history)
 
     def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
         run = run if run is not None else self.replay(panel, log_)
@@ -433,7 +437,7 @@ class Service:
     ) -> Reply:
         """The answer to a frame: the current table, prompt and comparison, and only the newest
         log entry unless ``full`` (the page keeps the history it was sent)."""
-        run = entry.run
+        run = entry.full()
         if history is not None:
             log_from, entries = 0, history
         elif full:
