@@ -37,14 +37,14 @@ _setattr = object.__setattr__
 
 @functools.cache
 def _shape(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], set[str]]:
-    """A model's plain defaults, its default factories, and the set of all its field names."""
-    plain, factories = {}, []
+    """A model's fields in order with their plain defaults (None where a factory or the caller fills
+    them), its default factories, and the set of all its field names."""
+    template, factories = {}, []
     for name, f in cls.model_fields.items():
+        template[name] = None if f.is_required() or f.default_factory is not None else f.default
         if f.default_factory is not None:
             factories.append((name, f.default_factory))
-        elif not f.is_required():
-            plain[name] = f.default
-    return plain, tuple(factories), set(cls.model_fields)
+    return template, tuple(factories), set(cls.model_fields)
 
 
 def make(cls: type[M], /, **values: Any) -> M:
@@ -53,9 +53,8 @@ def make(cls: type[M], /, **values: Any) -> M:
 
     Every instance shares one set of "fields set" per class, holding every field name: adding a name to
     it (as pydantic does on assignment) changes nothing, and nothing here reads it."""
-    plain, factories, names = _shape(cls)
-    fields = dict.fromkeys(cls.__pydantic_fields__)  # field order: JSON keys come out in this order
-    fields.update(plain)
+    template, factories, names = _shape(cls)
+    fields = template.copy()  # field order: JSON keys come out in this order
     fields.update(values)
     for name, factory in factories:
         if name not in values:
