@@ -217,58 +217,73 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1100)
     ap.add_argument("--presses", type=int, default=300, help="presses for the one-learner comparison")
     ap.add_argument("--stored", type=int, default=3000, help="playgrounds stored for the memory figure")
+    ap.add_argument("--parts", default="one,crowd,memory,unread", help="which of one,crowd,memory,unread to run")
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
     proc, base = start_server(args.workers, args.threads)
     ws_base = base.replace("http", "ws")
     try:
         print(f"server: lesson serve --workers {args.workers} --threads {args.threads} (pid {proc.pid})")
         times, echo, size = asyncio.run(one_learner(ws_base, args.presses))
         press_med, echo_med = statistics.median(times) * 1000, statistics.median(echo) * 1000
-        print(
-            f"one learner: press median {press_med:.3f} ms, echo of {size} B median {echo_med:.3f} ms, "
-            f"ratio {press_med / echo_med:.2f}x"
-        )
-
-        before = rss_mb(proc)
-        lat, errs, conn = asyncio.run(crowd(ws_base + "/ws", args.learners, args.seconds, True))
-        print(
-            f"{args.learners} learners, a press every 2 s for {args.seconds:g} s: connected {conn}, "
-            f"{len(lat)} presses, errors {errs}, p50 {pct(lat, 0.5):.2f} ms, p99 {pct(lat, 0.99):.2f} ms, "
-            f"max {max(lat) * 1000:.1f} ms; server RSS {before:.0f} -> {rss_mb(proc):.0f} MB"
-        )
-        elat, eerrs, econn = asyncio.run(crowd(f"{ws_base}/bench/echo?size={size}", args.learners, args.seconds, False))
-        print(
-            f"{args.learners} echo clients, same pace, {size} B answers: connected {econn}, errors {eerrs}, "
-            f"p50 {pct(elat, 0.5):.2f} ms, p99 {pct(elat, 0.99):.2f} ms, max {max(elat) * 1000:.1f} ms; "
-            f"p99 ratio {pct(lat, 0.99) / pct(elat, 0.99):.2f}x"
-        )
-
-        time.sleep(2)
-        before = rss_mb(proc)
-        per_socket = 4
-        each = args.stored // per_socket
-
-        async def store() -> None:
-            await asyncio.gather(*(store_many(ws_base, each, 5) for _ in range(per_socket)))
-
-        asyncio.run(store())
-        after = rss_mb(proc)
-        stored = each * per_socket
-        print(
-            f"memory: {stored} playgrounds of 5 presses stored: RSS {before:.1f} -> {after:.1f} MB, "
-            f"{(after - before) * 1e6 / stored / 1000:.1f} KB per playground"
-        )
-
-        start = rss_mb(proc)
-        peak, end, outcome = asyncio.run(never_reads(ws_base, proc, 30))
-        time.sleep(1)
-        print(
-            f"never-reading client for up to 30 s: RSS {start:.1f} MB, worst {peak:.1f} MB "
-            f"(+{peak - start:.1f} MB), after {rss_mb(proc):.1f} MB; {outcome}"
-        )
+        if "one" in parts:
+            print(
+                f"one learner: press median {press_med:.3f} ms, echo of {size} B median {echo_med:.3f} ms, "
+                f"ratio {press_med / echo_med:.2f}x"
+            )
+        if "crowd" in parts:
+            crowd_figures(args, ws_base, proc, size)
+        if "memory" in parts:
+            memory_figure(args, ws_base, proc)
+        if "unread" in parts:
+            unread_figure(ws_base, proc)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=20)
+
+
+def crowd_figures(args: argparse.Namespace, ws_base: str, proc: subprocess.Popen, size: int) -> None:
+    before = rss_mb(proc)
+    lat, errs, conn = asyncio.run(crowd(ws_base + "/ws", args.learners, args.seconds, True))
+    print(
+        f"{args.learners} learners, a press every 2 s for {args.seconds:g} s: connected {conn}, "
+        f"{len(lat)} presses, errors {errs}, p50 {pct(lat, 0.5):.2f} ms, p99 {pct(lat, 0.99):.2f} ms, "
+        f"max {max(lat) * 1000:.1f} ms; server RSS {before:.0f} -> {rss_mb(proc):.0f} MB"
+    )
+    elat, eerrs, econn = asyncio.run(crowd(f"{ws_base}/bench/echo?size={size}", args.learners, args.seconds, False))
+    print(
+        f"{args.learners} echo clients, same pace, {size} B answers: connected {econn}, errors {eerrs}, "
+        f"p50 {pct(elat, 0.5):.2f} ms, p99 {pct(elat, 0.99):.2f} ms, max {max(elat) * 1000:.1f} ms; "
+        f"p99 ratio {pct(lat, 0.99) / pct(elat, 0.99):.2f}x"
+    )
+
+
+def memory_figure(args: argparse.Namespace, ws_base: str, proc: subprocess.Popen) -> None:
+    time.sleep(2)
+    before = rss_mb(proc)
+    per_socket = 4
+    each = args.stored // per_socket
+
+    async def store() -> None:
+        await asyncio.gather(*(store_many(ws_base, each, 5) for _ in range(per_socket)))
+
+    asyncio.run(store())
+    after = rss_mb(proc)
+    stored = each * per_socket
+    print(
+        f"memory: {stored} playgrounds of 5 presses stored: RSS {before:.1f} -> {after:.1f} MB, "
+        f"{(after - before) * 1e6 / stored / 1000:.1f} KB per playground"
+    )
+
+
+def unread_figure(ws_base: str, proc: subprocess.Popen) -> None:
+    start = rss_mb(proc)
+    peak, end, outcome = asyncio.run(never_reads(ws_base, proc, 30))
+    time.sleep(1)
+    print(
+        f"never-reading client for up to 30 s: RSS {start:.1f} MB, worst {peak:.1f} MB "
+        f"(+{peak - start:.1f} MB), after {rss_mb(proc):.1f} MB; {outcome}"
+    )
 
 
 if __name__ == "__main__":

@@ -39,12 +39,14 @@ def main() -> None:
             service.handle_text(json.dumps({"v": 2, "type": "reset", "handle": handle, "seq": seq}))
             continue
         button = BUTTONS[i % len(BUTTONS)]
+        # The simulation's own calls on the same run: advance the cached (compact) run as the service
+        # does, then build the view of the advanced run, outcomes and all.
         run = service.cache.get(handle).run
         t = time.perf_counter()
-        advance(run, panel.button(button).event)
+        advanced = advance(run, panel.button(button).event)
         sim_advance.append(time.perf_counter() - t)
         t = time.perf_counter()
-        view(run)
+        view(advanced)
         sim_view.append(time.perf_counter() - t)
         frame = json.dumps({"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button})
         t = time.perf_counter()

@@ -11,13 +11,21 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .sim import Run
-from .sim.model import Era
+from .sim import Run, advance, at_step
+from .sim.model import Era, replace
 
-# Measured with tracemalloc on the outage panel: a fresh run holds about 29 KB, one of five
-# presses about 83 KB, then each step adds 1-3 KB. The estimate errs high.
+# Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
+# shared by every playground with the same start; one of five presses holds about 28 KB, then
+# each step adds about 1-3 KB (a checkpoint every 8 events). The estimate errs high.
 BASE_BYTES = 80_000
 STEP_BYTES = 2_500
+
+
+def compact(run: Run) -> Run:
+    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``)."""
+    if run.last is None and run.other is None and len(run.log) <= 1:
+        return run
+    return replace(run, log=run.log[-1:], last=None, other=None)
 
 
 @dataclass(eq=False)
@@ -33,15 +41,29 @@ class Entry:
     last: tuple[Any, ...] | None = None  # the last change applied, to spot a retried frame
     lock: threading.Lock = field(default_factory=threading.Lock)
     log_len: int = 0  # entries in the run's whole log; the cached run keeps only the newest
+    fresh: Run | None = None  # the run just advanced, outcomes and all, until its answer is built
 
     def __post_init__(self) -> None:
         self.keep(self.run)
 
     def keep(self, run: Run, log_len: int | None = None) -> None:
-        """Cache ``run`` without its log history: the page holds that, and an open rebuilds it.
+        """Cache ``run`` compact: without its log history (the page holds that, and an open rebuilds
+        it) and without the last step's outcomes in both eras (its frames are most of a run's bytes;
+        only a retry or an open needs them again, and ``full`` rebuilds them from a checkpoint).
         ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
         self.log_len = len(run.log) if log_len is None else log_len
-        self.run = run if len(run.log) <= 1 else run.model_copy(update={"log": run.log[-1:]})
+        self.fresh = run  # for the answer about to be sent; ``full`` lets go of it
+        self.run = compact(run)
+
+    def full(self) -> Run:
+        """The cached run with its last step's outcomes, for an answer: the run just kept, or the
+        compact one with its last event applied again from the nearest checkpoint (at most STRIDE)."""
+        run, self.fresh = (self.fresh or self.run), None
+        events = run.playground.events
+        if run.last is not None or not events:
+            return run
+        again = advance(at_step(run, len(events) - 1), events[-1])
+        return replace(run, last=again.last, other=again.other)
 
     @property
     def cost(self) -> int:
@@ -83,4 +105,4 @@ class RunCache:
         return len(self._items)
 
 
-__all__ = ["BASE_BYTES", "STEP_BYTES", "Entry", "RunCache"]
+__all__ = ["BASE_BYTES", "STEP_BYTES", "Entry", "RunCache", "compact"]

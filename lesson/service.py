@@ -19,11 +19,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from .goals import All, AnyOf, Condition, Not, holds
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
-from .runcache import Entry, RunCache
-from .sim import Run, advance, begin, undo, view
+from .runcache import Entry, RunCache, compact
+from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
-from .sim.model import Era, Strict
+from .sim.model import Era, Strict, replace
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
@@ -109,6 +110,12 @@ Change = PressFrame | UndoFrame | ResetFrame | EraFrame
 # --- answers: pydantic models, serialised once with model_dump_json ----------------------------
 
 
+class GoalState(BaseModel):
+    """Whether the panel's goal holds for the view in this answer (evaluated here, never by the page)."""
+
+    met: bool
+
+
 class ViewAnswer(BaseModel):
     v: int = PROTOCOL_VERSION
     type: Literal["view"] = "view"
@@ -124,6 +131,7 @@ class ViewAnswer(BaseModel):
     restored: bool
     notice: str | None
     log_from: int  # view.log holds the log's entries from this index on; the page keeps the rest
+    goal: GoalState | None  # null when the panel declares no goal
     view: View
 
 
@@ -203,6 +211,17 @@ def _plain(exc: ValidationError, kind: str | None) -> str:
     return f"{prefix}{where}: {msg}" if where else f"{prefix}{msg}"
 
 
+def _top_fields(cond: Condition) -> set[str]:
+    """The view's top-level fields a goal condition reads (only those are dumped to evaluate it)."""
+    if isinstance(cond, All):
+        return set().union(*(_top_fields(c) for c in cond.all))
+    if isinstance(cond, AnyOf):
+        return set().union(*(_top_fields(c) for c in cond.any))
+    if isinstance(cond, Not):
+        return _top_fields(cond.not_)
+    return {cond.path.split(".", 1)[0].split("[", 1)[0]}
+
+
 class Service:
     """Turns frames into answers. Thread-safe: each playground has its own lock."""
 
@@ -215,17 +234,29 @@ class Service:
         self.panels = panels
         self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
+        self._goal_fields: dict[str, set[str]] = {}
+
+    def goal(self, panel_id: str, shown: View) -> GoalState | None:
+        """The panel's goal evaluated on the view the answer carries; None when it declares none."""
+        panel = self.panels.get(panel_id)
+        if not isinstance(panel, PlaygroundPanel) or panel.goal is None:
+            return None
+        fields = self._goal_fields.get(panel_id)
+        if fields is None:
+            fields = self._goal_fields[panel_id] = _top_fields(panel.goal.when)
+        return GoalState(met=holds(panel.goal.when, shown.model_dump(mode="json", include=fields)))
 
     # --- decoding ---------------------------------------------------------------------------
 
     def handle_text(self, text: str | bytes) -> Reply:
         """Decode one frame and answer it; never raises on input."""
         try:
-            raw = text.encode() if isinstance(text, str) else text
-            if len(raw) > self.max_frame_bytes:
-                raise FrameError("too_large", f"frame is {len(raw)} bytes; the limit is {self.max_frame_bytes}")
+            # A str of n characters encodes to at most 4n bytes: encode only when that could pass the limit.
+            size = len(text) if isinstance(text, bytes) or 4 * len(text) <= self.max_frame_bytes else len(text.encode())
+            if size > self.max_frame_bytes:
+                raise FrameError("too_large", f"frame is {size} bytes; the limit is {self.max_frame_bytes}")
             try:
-                data = json.loads(raw)
+                data = json.loads(text)
             except RecursionError:
                 raise FrameError("bad_json", "frame nests too deeply") from None
             except (ValueError, UnicodeDecodeError) as exc:
@@ -314,9 +345,13 @@ class Service:
     def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
         """Replay a page's log; a log that does not fit the panel is refused as a whole."""
         run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
+        history = list(run.log)
         for kind, arg in log_.events:
-            run = advance(run, self._event(panel, kind, arg))
-        return run
+            # Each run on the way is advanced from compact, so the checkpoints it keeps hold no
+            # outcomes and no log history: a replayed playground costs what a pressed one does.
+            run = advance(compact(run), self._event(panel, kind, arg))
+            history.append(run.log[-1])
+        return replace(run, log=history)
 
     def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
         run = run if run is not None else self.replay(panel, log_)
@@ -336,7 +371,9 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
-        key = tuple(frame.model_dump(exclude={"id", "v", "log"}).items())
+        # What makes a change this change (a retry carries the same); cheaper than a model_dump.
+        key = (frame.type, frame.seq, getattr(frame, "button", None), getattr(frame, "era", None))
+        key += (getattr(frame, "variant", None),)
         if entry is not None:
             with entry.lock:
                 if frame.seq == entry.seq and entry.last == key:
@@ -400,14 +437,14 @@ class Service:
     ) -> Reply:
         """The answer to a frame: the current table, prompt and comparison, and only the newest
         log entry unless ``full`` (the page keeps the history it was sent)."""
-        run = entry.run
+        run = entry.full()
         if history is not None:
             log_from, entries = 0, history
         elif full:
             log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
         else:
             log_from, entries = entry.log_len - 1, run.log[-1:]
-        shown = view(run).model_copy(update={"log": entries})
+        shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
             ViewAnswer.model_construct(
                 re=ref,
@@ -422,6 +459,7 @@ class Service:
                 restored=restored,
                 notice=notice,
                 log_from=log_from,
+                goal=self.goal(entry.panel, shown),
                 view=shown,
             ).model_dump_json()
         )

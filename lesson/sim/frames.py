@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .model import Era, Strict, Transport
+from .model import Era, Strict, Transport, make
 from .wire import SchemaCheck, checks_for
 
 REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
@@ -92,14 +92,15 @@ def http_request(
     note: str | None = None,
     answers: str | None = None,
 ) -> HttpRequest:
-    return HttpRequest(
+    return make(
+        HttpRequest,
         era=era,
         sender=sender,
         receiver=receiver,
         transport="http",
         method=method,
         http=f"{method} /mcp",
-        headers=headers,
+        headers=dict(headers),
         payload=payload,
         checks=checks_for(era, payload, answers),
         note=note,
@@ -119,7 +120,8 @@ def http_response(
     note: str | None = None,
 ) -> HttpResponse:
     summary = f"HTTP {status} {REASONS[status]}" + (", SSE stream" if sse else "")
-    return HttpResponse(
+    return make(
+        HttpResponse,
         era=era,
         sender=sender,
         receiver=receiver,
@@ -127,7 +129,7 @@ def http_response(
         status=status,
         sse=sse,
         http=summary,
-        headers=headers or {},
+        headers=dict(headers or {}),
         payload=payload,
         checks=checks_for(era, payload, answers),
         note=note,
@@ -144,7 +146,8 @@ def sse_event(
     event_id: str | None = None,
     note: str | None = None,
 ) -> SseEvent:
-    return SseEvent(
+    return make(
+        SseEvent,
         era=era,
         sender=sender,
         receiver=receiver,
@@ -166,7 +169,8 @@ def stdio_line(
     answers: str | None = None,
     note: str | None = None,
 ) -> StdioLine:
-    return StdioLine(
+    return make(
+        StdioLine,
         era=era,
         sender=sender,
         receiver=receiver,
@@ -194,11 +198,14 @@ def stream_end(
     note: str,
 ) -> StreamEnd:
     summary = None if transport == "stdio" else _END_TEXT[how]  # stdio has no HTTP parts, not even a summary
-    return StreamEnd(era=era, sender=sender, receiver=receiver, transport=transport, how=how, http=summary, note=note)
+    return make(
+        StreamEnd, era=era, sender=sender, receiver=receiver, transport=transport, how=how, http=summary, note=note
+    )
 
 
 def host_built(era: Era, transport: Transport, body: dict[str, Any], note: str) -> HostBuilt:
-    return HostBuilt(
+    return make(
+        HostBuilt,
         era=era,
         sender="host",
         receiver="model",

@@ -10,7 +10,7 @@ era (``clients/``), the transport frames it (``transport.py``), the servers live
 from __future__ import annotations
 
 from .events import HANDLERS, Event
-from .model import State
+from .model import State, make
 from .prompt import count_change, prompt_defs, prompt_keys, prompt_tools, tool_keys
 from .step import CallRecord, LogLine, Outcome, Rejected, Step, TurnRecord
 
@@ -25,12 +25,12 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
         rejected = state.model_copy(update={"step": state.step + 1})
-        return rejected, Outcome(lines=[LogLine(text=str(why), tone="rejected")], wire=[], rejected=True)
+        return rejected, make(Outcome, lines=[make(LogLine, text=str(why), tone="rejected")], wire=[], rejected=True)
     if event.kind != "take_turn":
         count_change(st, before)
     if not st.lines:
         st.say("Nothing visible changed.")
-    return st.s, Outcome(lines=st.lines, wire=st.frames, turn=st.turn)
+    return st.s, make(Outcome, lines=st.lines, wire=st.frames, turn=st.turn)
 
 
 __all__ = ["CallRecord", "LogLine", "Outcome", "TurnRecord", "apply", "prompt_defs", "prompt_tools", "tool_keys"]

@@ -8,13 +8,14 @@ and ``at_step`` replay a few events from the nearest checkpoint, never the whole
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pydantic import Field
 
-from .events import EVENT, Event, SwitchEra
+from .events import EVENT, Event, EventBase, SwitchEra
 from .host import LogLine, Outcome, apply
-from .model import ERA_LABEL, State, Strict, other_era
+from .model import ERA_LABEL, State, Strict, make, other_era
 from .scenarios import SCENARIOS, Start, start
 from .view import StepLog, View, build_view
 
@@ -61,11 +62,22 @@ def _for_twin(event: Event) -> Event:
 
 
 def begin(spec: Start) -> Run:
+    """A fresh run. Runs are never changed in place, so every playground that starts from the same
+    spec shares one: its states and its first checkpoint cost no memory per playground."""
+    return _begin(spec.model_dump_json())
+
+
+@functools.lru_cache(maxsize=128)
+def _begin(spec_json: str) -> Run:
+    spec = Start.model_validate_json(spec_json)
     state = start(spec)
     twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
     intro = LogLine(text=f"{SCENARIOS[spec.name][0]}. The host speaks {ERA_LABEL[spec.era]}.")
     return Run(
-        playground=Playground(start=spec), state=state, twin=twin, log=[StepLog(step=0, label="start", lines=[intro])]
+        playground=Playground(start=spec),
+        state=state,
+        twin=twin,
+        log=[make(StepLog, step=0, label="start", lines=[intro])],
     )
 
 
@@ -73,16 +85,18 @@ def advance(run: Run, event: Event) -> Run:
     """Apply one press to the run (and its twin); the input run is not changed."""
     if len(run.playground.events) >= MAX_EVENTS:
         raise ValueError(f"a playground holds at most {MAX_EVENTS} events; reset to go on")
-    event = EVENT.validate_python(event)
+    if not isinstance(event, EventBase):  # an event instance was validated when it was made
+        event = EVENT.validate_python(event)
     state, outcome = apply(run.state, event)
     twin, other = apply(run.twin, _for_twin(event))
     checkpoint = run if len(run.playground.events) % STRIDE == 0 else run.checkpoint
     # Everything below is already valid; re-validating the whole history would cost O(events) per step.
-    return Run.model_construct(
-        playground=Playground.model_construct(start=run.playground.start, events=[*run.playground.events, event]),
+    return make(
+        Run,
+        playground=make(Playground, start=run.playground.start, events=[*run.playground.events, event]),
         state=state,
         twin=twin,
-        log=[*run.log, StepLog(step=state.step, label=describe(event), lines=outcome.lines)],
+        log=[*run.log, make(StepLog, step=state.step, label=describe(event), lines=outcome.lines)],
         last=outcome,
         other=other,
         checkpoint=checkpoint,

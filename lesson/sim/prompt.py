@@ -3,7 +3,7 @@ changes cost in prompt-cache invalidations (one per change, or one per turn when
 
 from __future__ import annotations
 
-from .model import PromptTool, State, ToolCall, ToolDef
+from .model import PromptTool, State, ToolCall, ToolDef, make
 from .step import Step
 
 
@@ -29,7 +29,7 @@ def prompt_keys(state: State) -> list[tuple[str, str]]:
 
 def prompt_tools(state: State) -> list[PromptTool]:
     """The tools the host would put in the model's next prompt, rebuilt from every client."""
-    return [PromptTool(name=t.name, server=name) for name, t in prompt_defs(state)]
+    return [make(PromptTool, name=t.name, server=name) for name, t in prompt_defs(state)]
 
 
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:
@@ -63,7 +63,7 @@ def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], l
         before = [t for t in last if t.server == name and not _destructive(defs, t)]
         pick = (new or safe or before or [None])[0]
         if pick is not None:
-            calls.append(ToolCall(server=name, tool=pick.name))
+            calls.append(make(ToolCall, server=name, tool=pick.name))
     return calls, held
 
 

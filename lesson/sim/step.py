@@ -10,7 +10,7 @@ import typing
 from typing import Any, Literal
 
 from .frames import Frame
-from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict
+from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, all_fields, make
 
 Tone = Literal["info", "change", "error", "model", "warn", "rejected"]
 
@@ -52,38 +52,44 @@ class Rejected(Exception):
 _MUTABLE = (State, Host, Client, SimServer)
 
 
+def _copier(annotation: Any) -> Any:
+    """How to copy a value of this type for a working copy: None when it can be shared as it is."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list:
+        inner = _copier(args[0])
+        return list if inner is None else lambda v: [inner(x) for x in v]
+    if origin is dict:
+        inner = _copier(args[1])
+        return dict if inner is None else lambda v: {k: inner(x) for k, x in v.items()}
+    if annotation in _MUTABLE:
+        return fork
+    return None
+
+
 @functools.cache
-def _nested_fields(cls: type[Strict]) -> tuple[str, ...]:
-    """The fields of ``cls`` that hold lists, dicts or models the rules change in place."""
-    return tuple(
-        name
-        for name, f in cls.model_fields.items()
-        if typing.get_origin(f.annotation) in (list, dict) or f.annotation in _MUTABLE
-    )
+def _nested_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
+    """The fields of ``cls`` that hold lists, dicts or models the rules change in place, each with
+    its copier, worked out once from the field's type."""
+    fields = ((name, _copier(f.annotation)) for name, f in cls.model_fields.items())
+    return tuple((name, copy) for name, copy in fields if copy is not None)
 
 
 def fork(value: Any) -> Any:
-    """A copy of ``value`` deep enough for the rules to change it: much cheaper than a deep copy."""
+    """A copy of a state (or a part the rules change in place) deep enough for the rules to change
+    it: much cheaper than a deep copy, since what is only ever replaced is shared."""
     kind = type(value)
-    if kind is list:
-        return [fork(v) for v in value] if value and type(value[0]) in _FORKED else list(value)
-    if kind is dict:
-        return {k: fork(v) for k, v in value.items()}
-    if kind in _MUTABLE:
-        # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
-        fields = dict(value.__dict__)
-        for name in _nested_fields(kind):
-            fields[name] = fork(fields[name])
-        new = kind.__new__(kind)
-        _setattr(new, "__dict__", fields)
-        _setattr(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
-        _setattr(new, "__pydantic_extra__", None)
-        _setattr(new, "__pydantic_private__", None)
-        return new
-    return value
+    # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
+    fields = dict(value.__dict__)
+    for name, copy in _nested_fields(kind):
+        fields[name] = copy(fields[name])
+    new = kind.__new__(kind)
+    _setattr(new, "__dict__", fields)
+    _setattr(new, "__pydantic_fields_set__", all_fields(kind))  # shared: see model.make
+    _setattr(new, "__pydantic_extra__", None)
+    _setattr(new, "__pydantic_private__", None)
+    return new
 
 
-_FORKED = {list, dict, *_MUTABLE}
 _setattr = object.__setattr__
 
 
@@ -98,7 +104,7 @@ class Step:
         self.lost: dict[str, list[InFlight]] = {}
 
     def say(self, text: str, tone: Tone = "info") -> None:
-        self.lines.append(LogLine(text=text, tone=tone))
+        self.lines.append(make(LogLine, text=text, tone=tone))
 
     def show(self, frame: Frame) -> None:
         self.frames.append(frame)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_serializer
 
 from .frames import Frame
-from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
+from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, make, other_era
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, TurnRecord
 
@@ -45,11 +45,19 @@ class StepLog(Strict):
     lines: list[LogLine]
 
 
+def _frames_as_they_are(self: Strict, frames: list[Frame]) -> list[Frame]:
+    """Serialise each frame by its own class: pydantic's tagged-union serialiser costs twice as much,
+    and frames are most of an answer. The output is the same, and validation is untouched."""
+    return frames
+
+
 class EraSide(Strict):
     era: Era
     label: str
     lines: list[LogLine]
     wire: list[Frame]
+
+    _wire = field_serializer("wire", mode="plain")(_frames_as_they_are)
 
 
 class Comparison(Strict):
@@ -88,6 +96,8 @@ class View(Strict):
     handles: list[str]
     stores: list[Store] = Field(default_factory=list)
 
+    _wire = field_serializer("wire", mode="plain")(_frames_as_they_are)
+
 
 def _listen(c: Client, srv: SimServer) -> str:
     if not c.listen.open:
@@ -110,7 +120,8 @@ def server_rows(state: State) -> list[ServerRow]:
         if status == "connected" and (c.stale or c.listed_seq != srv.change_seq):
             status = "connected, list stale"
         rows.append(
-            ServerRow(
+            make(
+                ServerRow,
                 name=name,
                 title=srv.title,
                 status=status,
@@ -129,7 +140,8 @@ def server_rows(state: State) -> list[ServerRow]:
                 hidden = b in srv.unhealthy
                 unnoticed = not hidden and not backend.up
                 rows.append(
-                    ServerRow(
+                    make(
+                        ServerRow,
                         name=b,
                         title=backend.title,
                         status="hidden" if hidden else "connected",
@@ -154,9 +166,11 @@ def next_prompt(state: State) -> NextPrompt:
     defs = prompt_defs(state)
     last = tool_keys(h.last_prompt)
     now = {(t.name, server) for server, t in defs}
-    return NextPrompt(
+    return make(
+        NextPrompt,
         tools=[
-            PromptEntry(
+            make(
+                PromptEntry,
                 name=t.name,
                 server=server,
                 origin=t.origin,
@@ -174,7 +188,8 @@ def next_prompt(state: State) -> NextPrompt:
 
 def counters(state: State) -> Counters:
     cs = state.host.clients.values()
-    return Counters(
+    return make(
+        Counters,
         conversation=len(state.host.conversation),
         wasted_refetches=sum(c.wasted_refetches for c in cs),
         ignored_notifications=sum(c.ignored_notifications for c in cs),
@@ -210,11 +225,15 @@ def build_view(
     era = state.host.era
     comparison = None
     if last is not None and other is not None:
-        comparison = Comparison(
-            this=EraSide(era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
-            other=EraSide(era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire),
+        comparison = make(
+            Comparison,
+            this=make(EraSide, era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
+            other=make(
+                EraSide, era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire
+            ),
         )
-    return View(
+    return make(
+        View,
         scenario=state.scenario,
         era=era,
         step=state.step,

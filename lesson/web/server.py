@@ -4,6 +4,7 @@ worker gets more threads than the sockets it must hold, and as many connection s
 
 from __future__ import annotations
 
+import gc
 import logging
 from typing import Any
 
@@ -49,7 +50,11 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
         def load(self) -> Any:
             from . import create_app
 
-            return create_app()
+            app = create_app()
+            # Content, panels and schemas live as long as the worker: keep the collector from walking
+            # them on every full collection, which would otherwise pause every learner on it.
+            gc.freeze()
+            return app
 
     logging.getLogger("gunicorn.error").setLevel(logging.WARNING)
     _App().run()

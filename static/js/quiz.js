@@ -8,10 +8,13 @@ import { appUrl } from "./transport.js";
 
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
 
+/** The answers this browser holds for one lesson's quick check: {question id: choice id}. */
+export const heldAnswers = (slug) => local.get(KEY(slug)) || {};
+
 export function mountQuiz(section) {
   const slug = section.dataset.quiz;
   const scoreEl = section.querySelector('[data-role="score"]');
-  const held = () => local.get(KEY(slug)) || {};
+  const held = () => heldAnswers(slug);
 
   function showScore(s) {
     scoreEl.textContent = t("quiz.score", s);
@@ -94,3 +97,40 @@ export function mountQuiz(section) {
   });
   restore();
 }
+
+// The course index: each lesson's quick-check progress from the answers this browser holds,
+// graded on the server (the server renders the cookie's answers for pages without JavaScript).
+// The bar counts correct answers; the text also says how many are still to answer.
+function describeProgress(score) {
+  if (!score.total) return `${t("index.check")} ${t("index.check.none")}`;
+  const rest = score.total - score.answered;
+  const tail = rest ? t("index.check.left", { left: rest }) : t("index.check.all");
+  return `${t("index.check")} ${t("index.check.score", { correct: score.correct, total: score.total })}${tail}`;
+}
+
+async function fillProgress(item) {
+  const answers = heldAnswers(item.dataset.progress);
+  if (!Object.keys(answers).length) return; // nothing held here: the server's rendering stands
+  let score;
+  try {
+    const resp = await fetch(appUrl(`api/quiz/${encodeURIComponent(item.dataset.progress)}`), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ answers }),
+    });
+    if (!resp.ok) return;
+    score = (await resp.json()).score;
+  } catch {
+    return; // offline: keep what the server rendered
+  }
+  item.querySelector('[data-role="progress-text"]').textContent = describeProgress(score);
+  const bar = item.querySelector("progress");
+  if (bar) {
+    bar.max = score.total;
+    bar.value = score.correct;
+    bar.textContent = t("index.progress.text", { correct: score.correct, total: score.total });
+  }
+}
+
+// Every page loads this module (app.js imports it); only the course index has progress items.
+for (const item of document.querySelectorAll("[data-progress]")) fillProgress(item);

@@ -108,15 +108,30 @@ def test_quiz_with_javascript(page: Page, slug: str) -> None:
     q1 = questions[0]
     expect(question(page, questions, 1).get_by_role("radio", name=choice_text(q1, q1["answer"]))).to_be_checked()
 
+    # A wrong third answer: answered, but not counted as correct by the index's bar.
+    answer(page, questions, 3, wrong_choice(questions[2]))
+    expect_wrong(page, questions, 3)
+    expect(score(page)).to_have_text(f"Score: 2 of {total} correct (3 answered)")
+
     # The course index shows the progress of this lesson, and none for the other.
+    title = page.get_by_role("heading", level=1).text_content()
     page.goto("/")
-    progress = page.get_by_text(re.compile(rf"^Quick check: 2 of {total} correct, {total - 2} still to answer$"))
+    rest = f"{total - 3} still to answer" if total > 3 else "all answered"
+    progress = page.get_by_text(f"Quick check: 2 of {total} correct, {rest}", exact=True)
     expect(progress).to_have_count(1)
     other = "list-changed" if slug == "hot-swapping" else "hot-swapping"
     other_total = len(load(other))
     expect(page.get_by_text(f"Quick check: 0 of {other_total} correct, {other_total} still to answer")).to_have_count(1)
-    bar = page.get_by_role("progressbar", name=re.compile(r"^Questions answered in "))
-    expect(bar).to_have_count(2)
+    expect(page.get_by_role("progressbar", name=re.compile(r"^Questions answered correctly in "))).to_have_count(2)
+    bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
+    expect(bar).to_have_attribute("value", "2")  # correct answers, not answered ones
+
+    # Without the cookie the server knows nothing, but the page holds the answers and has them graded.
+    page.context.clear_cookies()
+    page.reload()
+    expect(progress).to_have_count(1)
+    expect(bar).to_have_attribute("value", "2")
+    expect(bar).to_have_attribute("max", str(total))
 
 
 def test_all_answered_shows_on_the_index(page: Page) -> None:
@@ -165,7 +180,10 @@ def test_quiz_without_javascript(browser: Browser, base_url: str, slug: str) -> 
             question(page, questions, 2).get_by_role("radio", name=choice_text(q2, wrong_choice(q2)))
         ).to_be_checked()
 
+        title = page.get_by_role("heading", level=1).text_content()
         page.goto("/")
         expect(page.get_by_text(f"Quick check: 1 of {total} correct, {total - 2} still to answer")).to_have_count(1)
+        bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
+        expect(bar).to_have_attribute("value", "1")  # rendered by the server from the cookie
     finally:
         context.close()

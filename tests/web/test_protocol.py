@@ -303,3 +303,55 @@ def test_a_long_playground_keeps_the_same_history_on_the_page_and_the_server(ser
     assert [s["step"] for s in page.history] == list(range(len(page.history)))
     replayed = send(service, type="open", panel="outage", log={**page.log})  # from the log alone
     assert replayed["view"]["log"] == page.history
+
+
+def test_every_answer_says_whether_the_panels_goal_is_met(service):
+    # outage's goal: A is down, none of A's tools is in the next prompt, and a turn was taken.
+    page = Page(service)
+    assert page.open()["goal"] == {"met": False}
+    assert page.do("press", button="a-dies")["goal"] == {"met": False}  # no turn yet
+    assert page.do("press", button="turn")["goal"] == {"met": True}
+    assert send(service, type="open", panel="outage", handle=page.handle)["goal"] == {"met": True}
+    assert page.do("press", button="a-back")["goal"] == {"met": False}  # A is up again
+    assert page.do("undo")["goal"] == {"met": True}
+
+
+def test_a_panel_without_a_goal_answers_goal_null(panels):
+    service = Service({**panels, "outage": panels["outage"].model_copy(update={"goal": None})})
+    page = Page(service)
+    assert page.open()["goal"] is None
+    answer = page.do("press", button="a-dies")
+    assert "goal" in answer and answer["goal"] is None
+
+
+def test_undo_replays_from_a_checkpoint_never_from_the_start(service, monkeypatch):
+    import lesson.sim.playground as playground
+
+    page = Page(service)
+    page.open()
+    buttons = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+    for n in range(43):
+        page.do("press", button=buttons[n % 5])
+    applied = []
+    real = playground.apply
+    monkeypatch.setattr(playground, "apply", lambda state, event: applied.append(event) or real(state, event))
+    undone = page.do("undo")
+    # Each event is applied twice (this era and the other). From the start, undo would apply 2 x 42;
+    # from the checkpoint at 40 it applies 2 x 2, and rebuilding the answer's outcomes at most as many again.
+    assert 0 < len(applied) <= 4 * playground.STRIDE
+    assert undone["steps"] == 42 and undone["log_from"] == 42 and len(undone["view"]["log"]) == 1
+    # The page's history, continued by the answer, is the one a fresh replay of its log gives.
+    assert send(service, type="open", panel="outage", log={**page.log})["view"]["log"] == page.history
+
+
+def test_the_cache_holds_runs_compact_and_answers_as_if_it_did_not(service):
+    page = Page(service)
+    page.open()
+    for button in ["deploy", "a-dies", "turn"]:
+        answer = page.do("press", button=button)
+    run = service.cache.get(page.handle).run
+    # No log history and no outcomes held: the page has the history, a checkpoint gives the outcomes.
+    assert len(run.log) == 1 and run.last is None and run.other is None
+    retried = send(service, type="press", handle=page.handle, seq=3, button="turn")
+    assert retried == answer  # a retry is answered in full (comparison and all), not applied again
+    assert answer["view"]["comparison"]["other"]["wire"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..clients import client_for
-from ..model import Client, Message, ToolCall, ToolDef
+from ..model import Client, Message, ToolCall, ToolDef, make
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_tools, tool_keys
 from ..step import CallRecord, Rejected, Step, TurnRecord
@@ -23,12 +23,12 @@ class TakeTurn(EventBase):
 def call_tool(st: Step, call: ToolCall) -> CallRecord:
     if call.server not in st.s.host.clients:
         text = f"No server '{call.server}' is configured in this host."
-        return CallRecord(server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
+        return make(CallRecord, server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
     return client_for(st, st.s.host.clients[call.server]).call_tool(call)
 
 
 def deliver(st: Step, rec: CallRecord) -> None:
-    st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
+    st.s.host.conversation.append(make(Message, role="tool", text=f"{rec.tool}: {rec.text}"))
 
 
 @handles(TakeTurn)
@@ -52,7 +52,7 @@ def _turn(st: Step, e: TakeTurn) -> None:
         st.say("New since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in new) + ".", "model")
     if removed:
         st.say("Gone since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in removed) + ".", "model")
-    h.conversation.append(Message(role="assistant", text=f"turn {h.turns}: sees {names}"))
+    h.conversation.append(make(Message, role="assistant", text=f"turn {h.turns}: sees {names}"))
     if e.calls is not None:
         calls = e.calls
     else:
@@ -82,8 +82,13 @@ def _turn(st: Step, e: TakeTurn) -> None:
         st.say("The model answered without calling a tool.", "model")
     h.last_prompt = prompt
     h.pending_changes = 0
-    st.turn = TurnRecord(
-        number=h.turns, tools_seen=prompt, new_tools=new if h.turns > 1 else [], removed_tools=removed, calls=records
+    st.turn = make(
+        TurnRecord,
+        number=h.turns,
+        tools_seen=prompt,
+        new_tools=new if h.turns > 1 else [],
+        removed_tools=removed,
+        calls=records,
     )
 
 
