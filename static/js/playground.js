@@ -63,6 +63,8 @@ export function mountPlayground(section, transport) {
     const notice = answer.notice || linkNotice;
     linkNotice = null;
     announce.textContent = notice ? `${notice} ${summary}` : summary;
+    // Other widgets (goals, predictions) listen for every answer the playground draws.
+    section.dispatchEvent(new CustomEvent("playground:answer", { detail: answer }));
   }
 
   function showError(answer) {
