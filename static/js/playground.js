@@ -36,6 +36,8 @@ export function mountPlayground(section, transport) {
   let views = [];
   let shown = null; // the view on screen, to find what the next one changed
   let pressed = null; // the control behind the change on its way, kept in view with what it changed
+  let logMoved = false; // the log grew: scroll it to its end once the page has been laid out
+  let pastShown = false; // log entries are marked "later" (an earlier step is on view)
   const fromLink = takeLink(panel);
   let linkNotice = null;
   if (fromLink !== null) {
@@ -64,7 +66,7 @@ export function mountPlayground(section, transport) {
     }
     while (list.children.length > from) list.lastElementChild.remove();
     list.append(...entries.map(logEntry));
-    box.scrollTop = box.scrollHeight;
+    logMoved = true;
   }
 
   function render(answer, frame) {
@@ -152,25 +154,30 @@ export function mountPlayground(section, transport) {
     if (wire) fill(wire, wireList(v.wire));
     const diagram = region("diagram");
     if (diagram) fill(diagram, eraDiagrams(v));
-    for (const el of section.querySelectorAll(".log > li")) {
-      const i = Number(el.dataset.step);
-      el.classList.toggle("later", i > k);
-      if (i === k) el.setAttribute("aria-current", "step");
-      else el.removeAttribute("aria-current");
-    }
+    markLogStep(k);
     shown = v;
-    if (marked.length) {
-      const quiet = reducedMotion();
-      for (const el of marked) {
-        el.classList.remove("flash");
-        if (!quiet) {
-          void el.offsetWidth; // restart the animation on an element marked twice in a row
-          el.classList.add("flash");
-        }
-      }
-      bringIntoView(marked, button, quiet);
-    }
+    // Marked elements are new nodes (every region but the log is redrawn), so adding the class
+    // starts the flash without forcing a layout first.
+    const quiet = reducedMotion();
+    if (!quiet) for (const el of marked) el.classList.add("flash");
+    // One layout for both: measuring what to bring into view, then the log's scroll position.
+    if (marked.length) bringIntoView(marked, button, quiet);
+    const box = region("log");
+    if (logMoved && box) box.scrollTop = box.scrollHeight;
+    logMoved = false;
     return summarize(d);
+  }
+
+  // The log entry of the step on view is the current one; entries after it are "later". At the
+  // latest step only the current entry changes, so a press touches two entries, not the whole log.
+  function markLogStep(k) {
+    const list = region("log")?.querySelector("ol.log");
+    if (!list) return;
+    list.querySelector('[aria-current="step"]')?.removeAttribute("aria-current");
+    const past = k < list.children.length - 1;
+    if (past || pastShown) for (const el of list.children) el.classList.toggle("later", Number(el.dataset.step) > k);
+    pastShown = past;
+    list.children[k]?.setAttribute("aria-current", "step");
   }
 
   // The timeline asks for step k: draw the view this page holds for it, or ask for it (an open of
