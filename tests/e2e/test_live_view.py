@@ -172,3 +172,15 @@ def test_axe_after_presses_in_both_themes(page: Page) -> None:
         page.emulate_media(color_scheme=scheme)
         results = Axe().run(page)
         assert results.violations_count == 0, results.generate_report()
+
+
+def test_reduced_motion_keeps_the_words_and_drops_the_flash(page: Page) -> None:
+    page.emulate_media(reduced_motion="reduce")
+    section = open_playground(page, LESSON_1, TITLE)
+    press(section, "A dies", 1)
+    row = rowheader(section, "A")
+    expect_marked(row, "changed")
+    expect(row).not_to_have_class(re.compile(r"\bflash\b"))
+    page.emulate_media(reduced_motion="no-preference")
+    press(section, "A is back", 2)
+    expect(rowheader(section, "A")).to_have_class(re.compile(r"\bflash\b"))
