@@ -2,13 +2,22 @@
 // in sessionStorage. The server only caches the run; when it has lost it (a restart, another
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
+import { diffViews, stepName, summarize } from "./changes.js";
+import { eraDiagrams } from "./diagram.js";
 import { fill, h } from "./dom.js";
-import { comparison, counterLine, handleState, logList, promptList, serverTable, wireList } from "./render.js";
+import { comparison, counterLine, handleState, logEntry, logList, promptList, serverTable, wireList } from "./render.js";
+import { makeTimeline } from "./timeline.js";
 import { session } from "./store.js";
 import { decodeLink, encodeLink, takeLink } from "./share.js";
 
 const KEY = (id) => `churn-lab:playground:${id}`;
 const LINK_BROKEN = "This link is damaged or from an older version of the lesson; here is a fresh playground.";
+
+const MARKED = "data-mark";
+const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+
+// The server table's column for each field the diff names.
+const COLUMN = { status: "Status", era: "Era", stream: "Stream", tools: "Tools", "last change": "Last change", "last error": "Last error" };
 
 export function mountPlayground(section, transport) {
   const panel = section.dataset.panelId;
@@ -17,9 +26,18 @@ export function mountPlayground(section, transport) {
   const undoBtn = section.querySelector('[data-action="undo"]');
   const share = addShare(section);
   const controls = [...section.querySelectorAll("button, input:not([readonly])")];
+  const timeline = makeTimeline(section, viewStep);
+  announce.before(timeline.el);
   // The log: { handle, variant, era, events: [["p", button] | ["e", era]], seq }.
   let log = session.get(KEY(panel));
+  // The log entries the page holds, one per step; the log region's list mirrors it item by item.
   let history = [];
+  // The views this page has drawn, by step: the timeline shows them again without asking.
+  let views = [];
+  let shown = null; // the view on screen, to find what the next one changed
+  let pressed = null; // the control behind the change on its way, kept in view with what it changed
+  let logMoved = false; // the log grew: scroll it to its end once the page has been laid out
+  let pastShown = false; // log entries are marked "later" (an earlier step is on view)
   const fromLink = takeLink(panel);
   let linkNotice = null;
   if (fromLink !== null) {
@@ -35,9 +53,25 @@ export function mountPlayground(section, transport) {
     session.set(KEY(panel), log);
   }
 
+  // The log region holds one list item per step. An answer carries the entries from `log_from` on:
+  // drop the items from there and append the new ones, so a press costs the same at step 5 and 300.
+  function updateLog(from, entries) {
+    const box = region("log");
+    history = history.slice(0, from).concat(entries);
+    if (!box) return;
+    let list = box.querySelector("ol.log");
+    if (!list || from === 0) {
+      list = logList([]);
+      fill(box, list);
+    }
+    while (list.children.length > from) list.lastElementChild.remove();
+    list.append(...entries.map(logEntry));
+    logMoved = true;
+  }
+
   function render(answer, frame) {
     const v = answer.view;
-    history = history.slice(0, answer.log_from).concat(v.log);
+    updateLog(answer.log_from, v.log);
     const events = frame.type === "open" ? (log && log.events) || [] : log.events.slice();
     if (frame.type === "press") events.push(["p", frame.button]);
     else if (frame.type === "era") events.push(["e", frame.era]);
@@ -45,26 +79,141 @@ export function mountPlayground(section, transport) {
     else if (frame.type === "reset") events.length = 0;
     log = { handle: answer.handle, variant: answer.variant, era: answer.start_era, events, seq: answer.seq };
     save();
+    const k = events.length;
+    views = frame.type === "open" || frame.type === "reset" ? [] : views.slice(0, k);
+    views[k] = v;
     for (const el of controls) el.disabled = false;
     undoBtn.disabled = !answer.can_undo;
-    for (const input of section.querySelectorAll('[data-role="era"] input')) input.checked = input.value === answer.era;
     for (const input of section.querySelectorAll('[data-role="variant"] input')) input.checked = input.value === answer.variant;
-    if (region("servers")) fill(region("servers"), serverTable(v.servers));
-    if (region("prompt")) fill(region("prompt"), promptList(v.next_prompt), counterLine(v.counters));
-    if (region("log")) {
-      fill(region("log"), logList(history));
-      region("log").scrollTop = region("log").scrollHeight;
-    }
-    if (region("comparison")) fill(region("comparison"), comparison(v.comparison));
-    if (region("wire")) fill(region("wire"), wireList(v.wire));
-    if (region("handles")) fill(region("handles"), handleState(v));
+    timeline.setTotal(k);
+    // An open draws a playground afresh: nothing was pressed, so nothing is marked.
+    const changes = draw(v, frame.type === "open" ? null : shown, k, pressed);
+    pressed = null;
     share.hide();
     const last = history[history.length - 1];
-    const summary = last.step ? `Step ${last.step}: ${last.label}. ${last.lines.map((l) => l.text).join(" ")}` : "Playground ready.";
+    const summary = last.step
+      ? `After press ${k}. Step ${last.step}: ${last.label}. ${changes}`
+      : "Playground ready.";
     const notice = answer.notice || linkNotice;
     linkNotice = null;
     announce.textContent = notice ? `${notice} ${summary}` : summary;
+    // Other widgets (goals, predictions) listen for every answer the playground draws.
     section.dispatchEvent(new CustomEvent("playground:answer", { detail: answer }));
+  }
+
+  // Draw one view, mark what changed since `prev` (none when null), and bring the first change
+  // into view. Returns the sentence that says what changed.
+  function draw(v, prev, k, button = null) {
+    const d = diffViews(prev, v);
+    for (const input of section.querySelectorAll('[data-role="era"] input')) input.checked = input.value === v.era;
+    for (const el of section.querySelectorAll(`[${MARKED}]`)) el.removeAttribute(MARKED);
+    const marked = [];
+    const mark = (el, word) => {
+      if (!el) return;
+      el.setAttribute(MARKED, word);
+      marked.push(el);
+    };
+    const servers = region("servers");
+    if (servers) {
+      fill(servers, serverTable(v.servers));
+      for (const name of d.servers.added) mark(servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`), "new");
+      for (const [name, fields] of Object.entries(d.servers.changed)) {
+        const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
+        if (!row) continue;
+        mark(row.querySelector("th"), "changed");
+        for (const f of fields) row.querySelector(`td[data-label="${COLUMN[f]}"]`)?.classList.add("cell-changed");
+      }
+      if (d.servers.removed.length) {
+        const note = h("p", { class: "change-note" }, `Gone from the table with this press: ${d.servers.removed.join(", ")}`);
+        servers.append(note);
+        mark(note, "gone");
+      }
+    }
+    const promptBox = region("prompt");
+    if (promptBox) {
+      fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
+      const items = promptBox.querySelectorAll("ul.prompt:not(.removed) > li");
+      const joined = new Set(d.prompt.joined.map((t) => `${t.name}@${t.server}`));
+      v.next_prompt.tools.forEach((t, i) => {
+        if (joined.has(`${t.name}@${t.server}`)) mark(items[i], "joined");
+      });
+      if (d.prompt.left.length) {
+        const note = h("p", { class: "change-note" }, `Left the next prompt with this press: ${d.prompt.left.map((t) => `${t.name} from ${t.server}`).join(", ")}`);
+        promptBox.querySelector(".meta")?.before(note);
+        mark(note, "gone");
+      }
+      if (d.counters.length) mark(promptBox.querySelector(".counters"), "changed");
+      if (d.turns) mark(promptBox.querySelector(".meta:not(.counters)"), "changed");
+    }
+    const cmp = region("comparison");
+    if (cmp) {
+      fill(cmp, comparison(v.comparison));
+      if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
+    }
+    const wire = region("wire");
+    if (wire) fill(wire, wireList(v.wire));
+    const handles = region("handles");
+    if (handles) fill(handles, handleState(v));
+    const diagram = region("diagram");
+    if (diagram) fill(diagram, eraDiagrams(v));
+    markLogStep(k);
+    shown = v;
+    // Marked elements are new nodes (every region but the log is redrawn), so adding the class
+    // starts the flash without forcing a layout first.
+    const quiet = reducedMotion();
+    if (!quiet) for (const el of marked) el.classList.add("flash");
+    // One layout for both: measuring what to bring into view, then the log's scroll position.
+    if (marked.length) bringIntoView(marked, button, quiet);
+    const box = region("log");
+    if (logMoved && box) box.scrollTop = box.scrollHeight;
+    logMoved = false;
+    return summarize(d);
+  }
+
+  // The log entry of the step on view is the current one; entries after it are "later". At the
+  // latest step only the current entry changes, so a press touches two entries, not the whole log.
+  function markLogStep(k) {
+    const list = region("log")?.querySelector("ol.log");
+    if (!list) return;
+    list.querySelector('[aria-current="step"]')?.removeAttribute("aria-current");
+    const past = k < list.children.length - 1;
+    if (past || pastShown) for (const el of list.children) el.classList.toggle("later", Number(el.dataset.step) > k);
+    pastShown = past;
+    list.children[k]?.setAttribute("aria-current", "step");
+  }
+
+  // The timeline asks for step k: draw the view this page holds for it, or ask for it (an open of
+  // the log cut at k, under a handle of its own: the playground itself stays where it is).
+  async function viewStep(k) {
+    const total = log ? log.events.length : 0;
+    const where = stepName(k, total);
+    if (views[k]) {
+      const changes = draw(views[k], shown, k);
+      announce.textContent = `Viewing: ${where}. ${changes}`;
+      return;
+    }
+    const { variant, era, events } = log;
+    const answer = await transport.send({ type: "open", panel, log: { variant, era, events: events.slice(0, k), seq: k } });
+    if (answer.type !== "view" || timeline.viewing !== k) return;
+    views[k] = answer.view;
+    const changes = draw(answer.view, shown, k);
+    announce.textContent = `Viewing: ${where}. ${changes}`;
+  }
+
+  // Before a change made while an earlier step is on view: cut the log at that step, under a new
+  // handle, so the change continues from there.
+  async function continueFromPast() {
+    if (!timeline.past) return;
+    const k = timeline.viewing;
+    const { variant, era } = log;
+    const events = log.events.slice(0, k);
+    log = { handle: null, variant, era, events, seq: k };
+    const answer = await transport.send({ type: "open", panel, log: { variant, era, events, seq: k } });
+    if (answer.type === "view") {
+      const held = views.slice(0, k + 1);
+      render(answer, { type: "open" });
+      views = held;
+    }
   }
 
   function showError(answer) {
@@ -104,17 +253,22 @@ export function mountPlayground(section, transport) {
     // The server refused the log (an old link, or a log from an older lesson): begin again.
     log = null;
     history = [];
+    views = [];
     session.remove(KEY(panel));
     linkNotice = answer.message && !linkNotice ? `${LINK_BROKEN} (${answer.message})` : LINK_BROKEN;
     const fresh = await transport.send({ type: "open", panel });
     if (fresh.type === "view") render(fresh, { type: "open" });
   }
 
-  const change = (type, extra = {}) => send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
+  const change = (type, extra = {}) => {
+    chain = chain.then(continueFromPast).catch(() => {});
+    return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
+  };
 
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || !log.handle) return;
+    pressed = button;
     if (button.dataset.button) change("press", { button: button.dataset.button });
     else if (button.dataset.action === "undo") change("undo");
     else if (button.dataset.action === "reset") change("reset");
@@ -123,11 +277,33 @@ export function mountPlayground(section, transport) {
   section.addEventListener("change", (event) => {
     const input = event.target;
     if (!log || !log.handle) return;
+    pressed = input.closest("fieldset");
     if (input.closest('[data-role="era"]')) change("era", { era: input.value });
     else if (input.closest('[data-role="variant"]')) change("reset", { variant: input.value });
   });
   transport.onReconnect(() => send(openFrame));
   send(openFrame);
+}
+
+// Scroll the page as little as it takes to show every marked element (and the control pressed, when
+// they all fit); when they do not all fit, the first change wins.
+function bringIntoView(marked, button, quiet) {
+  const behavior = quiet ? "auto" : "smooth";
+  const margin = 16;
+  const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
+  if (!boxes.length) return;
+  const span = (rs) => [Math.min(...rs.map((r) => r.top)), Math.max(...rs.map((r) => r.bottom))];
+  let [top, bottom] = span(boxes);
+  if (button) {
+    const [t, b] = span([...boxes, button.getBoundingClientRect()]);
+    if (b - t + 2 * margin <= window.innerHeight) [top, bottom] = [t, b];
+  }
+  if (bottom - top + 2 * margin > window.innerHeight) {
+    marked[0].scrollIntoView({ block: "start", behavior });
+    return;
+  }
+  if (top < margin) window.scrollBy({ top: top - margin, behavior });
+  else if (bottom > window.innerHeight - margin) window.scrollBy({ top: bottom - window.innerHeight + margin, behavior });
 }
 
 function addShare(section) {

@@ -106,19 +106,18 @@ export function counterLine(c) {
   return h("p", { class: "meta counters" }, bits.join(" · "));
 }
 
-export function logList(log) {
+// One step of the log. The playground appends these one at a time (see playground.js).
+export function logEntry(step) {
   return h(
-    "ol",
-    { class: "log" },
-    log.map((step) =>
-      h(
-        "li",
-        { class: "step", "data-step": step.step },
-        h("p", { class: "step-label" }, step.step ? `Step ${step.step}: ${step.label}` : "Start"),
-        h("ul", { class: "lines" }, step.lines.map(logLine)),
-      ),
-    ),
+    "li",
+    { class: "step", "data-step": step.step },
+    h("p", { class: "step-label" }, step.step ? `Step ${step.step}: ${step.label}` : "Start"),
+    h("ul", { class: "lines" }, step.lines.map(logLine)),
   );
+}
+
+export function logList(log) {
+  return h("ol", { class: "log" }, log.map(logEntry));
 }
 
 function headerText(m) {

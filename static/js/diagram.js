@@ -1,0 +1,185 @@
+// The wire of one step as a sequence diagram: a lane per party, an arrow per frame, time running
+// down. A CSS grid: lanes are columns, frames are rows, so the diagram needs no layout code and
+// scrolls inside itself when the lanes do not fit. Every arrow is a button that shows the frame's
+// full JSON; the ordered list beside it (render.js's wireList) is the same frames as text.
+import { h } from "./dom.js";
+
+function payloadName(p) {
+  if (!p) return "";
+  if (p.method) return p.method;
+  if (p.error) return `error ${p.error.code ?? ""}`.trim();
+  if ("result" in p) return p.result && p.result.isError ? "result (isError: true)" : "result";
+  if (p.isError) return "tool error (isError: true)";
+  return "";
+}
+
+// The words on an arrow: the JSON-RPC method, or the HTTP status, and how it travels.
+export function frameLabel(m) {
+  const what = payloadName(m.payload);
+  switch (m.kind) {
+    case "http_request":
+      return `${m.method}${what ? ` ${what}` : m.method === "GET" ? " (open a stream)" : ""}`;
+    case "http_response":
+      return `HTTP ${m.status}${m.sse ? " · SSE stream opens" : ""}${what ? ` · ${what}` : ""}`;
+    case "sse_event":
+      return `SSE event${what ? ` · ${what}` : ""}`;
+    case "stdio_line":
+      return `stdio line${what ? ` · ${what}` : ""}`;
+    case "stream_end":
+      return `stream ${m.how || "ends"}`;
+    case "host_built":
+      return `${what || "a message"} for ${m.receiver}`;
+    default:
+      return what || m.kind || "frame";
+  }
+}
+
+const KIND_WORDS = {
+  http_request: "HTTP request",
+  http_response: "HTTP response",
+  sse_event: "SSE event",
+  stdio_line: "stdio line",
+  stream_end: "end of stream, seen by the host, not on the wire",
+  host_built: "built by the host, not on the wire",
+};
+
+// The lanes of a wire: the host first, the model last, every other party in order of appearance.
+export function lanes(wire) {
+  const seen = [];
+  for (const m of wire) for (const p of [m.sender, m.receiver]) if (p && !seen.includes(p)) seen.push(p);
+  const rank = (p) => (p === "host" ? 0 : p === "model" ? 2 : 1);
+  return seen.map((p, i) => [p, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([p]) => p);
+}
+
+function detail(m, n, total) {
+  return [
+    h("p", { class: "msg-head" }, `Frame ${n} of ${total}: ${m.sender} → ${m.receiver} · ${KIND_WORDS[m.kind] || m.kind}`),
+    m.http ? h("p", {}, h("code", {}, m.http)) : null,
+    Object.keys(m.headers || {}).length ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`))) : null,
+    m.payload ? h("pre", {}, h("code", {}, JSON.stringify(m.payload, null, 2))) : h("p", { class: "subtle" }, "No JSON-RPC body."),
+    m.note ? h("p", { class: "msg-note" }, m.note) : null,
+  ];
+}
+
+let uid = 0;
+
+// The page's CSP refuses style attributes, not styles set through the CSSOM: place grid items here.
+function place(el, props) {
+  for (const [k, v] of Object.entries(props)) el.style.setProperty(k, String(v));
+  return el;
+}
+
+// One era's diagram. `title` names it ("Modern (2026-07-28), this playground").
+export function sequenceDiagram(wire, title) {
+  const id = `seq-${++uid}`;
+  const parties = lanes(wire);
+  const col = (p) => parties.indexOf(p) + 1;
+  const info = h("div", { class: "seq-detail", id: `${id}-detail`, "aria-live": "polite" }, h("p", { class: "subtle" }, "Choose an arrow to read its frame in full."));
+  if (!wire.length) return h("figure", { class: "seq" }, h("figcaption", {}, title), h("p", { class: "placeholder" }, "No messages crossed the wire in this step."));
+  const rows = wire.map((m, i) => {
+    const n = i + 1;
+    const row = i + 2;
+    const a = col(m.sender);
+    const b = col(m.receiver);
+    const local = !m.on_wire;
+    const from = Math.min(a, b);
+    const to = Math.max(a, b);
+    const label = frameLabel(m);
+    const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : ""].filter(Boolean).join(" ");
+    const name = `Frame ${n} of ${wire.length}: ${m.sender} to ${m.receiver}, ${label}${local ? `, ${KIND_WORDS[m.kind]}` : `, ${KIND_WORDS[m.kind] || ""}`}`;
+    const where =
+      local && m.kind === "host_built"
+        ? { "grid-row": row, "grid-column": `${col("host") || from} / span 1` }
+        : { "grid-row": row, "grid-column": `${from} / ${to + 1}`, "--span": to - from + 1 };
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: classes,
+        "aria-label": name,
+        "aria-controls": `${id}-detail`,
+        "aria-expanded": "false",
+        "data-frame": String(i),
+      },
+      h("span", { class: "seq-n", "aria-hidden": "true" }, `${n}`),
+      h("span", { class: "seq-label" }, label),
+      local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? "built by the host, not on the wire" : "seen by the host, not on the wire") : null,
+      h("span", { class: "seq-line", "aria-hidden": "true" }),
+    );
+    return place(button, where);
+  });
+  const grid = place(
+    h(
+      "div",
+      { class: "seq-grid" },
+      parties.map((p, i) => place(h("div", { class: "seq-lane-head" }, p), { "grid-column": i + 1, "grid-row": 1 })),
+      parties.map((p, i) => place(h("div", { class: "seq-lane", "aria-hidden": "true" }), { "grid-column": i + 1, "grid-row": `2 / ${wire.length + 2}` })),
+      rows,
+    ),
+    { "grid-template-columns": `repeat(${parties.length}, minmax(7rem, 1fr))` },
+  );
+  // The same frames as an ordered list, for reading in order: no JSON here (the arrows open it).
+  const listId = `${id}-list`;
+  const toggle = h("button", { type: "button", class: "seq-toggle", "aria-expanded": "false", "aria-controls": listId }, "Frames as a list");
+  const list = h(
+    "ol",
+    { class: "seq-text", id: listId, hidden: "" },
+    wire.map((m) => h("li", {}, `${m.sender} to ${m.receiver}: ${frameLabel(m)} (${KIND_WORDS[m.kind] || m.kind})`)),
+  );
+  toggle.addEventListener("click", () => {
+    list.hidden = !list.hidden;
+    toggle.setAttribute("aria-expanded", String(!list.hidden));
+  });
+  const textList = h("div", { class: "seq-textwrap" }, toggle, list);
+  const figure = h(
+    "figure",
+    { class: "seq", "data-frames": String(wire.length) },
+    h("figcaption", {}, title, h("span", { class: "subtle" }, ` · ${wire.length} frame${wire.length === 1 ? "" : "s"}, time runs down`)),
+    h("div", { class: "seq-scroll" }, grid),
+    info,
+    textList,
+  );
+  figure.addEventListener("click", (event) => {
+    const button = event.target.closest(".seq-arrow");
+    if (!button) return;
+    const i = Number(button.dataset.frame);
+    for (const b of figure.querySelectorAll(".seq-arrow")) b.setAttribute("aria-expanded", String(b === button));
+    info.replaceChildren(...detail(wire[i], i + 1, wire.length).filter(Boolean));
+  });
+  figure.addEventListener("keydown", (event) => {
+    const button = event.target.closest(".seq-arrow");
+    if (!button || !["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+    const all = [...figure.querySelectorAll(".seq-arrow")];
+    const at = all.indexOf(button);
+    const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: all.length - 1 }[event.key];
+    if (all[next]) {
+      event.preventDefault();
+      all[next].focus();
+    }
+  });
+  return figure;
+}
+
+const LEGEND = [
+  ["kind-http_request", "HTTP request (solid)"],
+  ["kind-http_response", "HTTP response (dashed)"],
+  ["kind-sse_event", "SSE event (dotted)"],
+  ["kind-stdio_line", "stdio line (thin)"],
+  ["kind-host_built", "built by the host (boxed, not on the wire)"],
+];
+
+// Both eras for the same press, side by side: the comparison carries each era's wire.
+export function eraDiagrams(view) {
+  const cmp = view.comparison;
+  const legend = h("ul", { class: "seq-legend", "aria-label": "How frames are drawn" }, LEGEND.map(([cls, text]) => h("li", { class: cls }, text)));
+  const cap = (s) => `${s.label[0].toUpperCase()}${s.label.slice(1)}`;
+  if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram(view.wire, "This step"));
+  const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
+  return h(
+    "div",
+    { class: "seq-pair" },
+    legend,
+    sequenceDiagram(legacy.wire, `${cap(legacy)}${legacy === cmp.this ? " (this playground)" : " (the same step)"}`),
+    sequenceDiagram(modern.wire, `${cap(modern)}${modern === cmp.this ? " (this playground)" : " (the same step)"}`),
+  );
+}

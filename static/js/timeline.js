@@ -1,0 +1,71 @@
+// The timeline of presses: a slider over every state the playground has been in, from the start
+// to the latest press. It only reports which step the learner wants to see; the playground draws it.
+import { h } from "./dom.js";
+import { stepName } from "./changes.js";
+
+export function makeTimeline(section, onView) {
+  const id = `${section.dataset.panelId}-timeline`;
+  const slider = h("input", { type: "range", id, min: "0", max: "0", value: "0", step: "1", disabled: "" });
+  const where = h("span", { class: "timeline-where" }, "at the start");
+  const latest = h("button", { type: "button", "data-action": "latest", hidden: "" }, "Back to the latest");
+  const note = h("p", { class: "timeline-note", hidden: "" });
+  const box = h(
+    "div",
+    { class: "timeline" },
+    h("label", { for: id }, "Timeline of presses"),
+    slider,
+    where,
+    latest,
+    note,
+  );
+  let total = 0;
+  let at = 0;
+
+  function show() {
+    const name = stepName(at, total);
+    where.textContent = at === total ? `Now: ${name}` : `Viewing: ${name}`;
+    slider.setAttribute("aria-valuetext", name);
+    slider.value = String(at);
+    slider.max = String(total);
+    slider.disabled = total === 0;
+    latest.hidden = at === total;
+    note.hidden = at === total;
+    note.textContent =
+      at === total
+        ? ""
+        : `You are looking at an earlier state. Pressing a button now continues from ${stepName(at)} and drops ${
+            total - at === 1 ? "the press" : `the ${total - at} presses`
+          } after it.`;
+    box.classList.toggle("past", at !== total);
+  }
+
+  slider.addEventListener("input", () => {
+    at = Number(slider.value);
+    show();
+    onView(at);
+  });
+  latest.addEventListener("click", () => {
+    at = total;
+    show();
+    onView(at);
+  });
+  show();
+  return {
+    el: box,
+    // The playground moved on (a press, undo, reset or open): the latest step is in view.
+    setTotal(n) {
+      total = n;
+      at = n;
+      show();
+    },
+    get viewing() {
+      return at;
+    },
+    get total() {
+      return total;
+    },
+    get past() {
+      return at !== total;
+    },
+  };
+}

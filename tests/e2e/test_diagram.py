@@ -1,0 +1,117 @@
+"""The wire as a sequence diagram: an arrow per frame, both eras side by side, host-built items drawn
+apart and labelled, the full JSON on demand, usable from the keyboard and at 375 px."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from .helpers import LESSON_1, comparison, open_playground, press, region, wire
+
+pytestmark = pytest.mark.e2e
+
+TITLE = "Play out an outage"
+ARROW = re.compile(r"^Frame \d+ of \d+: ")
+
+
+@pytest.fixture
+def outage(page: Page) -> Locator:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    return open_playground(page, LESSON_1, TITLE)
+
+
+def diagram(section: Locator, era: str) -> Locator:
+    """One era's diagram: a figure named by its caption ("Modern (2026-07-28) (this playground) · …")."""
+    return region(section, "Wire").get_by_role("figure", name=re.compile("^" + re.escape(era)))
+
+
+def arrows(figure: Locator) -> Locator:
+    return figure.get_by_role("button", name=ARROW)
+
+
+def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
+    press(outage, "Take a model turn", 1)
+    press(outage, "B deploys a new tool", 2)
+    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    legacy = diagram(outage, "Legacy (2025-11-25) (the same step)")
+    # This era: as many arrows as messages in the text list of the wire.
+    frames = wire(outage).get_by_role("group").get_by_role("listitem")
+    n = frames.count()
+    assert n > 0
+    expect(arrows(modern)).to_have_count(n)
+    # Each era's arrows match the comparison's count of that era's wire messages.
+    cmp = comparison(outage, "Restarts, era by era")
+    for figure, side in ((legacy, 0), (modern, 1)):
+        said = cmp.get_by_text(re.compile(r"^\d+ wire messages?$")).nth(side).inner_text()
+        expect(arrows(figure)).to_have_count(int(said.split()[0]))
+    # The arrows read as methods and statuses, and HTTP and SSE are visible as such.
+    expect(modern).to_contain_text("notifications/tools/list_changed")
+    expect(legacy).to_contain_text(re.compile(r"POST .*tools/list"))
+    expect(legacy).to_contain_text(re.compile(r"HTTP 200"))
+    expect(modern.get_by_role("button", name=re.compile("SSE event"))).not_to_have_count(0)
+
+
+def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> None:
+    press(outage, "Take a model turn", 1)
+    press(outage, "A dies", 2)
+    press(outage, "Take a model turn", 3)
+    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    built = modern.get_by_role("button", name=re.compile("built by the host, not on the wire"))
+    expect(built).to_have_count(1)
+    expect(built).to_contain_text("built by the host, not on the wire")
+    expect(built).to_contain_text("isError")
+    built.click()
+    detail = modern.get_by_text(re.compile("^Frame \\d+ of \\d+: host → model · built by the host"))
+    expect(detail).to_be_visible()
+    expect(modern).to_contain_text('"isError": true')
+
+
+def test_stream_ends_are_marked(outage: Locator) -> None:
+    press(outage, "A dies", 1)
+    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    expect(modern.get_by_role("button", name=re.compile("stream (closed|dropped|eof)"))).not_to_have_count(0)
+    expect(modern).to_contain_text("seen by the host, not on the wire")
+
+
+def test_keyboard_reads_every_frame(outage: Locator) -> None:
+    page = outage.page
+    press(outage, "B deploys a new tool", 1)
+    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    first = arrows(modern).first
+    first.focus()
+    expect(first).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    second = arrows(modern).nth(1)
+    expect(second).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(second).to_have_attribute("aria-expanded", "true")
+    expect(modern).to_contain_text('"jsonrpc": "2.0"')
+    page.keyboard.press("End")
+    expect(arrows(modern).last).to_be_focused()
+    page.keyboard.press("Home")
+    expect(first).to_be_focused()
+    # Space works on an arrow as on any button.
+    page.keyboard.press("Space")
+    expect(first).to_have_attribute("aria-expanded", "true")
+    # The text alternative lists the same frames, in order.
+    modern.get_by_role("button", name="Frames as a list").click()
+    items = modern.get_by_role("list").get_by_role("listitem")
+    expect(items).to_have_count(arrows(modern).count())
+    expect(items.first).to_contain_text(" to ")
+
+
+def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: str) -> None:
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    section = open_playground(page, LESSON_1, TITLE)
+    press(section, "Add server C", 1)
+    press(section, "Take a model turn", 2)
+    modern = diagram(section, "Modern (2026-07-28) (this playground)")
+    expect(arrows(modern).first).to_be_attached()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    wide = modern.evaluate(
+        "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
+    )
+    assert wide[0] > wide[1], "three lanes do not fit 375 px: the diagram scrolls inside its own box"
+    page.close()

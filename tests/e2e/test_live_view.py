@@ -1,0 +1,186 @@
+"""The playground's live view: every change is in view near the button and marked in words, the log
+grows by appending, and the timeline lets a learner look back and continue from an earlier press."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Locator, Page, expect
+
+from .helpers import LESSON_1, log_labels, open_playground, press, prompt, region, server_row, servers
+
+pytestmark = pytest.mark.e2e
+
+TITLE = "Play out an outage"
+
+
+@pytest.fixture
+def outage(page: Page) -> Locator:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    return open_playground(page, LESSON_1, TITLE)
+
+
+def badge(el: Locator) -> str:
+    """The word a mark shows beside an element (drawn by CSS, so read from its ::after box)."""
+    content = el.evaluate("e => getComputedStyle(e, '::after').content")
+    found = re.match(r'^"([^"]*)"', content)
+    return found.group(1) if found else content
+
+
+def expect_marked(el: Locator, word: str) -> None:
+    expect(el).to_have_attribute("data-mark", word)
+    assert badge(el) == word
+    expect(el).to_be_in_viewport()
+
+
+def rowheader(section: Locator, name: str) -> Locator:
+    return server_row(section, name).get_by_role("rowheader")
+
+
+def status(section: Locator) -> Locator:
+    return section.get_by_role("status")
+
+
+def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
+    press(outage, "A dies", 1)
+    expect_marked(rowheader(outage, "A"), "changed")
+    expect(outage.get_by_role("button", name="A dies")).to_be_in_viewport()
+    # Its tools leave the next prompt: said in words, beside the list.
+    left = prompt(outage).get_by_text(re.compile("^Left the next prompt with this press"))
+    expect(left).to_contain_text("search_docs from A")
+    expect_marked(left, "gone")
+    expect(status(outage)).to_contain_text("After press 1.")
+    expect(status(outage)).to_contain_text("server A: status")
+    expect(status(outage)).to_contain_text("left the next prompt: search_docs, read_page")
+    # B did not change, so it carries no mark.
+    expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
+
+
+def test_a_new_server_and_its_tools_are_marked(outage: Locator) -> None:
+    press(outage, "Add server C", 1)
+    expect_marked(rowheader(outage, "C"), "new")
+    joined = prompt(outage).get_by_role("listitem").filter(has_text=re.compile("^find_slot from C"))
+    expect_marked(joined, "joined")
+    expect(status(outage)).to_contain_text("server C is new")
+
+
+def test_a_turn_marks_the_counters(outage: Locator) -> None:
+    press(outage, "Take a model turn", 1)
+    counters = prompt(outage).get_by_text(re.compile("^Conversation: "))
+    expect_marked(counters, "changed")
+    expect(status(outage)).to_contain_text("was")
+
+
+def test_the_comparison_sits_beside_the_table_and_is_marked(outage: Locator) -> None:
+    press(outage, "B deploys a new tool", 1)
+    cmp = region(outage, "Restarts, era by era")
+    table = servers(outage)
+    expect(cmp).to_be_in_viewport()
+    box, tbox = cmp.bounding_box(), table.bounding_box()
+    assert box and tbox and box["x"] > tbox["x"] + tbox["width"] - 1, "the comparison is beside the table"
+    assert box["y"] < tbox["y"] + tbox["height"], "the comparison starts level with the table"
+    expect(cmp.get_by_role("heading", level=5).first).to_be_in_viewport()
+    expect_marked(cmp.locator("[data-mark]"), "new step")
+    # The next press clears the marks of the last one where nothing changed.
+    press(outage, "A is back", 2)
+    expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
+
+
+def test_the_log_grows_by_appending(outage: Locator) -> None:
+    press(outage, "Take a model turn", 1)
+    first = log_labels(outage).first
+    # A property set on the first entry survives later presses only if the entry is never rebuilt.
+    first.evaluate("e => { e.closest('li').keep = 'same node'; }")
+    press(outage, "A dies", 2)
+    press(outage, "Take a model turn", 3)
+    assert first.evaluate("e => e.closest('li').keep") == "same node"
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_count(3)
+    expect(log_labels(outage).last).to_have_text("Step 2: A dies")
+    assert first.evaluate("e => e.closest('li').keep") == "same node"
+    outage.get_by_role("button", name="Reset").click()
+    expect(log_labels(outage)).to_have_text(["Start"])
+
+
+def timeline(section: Locator) -> Locator:
+    return section.get_by_role("slider", name="Timeline of presses")
+
+
+def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
+    page = outage.page
+    press(outage, "A dies", 1)
+    press(outage, "A is back", 2)
+    press(outage, "Take a model turn", 3)
+    slider = timeline(outage)
+    expect(slider).to_have_attribute("aria-valuetext", "after press 3")
+    slider.fill("1")
+    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    expect(slider).to_have_attribute("aria-valuetext", "after press 1 of 3")
+    # The table shows the state after press 1, and the learner is told what a press will do.
+    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
+    expect(
+        outage.get_by_text(re.compile("Pressing a button now continues from after press 1 and drops the 2 presses"))
+    ).to_be_visible()
+    # The start, the earliest state, can be viewed too.
+    slider.fill("0")
+    expect(outage.get_by_text("Viewing: at the start (before press 1 of 3)", exact=True)).to_be_visible()
+    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("connected")
+    slider.fill("1")
+    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
+
+    press(outage, "Take a model turn", 2)
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+    expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
+    expect(outage.get_by_text(re.compile("^Pressing a button now continues"))).to_be_hidden()
+    # The shortened history is the playground now: it survives a reload.
+    page.reload()
+    section = open_playground_again(page)
+    expect(log_labels(section)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+
+
+def open_playground_again(page: Page) -> Locator:
+    section = page.get_by_role("region", name=TITLE, exact=True)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    return section
+
+
+def test_back_to_the_latest(outage: Locator) -> None:
+    press(outage, "A dies", 1)
+    press(outage, "A is back", 2)
+    timeline(outage).fill("1")
+    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
+    outage.get_by_role("button", name="Back to the latest").click()
+    expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
+    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("connected")
+    expect(log_labels(outage)).to_have_count(3)
+
+
+def test_axe_after_presses_in_both_themes(page: Page) -> None:
+    outage = open_playground(page, LESSON_1, TITLE)
+    press(outage, "Take a model turn", 1)
+    press(outage, "Add server C", 2)
+    press(outage, "A dies", 3)
+    press(outage, "Take a model turn", 4)
+    timeline(outage).fill("2")
+    expect(outage.get_by_text("Viewing: after press 2 of 4", exact=True)).to_be_visible()
+    wire = region(outage, "Wire")
+    wire.get_by_role("button", name=re.compile("^Frame 1 of")).first.click()
+    wire.get_by_role("button", name="Frames as a list").first.click()
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        results = Axe().run(page)
+        assert results.violations_count == 0, results.generate_report()
+
+
+def test_reduced_motion_keeps_the_words_and_drops_the_flash(page: Page) -> None:
+    page.emulate_media(reduced_motion="reduce")
+    section = open_playground(page, LESSON_1, TITLE)
+    press(section, "A dies", 1)
+    row = rowheader(section, "A")
+    expect_marked(row, "changed")
+    expect(row).not_to_have_class(re.compile(r"\bflash\b"))
+    page.emulate_media(reduced_motion="no-preference")
+    press(section, "A is back", 2)
+    expect(rowheader(section, "A")).to_have_class(re.compile(r"\bflash\b"))
