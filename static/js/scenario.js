@@ -48,8 +48,10 @@ function mountScenarios(section, scenarios) {
     button.addEventListener("click", () => play(section, scenario, button));
     offer.append(button);
   }
-  // Below the panel's own buttons: the goal and the buttons come first.
-  (section.querySelector(".controls") || heading).after(offer);
+  // Beside Undo and Reset, under the panel's own buttons: the goal and the buttons come first.
+  const history = section.querySelector(".controls .history");
+  if (history) history.after(offer);
+  else (section.querySelector(".controls") || heading).after(offer);
   // A learner's own press, undo, reset or era change ends the replay where it stands.
   const takeOver = (event) => {
     if (!active || active.section !== section || active.driving) return;

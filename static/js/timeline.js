@@ -28,6 +28,7 @@ export function makeTimeline(section, onView) {
     slider.value = String(at);
     slider.max = String(total);
     slider.disabled = total === 0;
+    box.hidden = total === 0; // nothing to scrub before the first press
     latest.hidden = at === total;
     note.hidden = at === total;
     note.textContent =

@@ -69,10 +69,9 @@ def test_every_disclosure_opens(desktop: Page, path: str) -> None:
 
 def test_json_examples_wait_behind_a_disclosure(desktop: Page) -> None:
     desktop.goto(LESSON_1)
-    figures = desktop.get_by_role("figure")
-    expect(figures.first).to_be_hidden()
-    desktop.get_by_text("Show the host-built tool result, in both eras").click()
     result = desktop.get_by_role("figure").filter(has_text="CallToolResult")
+    expect(result.first).to_be_hidden()
+    desktop.get_by_text("Show the host-built tool result, in both eras").click()
     expect(result).to_have_count(2)
     expect(result.first).to_be_visible()
     expect(result.first).to_contain_text('"isError": true')
