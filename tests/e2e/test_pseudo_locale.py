@@ -1,9 +1,9 @@
 """The page scripts take their UI strings from the catalogue too: in the pseudo-locale every string the
-scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after presses (every text and label
-that playground.js, render.js, changes.js, timeline.js, goals.js and predict.js write), skipping only
-content data: the simulation's view (statuses, names, narration, wire JSON), marked ``data-content``
-or in ``<code>``/``<pre>``. Not covered yet: the wire sequence diagram (diagram.js is not converted,
-so its region is left out) and embed.js (not wired into the page)."""
+scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after presses and a look back in time
+(every text and label that playground.js, render.js, diagram.js, changes.js, timeline.js, goals.js and
+predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
+narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
+``<code>``/``<pre>``, and ``<noscript>``, which the server side checks."""
 
 from __future__ import annotations
 
@@ -18,12 +18,11 @@ pytestmark = pytest.mark.e2e
 
 WRAPPED = re.compile(r"^⟦.*⟧$", re.S)
 NEUTRAL = re.compile(r"^[\s\d·.,:;()\-–—…/●◐✕↻◌→]*$")
-UNCONVERTED = '[data-region="diagram"]'
 
 # Text and labels in `root` outside messages and outside content data.
-LEFT_OVER = """(root, skip) => {
+LEFT_OVER = """(root) => {
   const copy = root.cloneNode(true);
-  for (const el of copy.querySelectorAll(`[data-content], code, pre, script, style, noscript, ${skip}`)) el.remove();
+  for (const el of copy.querySelectorAll(`[data-content], code, pre, script, style, noscript`)) el.remove();
   const found = [];
   for (const el of [copy, ...copy.querySelectorAll("*")]) {
     for (const name of ["aria-label", "title", "placeholder"]) {
@@ -42,7 +41,7 @@ LEFT_OVER = """(root, skip) => {
 
 
 def left_over(scope: Locator) -> list[str]:
-    found = scope.evaluate(LEFT_OVER, UNCONVERTED)
+    found = scope.evaluate(LEFT_OVER)
     return [" ".join(text.split()) for text in found if not NEUTRAL.match(text)]
 
 
@@ -58,6 +57,9 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
         expect(announce).to_have_text(re.compile(rf"^⟦After press {i + 1}\. .*⟧"))
     section.get_by_role("slider").fill("1")
     expect(announce).to_have_text(re.compile(r"^⟦Viewing: .*⟧$"))
+    expect(section.locator(".seq-arrow").first).to_be_visible()
+    section.locator(".seq-arrow").first.click()  # the frame's details, from diagram.js
+    expect(section.locator(".seq-detail .msg-head").first).to_have_text(WRAPPED)
     assert left_over(section) == []
     # The check can fail: a string written outside the catalogue is found.
     section.locator('[data-role="announce"]').evaluate("el => el.append(' Hard-coded')")
