@@ -3,7 +3,8 @@ scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after pres
 (every text and label that playground.js, render.js, diagram.js, changes.js, timeline.js, goals.js and
 predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
 narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
-``<code>``/``<pre>``, and ``<noscript>``, which the server side checks."""
+``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. Not converted yet: embed.js's storage notice,
+shown only in a frame whose storage is refused."""
 
 from __future__ import annotations
 
