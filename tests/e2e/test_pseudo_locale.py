@@ -4,7 +4,7 @@ scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after pres
 predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
 narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
 ``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. Not converted yet: embed.js's storage notice,
-shown only in a frame whose storage is refused."""
+shown only in a frame whose storage is refused (embed.js is also served alone, without i18n.js)."""
 
 from __future__ import annotations
 
