@@ -1,14 +1,17 @@
 // What one press changed, found by comparing the view before it with the view after it. Pure
 // functions over two views as the server sent them: no protocol knowledge, no DOM.
+import { t } from "./i18n.js";
 import { plural } from "./render.js";
 
+// The view's key for each server column, and the column's field name (render.js marks each cell
+// with it; the catalogue's "field.<name>" says it in a sentence).
 const SERVER_FIELDS = [
   ["status", "status"],
   ["era", "era"],
   ["listen", "stream"],
   ["tools", "tools"],
-  ["last_change", "last change"],
-  ["last_error", "last error"],
+  ["last_change", "last_change"],
+  ["last_error", "last_error"],
 ];
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -23,7 +26,7 @@ export function diffServers(before, after) {
   for (const [name, row] of now) {
     const prev = old.get(name);
     if (!prev) continue;
-    const fields = SERVER_FIELDS.filter(([key]) => !same(prev[key], row[key])).map(([, label]) => label);
+    const fields = SERVER_FIELDS.filter(([key]) => !same(prev[key], row[key])).map(([, field]) => field);
     if (fields.length) changed[name] = fields;
   }
   return { added, removed, changed };
@@ -42,10 +45,10 @@ export function diffPrompt(before, after) {
 }
 
 const COUNTERS = [
-  ["conversation", (n) => `conversation ${plural(n, "message")}`],
-  ["refetches", (n) => `tools/list calls ${n}`],
-  ["wasted_refetches", (n) => `wasted re-fetches ${n}`],
-  ["ignored_notifications", (n) => `ignored notifications ${n}`],
+  ["conversation", (n) => t("changes.conversation", { messages: plural(n, "message") })],
+  ["refetches", (n) => t("changes.refetches", { n })],
+  ["wasted_refetches", (n) => t("changes.wasted", { n })],
+  ["ignored_notifications", (n) => t("changes.ignored", { n })],
 ];
 
 export function diffCounters(before, after) {
@@ -54,7 +57,7 @@ export function diffCounters(before, after) {
     key,
     from: before[key],
     to: after[key],
-    text: `${say(after[key])} (was ${before[key]})`,
+    text: t("changes.was", { now: say(after[key]), was: before[key] }),
   }));
 }
 
@@ -88,19 +91,18 @@ export function isEmpty(d) {
 export function summarize(d) {
   if (d.first) return "";
   const bits = [];
-  for (const n of d.servers.added) bits.push(`server ${n} is new`);
-  for (const n of d.servers.removed) bits.push(`server ${n} is gone`);
-  for (const [n, fields] of Object.entries(d.servers.changed)) bits.push(`server ${n}: ${fields.join(", ")} changed`);
-  if (d.prompt.joined.length) bits.push(`joined the next prompt: ${d.prompt.joined.map((t) => t.name).join(", ")}`);
-  if (d.prompt.left.length) bits.push(`left the next prompt: ${d.prompt.left.map((t) => t.name).join(", ")}`);
+  for (const n of d.servers.added) bits.push(t("changes.added", { server: n }));
+  for (const n of d.servers.removed) bits.push(t("changes.removed", { server: n }));
+  for (const [n, fields] of Object.entries(d.servers.changed)) bits.push(t("changes.changed", { server: n, fields: fields.map((f) => t(`field.${f}`)).join(", ") }));
+  if (d.prompt.joined.length) bits.push(t("changes.joined", { tools: d.prompt.joined.map((x) => x.name).join(", ") }));
+  if (d.prompt.left.length) bits.push(t("changes.left", { tools: d.prompt.left.map((x) => x.name).join(", ") }));
   for (const c of d.counters) bits.push(c.text);
-  if (!bits.length) return "Nothing in the table or the next prompt changed.";
-  const text = `Changed: ${bits.join("; ")}.`;
-  return text[0].toUpperCase() + text.slice(1);
+  if (!bits.length) return t("changes.none");
+  return t("changes.summary", { changes: bits.join("; ") });
 }
 
 // "after press 3 of 7": how the page names a step to a learner (step 0 is the start).
 export function stepName(k, total) {
-  if (k === 0) return total ? `at the start (before press 1 of ${total})` : "at the start";
-  return total && total !== k ? `after press ${k} of ${total}` : `after press ${k}`;
+  if (k === 0) return total ? t("step.start.of", { total }) : t("step.start");
+  return total && total !== k ? t("step.after.of", { k, total }) : t("step.after", { k });
 }

@@ -3,6 +3,7 @@
 // scrolls inside itself when the lanes do not fit. Every arrow is a button that shows the frame's
 // full JSON; the ordered list beside it (render.js's wireList) is the same frames as text.
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 function payloadName(p) {
   if (!p) return "";
@@ -13,7 +14,8 @@ function payloadName(p) {
   return "";
 }
 
-// The words on an arrow: the JSON-RPC method, or the HTTP status, and how it travels.
+// The words on an arrow: the JSON-RPC method, or the HTTP status, and how it travels. These are
+// protocol words (methods, statuses, transports), shown as content data, not UI text.
 export function frameLabel(m) {
   const what = payloadName(m.payload);
   switch (m.kind) {
@@ -34,14 +36,8 @@ export function frameLabel(m) {
   }
 }
 
-const KIND_WORDS = {
-  http_request: "HTTP request",
-  http_response: "HTTP response",
-  sse_event: "SSE event",
-  stdio_line: "stdio line",
-  stream_end: "end of stream, seen by the host, not on the wire",
-  host_built: "built by the host, not on the wire",
-};
+const KINDS = ["http_request", "http_response", "sse_event", "stdio_line", "stream_end", "host_built"];
+const kindWords = (kind) => (KINDS.includes(kind) ? t(`diagram.kind.${kind}`) : undefined);
 
 // The lanes of a wire: the host first, the model last, every other party in order of appearance.
 export function lanes(wire) {
@@ -53,11 +49,11 @@ export function lanes(wire) {
 
 function detail(m, n, total) {
   return [
-    h("p", { class: "msg-head" }, `Frame ${n} of ${total}: ${m.sender} → ${m.receiver} · ${KIND_WORDS[m.kind] || m.kind}`),
+    h("p", { class: "msg-head" }, t("diagram.frame_head", { n, total, sender: m.sender, receiver: m.receiver, kind: kindWords(m.kind) || m.kind })),
     m.http ? h("p", {}, h("code", {}, m.http)) : null,
     Object.keys(m.headers || {}).length ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`))) : null,
-    m.payload ? h("pre", {}, h("code", {}, JSON.stringify(m.payload, null, 2))) : h("p", { class: "subtle" }, "No JSON-RPC body."),
-    m.note ? h("p", { class: "msg-note" }, m.note) : null,
+    m.payload ? h("pre", {}, h("code", {}, JSON.stringify(m.payload, null, 2))) : h("p", { class: "subtle" }, t("wire.no_body")),
+    m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
   ];
 }
 
@@ -74,8 +70,8 @@ export function sequenceDiagram(wire, title) {
   const id = `seq-${++uid}`;
   const parties = lanes(wire);
   const col = (p) => parties.indexOf(p) + 1;
-  const info = h("div", { class: "seq-detail", id: `${id}-detail`, "aria-live": "polite" }, h("p", { class: "subtle" }, "Choose an arrow to read its frame in full."));
-  if (!wire.length) return h("figure", { class: "seq" }, h("figcaption", {}, title), h("p", { class: "placeholder" }, "No messages crossed the wire in this step."));
+  const info = h("div", { class: "seq-detail", id: `${id}-detail`, "aria-live": "polite" }, h("p", { class: "subtle" }, t("diagram.choose")));
+  if (!wire.length) return h("figure", { class: "seq" }, h("figcaption", {}, title), h("p", { class: "placeholder" }, t("wire.none")));
   const rows = wire.map((m, i) => {
     const n = i + 1;
     const row = i + 2;
@@ -86,7 +82,7 @@ export function sequenceDiagram(wire, title) {
     const to = Math.max(a, b);
     const label = frameLabel(m);
     const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : ""].filter(Boolean).join(" ");
-    const name = `Frame ${n} of ${wire.length}: ${m.sender} to ${m.receiver}, ${label}${local ? `, ${KIND_WORDS[m.kind]}` : `, ${KIND_WORDS[m.kind] || ""}`}`;
+    const name = t("diagram.frame_name", { n, total: wire.length, sender: m.sender, receiver: m.receiver, label, kind: kindWords(m.kind) || "" });
     const where =
       local && m.kind === "host_built"
         ? { "grid-row": row, "grid-column": `${col("host") || from} / span 1` }
@@ -102,8 +98,8 @@ export function sequenceDiagram(wire, title) {
         "data-frame": String(i),
       },
       h("span", { class: "seq-n", "aria-hidden": "true" }, `${n}`),
-      h("span", { class: "seq-label" }, label),
-      local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? "built by the host, not on the wire" : "seen by the host, not on the wire") : null,
+      h("span", { class: "seq-label", "data-content": "" }, label),
+      local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? t("wire.host_built") : t("wire.stream_end")) : null,
       h("span", { class: "seq-line", "aria-hidden": "true" }),
     );
     return place(button, where);
@@ -112,7 +108,7 @@ export function sequenceDiagram(wire, title) {
     h(
       "div",
       { class: "seq-grid" },
-      parties.map((p, i) => place(h("div", { class: "seq-lane-head" }, p), { "grid-column": i + 1, "grid-row": 1 })),
+      parties.map((p, i) => place(h("div", { class: "seq-lane-head", "data-content": "" }, p), { "grid-column": i + 1, "grid-row": 1 })),
       parties.map((p, i) => place(h("div", { class: "seq-lane", "aria-hidden": "true" }), { "grid-column": i + 1, "grid-row": `2 / ${wire.length + 2}` })),
       rows,
     ),
@@ -120,11 +116,11 @@ export function sequenceDiagram(wire, title) {
   );
   // The same frames as an ordered list, for reading in order: no JSON here (the arrows open it).
   const listId = `${id}-list`;
-  const toggle = h("button", { type: "button", class: "seq-toggle", "aria-expanded": "false", "aria-controls": listId }, "Frames as a list");
+  const toggle = h("button", { type: "button", class: "seq-toggle", "aria-expanded": "false", "aria-controls": listId }, t("diagram.as_list"));
   const list = h(
     "ol",
     { class: "seq-text", id: listId, hidden: "" },
-    wire.map((m) => h("li", {}, `${m.sender} to ${m.receiver}: ${frameLabel(m)} (${KIND_WORDS[m.kind] || m.kind})`)),
+    wire.map((m) => h("li", {}, t("diagram.list_item", { sender: m.sender, receiver: m.receiver, label: frameLabel(m), kind: kindWords(m.kind) || m.kind }))),
   );
   toggle.addEventListener("click", () => {
     list.hidden = !list.hidden;
@@ -134,7 +130,7 @@ export function sequenceDiagram(wire, title) {
   const figure = h(
     "figure",
     { class: "seq", "data-frames": String(wire.length) },
-    h("figcaption", {}, title, h("span", { class: "subtle" }, ` · ${wire.length} frame${wire.length === 1 ? "" : "s"}, time runs down`)),
+    h("figcaption", {}, title, h("span", { class: "subtle" }, t(wire.length === 1 ? "diagram.frames.one" : "diagram.frames.many", { n: wire.length }))),
     h("div", { class: "seq-scroll" }, grid),
     info,
     textList,
@@ -160,26 +156,20 @@ export function sequenceDiagram(wire, title) {
   return figure;
 }
 
-const LEGEND = [
-  ["kind-http_request", "HTTP request (solid)"],
-  ["kind-http_response", "HTTP response (dashed)"],
-  ["kind-sse_event", "SSE event (dotted)"],
-  ["kind-stdio_line", "stdio line (thin)"],
-  ["kind-host_built", "built by the host (boxed, not on the wire)"],
-];
+const LEGEND = ["http_request", "http_response", "sse_event", "stdio_line", "host_built"];
 
 // Both eras for the same press, side by side: the comparison carries each era's wire.
 export function eraDiagrams(view) {
   const cmp = view.comparison;
-  const legend = h("ul", { class: "seq-legend", "aria-label": "How frames are drawn" }, LEGEND.map(([cls, text]) => h("li", { class: cls }, text)));
+  const legend = h("ul", { class: "seq-legend", "aria-label": t("diagram.legend") }, LEGEND.map((kind) => h("li", { class: `kind-${kind}` }, t(`diagram.legend.${kind}`))));
   const cap = (s) => `${s.label[0].toUpperCase()}${s.label.slice(1)}`;
-  if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram(view.wire, "This step"));
+  if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram(view.wire, t("diagram.this_step")));
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h(
     "div",
     { class: "seq-pair" },
     legend,
-    sequenceDiagram(legacy.wire, `${cap(legacy)}${legacy === cmp.this ? " (this playground)" : " (the same step)"}`),
-    sequenceDiagram(modern.wire, `${cap(modern)}${modern === cmp.this ? " (this playground)" : " (the same step)"}`),
+    sequenceDiagram(legacy.wire, t(legacy === cmp.this ? "comparison.mine" : "comparison.other", { era: cap(legacy) })),
+    sequenceDiagram(modern.wire, t(modern === cmp.this ? "comparison.mine" : "comparison.other", { era: cap(modern) })),
   );
 }

@@ -2,9 +2,10 @@
 // reached. The simulation decides: every answer carries `goal: {met: true|false}` (or `goal: null` when
 // the panel has none); the page only shows it. Reaching it is said in words, in the goal block and in
 // the panel's status line, and told to the rest of the page as a `lesson:goal` event.
-const DONE = "Done: you reached this goal.";
-const NOT_YET = "Not reached yet.";
-const BEFORE = "Reached earlier, but not in the playground's current state.";
+import { t } from "./i18n.js";
+const DONE = () => t("goal.done");
+const NOT_YET = () => t("goal.open");
+const BEFORE = () => t("goal.before");
 
 export function mountGoal(section) {
   const block = section.querySelector('[data-role="goal"]');
@@ -20,11 +21,11 @@ export function mountGoal(section) {
     if (!goal || typeof goal.met !== "boolean") return; // no goal to check, or a server that does not say
     const nowMet = goal.met;
     if (nowMet) everMet = true;
-    state.textContent = nowMet ? DONE : everMet ? BEFORE : NOT_YET;
+    state.textContent = (nowMet ? DONE : everMet ? BEFORE : NOT_YET)();
     block.classList.toggle("done", nowMet);
     if (nowMet && met === false) {
       // Appended after the playground's own summary, so a screen reader hears both.
-      if (announce) announce.textContent = `${announce.textContent} Goal reached: ${text}`;
+      if (announce) announce.textContent = `${announce.textContent} ${t("goal.reached", { goal: text })}`;
       document.dispatchEvent(new CustomEvent("lesson:goal", { detail: { panel: section.dataset.panelId, goal: text } }));
     }
     met = nowMet;

@@ -6,18 +6,17 @@ import { diffViews, stepName, summarize } from "./changes.js";
 import { eraDiagrams } from "./diagram.js";
 import { fill, h } from "./dom.js";
 import { comparison, counterLine, handleState, logEntry, logList, promptList, serverTable, wireList } from "./render.js";
+import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { session } from "./store.js";
 import { decodeLink, encodeLink, takeLink } from "./share.js";
 
 const KEY = (id) => `churn-lab:playground:${id}`;
-const LINK_BROKEN = "This link is damaged or from an older version of the lesson; here is a fresh playground.";
+const LINK_BROKEN = () => t("playground.link_broken");
 
 const MARKED = "data-mark";
 const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
 
-// The server table's column for each field the diff names.
-const COLUMN = { status: "Status", era: "Era", stream: "Stream", tools: "Tools", "last change": "Last change", "last error": "Last error" };
 
 export function mountPlayground(section, transport) {
   const panel = section.dataset.panelId;
@@ -45,7 +44,7 @@ export function mountPlayground(section, transport) {
     if (decoded) log = { handle: null, ...decoded, seq: decoded.events.length };
     else {
       log = null;
-      linkNotice = LINK_BROKEN;
+      linkNotice = LINK_BROKEN();
     }
   }
 
@@ -92,8 +91,8 @@ export function mountPlayground(section, transport) {
     share.hide();
     const last = history[history.length - 1];
     const summary = last.step
-      ? `After press ${k}. Step ${last.step}: ${last.label}. ${changes}`
-      : "Playground ready.";
+      ? t("playground.after", { k, step: last.step, label: last.label, changes })
+      : t("playground.ready");
     const notice = answer.notice || linkNotice;
     linkNotice = null;
     announce.textContent = notice ? `${notice} ${summary}` : summary;
@@ -121,10 +120,10 @@ export function mountPlayground(section, transport) {
         const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
         if (!row) continue;
         mark(row.querySelector("th"), "changed");
-        for (const f of fields) row.querySelector(`td[data-label="${COLUMN[f]}"]`)?.classList.add("cell-changed");
+        for (const f of fields) row.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");
       }
       if (d.servers.removed.length) {
-        const note = h("p", { class: "change-note" }, `Gone from the table with this press: ${d.servers.removed.join(", ")}`);
+        const note = h("p", { class: "change-note" }, t("playground.gone", { servers: d.servers.removed.join(", ") }));
         servers.append(note);
         mark(note, "gone");
       }
@@ -138,7 +137,7 @@ export function mountPlayground(section, transport) {
         if (joined.has(`${t.name}@${t.server}`)) mark(items[i], "joined");
       });
       if (d.prompt.left.length) {
-        const note = h("p", { class: "change-note" }, `Left the next prompt with this press: ${d.prompt.left.map((t) => `${t.name} from ${t.server}`).join(", ")}`);
+        const note = h("p", { class: "change-note" }, t("playground.left", { tools: d.prompt.left.map((x) => t("playground.tool_from", { tool: x.name, server: x.server })).join(", ") }));
         promptBox.querySelector(".meta")?.before(note);
         mark(note, "gone");
       }
@@ -189,7 +188,7 @@ export function mountPlayground(section, transport) {
     const where = stepName(k, total);
     if (views[k]) {
       const changes = draw(views[k], shown, k);
-      announce.textContent = `Viewing: ${where}. ${changes}`;
+      announce.textContent = t("playground.viewing", { where, changes });
       return;
     }
     const { variant, era, events } = log;
@@ -197,7 +196,7 @@ export function mountPlayground(section, transport) {
     if (answer.type !== "view" || timeline.viewing !== k) return;
     views[k] = answer.view;
     const changes = draw(answer.view, shown, k);
-    announce.textContent = `Viewing: ${where}. ${changes}`;
+    announce.textContent = t("playground.viewing", { where, changes });
   }
 
   // Before a change made while an earlier step is on view: cut the log at that step, under a new
@@ -217,7 +216,7 @@ export function mountPlayground(section, transport) {
   }
 
   function showError(answer) {
-    announce.textContent = `Could not do that: ${answer.message}`;
+    announce.textContent = t("playground.error", { message: answer.message });
   }
 
   // Presses go out one at a time, in the order the learner made them: a press made while the
@@ -255,7 +254,7 @@ export function mountPlayground(section, transport) {
     history = [];
     views = [];
     session.remove(KEY(panel));
-    linkNotice = answer.message && !linkNotice ? `${LINK_BROKEN} (${answer.message})` : LINK_BROKEN;
+    linkNotice = answer.message && !linkNotice ? `${LINK_BROKEN()} (${answer.message})` : LINK_BROKEN();
     const fresh = await transport.send({ type: "open", panel });
     if (fresh.type === "view") render(fresh, { type: "open" });
   }
@@ -309,9 +308,9 @@ function bringIntoView(marked, button, quiet) {
 function addShare(section) {
   // The share control is made here: it only makes sense when the playground runs.
   const group = section.querySelector(".buttons.history");
-  const button = h("button", { type: "button", "data-action": "share", disabled: "" }, "Share link");
+  const button = h("button", { type: "button", "data-action": "share", disabled: "" }, t("playground.share"));
   group.append(button);
-  const label = h("label", { class: "share-link", hidden: "" }, "Link to this playground ");
+  const label = h("label", { class: "share-link", hidden: "" }, t("playground.share_label"));
   const input = h("input", { type: "text", readonly: "", size: "40" });
   label.append(input);
   group.after(label);

@@ -1,6 +1,7 @@
 // Predict, then see: a question asked before a press. The learner picks an answer; the press itself
 // reveals what happens, and the explanation says why. A question with `data-predict-after` is asked
 // only right after that button's press (the moment it is about); any other press puts it away.
+import { t } from "./i18n.js";
 export function mountPredictions(section) {
   const sets = [...section.querySelectorAll('[data-role="predict"]')];
   if (!sets.length) return;
@@ -21,9 +22,9 @@ export function mountPredictions(section) {
     const answer = set.dataset.answer;
     const verdict = set.querySelector('[data-role="predict-verdict"]');
     const right = choiceText(set, answer);
-    if (!picked) verdict.textContent = `You did not pick. What happened: ${right}.`;
-    else if (picked === answer) verdict.textContent = `Your prediction was right: ${right}.`;
-    else verdict.textContent = `Not quite: you picked “${choiceText(set, picked)}”. What happened: ${right}.`;
+    if (!picked) verdict.textContent = t("predict.none", { right });
+    else if (picked === answer) verdict.textContent = t("predict.right", { right });
+    else verdict.textContent = t("predict.wrong", { picked: choiceText(set, picked), right });
     set.querySelector(`input[value="${answer}"]`).parentElement.classList.add("right-answer");
     set.querySelector('[data-role="predict-result"]').hidden = false;
     if (announce) announce.textContent = `${announce.textContent} ${verdict.textContent}`;

@@ -2,6 +2,7 @@
 // step becomes an xAPI statement (embed.js posts it to a configured parent; with a learning record
 // store configured the page also sends it to the server, which forwards it). Progress can be
 // downloaded as a file and loaded again; answers loaded are graded again by the server.
+import { t } from "./i18n.js";
 import { local } from "./store.js";
 
 const FORMAT = "mcp-churn-lab-progress";
@@ -127,7 +128,7 @@ export function mountProgress({ emitter, slug, quiz, box }) {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 0);
-    say("Your progress file is downloading.");
+    say(t("progress.downloading"));
   });
   box.querySelector('[data-action="import-progress"]').addEventListener("change", async (event) => {
     const input = event.target;
@@ -141,14 +142,17 @@ export function mountProgress({ emitter, slug, quiz, box }) {
       progress = null;
     }
     if (!progress) {
-      say("That file is not a progress file for this lesson; nothing was changed.");
+      say(t("progress.bad_file"));
       return;
     }
     load(progress);
-    const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+    const n = (k, key) => t(`${key}.${k === 1 ? "one" : "many"}`, { n: k });
     say(
-      `Progress loaded: ${n(progress.sections.length, "section", "sections")} read, ` +
-        `${n(Object.keys(progress.answers).length, "answer", "answers")}, ${n(progress.goals.length, "goal", "goals")} reached.`,
+      t("progress.loaded", {
+        sections: n(progress.sections.length, "progress.sections"),
+        answers: n(Object.keys(progress.answers).length, "progress.answers"),
+        goals: n(progress.goals.length, "progress.goals"),
+      }),
     );
   });
 }

@@ -1,14 +1,9 @@
 // Renders the simulation's view as it is: the page decides nothing about the protocol.
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
-const TONE = {
-  info: "",
-  change: "Change",
-  error: "Error",
-  model: "Model",
-  warn: "Note",
-  rejected: "Not now",
-};
+// Tone names are UI words; a tone without one (info) shows no label.
+const TONE = { change: "tone.change", error: "tone.error", model: "tone.model", warn: "tone.warn", rejected: "tone.rejected" };
 
 const STATUS_MARK = {
   connected: "●",
@@ -18,14 +13,19 @@ const STATUS_MARK = {
   hidden: "◌",
 };
 
+// Text from the simulation's view (statuses, names, narration) is content data, not UI text: it is
+// marked so the pseudo-locale check can tell it apart.
+const content = (text) => h("span", { "data-content": "" }, text);
+
 export function logLine(line) {
   const label = TONE[line.tone];
-  return h("li", { class: `line tone-${line.tone}` }, label ? h("span", { class: "tone" }, `${label}: `) : null, line.text);
+  return h("li", { class: `line tone-${line.tone}` }, label ? h("span", { class: "tone" }, t(label)) : null, h("span", { "data-content": "" }, line.text));
 }
 
-// "1 message", "2 messages": every count on the page goes through here.
-export function plural(n, one, many = `${one}s`) {
-  return `${n} ${n === 1 ? one : many}`;
+// "1 message", "2 messages": every count on the page goes through here; the catalogue holds a ".one"
+// and a ".many" form of each counted word.
+export function plural(n, what) {
+  return t(`count.${what}.${n === 1 ? "one" : "many"}`, { n });
 }
 
 // The servers as the host sees them. Each cell carries its column's name so a narrow panel can show
@@ -35,25 +35,25 @@ export function plural(n, one, many = `${one}s`) {
 const ERA_ONCE = true;
 
 export function serverTable(rows) {
-  if (!rows.length) return h("p", { class: "placeholder" }, "The host has no servers configured.");
+  if (!rows.length) return h("p", { class: "placeholder" }, t("servers.none"));
   const eras = [...new Set(rows.map((r) => r.era))];
   const eraOnce = ERA_ONCE && eras.length === 1;
   const columns = [
-    ["Status", (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), r.status], "status"],
-    eraOnce ? null : ["Era", (r) => r.era],
-    ["Stream", (r) => r.listen],
-    ["Tools", (r) => (r.tools.length ? r.tools.join(", ") : "none")],
-    ["Last change", (r) => r.last_change || "—"],
-    ["Last error", (r) => r.last_error || "—"],
+    [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), content(r.status)], "status", "status"],
+    eraOnce ? null : [t("column.era"), (r) => content(r.era), null, "era"],
+    [t("column.stream"), (r) => content(r.listen), null, "stream"],
+    [t("column.tools"), (r) => (r.tools.length ? content(r.tools.join(", ")) : t("servers.no_tools")), null, "tools"],
+    [t("column.last_change"), (r) => content(r.last_change || "—"), null, "last_change"],
+    [t("column.last_error"), (r) => content(r.last_error || "—"), null, "last_error"],
   ].filter(Boolean);
   return h(
     "div",
-    { class: "table-wrap", tabindex: "0", role: "group", "aria-label": "Servers table" },
+    { class: "table-wrap", tabindex: "0", role: "group", "aria-label": t("servers.table") },
     h(
       "table",
       { class: "servers" },
-      eraOnce ? h("caption", {}, `Every server speaks ${eras[0]} with the host.`) : null,
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Server"), columns.map(([t]) => h("th", { scope: "col" }, t)))),
+      eraOnce ? h("caption", {}, t("servers.era_once", { era: eras[0] })) : null,
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("column.server")), columns.map(([name]) => h("th", { scope: "col" }, name)))),
       h(
         "tbody",
         {},
@@ -61,8 +61,8 @@ export function serverTable(rows) {
           h(
             "tr",
             { class: `status-${r.status.split(",")[0]}`, "data-server": r.name },
-            h("th", { scope: "row" }, `${r.name} `, h("span", { class: "subtle" }, r.via ? `(${r.title}, behind ${r.via})` : `(${r.title})`)),
-            columns.map(([t, cell, cls]) => h("td", { class: cls, "data-label": t }, cell(r))),
+            h("th", { scope: "row" }, content(r.name), " ", h("span", { class: "subtle" }, r.via ? t("servers.behind", { title: r.title, via: r.via }) : t("servers.title", { title: r.title }))),
+            columns.map(([name, cell, cls, field]) => h("td", { class: cls, "data-label": name, "data-field": field }, cell(r))),
           ),
         ),
       ),
@@ -71,28 +71,28 @@ export function serverTable(rows) {
 }
 
 export function promptList(np) {
-  const items = np.tools.map((t) =>
+  const items = np.tools.map((tool) =>
     h(
       "li",
-      { class: t.change === "new" ? "tool new" : "tool" },
-      h("code", {}, t.name),
-      h("span", { class: "subtle" }, ` from ${t.origin ? `${t.origin} via ${t.server}` : t.server}`),
-      t.change === "new" ? [" ", h("span", { class: "badge" }, "new since the last turn")] : null,
+      { class: tool.change === "new" ? "tool new" : "tool" },
+      h("code", {}, tool.name),
+      h("span", { class: "subtle" }, tool.origin ? t("prompt.from_via", { origin: tool.origin, server: tool.server }) : t("prompt.from", { server: tool.server })),
+      tool.change === "new" ? [" ", h("span", { class: "badge" }, t("prompt.new"))] : null,
     ),
   );
-  const gone = np.removed.map((t) =>
-    h("li", { class: "tool gone" }, h("span", { class: "badge" }, "gone"), " ", h("del", {}, t.name), h("span", { class: "subtle" }, ` from ${t.server}`)),
+  const gone = np.removed.map((tool) =>
+    h("li", { class: "tool gone" }, h("span", { class: "badge" }, t("prompt.gone")), " ", h("del", {}, tool.name), h("span", { class: "subtle" }, t("prompt.from", { server: tool.server }))),
   );
   return [
-    items.length ? h("ul", { class: "prompt" }, items) : h("p", { class: "placeholder" }, "No tools: the model would answer from the conversation alone."),
-    gone.length ? h("ul", { class: "prompt removed", "aria-label": "Gone since the last turn" }, gone) : null,
+    items.length ? h("ul", { class: "prompt" }, items) : h("p", { class: "placeholder" }, t("prompt.none")),
+    gone.length ? h("ul", { class: "prompt removed", "aria-label": t("prompt.gone_label") }, gone) : null,
     h(
       "p",
       { class: "meta" },
-      `Turns taken: ${np.turns} · Prompt cache invalidations: ${np.cache_invalidations}`,
+      t("prompt.turns", { turns: np.turns, invalidations: np.cache_invalidations }),
       // Batching is only worth a word when it is on: no control here turns it on or off.
-      np.batching ? ` · Batching is on: ${plural(np.pending_changes, "change")} ${np.pending_changes === 1 ? "waits" : "wait"} for the next turn` : "",
-      !np.batching && np.pending_changes ? ` · Changes since the last turn: ${np.pending_changes}` : "",
+      np.batching ? t(np.pending_changes === 1 ? "prompt.batching.one" : "prompt.batching.many", { changes: plural(np.pending_changes, "change") }) : "",
+      !np.batching && np.pending_changes ? t("prompt.pending", { n: np.pending_changes }) : "",
     ),
   ];
 }
@@ -100,9 +100,9 @@ export function promptList(np) {
 // Counters: the conversation and the re-lists always; the two "something went wrong" counters only
 // once they have counted something, so a panel where they cannot move does not show a row of zeros.
 export function counterLine(c) {
-  const bits = [`Conversation: ${plural(c.conversation, "message")}`, `tools/list calls: ${c.refetches}`];
-  if (c.wasted_refetches) bits.push(`Wasted re-fetches: ${c.wasted_refetches}`);
-  if (c.ignored_notifications) bits.push(`Ignored notifications: ${c.ignored_notifications}`);
+  const bits = [t("counter.conversation", { messages: plural(c.conversation, "message") }), t("counter.refetches", { n: c.refetches })];
+  if (c.wasted_refetches) bits.push(t("counter.wasted", { n: c.wasted_refetches }));
+  if (c.ignored_notifications) bits.push(t("counter.ignored", { n: c.ignored_notifications }));
   return h("p", { class: "meta counters" }, bits.join(" · "));
 }
 
@@ -111,7 +111,7 @@ export function logEntry(step) {
   return h(
     "li",
     { class: "step", "data-step": step.step },
-    h("p", { class: "step-label" }, step.step ? `Step ${step.step}: ${step.label}` : "Start"),
+    h("p", { class: "step-label" }, step.step ? t("log.step", { n: step.step, label: step.label }) : t("log.start")),
     h("ul", { class: "lines" }, step.lines.map(logLine)),
   );
 }
@@ -129,13 +129,13 @@ function headerText(m) {
 
 // Typed items that never crossed the wire say what they are: built by the host, or seen by it.
 function offWire(m) {
-  if (m.kind === "host_built") return "built by the host, not on the wire";
-  if (m.kind === "stream_end") return "seen by the host, not on the wire";
-  return "not on the wire";
+  if (m.kind === "host_built") return t("wire.host_built");
+  if (m.kind === "stream_end") return t("wire.stream_end");
+  return t("wire.off");
 }
 
 export function wireList(wire) {
-  if (!wire.length) return h("p", { class: "placeholder" }, "No messages crossed the wire in this step.");
+  if (!wire.length) return h("p", { class: "placeholder" }, t("wire.none"));
   return h(
     "ol",
     { class: "wire" },
@@ -143,26 +143,26 @@ export function wireList(wire) {
       h(
         "li",
         { class: m.on_wire ? "msg" : "msg local" },
-        h("p", { class: "msg-head" }, headerText(m), m.on_wire ? null : [" ", h("span", { class: "badge" }, offWire(m))]),
+        h("p", { class: "msg-head" }, content(headerText(m)), m.on_wire ? null : [" ", h("span", { class: "badge" }, offWire(m))]),
         Object.keys(m.headers).length
           ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`)))
           : null,
-        m.payload ? h("pre", {}, h("code", {}, JSON.stringify(m.payload, null, 2))) : h("p", { class: "subtle" }, "No JSON-RPC body."),
-        m.note ? h("p", { class: "msg-note" }, m.note) : null,
+        m.payload ? h("pre", {}, h("code", {}, JSON.stringify(m.payload, null, 2))) : h("p", { class: "subtle" }, t("wire.no_body")),
+        m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
       ),
     ),
   );
 }
 
 export function comparison(cmp) {
-  if (!cmp) return h("p", { class: "placeholder" }, "Press a button: this shows what that step does in each era.");
+  if (!cmp) return h("p", { class: "placeholder" }, t("comparison.empty"));
   const side = (s, mine) =>
     h(
       "section",
       { class: `era-side era-${s.era}` },
-      h("h5", {}, `${s.label[0].toUpperCase()}${s.label.slice(1)}${mine ? " (this playground)" : " (the same step)"}`),
+      h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: `${s.label[0].toUpperCase()}${s.label.slice(1)}` })),
       h("ul", { class: "lines" }, s.lines.map(logLine)),
-      h("p", { class: "meta" }, plural(s.wire.length, "wire message")),
+      h("p", { class: "meta" }, plural(s.wire.length, "wire_message")),
     );
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h("div", { class: "eras" }, side(legacy, legacy === cmp.this), side(modern, modern === cmp.this));
@@ -178,9 +178,9 @@ export function handleState(view) {
     h(
       "p",
       {},
-      held.length > 1 ? "Baskets the model holds: " : "Basket the model holds: ",
+      held.length > 1 ? t("handles.held.many") : t("handles.held.one"),
       // flatMap: h() flattens one level of children, and each handle brings a separator and a <code>.
-      held.length ? held.flatMap((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, "none yet (press create_basket)"),
+      held.length ? held.flatMap((id, i) => [i ? ", " : "", h("code", {}, id)]) : h("span", { class: "placeholder" }, t("handles.none_yet")),
     ),
     stores.length
       ? h(
@@ -190,10 +190,10 @@ export function handleState(view) {
             h(
               "section",
               { class: s.current ? "store current" : "store", "aria-label": s.label },
-              h("h5", {}, s.label, s.current ? " (the next call lands here)" : ""),
+              h("h5", {}, content(s.label), s.current ? t("handles.current") : ""),
               Object.keys(s.baskets).length
-                ? h("ul", { class: "lines" }, Object.entries(s.baskets).map(([id, items]) => h("li", {}, h("code", {}, id), `: ${items.length ? items.join(", ") : "empty"}`)))
-                : h("p", { class: "placeholder" }, "No baskets."),
+                ? h("ul", { class: "lines" }, Object.entries(s.baskets).map(([id, items]) => h("li", {}, h("code", {}, id), ": ", items.length ? content(items.join(", ")) : t("handles.empty"))))
+                : h("p", { class: "placeholder" }, t("handles.no_baskets")),
             ),
           ),
         )

@@ -1,18 +1,19 @@
 // The timeline of presses: a slider over every state the playground has been in, from the start
 // to the latest press. It only reports which step the learner wants to see; the playground draws it.
+import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { stepName } from "./changes.js";
 
 export function makeTimeline(section, onView) {
   const id = `${section.dataset.panelId}-timeline`;
   const slider = h("input", { type: "range", id, min: "0", max: "0", value: "0", step: "1", disabled: "" });
-  const where = h("span", { class: "timeline-where" }, "at the start");
-  const latest = h("button", { type: "button", "data-action": "latest", hidden: "" }, "Back to the latest");
+  const where = h("span", { class: "timeline-where" }, t("step.start"));
+  const latest = h("button", { type: "button", "data-action": "latest", hidden: "" }, t("timeline.latest"));
   const note = h("p", { class: "timeline-note", hidden: "" });
   const box = h(
     "div",
     { class: "timeline" },
-    h("label", { for: id }, "Timeline of presses"),
+    h("label", { for: id }, t("timeline.label")),
     slider,
     where,
     latest,
@@ -23,7 +24,7 @@ export function makeTimeline(section, onView) {
 
   function show() {
     const name = stepName(at, total);
-    where.textContent = at === total ? `Now: ${name}` : `Viewing: ${name}`;
+    where.textContent = t(at === total ? "timeline.now" : "timeline.viewing", { name });
     slider.setAttribute("aria-valuetext", name);
     slider.value = String(at);
     slider.max = String(total);
@@ -34,9 +35,7 @@ export function makeTimeline(section, onView) {
     note.textContent =
       at === total
         ? ""
-        : `You are looking at an earlier state. Pressing a button now continues from ${stepName(at)} and drops ${
-            total - at === 1 ? "the press" : `the ${total - at} presses`
-          } after it.`;
+        : t(total - at === 1 ? "timeline.past.one" : "timeline.past.many", { name: stepName(at), n: total - at });
     box.classList.toggle("past", at !== total);
   }
 

@@ -1,10 +1,11 @@
 """UI strings come from the message catalogue: every page rendered in the pseudo-locale (each message
-wrapped in ⟦…⟧) has no UI text outside a message.
+wrapped in ⟦…⟧) has no UI text outside a message, in the whole of its header, main part and footer.
 
-Scope: the templates converted so far (base.html, index.html, 404.html and the quiz, stepper and restart
-lab widgets). templates/lesson.html and widgets/_playground.html are not converted yet, so on a lesson
-page only the site header and footer and those widgets are checked; text from content files (lesson
-prose, titles, labels) is marked ``data-content`` and skipped.
+Excluded, because it is content data and not UI text: what comes from content files (lesson prose,
+titles, summaries, panel titles, button and variant labels, goals, hints, prediction questions and
+choices), marked ``data-content`` on its element or, for lesson prose, between ``<!--content-->`` and
+``<!--/content-->`` comments (a wrapper element would break the prose styles); and ``<code>``, scripts
+and styles.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from lesson.i18n import catalogue, script_messages, translate
 
 WRAPPED = re.compile(r"⟦[^⟦⟧]*⟧")
 NEUTRAL = re.compile(r"^[\s\d·.,:;()\-–—…/]*$")
-CONVERTED = ("[data-quiz]", 'data-panel="stepper"', 'data-panel="restarts"')
 SKIP_TAGS = {"script", "style", "code"}
 VOID = {"meta", "link", "input", "br", "img", "hr", "source", "wbr"}
 LABELS = ("aria-label", "title", "placeholder")
@@ -35,10 +35,10 @@ class Finder(HTMLParser):
     """Collects text (and labels) outside messages, inside the checked scope of a page. Text runs on
     across inline elements, so a message holding a ``<code>`` value is read as one."""
 
-    def __init__(self, whole_main: bool) -> None:
+    def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack: list[tuple[str, bool, bool]] = []  # (tag, in scope, skipped)
-        self.whole_main = whole_main
+        self.in_content = False  # between <!--content--> and <!--/content-->
         self.runs: list[str] = [""]
         self.labels: list[str] = []
 
@@ -48,11 +48,9 @@ class Finder(HTMLParser):
         scope, skip = (self.stack[-1][1], self.stack[-1][2]) if self.stack else (False, False)
         if {"site-header", "site-footer", "skip-link"} & set(classes):
             scope = True
-        if tag == "main" and self.whole_main or tag == "title" and self.whole_main:
+        if tag in ("main", "title"):
             scope = True
-        if "data-quiz" in a or a.get("data-panel") in ("stepper", "restarts"):
-            scope = True
-        if "data-content" in a or tag in SKIP_TAGS:
+        if "data-content" in a or tag in SKIP_TAGS or self.in_content:
             skip = True
         if scope and not skip:
             for name in LABELS:
@@ -66,9 +64,14 @@ class Finder(HTMLParser):
             if self.stack.pop()[0] == tag:
                 break
 
+    def handle_comment(self, data: str) -> None:
+        if data.strip() in ("content", "/content"):
+            self.in_content = data.strip() == "content"
+            self.runs.append("")
+
     def handle_data(self, data: str) -> None:
         scope, skip = (self.stack[-1][1], self.stack[-1][2]) if self.stack else (False, False)
-        if not scope:
+        if not scope or self.in_content:
             self.runs.append("")
         elif not skip:
             self.runs[-1] += data
@@ -79,26 +82,26 @@ class Finder(HTMLParser):
         return self.labels + [" ".join(run.split()) for run in left if not NEUTRAL.match(run)]
 
 
-def untranslated(html: str, whole_main: bool) -> list[str]:
-    finder = Finder(whole_main)
+def untranslated(html: str) -> list[str]:
+    finder = Finder()
     finder.feed(html)
     return finder.found
 
 
-def pages(app) -> list[tuple[str, bool]]:
+def pages(app) -> list[str]:
     from lesson.web import lesson_state
 
     with app.app_context():
         slugs = [lesson.meta.slug for lesson in lesson_state().content.lessons]
-    return [("/", True), ("/lessons/none-such", True)] + [(f"/lessons/{s}", False) for s in slugs]
+    return ["/", "/lessons/none-such"] + [f"/lessons/{s}" for s in slugs] + [f"/lessons/{s}?embed=1" for s in slugs]
 
 
 def test_every_page_in_the_pseudo_locale_has_no_untranslated_ui_string(app, client) -> None:
     checked = 0
-    for path, whole_main in pages(app):
-        html = client.get(path + "?lang=pseudo").get_data(as_text=True)
+    for path in pages(app):
+        html = client.get(path + ("&" if "?" in path else "?") + "lang=pseudo").get_data(as_text=True)
         assert "⟦" in html, path
-        assert untranslated(html, whole_main) == [], path
+        assert untranslated(html) == [], path
         checked += 1
     assert checked >= 4
 
@@ -107,18 +110,28 @@ def test_the_finder_catches_a_string_outside_the_catalogue(app, client) -> None:
     html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
     assert 'data-panel="restarts"' in html and "data-quiz" in html
     broken = html.replace("<legend>⟦", "<legend>Hard-coded ⟦", 1)
-    assert untranslated(broken, False) == ["Hard-coded"]
+    assert untranslated(broken) == ["Hard-coded"]
     broken = html.replace('aria-label="⟦Quick check questions⟧"', 'aria-label="Quick check"', 1)
-    assert untranslated(broken, False) == ["<section aria-label='Quick check'>"]
+    assert untranslated(broken) == ["<section aria-label='Quick check'>"]
     # In English nothing is wrapped, so everything in scope is found.
-    assert "Lessons" in " ".join(untranslated(client.get("/").get_data(as_text=True), True))
+    assert "Lessons" in " ".join(untranslated(client.get("/").get_data(as_text=True)))
 
 
-def test_quiz_questions_and_quiz_widget_are_checked(client) -> None:
-    # The widgets named in the scope do appear on the pages checked above.
+def test_every_widget_kind_is_on_the_pages_checked(client) -> None:
     html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
-    for marker in CONVERTED:
-        assert marker.strip("[]") in html
+    for marker in ("data-quiz", 'data-panel="stepper"', 'data-panel="restarts"', 'data-panel="playground"'):
+        assert marker in html
+
+
+def test_the_finder_reads_playgrounds_and_skips_only_content(app, client) -> None:
+    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    broken = html.replace(">⟦Undo⟧<", ">Undo<", 1)
+    assert untranslated(broken) == ["Undo"]
+    broken = html.replace("<summary class=\"toc-title\">⟦", "<summary class=\"toc-title\">Sections ⟦", 1)
+    assert untranslated(broken) == ["Sections"]
+    # Lesson prose is skipped only between its comments.
+    broken = html.replace("<!--/content-->", "<!--/content--><p>Loose prose</p>", 1)
+    assert untranslated(broken) == ["Loose prose"]
 
 
 def test_the_scripts_get_their_messages_from_a_data_attribute(client) -> None:
@@ -163,7 +176,7 @@ def test_every_message_used_in_the_converted_files_exists() -> None:
     known = catalogue("en")
     used: set[str] = set()
     for path in (root / "templates").rglob("*.html"):
-        used |= set(re.findall(r"""_\(["']([\w.]+)["']""", path.read_text()))
+        used |= set(re.findall(r"""_\(["']([\w.]*\w)["']""", path.read_text()))  # not a prefix joined to a name
     for path in (root / "static" / "js").glob("*.js"):
         used |= {"js." + k for k in re.findall(r"""\bt\(["'`]([\w.]+)["'`]""", path.read_text())}
     missing = sorted(k for k in used if k not in known)
