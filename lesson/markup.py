@@ -11,8 +11,10 @@ level-2 heading gets an anchor; and a disclosure container,
     ::::
 
 renders as ``<details><summary>``, so long explanations and examples stay one click away. Each line
-stands alone with a blank line around it; disclosures do not nest and hold no widget and no level-2
-heading (the table of contents links to those, so they must stay in view).
+stands alone with a blank line around it; disclosures do not nest and hold no level-2 heading (the table
+of contents links to those, so they must stay in view). A widget may sit inside one: the lesson is cut
+into HTML runs around each widget, and the runs are joined back in order, so the widget lands between the
+disclosure's opening and closing tags and waits behind its summary like the text around it.
 """
 
 from __future__ import annotations
@@ -187,8 +189,6 @@ def disclosures(path: Path, tokens: list[Token], body_line: int) -> tuple[list[C
         content = tokens[i + 1].content
         parts = content.split("\n")
         if not any(p.startswith("::::") for p in parts):
-            if open_at is not None and WIDGET_LINE.match(content):
-                problems.append(ContentError(path, line, "a widget cannot sit inside a disclosure: close it first"))
             continue
         opening = _DETAILS_OPEN.match(content)
         if token.level != 0 or (opening is None and content != _DETAILS_CLOSE):

@@ -70,9 +70,20 @@ def test_bad_disclosures_name_the_line(root: Path, text: str, offset: int, words
     assert [(p.path, p.line) for p in found if words in p.message] == [(lesson, line + offset)], [str(p) for p in found]
 
 
-def test_a_widget_cannot_sit_in_a_disclosure(root: Path) -> None:
+def test_a_widget_can_wait_inside_a_disclosure(root: Path) -> None:
     lesson = root / "lessons" / "01-first.md"
     text = lesson.read_text()
     assert "\n::: lights\n" in text
-    lesson.write_text(text.replace("\n::: lights\n", '\n:::: details "Hidden"\n\n::: lights\n\n::::\n'))
-    assert any("widget cannot sit inside a disclosure" in p.message for p in problems(root))
+    inside = '\n:::: details "Try it"\n\nBefore the panel.\n\n::: lights\n\nAfter it.\n\n::::\n'
+    lesson.write_text(text.replace("\n::: lights\n", inside))
+    assert problems(root) == []
+    loaded = load_content(root).lesson("first")
+    assert loaded is not None and "lights" in loaded.widgets
+    # The page joins the blocks in order: the widget lands inside <details>, after its summary.
+    at = [b.kind for b in loaded.blocks].index("widget")
+    before = "".join(b.html for b in loaded.blocks[:at])
+    after = "".join(b.html for b in loaded.blocks[at + 1 :])
+    opened = before.rindex('<details class="more">\n<summary>Try it</summary>')
+    assert opened < before.rindex("<p>Before the panel.</p>")
+    assert "</details>" not in before[before.rindex("<details") :]
+    assert after.index("<p>After it.</p>") < after.index("</details>")

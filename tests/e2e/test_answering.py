@@ -1,0 +1,149 @@
+"""The restart-while-answering playground: it waits in lesson 1 behind the disclosure about the user's
+answer, replays its scenario step by step with narration, can be left mid-way and played on from there,
+and its goal is reached in either era.
+
+Titles, narration and the goal's text are read from the content files, so a rewrite keeps this green."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Locator, Page, expect
+
+from lesson.content import default_root
+from lesson.panels import PlaygroundPanel, load_panel
+from lesson.scripts import Script, load_script
+
+from .helpers import LESSON_1, log_labels, panel, press
+
+pytestmark = pytest.mark.e2e
+
+DISCLOSURE = "Show where the user's answer goes, and the errors a restart can cause"
+SHOTS = Path(__file__).resolve().parents[2] / "test-results"
+
+
+def content_panel() -> PlaygroundPanel:
+    found = load_panel(default_root() / "panels" / "answering.yaml")[0]
+    assert isinstance(found, PlaygroundPanel)
+    return found
+
+
+def script() -> Script:
+    return load_script(default_root() / "scenarios" / "restart-answering.yaml")[0]
+
+
+def label(button_id: str) -> str:
+    return content_panel().button(button_id).label
+
+
+def open_answering(page: Page) -> Locator:
+    """Lesson 1 with the disclosure opened and its playground ready."""
+    page.goto(LESSON_1)
+    section = panel(page, content_panel().title)
+    expect(section).to_be_hidden()  # it waits behind the summary, adding nothing to the page's height
+    page.get_by_text(DISCLOSURE, exact=True).click()
+    expect(section).to_be_visible()
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+    return section
+
+
+def scenario_box(section: Locator, s: Script) -> Locator:
+    return section.get_by_role("region", name=f"Scenario: {s.title}")
+
+
+def expect_step(section: Locator, s: Script, n: int) -> None:
+    status = scenario_box(section, s).get_by_role("status")
+    step = s.steps[n - 1]
+    expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
+    expect(status).to_contain_text(step.narration)
+    expect(status).to_be_visible()
+
+
+def goal_state(section: Locator) -> Locator:
+    return section.locator('[data-role="goal-state"]')
+
+
+def no_axe_violations(page: Page) -> None:
+    result = Axe().run(page)
+    assert result.violations_count == 0, result.generate_report()
+
+
+def test_the_scenario_replays_in_the_page_and_can_be_left_mid_way(page: Page) -> None:
+    s = script()
+    section = open_answering(page)
+    expect(section.get_by_role("radio", name="Modern (2026-07-28)")).to_be_checked()
+    expect(goal_state(section)).to_have_text("Not reached yet.")
+
+    section.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(section, s, 1)
+    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 1: "))
+    scenario = scenario_box(section, s)
+    expect(scenario.get_by_role("button", name="Next step")).to_be_focused()
+    no_axe_violations(page)
+
+    scenario.get_by_role("button", name="Next step").click()
+    expect_step(section, s, 2)
+    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 2: "))
+    expect(goal_state(section)).to_have_text("Not reached yet.")
+    no_axe_violations(page)
+
+    # Leave after the restart, before the user answers: the playground is the learner's from step 2.
+    scenario.get_by_role("button", name="Leave the scenario").click()
+    expect(scenario).to_have_count(0)
+    expect(section.locator('[data-role="announce"]')).to_contain_text("step 2")
+    press(section, label("answer"), 3)
+    expect(goal_state(section)).to_have_text("Done: you reached this goal.")
+    # The modern retry carried a requestState the new process cannot verify.
+    expect(section.get_by_text("-32602").first).to_be_attached()
+    no_axe_violations(page)
+
+
+def test_the_scenario_plays_to_its_last_step(page: Page) -> None:
+    s = script()
+    section = open_answering(page)
+    press(section, label("turn"), 1)  # the replay starts from a fresh playground
+    section.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    scenario = scenario_box(section, s)
+    for n in range(1, len(s.steps)):
+        expect_step(section, s, n)
+        if n == 3:  # the answer sent after the restart is refused: the goal
+            expect(goal_state(section)).to_have_text("Done: you reached this goal.")
+        scenario.get_by_role("button", name="Next step").click()
+    expect_step(section, s, len(s.steps))
+    expect(scenario.get_by_role("button", name="Next step")).to_be_disabled()
+    expect(log_labels(section).last).to_have_text(re.compile(rf"^Step {len(s.steps)}: "))
+    expect(log_labels(section)).to_have_count(len(s.steps) + 1)  # the start, then one entry per step
+
+
+def test_the_goal_is_reached_in_the_legacy_era_too(page: Page) -> None:
+    section = open_answering(page)
+    section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 1: "))  # the switch is a step
+    press(section, label("ask"), 2)
+    press(section, label("restart"), 3)
+    expect(goal_state(section)).to_have_text("Not reached yet.")
+    press(section, label("answer"), 4)
+    expect(goal_state(section)).to_have_text("Done: you reached this goal.")
+    # The answer went out with a session id the new process has never heard of.
+    expect(section.get_by_text("404").first).to_be_attached()
+    no_axe_violations(page)
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_screenshot_of_the_opened_disclosure(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    section = open_answering(page)
+    press(section, label("ask"), 1)
+    press(section, label("restart"), 2)
+    SHOTS.mkdir(exist_ok=True)
+    disclosure = page.locator("details.more").filter(has=section)
+    disclosure.screenshot(path=str(SHOTS / f"answering-{width}.png"))
+    # And one screen of it, from the panel's heading, as the learner first sees the playground.
+    page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
+    page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
+    # Nothing in the opened disclosure is wider than the screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
