@@ -85,7 +85,8 @@ def _export_scorm(args: argparse.Namespace) -> int:
         print("export-scorm: give --server URL (or set LESSON_PUBLIC_URL): where the lesson is served", file=sys.stderr)
         return 2
     try:
-        out = export(args.lesson, server, args.output, args.content, args.mastery)
+        locale = args.lang or os.environ.get("LESSON_LOCALE") or "en"
+        out = export(args.lesson, server, args.output, args.content, args.mastery, locale)
     except (ScormError, ContentError) as err:
         print(f"export-scorm: {err}", file=sys.stderr)
         return 1
@@ -163,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     scorm.add_argument("--server", help="the public URL the lesson is served at (default: $LESSON_PUBLIC_URL)")
     scorm.add_argument("--mastery", type=int, default=80, help="passing score in percent (default 80)")
     scorm.add_argument("--content", type=Path, default=None, help="content folder (default: the repo's)")
+    scorm.add_argument(
+        "--lang", help="locale of the launch page's UI strings (default: $LESSON_LOCALE, else en; pseudo for tests)"
+    )
     trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
     trace.add_argument("playground", nargs="?", default="-", help="playground JSON or scenario YAML (default: stdin)")
     args = parser.parse_args(argv)

@@ -6,6 +6,10 @@ and turns the xAPI-shaped statements the lesson posts to it (see ``lesson.xapi``
 ``cmi.core.lesson_status``, ``cmi.core.score.*`` and ``cmi.suspend_data``; it hands that suspend data
 back to the lesson when a learner returns. :func:`validate_package` checks the rules of the SCORM 1.2
 content packaging schema that can be checked offline.
+
+The launch page's UI strings come from the same message catalogue as the web app's (``lesson.i18n``),
+in the locale the package is built for: the templates call ``_()``, and the strings ``scorm.js``
+writes reach it as data attributes (it is copied as it is, so it holds no text of its own).
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ import re
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 from xml.etree import ElementTree as ET
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
+from .i18n import DEFAULT, PSEUDO, catalogue, locales, translate
 from .paths import templates_dir
 
 IMSCP = "http://www.imsproject.org/xsd/imscp_rootv1p1p2"
@@ -43,26 +50,39 @@ def lesson_url(server: str, slug: str) -> str:
     return f"{server.rstrip('/')}/lessons/{slug}?embed=1"
 
 
-def _env() -> Environment:
-    return Environment(
+def _env(locale: str) -> Environment:
+    try:
+        catalogue(locale)
+    except KeyError:
+        raise ScormError(f"no message catalogue for locale {locale!r} (have: {', '.join(locales())})") from None
+
+    def _(key: str, **values: Any) -> Markup:
+        # As in the web app's templates: the message is escaped, and so are its values unless Markup.
+        return Markup.escape(translate(locale, key)).format(**values)
+
+    env = Environment(
         loader=FileSystemLoader(templates_dir() / "scorm"),
         autoescape=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
+    env.globals["_"] = _
+    return env
 
 
-def build_package(slug: str, title: str, server: str, mastery: int = 80) -> bytes:
-    """The zip's bytes for one lesson. ``mastery`` is the passing score in percent."""
+def build_package(slug: str, title: str, server: str, mastery: int = 80, locale: str = DEFAULT) -> bytes:
+    """The zip's bytes for one lesson. ``mastery`` is the passing score in percent; ``locale`` picks the
+    message catalogue of the launch page's UI strings (``pseudo`` wraps each in ⟦…⟧ for tests)."""
     if not 0 <= mastery <= 100:
         raise ScormError(f"the mastery score is a percentage (0..100), not {mastery}")
-    env = _env()
+    env = _env(locale)
     values = {
         "slug": slug,
         "title": title,
         "lesson_url": lesson_url(server, slug),
         "mastery": mastery,
         "files": ["index.html", *STATIC_FILES],
+        "lang": DEFAULT if locale == PSEUDO else locale,  # the pseudo-locale is English in brackets
     }
     files = {
         "imsmanifest.xml": env.get_template("imsmanifest.xml").render(values),
@@ -79,8 +99,16 @@ def build_package(slug: str, title: str, server: str, mastery: int = 80) -> byte
     return data
 
 
-def export(slug: str, server: str, out: Path, content_root: Path | None = None, mastery: int = 80) -> Path:
-    """Write the package for the lesson ``slug`` of the content under ``content_root`` to ``out``."""
+def export(
+    slug: str,
+    server: str,
+    out: Path,
+    content_root: Path | None = None,
+    mastery: int = 80,
+    locale: str = DEFAULT,
+) -> Path:
+    """Write the package for the lesson ``slug`` of the content under ``content_root`` to ``out``, its
+    launch page in ``locale``."""
     from .content import default_root, load_content
 
     content = load_content(content_root or default_root())
@@ -88,7 +116,7 @@ def export(slug: str, server: str, out: Path, content_root: Path | None = None, 
     if lesson is None:
         known = ", ".join(item.meta.slug for item in content.lessons)
         raise ScormError(f"no lesson {slug!r}; the lessons are: {known}")
-    data = build_package(slug, lesson.meta.title, server, mastery)
+    data = build_package(slug, lesson.meta.title, server, mastery, locale)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(data)

@@ -50,7 +50,8 @@
   var learner = null;
   var finished = false;
 
-  function say(text) { statusEl.textContent = text; }
+  // The status lines come from the message catalogue, rendered into the page's data attributes.
+  function say(which) { statusEl.textContent = statusEl.getAttribute('data-' + which) || ''; }
 
   if (api && call('LMSInitialize', '') === 'true') {
     var saved = call('LMSGetValue', 'cmi.suspend_data');
@@ -65,10 +66,10 @@
     var id = call('LMSGetValue', 'cmi.core.student_id');
     if (id) learner = { id: id, name: call('LMSGetValue', 'cmi.core.student_name') };
     call('LMSCommit', '');
-    say('Progress is recorded by your learning platform.');
+    say('recorded');
   } else {
     api = null;
-    say('No learning platform found: progress will not be recorded.');
+    say('unrecorded');
   }
   frame.src = lessonUrl;
 

@@ -3,15 +3,22 @@ scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after pres
 (every text and label that playground.js, render.js, diagram.js, changes.js, timeline.js, goals.js and
 predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
 narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
-``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. Not converted yet: embed.js's storage notice,
-shown only in a frame whose storage is refused (embed.js is also served alone, without i18n.js)."""
+``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. The SCORM package's launch page,
+built in the pseudo-locale, is read whole too, with and without a learning platform around it. Not
+converted yet: embed.js's storage notice, shown only in a frame whose storage is refused (embed.js is
+also served alone, without i18n.js)."""
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+
+from lesson import scorm
 
 from .helpers import LESSON_1, LESSON_2
 
@@ -107,3 +114,27 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     expect(bar.get_by_role("status")).to_have_text(re.compile(r"^⟦Screen 1 of \d+⟧$"))
     for control in bar.get_by_role("button").all() + bar.get_by_role("link").all():
         expect(control).to_have_text(WRAPPED)
+
+
+# A SCORM 1.2 runtime that accepts everything: enough for the launch page to say it records progress.
+FAKE_LMS = """window.API = {LMSInitialize: () => 'true', LMSGetValue: () => '', LMSSetValue: () => 'true',
+  LMSCommit: () => 'true', LMSFinish: () => 'true', LMSGetLastError: () => '0'};"""
+
+
+@pytest.mark.parametrize("with_lms", [True, False])
+def test_the_scorm_launch_page_has_no_string_outside_the_catalogue(
+    page: Page, base_url: str, tmp_path: Path, with_lms: bool
+) -> None:
+    data = scorm.build_package("hot-swapping", "Hot-swapping", base_url, locale="pseudo")
+    zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path)
+    if with_lms:
+        page.add_init_script(FAKE_LMS)
+    page.goto((tmp_path / "index.html").as_uri())
+    status = page.get_by_role("status")
+    line = "Progress is recorded by your" if with_lms else "No learning platform found"
+    expect(status).to_have_text(re.compile(rf"^⟦{line}.*⟧$"))  # written by scorm.js, from the catalogue
+    body = page.locator("body")
+    assert left_over(body) == []
+    # The check can fail here too.
+    status.evaluate("el => el.append(' Hard-coded')")
+    assert left_over(body) == ["Hard-coded"]

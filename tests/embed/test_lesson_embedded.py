@@ -90,6 +90,13 @@ def playgrounds(scope: FrameLocator) -> Locator:
     return scope.locator('[data-panel="playground"]')
 
 
+def reveal(section: Locator) -> None:
+    """A playground may wait behind a closed disclosure: open it, as a learner would."""
+    closed = section.locator("xpath=ancestor::details[not(@open)]")
+    if closed.count():
+        closed.first.locator("> summary").click()
+
+
 def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
     context: BrowserContext, page: Page, portal: tuple[str, str]
 ) -> None:
@@ -114,6 +121,7 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
     assert count >= 1
     for i in range(count):
         section = playgrounds(framed).nth(i)
+        reveal(section)
         expect(section.get_by_role("status").first).to_have_text("Playground ready.")
         section.get_by_role("group", name="Events").get_by_role("button").first.click()
         expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
@@ -142,6 +150,7 @@ def test_with_chromium_blocking_third_party_storage_every_playground_works(
     expect(framed.get_by_text(re.compile("kept only until you reload"))).to_have_count(1)
     for i in range(playgrounds(framed).count()):
         section = playgrounds(framed).nth(i)
+        reveal(section)
         expect(section.get_by_role("status").first).to_have_text("Playground ready.")
         section.get_by_role("group", name="Events").get_by_role("button").first.click()
         expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()

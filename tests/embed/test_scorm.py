@@ -119,3 +119,27 @@ def _replace(old: str, new: str):
 def test_validation_names_what_is_broken(edit, message: str) -> None:
     with pytest.raises(scorm.ScormError, match=re.escape(message)):
         scorm.validate_package(_broken(edit))
+
+
+def test_cli_builds_the_launch_page_in_the_chosen_locale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LESSON_LOCALE", raising=False)
+    out = tmp_path / "en.zip"
+    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER]) == 0
+    assert "Connecting to the learning platform…</p>" in _files(out.read_bytes())["index.html"].decode()
+    out = tmp_path / "pseudo.zip"
+    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER, "--lang", "pseudo"]) == 0
+    page = _files(out.read_bytes())["index.html"].decode()
+    assert "⟦Connecting to the learning platform…⟧" in page and '<html lang="en"' in page
+    # LESSON_LOCALE, the web app's setting, is the default.
+    monkeypatch.setenv("LESSON_LOCALE", "pseudo")
+    out = tmp_path / "env.zip"
+    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER]) == 0
+    assert "⟦Open the lesson⟧" in _files(out.read_bytes())["index.html"].decode()
+
+
+def test_an_unknown_locale_is_refused_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.zip"
+    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER, "--lang", "xx"]) == 1
+    err = capsys.readouterr().err
+    assert "no message catalogue for locale 'xx'" in err and "pseudo" in err
+    assert not out.exists()

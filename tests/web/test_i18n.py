@@ -35,8 +35,9 @@ class Finder(HTMLParser):
     """Collects text (and labels) outside messages, inside the checked scope of a page. Text runs on
     across inline elements, so a message holding a ``<code>`` value is read as one."""
 
-    def __init__(self) -> None:
+    def __init__(self, scope_tags: tuple[str, ...] = ("main", "title")) -> None:
         super().__init__(convert_charrefs=True)
+        self.scope_tags = scope_tags
         self.stack: list[tuple[str, bool, bool]] = []  # (tag, in scope, skipped)
         self.in_content = False  # between <!--content--> and <!--/content-->
         self.runs: list[str] = [""]
@@ -48,7 +49,7 @@ class Finder(HTMLParser):
         scope, skip = (self.stack[-1][1], self.stack[-1][2]) if self.stack else (False, False)
         if {"site-header", "site-footer", "skip-link"} & set(classes):
             scope = True
-        if tag in ("main", "title"):
+        if tag in self.scope_tags:
             scope = True
         if "data-content" in a or tag in SKIP_TAGS or self.in_content:
             skip = True
@@ -82,8 +83,8 @@ class Finder(HTMLParser):
         return self.labels + [" ".join(run.split()) for run in left if not NEUTRAL.match(run)]
 
 
-def untranslated(html: str) -> list[str]:
-    finder = Finder()
+def untranslated(html: str, scope_tags: tuple[str, ...] = ("main", "title")) -> list[str]:
+    finder = Finder(scope_tags)
     finder.feed(html)
     return finder.found
 
@@ -182,3 +183,43 @@ def test_every_message_used_in_the_converted_files_exists() -> None:
     missing = sorted(k for k in used if k not in known)
     assert missing == []
     assert len(used) > 60
+
+
+# --- the SCORM launch page: rendered by lesson.scorm, outside the web app --------------------------
+
+
+def scorm_files(locale: str, title: str = "Hot-swapping") -> dict[str, str]:
+    import io
+    import zipfile
+
+    from lesson import scorm
+
+    data = scorm.build_package("hot-swapping", title, "https://lab.example/mcp", locale=locale)
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    return {name: zf.read(name).decode() for name in zf.namelist()}
+
+
+def test_the_scorm_launch_page_in_the_pseudo_locale_has_no_untranslated_ui_string() -> None:
+    files = scorm_files("pseudo")
+    page = files["index.html"]
+    # The whole page is read (it has no site header or footer): title, header, frame and noscript.
+    assert untranslated(page, ("html",)) == []
+    assert "⟦Connecting to the learning platform…⟧" in page
+    # The lines scorm.js writes reach it from the catalogue, as data attributes; the script has no text.
+    for key in ("scorm.recorded", "scorm.unrecorded"):
+        assert f'="{translate("pseudo", key)}"' in page
+        assert translate("en", key) not in files["scorm.js"]
+    # The LMS shows the course by the organization's title: the site's name, from the catalogue.
+    assert "<title>⟦MCP Churn Lab⟧</title>" in files["imsmanifest.xml"]
+
+
+def test_the_finder_reads_the_whole_scorm_page() -> None:
+    page = scorm_files("pseudo", title="Lesson title from content")
+    assert "Lesson title from content" in page["index.html"]  # content, so not reported
+    broken = page["index.html"].replace("<main>", "<main><p>Hard-coded</p>", 1)
+    assert untranslated(broken, ("html",)) == ["Hard-coded"]
+    broken = page["index.html"].replace(">⟦Open the lesson⟧<", ">Open the lesson<", 1)
+    assert untranslated(broken, ("html",)) == ["Open the lesson"]
+    # In English nothing is wrapped: every UI string of the page is found.
+    found = " ".join(untranslated(scorm_files("en")["index.html"], ("html",)))
+    assert "Connecting to the learning platform" in found and "Lesson title" not in found
