@@ -71,6 +71,7 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
 def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(LESSON_1 + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
+    stepper.scroll_into_view_if_needed()
     expect(stepper.get_by_role("heading", level=4)).to_have_text(re.compile(r"^⟦Moment 1 of \d+: .*⟧$"))
     for name in ("Servers, as the host sees them", "What happened"):
         expect(stepper.get_by_role("heading", name=f"⟦{name}⟧")).to_be_visible()
