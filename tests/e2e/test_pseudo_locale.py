@@ -3,8 +3,8 @@ scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after pres
 (every text and label that playground.js, render.js, diagram.js, changes.js, timeline.js, goals.js and
 predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
 narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
-``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. Not converted yet: embed.js's storage notice,
-shown only in a frame whose storage is refused (embed.js is also served alone, without i18n.js)."""
+``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. embed.js's storage notice, shown
+only when the browser refuses storage, is checked with storage refused."""
 
 from __future__ import annotations
 
@@ -108,3 +108,23 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     expect(bar.get_by_role("status")).to_have_text(re.compile(r"^⟦Screen 1 of \d+⟧$"))
     for control in bar.get_by_role("button").all() + bar.get_by_role("link").all():
         expect(control).to_have_text(WRAPPED)
+
+
+REFUSE_STORAGE = """
+for (const name of ["sessionStorage", "localStorage"]) {
+  Object.defineProperty(window, name, { get() { throw new DOMException("refused", "SecurityError"); } });
+}
+"""
+
+
+@pytest.mark.parametrize("path", [LESSON_1, "/embed/hot-swapping"])
+def test_the_storage_notice_comes_from_the_catalogue(page: Page, path: str) -> None:
+    """embed.js says that storage is refused in the page's language (its English text is only for
+    embed.js used alone, without the lesson page)."""
+    page.add_init_script(REFUSE_STORAGE)
+    page.goto(path + "?lang=pseudo")
+    notice = page.get_by_role("status").filter(has_text="kept only until you reload")
+    expect(notice).to_be_visible()
+    expect(notice).to_have_text(WRAPPED)
+    assert left_over(notice) == []
+    assert left_over(page.locator(".embed-bar, .site-header").first) == []

@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 
 import brotli
 import pytest
+from markupsafe import escape
 
 from lesson.i18n import catalogue, script_messages, translate
 
@@ -152,6 +153,13 @@ def test_the_scripts_get_their_messages_from_a_cached_asset_named_by_the_page(cl
     english = re.search(r'data-messages="([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
     assert english.endswith("/messages-en.json")
     assert client.get(english).get_json() == script_messages("en")
+
+
+def test_the_storage_notice_comes_from_the_catalogue(client) -> None:
+    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    notice = re.search(r'<p class="storage-notice" data-storage-notice="([^"]*)"', html)
+    assert notice and notice.group(1) == str(escape(translate("pseudo", "site.storage_refused")))
+    assert notice.group(1).startswith("⟦")
 
 
 def test_catalogue_fills_placeholders_and_rejects_unknown_keys() -> None:
