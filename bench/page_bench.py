@@ -3,6 +3,11 @@
 Drives Debian's Chromium (as the browser tests do) against the app on loopback; a WSGI wrapper
 counts every request and the bytes of every body as they leave the app (after compression).
 
+The first view is what loads when the page opens in a 1280x800 window and settles: the first
+playground ready and the network idle. Then the page is scrolled to its end a screen at a time, so
+what loads on demand (the stepper's moments) is counted too ("whole page"). The repeat view opens
+the page again and scrolls it to its end: everything but the page itself must come from the cache.
+
     .venv/bin/python bench/page_bench.py
 """
 
@@ -36,6 +41,26 @@ class Counter:
         self.seen.append((path, size))
 
 
+SCROLL_THROUGH = """async () => {
+  for (let y = 0; y <= document.body.scrollHeight; y += 600) {
+    window.scrollTo(0, y);
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }
+}"""
+
+
+def settle(page) -> None:
+    page.locator('[data-panel-id="outage"] [data-button]').first.wait_for()
+    page.wait_for_function("!document.querySelector('[data-panel-id=\"outage\"] [data-button]').disabled")
+    page.wait_for_load_state("networkidle")
+
+
+def scroll_through(page) -> None:
+    page.evaluate(SCROLL_THROUGH)
+    page.get_by_text("Moment 1 of").first.wait_for()  # the stepper's moments, fetched on the way
+    page.wait_for_load_state("networkidle")
+
+
 def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = create_app({"SECRET_KEY": "bench"})
@@ -47,23 +72,28 @@ def main() -> None:
     path = find_chromium()
     with sync_playwright() as p:
         browser = p.chromium.launch(headless=True, args=CHROMIUM_ARGS, **({"executable_path": path} if path else {}))
-        page = browser.new_page()
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(url)
-        page.get_by_text("Moment 1 of").first.wait_for()
-        page.wait_for_load_state("networkidle")
+        settle(page)
         first = [s for s in counter.seen if s[0] != "/ws"]
         counter.seen.clear()
+        scroll_through(page)
+        later = [s for s in counter.seen if s[0] != "/ws"]
+        counter.seen.clear()
         page.goto(url)
-        page.get_by_text("Moment 1 of").first.wait_for()
-        page.wait_for_load_state("networkidle")
+        settle(page)
+        scroll_through(page)
         repeat = [s[0] for s in counter.seen if s[0] != "/ws"]
         browser.close()
     server.shutdown()
     total = sum(size for _, size in first)
     print(f"first view of lesson 1: {len(first)} requests, {total / 1000:.1f} KB transferred (compressed bodies)")
-    for p_, size in sorted(first, key=lambda s: -s[1])[:5]:
+    for p_, size in sorted(first, key=lambda s: -s[1])[:8]:
         print(f"  {size / 1000:6.1f} KB  {p_}")
-    print(f"repeat view: {len(repeat)} request(s): {', '.join(repeat)}")
+    rest = sum(size for _, size in later)
+    print(f"scrolled to its end: {len(later)} more request(s), {rest / 1000:.1f} KB: {', '.join(p for p, _ in later)}")
+    print(f"  whole page: {(total + rest) / 1000:.1f} KB")
+    print(f"repeat view, scrolled to its end: {len(repeat)} request(s): {', '.join(repeat)}")
 
 
 if __name__ == "__main__":

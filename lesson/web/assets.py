@@ -3,7 +3,13 @@
 All of ``static/`` is read once at start-up and hashed together; the hash is the first segment
 of every asset URL (``/static/<hash>/js/app.js``). The JavaScript modules import each other with
 relative paths, so they inherit the prefix: a repeat view fetches nothing but the page, and any
-change to any file gives every asset a new URL. Compression is Flask-Compress's job.
+change to any file gives every asset a new URL. Generated JSON documents (the steppers' moments, the
+scenarios, the scripts' message catalogue per language) are served the same way under ``/data/``.
+
+Compression: pages and answers are compressed per response by Flask-Compress at a cheap level. The
+assets never change while the app runs, so they are compressed once, at brotli's highest quality
+(about 10% smaller than the per-response level, at a cost paid once per file and process), and kept.
+A client that does not accept brotli gets the plain file, which Flask-Compress then gzips.
 """
 
 from __future__ import annotations
@@ -11,14 +17,33 @@ from __future__ import annotations
 import hashlib
 import json
 import mimetypes
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort
+import brotli
+from flask import Blueprint, Flask, Response, abort, request
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+COMPRESSIBLE = ("text/", "application/json", "image/svg+xml")
 mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("image/svg+xml", ".svg")
+
+
+@lru_cache(maxsize=512)
+def _brotli(data: bytes) -> bytes:
+    """An asset at brotli's highest quality, compressed once per process (shared by every app in it)."""
+    return brotli.compress(data, quality=11)
+
+
+def asset_response(data: bytes, mimetype: str, cache: str) -> Response:
+    """The asset's bytes, brotli-compressed ahead of time when the client takes brotli; otherwise plain
+    (Flask-Compress, seeing no Content-Encoding, gzips it as it does every response)."""
+    headers = {"Cache-Control": cache, "Vary": "Accept-Encoding"}
+    if mimetype.startswith(COMPRESSIBLE) and len(data) >= 500 and request.accept_encodings["br"] > 0:
+        headers["Content-Encoding"] = "br"
+        data = _brotli(data)
+    return Response(data, mimetype=mimetype, headers=headers)
 
 
 class Assets:
@@ -31,20 +56,28 @@ class Assets:
             digest.update(rel.encode() + b"\0" + data + b"\0")
             self.files[rel] = (data, mimetypes.guess_type(rel)[0] or "application/octet-stream")
         self._files_digest = digest
+        self._fixed: dict[str, str] = {}  # documents that stay when the content is reloaded
+        self._extra: dict[str, str] = {}
         self.set_data(extra or {})
 
     def set_data(self, extra: dict[str, str]) -> None:
         """Serve these generated JSON documents (content reloaded: new data, new build)."""
+        self._extra = dict(extra)
         digest = self._files_digest.copy()
         data: dict[str, bytes] = {}
-        for name, text in sorted(extra.items()):
+        for name, text in sorted({**self._extra, **self._fixed}.items()):
             digest.update(name.encode() + b"\0" + text.encode() + b"\0")
             data[name] = text.encode()
         self.data, self.build = data, digest.hexdigest()[:12]
 
+    def add_documents(self, documents: dict[str, str]) -> None:
+        """Serve these JSON documents for the app's lifetime, beside the content's (which a reload replaces)."""
+        self._fixed.update(documents)
+        self.set_data(self._extra)
+
     @staticmethod
     def json_text(value: Any) -> str:
-        return json.dumps(value, separators=(",", ":"))
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
     def url(self, rel: str) -> str:
         if rel not in self.files:
@@ -58,10 +91,8 @@ class Assets:
         item = self.files.get(filename)
         if item is None:
             abort(404)
-        if build != self.build:
-            # An old page asks for an old build: serve today's file, but do not let it be cached.
-            return Response(item[0], mimetype=item[1], headers={"Cache-Control": "no-cache"})
-        return Response(item[0], mimetype=item[1], headers={"Cache-Control": IMMUTABLE})
+        # An old page asks for an old build: serve today's file, but do not let it be cached.
+        return asset_response(item[0], item[1], IMMUTABLE if build == self.build else "no-cache")
 
     def init_app(self, app: Flask) -> None:
         """Serve ``/static/<build>/<filename>`` as Flask's own ``static`` endpoint, so
@@ -83,7 +114,6 @@ class Assets:
             body = self.data.get(name)
             if body is None:
                 abort(404)
-            cache = IMMUTABLE if build == self.build else "no-cache"
-            return Response(body, mimetype="application/json", headers={"Cache-Control": cache})
+            return asset_response(body, "application/json", IMMUTABLE if build == self.build else "no-cache")
 
         return bp

@@ -1,5 +1,7 @@
 // Entry point: mounts each panel on the page; one transport serves them all.
+import { h } from "./dom.js";
 import { startEmbed } from "./embed.js";
+import { t } from "./i18n.js";
 import { mountPlayground } from "./playground.js";
 import { mountProgress, relayStatements } from "./progress.js";
 import { mountQuiz } from "./quiz.js";
@@ -22,3 +24,16 @@ for (const section of document.querySelectorAll('[data-panel="stepper"]')) mount
 for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPlayground(section, shared());
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) mountRestarts(section, shared());
 for (const section of document.querySelectorAll("[data-quiz]")) mountQuiz(section);
+
+// Presenter mode (?present=1): its code is fetched only then. Otherwise a lesson offers a link into it,
+// on the kicker line, so the first playground stays in the first screen.
+const article = document.querySelector("article.lesson");
+if (article && new URLSearchParams(window.location.search).get("present") === "1") {
+  import("./presenter.js").then(({ present }) => present(article));
+} else if (article) {
+  const url = new URL(window.location.href);
+  url.searchParams.set("present", "1");
+  url.hash = "";
+  const kicker = article.querySelector(":scope > header .kicker");
+  if (kicker) kicker.append(h("span", { class: "present-offer" }, " · ", h("a", { href: url.pathname + url.search }, t("present.enter"))));
+}

@@ -21,6 +21,9 @@ const TYPES = {
   goal: `${ADL}/activities/objective`,
 };
 const PART = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
+// The notice's text comes from the page: <p data-storage-notice="..."> (the lesson page writes it from
+// its message catalogue, in the page's language). This English text is only for a page that leaves
+// the attribute empty, since this file is also used alone, without the lesson's other scripts.
 export const STORAGE_NOTICE =
   "This page cannot use your browser's storage here, so your progress is kept only until you reload or leave.";
 
@@ -34,7 +37,7 @@ function reportStorage(err) {
   storageRefused = (err && err.name) || "Error";
   const show = () => {
     for (const el of document.querySelectorAll("[data-storage-notice]")) {
-      el.textContent = STORAGE_NOTICE;
+      el.textContent = el.dataset.storageNotice || STORAGE_NOTICE;
       el.hidden = false;
     }
   };

@@ -1,7 +1,8 @@
 // Presenter mode (?present=1): large type, one section of the lesson per screen (a screen starts at
 // each h2), Next and Previous with buttons or the keyboard (arrow keys, Page Up/Down, Space). While a
 // scenario is being replayed, Next and Previous step through it instead, so the class sees one step
-// and its narration at a time. The playgrounds stay live.
+// and its narration at a time. The playgrounds stay live. Loaded only in presenter mode (app.js
+// imports it then, and otherwise offers the link into it).
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { activeScenario } from "./scenario.js";
@@ -15,7 +16,7 @@ function leaveUrl() {
   return url.pathname + url.search + url.hash;
 }
 
-function present(article) {
+export function present(article) {
   document.body.classList.add("presenting");
   // Split the lesson into screens: its header, then one per h2 with whatever follows it.
   const screens = [[]];
@@ -94,21 +95,4 @@ function present(article) {
     }
   });
   show(0, false);
-}
-
-function offer(article) {
-  // Outside presenter mode, a lesson offers a link into it.
-  const url = new URL(window.location.href);
-  url.searchParams.set("present", "1");
-  url.hash = "";
-  // On the lesson's kicker line, so the first playground stays in the first screen.
-  const kicker = article.querySelector(":scope > header .kicker");
-  const link = h("a", { href: url.pathname + url.search }, t("present.enter"));
-  if (kicker) kicker.append(h("span", { class: "present-offer" }, " · ", link));
-}
-
-const article = document.querySelector("article.lesson");
-if (article) {
-  if (new URLSearchParams(window.location.search).get("present") === "1") present(article);
-  else offer(article);
 }

@@ -1,25 +1,62 @@
 // The churn stepper: moments computed by the simulation at start-up, shown one at a time.
-// The moments are fetched when the page runs (compressed, cached for good), not inlined in it.
+// The moments are fetched on demand (compressed, cached for good), not inlined in the page and not at
+// load: when the stepper comes within a few hundred pixels of the screen, or at the first touch, key or
+// focus inside it, or before printing. A press that comes before the moments waits for them.
 import { fill, h } from "./dom.js";
 import { logLine, promptList, serverTable } from "./render.js";
 import { t } from "./i18n.js";
 
-export async function mountStepper(section) {
+const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
+
+export function mountStepper(section) {
   const region = section.querySelector('[data-region="moment"]');
   const position = section.querySelector('[data-role="position"]');
   const prev = section.querySelector('[data-action="prev"]');
   const next = section.querySelector('[data-action="next"]');
   let era = section.querySelector('[data-role="era"] input:checked').value;
   let index = 0;
-  let data;
-  try {
-    const resp = await fetch(section.dataset.steps);
-    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
-    data = await resp.json();
-  } catch {
-    position.textContent = t("stepper.failed");
-    return;
+  let data = null;
+  let loading = null;
+
+  function load() {
+    loading ??= (async () => {
+      stop();
+      try {
+        const resp = await fetch(section.dataset.steps);
+        if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+        data = await resp.json();
+      } catch {
+        position.textContent = t("stepper.failed");
+        return false;
+      }
+      era = section.querySelector('[data-role="era"] input:checked').value;
+      show();
+      return true;
+    })();
+    return loading;
   }
+  // Run `fn` once the moments are here (at once when they are).
+  const when = (fn) => (event) => {
+    if (data) return fn(event);
+    if (event.type === "keydown" && (event.key === "ArrowRight" || event.key === "ArrowLeft")) event.preventDefault();
+    load().then((ok) => ok && fn(event));
+  };
+
+  const observer = "IntersectionObserver" in window
+    ? new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) load(); }, { rootMargin: NEAR })
+    : null;
+  const early = () => load();
+  function stop() {
+    observer?.disconnect();
+    section.removeEventListener("pointerdown", early);
+    section.removeEventListener("focusin", early);
+    window.removeEventListener("beforeprint", early);
+  }
+  if (observer) observer.observe(section);
+  else load();
+  section.addEventListener("pointerdown", early);
+  section.addEventListener("focusin", early);
+  window.addEventListener("beforeprint", early);
 
   function show() {
     const steps = data[era];
@@ -57,15 +94,16 @@ export async function mountStepper(section) {
     position.textContent = t("stepper.moment", { n: step.number, total: steps.length, title: step.title });
   }
 
-  prev.addEventListener("click", () => { if (index > 0) { index -= 1; show(); } });
-  next.addEventListener("click", () => { if (index < data[era].length - 1) { index += 1; show(); } });
+  prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(); } }));
+  next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(); } }));
   section.addEventListener("keydown", (event) => {
     if (event.target.matches("input")) return;
-    if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(); event.preventDefault(); }
-    if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(); event.preventDefault(); }
+    when(() => {
+      if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(); event.preventDefault(); }
+      if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(); event.preventDefault(); }
+    })(event);
   });
-  section.addEventListener("change", (event) => {
+  section.addEventListener("change", when((event) => {
     if (event.target.name === "churn-era") { era = event.target.value; show(); }
-  });
-  show();
+  }));
 }

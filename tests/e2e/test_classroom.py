@@ -136,11 +136,13 @@ def counted_server():
 def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) -> None:
     base, seen = counted_server
     open_playground(page, base + LESSON_1, TITLE)
+    page.get_by_role("region", name="A session with churn", exact=True).scroll_into_view_if_needed()
     expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
     assert any(p.endswith("/js/render.js") for p in seen) and any(p.endswith("/churn.json") for p in seen)
     seen.clear()
     page.goto(base + "/")
     page.goto(base + LESSON_1)
+    page.get_by_role("region", name="A session with churn", exact=True).scroll_into_view_if_needed()
     expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
     expect(page.get_by_role("region", name=TITLE, exact=True).get_by_role("button", name="Reset")).to_be_enabled()
     assert [p for p in seen if p not in ("/", LESSON_1, "/ws")] == []

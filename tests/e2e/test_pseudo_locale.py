@@ -4,9 +4,8 @@ scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after pres
 predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
 narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
 ``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. The SCORM package's launch page,
-built in the pseudo-locale, is read whole too, with and without a learning platform around it. Not
-converted yet: embed.js's storage notice, shown only in a frame whose storage is refused (embed.js is
-also served alone, without i18n.js)."""
+built in the pseudo-locale, is read whole too, with and without a learning platform around it.
+embed.js's storage notice, shown only when the browser refuses storage, is checked with storage refused."""
 
 from __future__ import annotations
 
@@ -78,6 +77,7 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
 def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(LESSON_1 + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
+    stepper.scroll_into_view_if_needed()
     expect(stepper.get_by_role("heading", level=4)).to_have_text(re.compile(r"^⟦Moment 1 of \d+: .*⟧$"))
     for name in ("Servers, as the host sees them", "What happened"):
         expect(stepper.get_by_role("heading", name=f"⟦{name}⟧")).to_be_visible()
@@ -138,3 +138,23 @@ def test_the_scorm_launch_page_has_no_string_outside_the_catalogue(
     # The check can fail here too.
     status.evaluate("el => el.append(' Hard-coded')")
     assert left_over(body) == ["Hard-coded"]
+
+
+REFUSE_STORAGE = """
+for (const name of ["sessionStorage", "localStorage"]) {
+  Object.defineProperty(window, name, { get() { throw new DOMException("refused", "SecurityError"); } });
+}
+"""
+
+
+@pytest.mark.parametrize("path", [LESSON_1, "/embed/hot-swapping"])
+def test_the_storage_notice_comes_from_the_catalogue(page: Page, path: str) -> None:
+    """embed.js says that storage is refused in the page's language (its English text is only for
+    embed.js used alone, without the lesson page)."""
+    page.add_init_script(REFUSE_STORAGE)
+    page.goto(path + "?lang=pseudo")
+    notice = page.get_by_role("status").filter(has_text="kept only until you reload")
+    expect(notice).to_be_visible()
+    expect(notice).to_have_text(WRAPPED)
+    assert left_over(notice) == []
+    assert left_over(page.locator(".embed-bar, .site-header").first) == []

@@ -25,6 +25,7 @@ MOMENTS = [
 def stepper(page: Page) -> Locator:
     page.goto(LESSON_1)
     section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()  # its moments are fetched when it comes near the screen
     expect(moment_heading(section)).to_have_text("Moment 1 of 6: A and B are connected")
     return section
 
@@ -211,3 +212,45 @@ def test_era_switch(stepper: Locator) -> None:
     stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect_moment(stepper, 5)
     expect_status(card, "A", "down")
+
+
+def test_the_moments_are_fetched_only_when_the_stepper_comes_near(page: Page) -> None:
+    """The stepper's data is not part of the first view: it is fetched once, when the learner scrolls
+    towards the stepper."""
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if r.url.endswith("/churn.json") else None)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(LESSON_1)
+    expect(panel(page, "Play out an outage").locator("[data-button]").first).to_be_enabled()
+    page.wait_for_load_state("networkidle")
+    section = panel(page, "A session with churn")
+    expect(moment_heading(section)).to_have_count(0)
+    assert fetched == []
+    section.scroll_into_view_if_needed()
+    expect(moment_heading(section)).to_have_text("Moment 1 of 6: A and B are connected")
+    page.mouse.wheel(0, 3000)
+    page.mouse.wheel(0, -3000)
+    expect(moment_heading(section)).to_have_text("Moment 1 of 6: A and B are connected")
+    assert len(fetched) == 1
+
+
+def test_a_press_before_the_moments_arrive_is_not_lost(page: Page) -> None:
+    held = []
+    page.route("**/churn.json", lambda route: held.append(route))
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    with page.expect_request("**/churn.json"):
+        section.get_by_role("button", name="Next moment").click()  # the moments are still on their way
+    expect(moment_heading(section)).to_have_count(0)
+    assert len(held) == 1
+    held[0].continue_()
+    expect_moment(section, 2)
+
+
+def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
+    page.route("**/churn.json", lambda route: route.fulfill(status=500, body="no"))
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()
+    expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
+    expect(moment_heading(section)).to_have_count(0)

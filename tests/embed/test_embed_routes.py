@@ -47,7 +47,7 @@ def test_frame_ancestors_name_the_embed_origins() -> None:
 
 
 def urls(page: str) -> list[str]:
-    return re.findall(r'(?<![\w-])(?:href|src|action|data-steps|data-base|data-lrs)="([^"#][^"]*)"', page)
+    return re.findall(r'(?<![\w-])(?:href|src|action|data-steps|data-base|data-lrs|data-messages)="([^"#][^"]*)"', page)
 
 
 def test_under_script_name_every_url_carries_the_prefix() -> None:

@@ -14,7 +14,9 @@ import json
 import re
 from html.parser import HTMLParser
 
+import brotli
 import pytest
+from markupsafe import escape
 
 from lesson.i18n import catalogue, script_messages, translate
 
@@ -135,15 +137,30 @@ def test_the_finder_reads_playgrounds_and_skips_only_content(app, client) -> Non
     assert untranslated(broken) == ["Loose prose"]
 
 
-def test_the_scripts_get_their_messages_from_a_data_attribute(client) -> None:
+def test_the_scripts_get_their_messages_from_a_cached_asset_named_by_the_page(client) -> None:
     html = client.get("/?lang=pseudo").get_data(as_text=True)
-    found = re.search(r"data-messages='([^']*)'", html)
-    assert found
-    from html import unescape
-
-    table = json.loads(unescape(found.group(1)))
+    found = re.search(r'<html[^>]* data-messages="(/data/[0-9a-f]{12}/messages-pseudo\.json)"', html)
+    assert found, "the page does not name its messages asset"
+    url = found.group(1)
+    assert f'<link rel="preload" href="{url}" as="fetch" crossorigin>' in html
+    resp = client.get(url, headers={"Accept-Encoding": "br"})
+    assert resp.status_code == 200 and "immutable" in resp.headers["Cache-Control"]
+    assert resp.headers["Content-Encoding"] == "br"
+    table = json.loads(brotli.decompress(resp.get_data()))
     assert table == script_messages("pseudo")
     assert all(v.startswith("⟦") and v.endswith("⟧") for v in table.values())
+    # Every page in a language names the same asset; English pages name the English one.
+    assert url in client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    english = re.search(r'data-messages="([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+    assert english.endswith("/messages-en.json")
+    assert client.get(english).get_json() == script_messages("en")
+
+
+def test_the_storage_notice_comes_from_the_catalogue(client) -> None:
+    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    notice = re.search(r'<p class="storage-notice" data-storage-notice="([^"]*)"', html)
+    assert notice and notice.group(1) == str(escape(translate("pseudo", "site.storage_refused")))
+    assert notice.group(1).startswith("⟦")
 
 
 def test_catalogue_fills_placeholders_and_rejects_unknown_keys() -> None:

@@ -198,6 +198,31 @@ def test_assets_have_hashed_urls_cached_for_good_and_are_compressed(fixture_clie
         assert url_for("static", filename="js/app.js") == next(u for u in urls if u.endswith("app.js"))
 
 
+def test_assets_are_compressed_once_at_brotlis_best_and_decode_to_the_file(fixture_client):
+    import gzip
+
+    import brotli
+
+    from lesson.paths import data_root
+
+    client = fixture_client
+    with client.application.test_request_context():
+        from flask import url_for
+
+        url = url_for("static", filename="js/playground.js")
+    raw = (data_root() / "static" / "js" / "playground.js").read_bytes()
+    br = client.get(url, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert br.headers["Content-Encoding"] == "br" and "Accept-Encoding" in br.headers["Vary"]
+    assert brotli.decompress(br.get_data()) == raw
+    assert len(br.get_data()) == len(brotli.compress(raw, quality=11))  # smaller than per-response levels
+    gz = client.get(url, headers={"Accept-Encoding": "gzip"})
+    assert gz.headers["Content-Encoding"] == "gzip" and gzip.decompress(gz.get_data()) == raw
+    plain = client.get(url, headers={"Accept-Encoding": "identity"})
+    assert "Content-Encoding" not in plain.headers and plain.get_data() == raw
+    old = client.get(url.replace(url.split("/")[2], "000000000000"), headers={"Accept-Encoding": "br"})
+    assert old.headers["Cache-Control"] == "no-cache" and brotli.decompress(old.get_data()) == raw
+
+
 @pytest.fixture
 def broken_content(tmp_path: Path) -> Path:
     root = tmp_path / "content"
