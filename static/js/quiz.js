@@ -9,10 +9,10 @@ import { appUrl } from "./transport.js";
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
 const PLAYGROUND = (panel) => `churn-lab:playground:${panel}`; // the log playground.js keeps
 
-/** A playground's log as one line, panel:era:variant:presses (lesson/tasks.py reads it); null if none. */
+/** A playground's log as one line, panel:era:variant:presses (lesson/tasks.py reads it); null before a press. */
 export function taskLine(panel) {
   const log = session.get(PLAYGROUND(panel));
-  if (!log || !Array.isArray(log.events) || typeof log.era !== "string") return null;
+  if (!log || !Array.isArray(log.events) || !log.events.length || typeof log.era !== "string") return null;
   const presses = log.events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
   return `${panel}:${log.era}:${log.variant || ""}:${presses.join(",")}`;
 }
