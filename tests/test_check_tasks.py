@@ -114,3 +114,12 @@ def test_a_task_question_is_a_task_and_nothing_else(tmp_path: Path, old: str, ne
     (found,) = [p for p in problems if p.startswith(str(quiz))]
     assert found.startswith(f"{quiz}:{line_of(quiz, '- id: task')}: ")
     assert says in found
+
+
+def test_a_condition_may_name_a_field_of_a_wire_item() -> None:
+    from lesson.goals import path_problem
+
+    # Wire items are a tagged union: a field of any kind of item may be named, and only those.
+    assert path_problem("wire[*].kind") is None
+    assert path_problem("wire[kind=host_built].sender") is None
+    assert "no 'colour' here" in (path_problem("wire[*].colour") or "")

@@ -27,7 +27,8 @@ def _answers(slug: str) -> dict[str, str]:
 def _grader():
     from ..tasks import Grader
 
-    return current_app.extensions.setdefault("quiz_tasks", Grader())
+    grader = current_app.extensions.get("quiz_tasks")
+    return grader if grader is not None else current_app.extensions.setdefault("quiz_tasks", Grader())
 
 
 def verdict(slug: str, question: Any, given: str) -> bool | None:
