@@ -11,13 +11,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .content import Content, Lesson, load_content
+from .content import Content, Lesson, Task, load_content
 from .goals import holds
 from .panels import AnyPanel, PlaygroundPanel, load_panels
 from .scripts import check_script
+from .service import Log
 from .sim import begin, view
+from .tasks import TaskLogError, done, parse
 from .wire_schema import VERSIONS, message_errors
-from .yamlfile import ContentError
+from .yamlfile import ContentError, parse_yaml
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
 _SCHEMA_LINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
@@ -60,6 +62,7 @@ def check(root: Path) -> Report:
     for path in scenario_files:
         problems.extend(check_script(path))
     problems.extend(check_goals(root, panels))
+    problems.extend(check_tasks(root, content, panels))
     problems.extend(check_schema_pointers(root))
 
     unique: dict[str, ContentError] = {}
@@ -166,6 +169,44 @@ def check_goals(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
     return out
 
 
+def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A task question names a playground its lesson shows, is not done before anything is pressed, and
+    its ``solution`` replays on that playground and does the task."""
+    out = []
+    for quiz in content.quizzes.values():
+        path = root / "quizzes" / f"{quiz.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        lesson = content.lesson(quiz.id)
+        for n, q in enumerate(quiz.questions):
+            if q.task is not None:
+                for field_name, message in _task_problems(q.task, panels, lesson):
+                    line = doc.line(("questions", n, "task", field_name))
+                    out.append(ContentError(path, line, f"question {q.id!r}: {message}"))
+    return out
+
+
+def _task_problems(task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None) -> list[tuple[str, str]]:
+    """(the task's field at fault, what is wrong) for one task question."""
+    panel = panels.get(task.panel)
+    if panel is None:
+        return [("panel", f"there is no panel {task.panel!r} (known: {', '.join(sorted(panels))})")]
+    if not isinstance(panel, PlaygroundPanel):
+        return [("panel", f"{task.panel!r} is a {panel.kind} panel; a task is done in a playground")]
+    out = []
+    if lesson is not None and task.panel not in lesson.widgets:
+        out.append(("panel", f"lesson {lesson.meta.slug!r} does not show the {task.panel!r} playground"))
+    if done(task, panel, Log(era=panel.start.era)):
+        out.append(("when", "the task is already done at the start, before anything is pressed"))
+    try:
+        solved = done(task, panel, parse(f"{panel.id}:{panel.start.era}::{','.join(task.solution)}").log)
+    except TaskLogError as exc:
+        out.append(("solution", f"the solution cannot be replayed: {exc}"))
+    else:
+        if not solved:
+            out.append(("solution", "the solution's presses do not do the task"))
+    return out
+
+
 def schema_pointer(path: Path) -> str | None:
     """The JSON Schema a YAML file's first line points an editor at, if it points at one."""
     first = path.read_text(encoding="utf-8").split("\n", 1)[0]
@@ -201,5 +242,6 @@ __all__ = [
     "check_links",
     "check_messages",
     "check_schema_pointers",
+    "check_tasks",
     "schema_pointer",
 ]

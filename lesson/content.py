@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from .goals import Condition
 from .markup import (
     ERAS,
     MD,
@@ -101,27 +102,72 @@ class Choice(_Strict):
     text: Text
 
 
+PressId = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$", max_length=40)]
+
+
+class Task(_Strict):
+    """Something to do in a playground on the page; the server replays the learner's presses and checks
+    ``when`` on the view they lead to (and ``earlier`` on the view after some press before the last)."""
+
+    panel: Annotated[ItemId, Field(description="the playground panel the learner works in (on the same page)")]
+    when: Annotated[Condition, Field(description="what the view after the last press must show")]
+    earlier: Annotated[
+        Condition | None,
+        Field(description="what the view after some earlier press must have shown (for 'do this, then that')"),
+    ] = None
+    solution: Annotated[
+        list[PressId],
+        Field(
+            min_length=1,
+            max_length=40,
+            description="presses that do the task (button ids, '@legacy' or '@modern'); lesson check replays them",
+        ),
+    ]
+
+
 class Question(_Strict):
+    """A multiple-choice question (``choices`` and ``answer``) or a task in a playground (``task`` and
+    ``hint``)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"oneOf": [{"required": ["choices", "answer"]}, {"required": ["task", "hint"]}]}
+    )
+
     id: ItemId
     prompt: Text
-    choices: Annotated[list[Choice], Field(min_length=2, max_length=5)]
-    answer: str
+    choices: Annotated[list[Choice], Field(min_length=2, max_length=5)] | None = None
+    answer: str | None = None
+    task: Task | None = None
+    hint: Annotated[str, Field(min_length=1, description="shown when a task is checked and not yet done")] | None = None
     explanation: Text
 
     @field_validator("choices")
     @classmethod
-    def _unique_choices(cls, choices: list[Choice]) -> list[Choice]:
-        _no_duplicates([c.id for c in choices], "choice")
+    def _unique_choices(cls, choices: list[Choice] | None) -> list[Choice] | None:
+        _no_duplicates([c.id for c in choices or []], "choice")
         return choices
 
     @field_validator("answer")
     @classmethod
-    def _answer_is_a_choice(cls, answer: str, info: ValidationInfo) -> str:
+    def _answer_is_a_choice(cls, answer: str | None, info: ValidationInfo) -> str | None:
         choices = info.data.get("choices")  # absent when the choices themselves failed
-        if choices is not None and answer not in {c.id for c in choices}:
+        if answer is not None and choices is not None and answer not in {c.id for c in choices}:
             ids = ", ".join(c.id for c in choices)
             raise ValueError(f"{answer!r} is not one of the choices {ids}")
         return answer
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Question:
+        if self.task is not None:
+            if self.choices is not None or self.answer is not None:
+                raise ValueError("a task question has no choices and no answer: the playground is the answer")
+            if self.hint is None:
+                raise ValueError("a task question needs a hint, shown when a check finds the task not done yet")
+        elif self.choices is None or self.answer is None:
+            raise ValueError("a question needs choices and an answer, or a task (with a hint)")
+        elif self.hint is not None:
+            raise ValueError("only a task question has a hint; a choice question explains itself")
+        return self
 
 
 class Quiz(_Strict):

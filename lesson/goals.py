@@ -117,6 +117,11 @@ def _deref(schema: dict[str, Any]) -> dict[str, Any]:
             schema = defs[schema["$ref"].rsplit("/", 1)[-1]]
         elif "anyOf" in schema:  # optional values: take the branch that is not null
             schema = next((s for s in schema["anyOf"] if s.get("type") != "null"), schema["anyOf"][0])
+        elif "oneOf" in schema:  # a tagged union (wire items): a field of any branch may be named
+            props: dict[str, Any] = {}
+            for branch in schema["oneOf"]:
+                props.update(_deref(branch).get("properties", {}))
+            return {"type": "object", "properties": props}
         else:
             return schema
 

@@ -12,6 +12,7 @@ QUESTIONS = [
     pytest.param(quiz_slug, q, id=f"{quiz_slug}/{q.id}")
     for quiz_slug, quiz in load_content(default_root()).quizzes.items()
     for q in quiz.questions
+    if q.choices is not None  # a task question has no choices to balance
 ]
 
 # The shortest choice is at least this share of the longest: a lone short or long choice is a tell.

@@ -24,15 +24,36 @@ def _answers(slug: str) -> dict[str, str]:
     return dict(session.get("quiz", {}).get(slug, {}))
 
 
+def _grader():
+    from ..tasks import Grader
+
+    grader = current_app.extensions.get("quiz_tasks")
+    return grader if grader is not None else current_app.extensions.setdefault("quiz_tasks", Grader())
+
+
+def verdict(slug: str, question: Any, given: str) -> bool | None:
+    """Whether an answer is right: a choice against the key, a task's log by replaying it. None when a
+    task's log cannot be graded (it then counts as not answered)."""
+    if question.task is None:
+        return given == question.answer
+    from ..tasks import TaskLogError
+
+    try:
+        return _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, given)
+    except TaskLogError:
+        return None
+
+
 def grade(slug: str, answers: dict[str, str]) -> dict[str, int]:
     """Score answers against the quiz; the answers may come from the page, the key never does."""
     quiz = _state().content.quizzes.get(slug)
     if quiz is None:
         return {"answered": 0, "correct": 0, "total": 0}
-    known = {q.id: q.answer for q in quiz.questions}
+    known = {q.id: q for q in quiz.questions}
+    verdicts = [verdict(slug, known[q], a) for q, a in answers.items() if q in known]
     return {
-        "answered": sum(1 for q in answers if q in known),
-        "correct": sum(1 for q, a in answers.items() if known.get(q) == a),
+        "answered": sum(1 for v in verdicts if v is not None),
+        "correct": sum(1 for v in verdicts if v),
         "total": len(quiz.questions),
     }
 
@@ -57,8 +78,8 @@ def _record(slug: str, qid: str, choice: str) -> tuple[Any, Any]:
     question = next((q for q in quiz.questions if q.id == qid), None)
     if question is None:
         abort(404)
-    if choice not in {c.id for c in question.choices}:
-        return question, None
+    if question.task is not None or choice not in {c.id for c in question.choices or []}:
+        return question, None  # a task is answered in its playground, which needs the page's script
     progress = dict(session.get("quiz", {}))
     progress[slug] = {**progress.get(slug, {}), qid: choice}
     session["quiz"] = progress
@@ -140,9 +161,13 @@ def answer_form(slug: str, qid: str) -> Response:
 
 @bp.post("/api/quiz/<slug>/<qid>")
 def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
-    """Grade one answer. The page may send the answers it holds (``answers``), so the score
-    survives a restart, another worker or a lost cookie; they are graded here, never trusted."""
+    """Grade one answer: ``{"choice": id}``, or ``{"log": line}`` for a task (the playground's log as
+    the page holds it, replayed here). The page may send the answers it holds (``answers``), so the
+    score survives a restart, another worker or a lost cookie; they are graded here, never trusted."""
     data = request.get_json(silent=True)
+    question = _question(slug, qid)
+    if question.task is not None:
+        return _answer_task(slug, question, data)
     if not isinstance(data, dict) or not isinstance(data.get("choice"), str):
         return jsonify(error='send a JSON object like {"choice": "a"}'), 400
     question, choice = _record(slug, qid, data["choice"])
@@ -159,6 +184,36 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
     )
 
 
+def _question(slug: str, qid: str) -> Any:
+    quiz = _state().content.quizzes.get(slug)
+    question = next((q for q in quiz.questions if q.id == qid), None) if quiz else None
+    if question is None:
+        abort(404)
+    return question
+
+
+def _task_result(question: Any, correct: bool) -> dict[str, Any]:
+    """What the page shows for a checked task: the explanation once done, the hint until then."""
+    if correct:
+        return {"correct": True, "task": True, "explanation": question.explanation}
+    return {"correct": False, "task": True, "hint": question.hint}
+
+
+def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | Response:
+    from ..tasks import TaskLogError
+
+    if not isinstance(data, dict) or not isinstance(data.get("log"), str):
+        wanted = '{"log": "<panel>:<era>:<variant>:<presses>"}'
+        return jsonify(error=f"this question is done in a playground: send {wanted}"), 400
+    try:
+        # Anything else the page sends about this question (a "correct" of its own) is not read.
+        correct = _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, data["log"])
+    except TaskLogError as exc:
+        return jsonify(error=f"this playground log cannot be checked: {exc}"), 400
+    held = {**_answers(slug), **_page_answers(data), question.id: data["log"]}
+    return jsonify(question=question.id, choice=data["log"], score=grade(slug, held), **_task_result(question, correct))
+
+
 @bp.post("/api/quiz/<slug>")
 def grade_json(slug: str) -> tuple[Response, int] | Response:
     """Grade the answers a page holds (after a reload): each verdict and the score."""
@@ -169,13 +224,19 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
     if not isinstance(data, dict):
         return jsonify(error='send a JSON object like {"answers": {"q1": "a"}}'), 400
     held = _page_answers(data)
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
     for q in quiz.questions:
-        choice = held.get(q.id)
-        if choice in {c.id for c in q.choices}:
+        given = held.get(q.id)
+        if given is None:
+            continue
+        if q.task is not None:
+            correct = verdict(slug, q, given)
+            if correct is not None:
+                results[q.id] = {"choice": given, **_task_result(q, correct)}
+        elif given in {c.id for c in q.choices or []}:
             results[q.id] = {
-                "choice": choice,
-                "correct": choice == q.answer,
+                "choice": given,
+                "correct": given == q.answer,
                 "answer": q.answer,
                 "explanation": q.explanation,
             }

@@ -8,6 +8,7 @@ import { local } from "./store.js";
 const FORMAT = "mcp-churn-lab-progress";
 const ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
 const MAX_ITEMS = 200;
+const MAX_ANSWER = 12000; // a task's log line (lesson/tasks.py MAX_LINE)
 
 function idList(value) {
   return Array.isArray(value) ? [...new Set(value.filter((x) => typeof x === "string" && ID.test(x)))].slice(0, MAX_ITEMS) : [];
@@ -32,7 +33,8 @@ function answerMap(value) {
   if (!value || typeof value !== "object" || Array.isArray(value)) return out;
   for (const [q, a] of Object.entries(value).slice(0, MAX_ITEMS)) {
     const choice = Array.isArray(a) ? a[0] : a; // the compact shape keeps [choice, success]
-    if (ID.test(q) && typeof choice === "string" && choice.length <= 80) out[q] = choice;
+    // A choice id, or a task's playground log as one line (graded again by the server when loaded).
+    if (ID.test(q) && typeof choice === "string" && choice.length <= MAX_ANSWER) out[q] = choice;
   }
   return out;
 }

@@ -2,11 +2,35 @@
 // The page holds the learner's answers (localStorage), so a server restart, another worker or a
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
-import { local } from "./store.js";
+import { local, session } from "./store.js";
 import { t } from "./i18n.js";
 import { appUrl } from "./transport.js";
 
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
+const PLAYGROUND = (panel) => `churn-lab:playground:${panel}`; // the log playground.js keeps
+
+/** A playground's log as one line, panel:era:variant:presses (lesson/tasks.py reads it); null before a press. */
+export function taskLine(panel) {
+  const log = session.get(PLAYGROUND(panel));
+  if (!log || !Array.isArray(log.events) || !log.events.length || typeof log.era !== "string") return null;
+  const presses = log.events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
+  return `${panel}:${log.era}:${log.variant || ""}:${presses.join(",")}`;
+}
+
+// "Do it in the playground": bring the playground into view and put the focus on its first button.
+function goToPlayground(link) {
+  const section = document.querySelector(`section[data-panel-id="${CSS.escape(link.closest("form").dataset.taskPanel)}"]`);
+  if (!section) return false;
+  const first = section.querySelector("button[data-button]:not([disabled])");
+  const heading = section.querySelector("h3");
+  section.scrollIntoView({ block: "start" });
+  if (first) first.focus({ preventScroll: true });
+  else if (heading) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
+  return true;
+}
 
 /** The answers this browser holds for one lesson's quick check: {question id: choice id}. */
 export const heldAnswers = (slug) => local.get(KEY(slug)) || {};
@@ -22,6 +46,15 @@ export function mountQuiz(section) {
 
   function verdict(form, result) {
     const feedback = form.querySelector('[data-role="feedback"]');
+    if (result.task) {
+      fill(
+        feedback,
+        result.correct
+          ? h("p", { class: "verdict verdict-right" }, h("strong", {}, t("quiz.right")), " ", h("span", { "data-content": "" }, result.explanation))
+          : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, t("quiz.task.not_yet")), " ", t("quiz.task.hint", { hint: result.hint })),
+      );
+      return;
+    }
     const rightInput = form.querySelector(`input[value="${CSS.escape(result.answer)}"]`);
     const right = rightInput ? rightInput.parentElement.textContent.trim() : result.answer;
     fill(
@@ -66,16 +99,21 @@ export function mountQuiz(section) {
     if (!form) return;
     event.preventDefault();
     const feedback = form.querySelector('[data-role="feedback"]');
-    const chosen = form.querySelector('input[name="choice"]:checked');
-    if (!chosen) {
-      fill(feedback, h("p", { class: "verdict verdict-missing" }, h("strong", {}, t("quiz.missing"))));
+    const task = form.dataset.taskPanel;
+    // A task sends the playground's log as the page holds it; the server replays it and decides.
+    const given = task ? taskLine(task) : form.querySelector('input[name="choice"]:checked')?.value;
+    if (!given) {
+      const missing = task ? t("quiz.task.empty") : t("quiz.missing");
+      fill(feedback, h("p", { class: "verdict verdict-missing" }, h("strong", {}, missing)));
       return;
     }
+    const body = task ? { log: given, answers: held() } : { choice: given, answers: held() };
     let reply;
     try {
-      reply = await post(appUrl(`api/quiz/${slug}/${form.dataset.question}`), { choice: chosen.value, answers: held() });
+      reply = await post(appUrl(`api/quiz/${slug}/${form.dataset.question}`), body);
     } catch {
-      form.submit();
+      if (task) fill(feedback, h("p", { class: "verdict verdict-missing" }, t("quiz.offline")));
+      else form.submit();
       return;
     }
     if (!reply.ok) {
@@ -89,6 +127,15 @@ export function mountQuiz(section) {
     const { question, choice, correct, score } = reply.result;
     const title = form.querySelector("legend")?.textContent.replace(/\s+/g, " ").trim();
     document.dispatchEvent(new CustomEvent("lesson:answered", { detail: { quiz: slug, question, choice, correct, score, title } }));
+  });
+  // Task questions need this script: show their check button, drop the note that says so.
+  for (const form of section.querySelectorAll("form[data-task-panel]")) {
+    form.querySelector('[data-role="task-check"]').hidden = false;
+    form.querySelector('[data-role="task-noscript"]')?.remove();
+  }
+  section.addEventListener("click", (event) => {
+    const link = event.target.closest('a[data-action="go-to-playground"]');
+    if (link && goToPlayground(link)) event.preventDefault();
   });
   // Answers from a progress file or the portal: held like the learner's own, then graded again.
   section.addEventListener("lesson:load-answers", (event) => {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 LESSON_1 = "/lessons/hot-swapping"
 LESSON_2 = "/lessons/list-changed"
@@ -140,3 +140,15 @@ def wire(section: Locator) -> Locator:
     if found.get_by_role("group").get_attribute("open") is None:
         found.get_by_text("Wire messages of the last step").click()
     return found
+
+
+def do_task(scope: Page | FrameLocator, n: int) -> None:
+    """Do lesson 1's task question (question n) in the outage playground: a call on A, A dies during it,
+    a model turn; then "Check my playground"."""
+    outage = scope.get_by_role("region", name="Play out an outage", exact=True)
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    for label in ("The model calls a tool on A", "A dies", "Take a model turn"):
+        outage.get_by_role("button", name=label, exact=True).click()
+    expect(log_labels(outage).last).to_have_text(re.compile(r": The model takes a turn$"))
+    quiz = scope.get_by_role("region", name="Quick check questions")
+    quiz.get_by_role("button", name=f"Check my playground to question {n}").click()

@@ -1,0 +1,138 @@
+"""Quiz tasks: "do this in the playground", checked by replaying what the learner pressed.
+
+The page sends the log it holds for the playground (its start and its presses), written as one line::
+
+    outage:modern::call-a,a-dies,turn       panel : era : variant (may be empty) : presses
+
+A press is a button id; ``@legacy`` or ``@modern`` switches the era. The same line is what the page keeps
+as its answer, so the server can grade it again at any time (after a reload, from a progress file): the
+verdict is always the simulation's, never the page's. A line that does not fit (malformed, too long, for
+another playground, pressing a button the panel does not have) is refused with a message that says why.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from .content import Task
+from .goals import holds
+from .panels import PlaygroundPanel
+from .runcache import compact
+from .service import Log, _top_fields
+from .sim import advance, begin, build_view
+from .sim.events import SwitchEra
+from .sim.playground import MAX_EVENTS
+
+MAX_LINE = 12_000  # 500 presses of up to 20 characters, with room to spare
+_ID = r"[a-z0-9][a-z0-9-]{0,39}"
+_LINE = re.compile(rf"^({_ID}):(legacy|modern):((?:{_ID})?):(.*)$")
+_PRESS = re.compile(rf"^(?:{_ID}|@legacy|@modern)$")
+
+
+class TaskLogError(ValueError):
+    """A log the server will not grade; the message says why, in words a learner can act on."""
+
+
+@dataclass(frozen=True)
+class TaskLog:
+    panel: str
+    log: Log
+
+
+def encode(panel: str, era: str, variant: str | None, presses: list[tuple[str, str]]) -> str:
+    """The one-line form of a playground log (what the page sends and keeps)."""
+    items = ",".join(f"@{arg}" if kind == "e" else arg for kind, arg in presses)
+    return f"{panel}:{era}:{variant or ''}:{items}"
+
+
+def parse(text: Any) -> TaskLog:
+    """Read a one-line log; raises TaskLogError when it is not one."""
+    if not isinstance(text, str):
+        raise TaskLogError("send the playground's log as one line of text, like 'outage:modern::a-dies,turn'")
+    if len(text) > MAX_LINE:
+        raise TaskLogError(f"that log is {len(text)} characters long; the limit is {MAX_LINE}")
+    match = _LINE.match(text)
+    if match is None:
+        raise TaskLogError("that is not a playground log (it reads panel:era:variant:presses)")
+    panel, era, variant, rest = match.groups()
+    items = rest.split(",") if rest else []
+    if len(items) > MAX_EVENTS:
+        raise TaskLogError(f"that log has {len(items)} presses; a playground holds at most {MAX_EVENTS}")
+    events: list[Any] = []
+    for item in items:
+        if not _PRESS.match(item):
+            raise TaskLogError(f"the log has a press that cannot be read: {item[:40]!r}")
+        events.append(("e", item[1:]) if item.startswith("@") else ("p", item))
+    return TaskLog(panel, Log(panel=panel, variant=variant or None, era=era, events=events, seq=len(events)))
+
+
+def _event(panel: PlaygroundPanel, kind: str, arg: str) -> Any:
+    if kind == "e":
+        if not panel.era_choice:
+            raise TaskLogError(f"the {panel.id!r} playground has no era choice, but the log switches era")
+        return SwitchEra(era=arg)
+    button = panel.button(arg)
+    if button is None:
+        raise TaskLogError(f"the {panel.id!r} playground has no button {arg!r}")
+    return button.event
+
+
+def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
+    """Replay the log on the panel and say whether it does the task. Raises TaskLogError for a log
+    the panel cannot replay (an unknown button or variant, an era switch the panel does not offer)."""
+    if log.variant is not None and panel.variant(log.variant) is None:
+        raise TaskLogError(f"the {panel.id!r} playground has no variant {log.variant!r}")
+    run = begin(panel.start_for(panel.variant(log.variant), era=log.era))
+    history = list(run.log)
+    earlier_met = task.earlier is None
+    wanted = _top_fields(task.earlier) if task.earlier is not None else set()
+    for n, (kind, arg) in enumerate(log.events):
+        run = advance(compact(run), _event(panel, kind, arg))
+        history.append(run.log[-1])
+        if not earlier_met and n < len(log.events) - 1:
+            shown = build_view(run.state, history, run.last, run.other)
+            earlier_met = holds(task.earlier, shown.model_dump(mode="json", include=wanted))
+    if not earlier_met:
+        return False
+    final = build_view(run.state, history, run.last, run.other)
+    return holds(task.when, final.model_dump(mode="json", include=_top_fields(task.when)))
+
+
+class Grader:
+    """Grades task answers against the panels, remembering recent verdicts: the page sends its held
+    answers with every check, and a replay is the same every time for the same line."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._seen: OrderedDict[tuple[str, str, str], tuple[PlaygroundPanel, bool]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def grade(self, key: str, task: Task, panels: dict[str, Any], text: Any) -> bool:
+        """Whether ``text`` (a one-line log) does ``task``; raises TaskLogError for a log that cannot be
+        graded. ``key`` names the task (lesson and question) for the memory of verdicts."""
+        parsed = parse(text)
+        if parsed.panel != task.panel:
+            raise TaskLogError(f"that log is from the {parsed.panel!r} playground; this task is done in {task.panel!r}")
+        panel = panels.get(task.panel)
+        if not isinstance(panel, PlaygroundPanel):
+            raise TaskLogError(f"there is no playground {task.panel!r} on this server")
+        memo = (key, task.model_dump_json(), text)
+        with self._lock:
+            seen = self._seen.get(memo)
+            # The panel is kept with the verdict: content loaded again brings new panel objects.
+            if seen is not None and seen[0] is panel:
+                self._seen.move_to_end(memo)
+                return seen[1]
+        verdict = done(task, panel, parsed.log)
+        with self._lock:
+            self._seen[memo] = (panel, verdict)
+            while len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+        return verdict
+
+
+__all__ = ["MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "encode", "parse"]

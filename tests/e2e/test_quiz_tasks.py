@@ -1,0 +1,133 @@
+"""Task questions: the learner does something in a playground, then "Check my playground" has the
+server replay that playground's log. The question is marked from the server's verdict, a task not yet
+done shows its hint, and the score and the index's progress count it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Locator, Page, expect
+
+from .helpers import LESSON_1, LESSON_2, log_labels, open_playground, panel, press
+
+pytestmark = pytest.mark.e2e
+
+QUIZZES = Path(__file__).resolve().parents[2] / "content" / "quizzes"
+
+
+def task_question(slug: str) -> tuple[int, int, dict]:
+    questions = yaml.safe_load((QUIZZES / f"{slug}.yaml").read_text())["questions"]
+    n, q = next((n, q) for n, q in enumerate(questions, 1) if "task" in q)
+    return n, len(questions), q
+
+
+def quiz(page: Page) -> Locator:
+    return page.get_by_role("region", name="Quick check questions")
+
+
+def score(page: Page) -> Locator:
+    return quiz(page).get_by_role("status").filter(has_text=re.compile(r"^Score: "))
+
+
+def feedback(page: Page, n: int) -> Locator:
+    return quiz(page).get_by_role("status").nth(n)
+
+
+def check(page: Page, n: int) -> None:
+    quiz(page).get_by_role("button", name=f"Check my playground to question {n}").click()
+
+
+def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
+    n, total, q = task_question("hot-swapping")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
+    expect(group).to_be_visible()
+
+    # The link in the question leads to the playground and puts the focus on its first button.
+    group.get_by_role("link", name="Play out an outage").click()
+    first = outage.get_by_role("group", name="Events").get_by_role("button").first
+    expect(first).to_be_focused()
+    expect(first).to_be_in_viewport()
+
+    # Nothing pressed yet: nothing is sent, and the page says what to do.
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(re.compile("^Nothing has been pressed in that playground yet"))
+    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+
+    # A dies with no call running, then a turn: no host-built error, so not done yet; the hint shows.
+    press(outage, "A dies", 1)
+    press(outage, "Take a model turn", 2)
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(f"Not yet. Hint: {q['hint']}")
+    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (1 answered)")
+
+    # Start again: a call runs on A, A dies (the host builds the error), then a turn.
+    outage.get_by_role("button", name="Reset").click()
+    expect(log_labels(outage)).to_have_text(["Start"])
+    press(outage, "The model calls a tool on A", 1)
+    press(outage, "A dies", 2)
+    press(outage, "Take a model turn", 3)
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+
+    # The page keeps the log it was graded on; after a reload the server grades it again.
+    page.reload()
+    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+    title = page.get_by_role("heading", level=1).text_content()
+    page.goto("/")
+    bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
+    expect(bar).to_have_attribute("value", "1")
+    expect(page.get_by_text(f"Quick check: 1 of {total} correct, {total - 1} still to answer")).to_have_count(1)
+
+
+def test_the_second_lesson_task_in_its_own_playground(page: Page) -> None:
+    n, total, q = task_question("list-changed")
+    guide = open_playground(page, LESSON_2, "Misbehaving servers")
+    # P's timer re-fetches P, not Q: the model never sees Q's new tool.
+    press(guide, "Q adds a tool (it never sends list_changed)", 1)
+    press(guide, "P's timer fires list_changed", 2)
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(f"Not yet. Hint: {q['hint']}")
+    press(guide, "Take a model turn", 3)
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+
+
+def test_a_page_cannot_grade_its_own_task(page: Page) -> None:
+    """A log edited in the page's storage is replayed like any other: a press the panel does not
+    have is refused with a reason, and nothing is counted."""
+    n, total, _q = task_question("hot-swapping")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "A dies", 1)
+    page.evaluate(
+        """() => { const key = 'churn-lab:playground:outage';
+                   const log = JSON.parse(sessionStorage.getItem(key));
+                   log.events.push(['p', 'host-error-happens']);
+                   sessionStorage.setItem(key, JSON.stringify(log)); }"""
+    )
+    check(page, n)
+    expect(feedback(page, n)).to_contain_text("no button 'host-error-happens'")
+    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+
+
+def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_url: str) -> None:
+    n, total, q = task_question("hot-swapping")
+    context = browser.new_context(java_script_enabled=False, base_url=base_url)
+    try:
+        page = context.new_page()
+        page.goto(LESSON_1)
+        group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
+        expect(group).to_contain_text("the playground needs JavaScript; the other questions work without it")
+        expect(quiz(page).get_by_role("button", name=re.compile("^Check my playground"))).to_have_count(0)
+        expect(panel(page, "Play out an outage").get_by_role("button", name="A dies")).to_be_disabled()
+    finally:
+        context.close()

@@ -1,0 +1,149 @@
+"""Task questions: the page sends the playground's log, the server replays it with the simulation and
+grades the result; nothing the page says about the verdict counts. Uses the shipped lessons' tasks."""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson.tasks import MAX_LINE, Grader, TaskLogError, encode, parse
+
+DONE = "outage:modern::call-a,a-dies,turn"  # a call runs on A, A dies, the model takes a turn
+URL = "/api/quiz/hot-swapping/host-error"
+
+
+def post(client, url: str, body: object):
+    resp = client.post(url, json=body)
+    return resp.status_code, resp.get_json()
+
+
+@pytest.mark.parametrize(
+    "log", [DONE, "outage:legacy::call-a,a-dies,turn", "outage:modern::@legacy,call-a,a-dies,a-back,turn"]
+)
+def test_a_log_that_does_the_task_scores(client, log: str) -> None:
+    status, reply = post(client, URL, {"log": log})
+    assert status == 200
+    assert reply["correct"] is True and reply["task"] is True
+    assert "isError" in reply["explanation"] and "hint" not in reply
+    assert reply["score"] == {"answered": 1, "correct": 1, "total": 4}
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "outage:modern::",  # nothing pressed
+        "outage:modern::a-dies,turn",  # no call was running: no host-built error
+        "outage:modern::call-a,a-dies",  # the error, but no turn after it
+        "outage:modern::call-a,turn,a-dies",  # the turn came first
+    ],
+)
+def test_a_log_that_does_not_do_the_task_gets_the_hint(client, log: str) -> None:
+    status, reply = post(client, URL, {"log": log})
+    assert status == 200
+    assert reply["correct"] is False
+    assert "start a call on A" in reply["hint"] and "explanation" not in reply
+    assert reply["score"] == {"answered": 1, "correct": 0, "total": 4}
+
+
+@pytest.mark.parametrize(
+    ("log", "says"),
+    [
+        ("outage:modern::call-a,a-dies,teleport", "no button 'teleport'"),
+        ("outage:modern:night:call-a,a-dies,turn", "no variant 'night'"),
+        ("outage:ancient::turn", "not a playground log"),
+        ("call-a,a-dies,turn", "not a playground log"),
+        ("outage:modern::call-a,,turn", "cannot be read"),
+        ("outage:modern::" + ",".join(["turn"] * 501), "at most 500"),
+        ("outage:modern::" + "x" * MAX_LINE, "the limit is"),
+        ("guide:modern::q-deploys,turn", "from the 'guide' playground"),
+    ],
+)
+def test_a_log_that_cannot_be_graded_is_refused_with_a_reason(client, log: str, says: str) -> None:
+    status, reply = post(client, URL, {"log": log})
+    assert status == 400
+    assert says in reply["error"]
+    # Refused, so held answers are untouched: the quiz still scores nothing.
+    assert post(client, "/api/quiz/hot-swapping", {"answers": {}})[1]["score"]["answered"] == 0
+
+
+@pytest.mark.parametrize("body", [{"log": 5}, {"choice": "a"}, {}, [DONE], "text"])
+def test_a_task_needs_a_log(client, body: object) -> None:
+    status, reply = post(client, URL, body)
+    assert status == 400 and '{"log"' in reply["error"]
+
+
+def test_a_log_sent_to_a_choice_question_is_refused(client) -> None:
+    status, reply = post(client, "/api/quiz/hot-swapping/discover", {"log": DONE})
+    assert status == 400 and "choice" in reply["error"]
+
+
+def test_a_forged_verdict_from_the_page_is_ignored(client) -> None:
+    forged = {"log": "outage:modern::turn", "correct": True, "score": {"correct": 4}, "answers": {"host-error": DONE}}
+    status, reply = post(client, URL, forged)
+    assert status == 200 and reply["correct"] is False
+    assert reply["score"]["correct"] == 0  # the log sent now replaces the one the page says it held
+    # Held answers that are verdicts, not logs, count for nothing.
+    graded = post(client, "/api/quiz/hot-swapping", {"answers": {"host-error": "correct", "discover": "c"}})[1]
+    assert "host-error" not in graded["results"]
+    assert graded["score"] == {"answered": 1, "correct": 1, "total": 4}
+
+
+def test_held_task_answers_are_graded_again_from_their_logs(client) -> None:
+    held = {"host-error": DONE, "discover": "c", "next-turn": "a"}
+    status, graded = post(client, "/api/quiz/hot-swapping", {"answers": held})
+    assert status == 200
+    assert graded["results"]["host-error"] == {
+        "choice": DONE,
+        "correct": True,
+        "task": True,
+        "explanation": graded["results"]["host-error"]["explanation"],
+    }
+    assert graded["score"] == {"answered": 3, "correct": 2, "total": 4}
+    not_done = post(client, "/api/quiz/hot-swapping", {"answers": {"host-error": "outage:modern::turn"}})[1]
+    assert not_done["results"]["host-error"]["correct"] is False
+    assert "hint" in not_done["results"]["host-error"]
+    # Checking a choice question sends the held answers along: the task counts there too.
+    reply = post(client, "/api/quiz/hot-swapping/idle-restart", {"choice": "b", "answers": held})[1]
+    assert reply["score"] == {"answered": 4, "correct": 3, "total": 4}
+
+
+def test_the_second_lesson_task_is_graded_on_its_own_playground(client) -> None:
+    url = "/api/quiz/list-changed/silent-tool"
+    assert post(client, url, {"log": "guide:modern::q-deploys,turn"})[1]["correct"] is True
+    assert post(client, url, {"log": "guide:modern::q-deploys,timer,admin"})[1]["correct"] is False
+    assert post(client, url, {"log": DONE})[0] == 400
+
+
+def test_without_javascript_a_task_says_it_needs_the_playground(client) -> None:
+    page = client.get("/lessons/hot-swapping").get_data(as_text=True)
+    assert "the playground needs JavaScript; the other questions work without it" in page
+    resp = client.post("/lessons/hot-swapping/quiz/host-error", data={"choice": "a"})
+    assert resp.status_code == 303 and "error=host-error" in resp.headers["Location"]
+    page = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "This question is answered in a playground, and the playgrounds need JavaScript." in page
+    # The choice questions still work as plain forms.
+    assert client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"}).status_code == 303
+    assert "Score: 1 of 4 correct (1 answered)" in client.get("/lessons/hot-swapping").get_data(as_text=True)
+
+
+def test_the_one_line_log_reads_back() -> None:
+    line = encode("outage", "modern", None, [("p", "call-a"), ("e", "legacy"), ("p", "turn")])
+    assert line == "outage:modern::call-a,@legacy,turn"
+    parsed = parse(line)
+    assert parsed.panel == "outage" and parsed.log.era == "modern" and parsed.log.variant is None
+    assert parsed.log.events == [("p", "call-a"), ("e", "legacy"), ("p", "turn")]
+    with pytest.raises(TaskLogError):
+        parse({"events": []})
+
+
+def test_verdicts_are_remembered_per_panel_object(app) -> None:
+    with app.app_context():
+        from lesson.web import lesson_state
+
+        state = lesson_state()
+        task = state.content.quizzes["hot-swapping"].questions[-1].task
+        grader = Grader(size=2)
+        assert grader.grade("k", task, state.panels, DONE) is True
+        # Content loaded again brings new panel objects: the verdict is worked out again, not reused.
+        panels = {**state.panels, "outage": state.panels["outage"].model_copy(update={"buttons": []})}
+        with pytest.raises(TaskLogError, match="no button 'call-a'"):
+            grader.grade("k", task, panels, DONE)
