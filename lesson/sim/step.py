@@ -132,8 +132,7 @@ def share(new: Any, old: Any) -> Any:
     for name, how in _shared_fields(type(new)):
         if fields[name] is not before[name]:
             fields[name] = how(fields[name], before[name])
-    same = all(value is before[name] or value == before[name] for name, value in fields.items())
-    return old if same else new
+    return old if fields == before else new  # dict equality tries identity first, field by field
 
 
 class Step:
