@@ -13,19 +13,27 @@ from typing import Any
 
 from .sim import Run, advance, at_step
 from .sim.model import Era, replace
+from .sim.step import share
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
-# shared by every playground with the same start; one of five presses holds about 28 KB, then
+# shared by every playground with the same start; one of five presses holds about 18 KB, then
 # each step adds about 1-3 KB (a checkpoint every 8 events). The estimate errs high.
 BASE_BYTES = 80_000
 STEP_BYTES = 2_500
 
 
 def compact(run: Run) -> Run:
-    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``)."""
-    if run.last is None and run.other is None and len(run.log) <= 1:
-        return run
-    return replace(run, log=run.log[-1:], last=None, other=None)
+    """``run`` without its log and its last step's outcomes (see ``Entry.keep``), its states sharing
+    what they still have in common with its checkpoint's."""
+    base = run.checkpoint
+    if base is None:  # a fresh run (shared by every playground with its start), or one built whole
+        if run.last is None and run.other is None and len(run.log) <= 1:
+            return run
+        return replace(run, log=run.log[-1:], last=None, other=None)
+    # The step forked every part the rules may change; share back with the checkpoint (kept anyway)
+    # whatever is still the same, so a cached run costs what its steps changed.
+    state, twin = share(run.state, base.state), share(run.twin, base.twin)
+    return replace(run, state=state, twin=twin, log=[], last=None, other=None)
 
 
 @dataclass(eq=False)
@@ -56,14 +64,15 @@ class Entry:
         self.run = compact(run)
 
     def full(self) -> Run:
-        """The cached run with its last step's outcomes, for an answer: the run just kept, or the
-        compact one with its last event applied again from the nearest checkpoint (at most STRIDE)."""
+        """The cached run with its last step's outcomes and log entry, for an answer: the run just
+        kept, or the compact one with its last event applied again from the nearest checkpoint
+        (at most STRIDE events)."""
         run, self.fresh = (self.fresh or self.run), None
         events = run.playground.events
-        if run.last is not None or not events:
+        if run.last is not None and run.log or not events:
             return run
         again = advance(at_step(run, len(events) - 1), events[-1])
-        return replace(run, last=again.last, other=again.other)
+        return replace(run, log=again.log[-1:], last=again.last, other=again.other)
 
     @property
     def cost(self) -> int:

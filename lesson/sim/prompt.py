@@ -3,6 +3,8 @@ changes cost in prompt-cache invalidations (one per change, or one per turn when
 
 from __future__ import annotations
 
+import functools
+
 from .model import PromptTool, State, ToolCall, ToolDef, make
 from .step import Step
 
@@ -29,7 +31,13 @@ def prompt_keys(state: State) -> list[tuple[str, str]]:
 
 def prompt_tools(state: State) -> list[PromptTool]:
     """The tools the host would put in the model's next prompt, rebuilt from every client."""
-    return [make(PromptTool, name=t.name, server=name) for name, t in prompt_defs(state)]
+    return [prompt_tool(t.name, name) for name, t in prompt_defs(state)]
+
+
+@functools.lru_cache(maxsize=4096)
+def prompt_tool(name: str, server: str) -> PromptTool:
+    """One shared instance per tool: a PromptTool is never changed, and every kept state holds a prompt."""
+    return make(PromptTool, name=name, server=server)
 
 
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:

@@ -93,6 +93,48 @@ def fork(value: Any) -> Any:
 _setattr = object.__setattr__
 
 
+def _sharer(annotation: Any) -> Any:
+    """How to share a value of this type with an equal older one (see ``share``)."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is dict and args[1] in _MUTABLE:
+        return _share_dict
+    if annotation in _MUTABLE:
+        return share
+    return _share_equal
+
+
+def _share_equal(new: Any, old: Any) -> Any:
+    return old if new == old else new
+
+
+def _share_dict(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    same = list(new) == list(old)  # order too: it is the order servers are shown in
+    for key, value in new.items():
+        if key in old:
+            value = new[key] = share(value, old[key])
+        same = same and value is old[key]
+    return old if same else new
+
+
+@functools.cache
+def _shared_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
+    return tuple((name, _sharer(cls.model_fields[name].annotation)) for name, _ in _nested_fields(cls))
+
+
+def share(new: Any, old: Any) -> Any:
+    """``new`` with every part that equals the same part of ``old`` replaced by ``old``'s, or ``old``
+    itself when nothing differs. A step forks every part the rules may change; sharing back what they
+    did not change makes a kept state cost only what its steps changed. Both must never be changed
+    again (states are not, once a step is done): ``new`` is changed in place here."""
+    if new is old or type(new) is not type(old):
+        return new
+    fields, before = new.__dict__, old.__dict__
+    for name, how in _shared_fields(type(new)):
+        if fields[name] is not before[name]:
+            fields[name] = how(fields[name], before[name])
+    return old if fields == before else new  # dict equality tries identity first, field by field
+
+
 class Step:
     """The working copy, the log lines, the frames in the order they cross, and calls a death cut short."""
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lesson.runcache import compact
 from lesson.sim import Run, Start, State, advance, at_step, begin, replay, start, undo, view
 from lesson.sim import events as ev
 
@@ -133,6 +134,12 @@ def drive(spec: Start, events: list[ev.Event], *, fresh: bool) -> list[Run]:
 
 def check_history(runs: list[Run]) -> None:
     last = runs[-1]
+    # A cached run shares what its states have in common with its checkpoint's: never a change of content.
+    for run in runs:
+        before = (run.state.model_dump_json(), run.twin.model_dump_json())
+        kept = compact(run)
+        assert (kept.state.model_dump_json(), kept.twin.model_dump_json()) == before
+        assert advance(kept, ev.TakeTurn()).state == advance(run, ev.TakeTurn()).state
     assert replay(last.playground) == last
     if len(runs) > 1:
         assert undo(last) == runs[-2]

@@ -344,14 +344,29 @@ def test_undo_replays_from_a_checkpoint_never_from_the_start(service, monkeypatc
     assert send(service, type="open", panel="outage", log={**page.log})["view"]["log"] == page.history
 
 
+def test_an_undo_onto_a_checkpoint_answers_with_that_step_s_log_entry(service):
+    page = Page(service)
+    page.open()
+    buttons = ["deploy", "a-dies", "turn", "a-back", "add-c", "turn", "deploy", "turn", "turn"]
+    answers = [page.do("press", button=b) for b in buttons]
+    undone = page.do("undo")  # back to 8 events: exactly a checkpoint, held compact
+    assert undone["steps"] == 8
+    assert undone["view"]["log"] == answers[7]["view"]["log"]
+    assert undone["view"]["comparison"] == answers[7]["view"]["comparison"]
+
+
 def test_the_cache_holds_runs_compact_and_answers_as_if_it_did_not(service):
     page = Page(service)
     page.open()
     for button in ["deploy", "a-dies", "turn"]:
         answer = page.do("press", button=button)
     run = service.cache.get(page.handle).run
-    # No log history and no outcomes held: the page has the history, a checkpoint gives the outcomes.
-    assert len(run.log) == 1 and run.last is None and run.other is None
+    # No log and no outcomes held: the page has the history, a checkpoint gives the outcomes.
+    assert run.log == [] and run.last is None and run.other is None
+    # What the presses left alone is shared with the checkpoint rather than held twice.
+    assert run.state.servers["C"] is run.checkpoint.state.servers["C"]
+    assert run.twin.servers["C"] is run.checkpoint.twin.servers["C"]
+    assert run.state.servers["A"] is not run.checkpoint.state.servers["A"]  # A died: its own copy
     retried = send(service, type="press", handle=page.handle, seq=3, button="turn")
     assert retried == answer  # a retry is answered in full (comparison and all), not applied again
     assert answer["view"]["comparison"]["other"]["wire"]

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import Era, InFlight, ListenStream, PendingInput, ToolDef
+from ..model import Era, InFlight, ListenStream, PendingInput, ToolDef, make
 from ..step import CallRecord
 from .base import QUESTION, BaseClient
 
@@ -44,13 +44,13 @@ class LegacyClient(BaseClient):
     def open_stream(self) -> None:
         c, srv = self.c, self.srv
         if srv.transport == "stdio":
-            c.listen = ListenStream(open=True)  # notifications arrive on the process's stdout
+            c.listen = make(ListenStream, open=True)  # notifications arrive on the process's stdout
             return
         self.link.get_stream(last_event_id=None, note="Opens the session's SSE stream for server-initiated messages.")
         if self.stream_refused():
             return
         self.link.stream_opened()
-        c.listen = ListenStream(open=True, last_event_id="0" if srv.event_store else None)
+        c.listen = make(ListenStream, open=True, last_event_id="0" if srv.event_store else None)
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import Era, ListenStream, PendingInput, ToolDef
+from ..model import Era, ListenStream, PendingInput, ToolDef, make
 from ..step import CallRecord
 from .base import QUESTION, BaseClient
 
@@ -45,7 +45,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.acknowledged(rid), "subscriptions/listen", stream=True, note="Always the first message on the stream."
         )
-        c.listen = ListenStream(open=True, request_id=rid, acknowledged=True)
+        c.listen = make(ListenStream, open=True, request_id=rid, acknowledged=True)
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
