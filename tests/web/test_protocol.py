@@ -10,6 +10,8 @@ from lesson.content import default_root
 from lesson.panels import load_panels
 from lesson.service import RunCache, Service
 
+from .pageclient import PageClient
+
 
 @pytest.fixture(scope="module")
 def panels():
@@ -25,46 +27,13 @@ def send(service: Service, **frame) -> dict:
     return service.handle_text(json.dumps({"v": 2, **frame})).data()
 
 
-class Page:
-    """What the page holds for one playground, and the frames it sends (static/js/playground.js)."""
+class Page(PageClient):
+    """What the page holds for one playground, and the frames it sends, in process; ``service`` may
+    be swapped, as a page's socket may land on another worker."""
 
     def __init__(self, service: Service, panel: str = "outage") -> None:
-        self.service, self.panel = service, panel
-        self.handle: str | None = None
-        self.log: dict = {}
-        self.history: list[dict] = []
-        self.last: dict = {}
-
-    def take(self, answer: dict, frame: dict) -> dict:
-        assert answer["type"] == "view", answer
-        events = list(self.log.get("events", []))
-        kind = frame["type"]
-        if kind == "press":
-            events.append(["p", frame["button"]])
-        elif kind == "era":
-            events.append(["e", frame["era"]])
-        elif kind == "undo":
-            events.pop()
-        elif kind == "reset":
-            events = []
-        self.handle = answer["handle"]
-        self.log = {"variant": answer["variant"], "era": answer["start_era"], "events": events, "seq": answer["seq"]}
-        self.history = self.history[: answer["log_from"]] + answer["view"]["log"]
-        self.last = answer
-        return answer
-
-    def open(self) -> dict:
-        frame = {"type": "open", "panel": self.panel}
-        if self.handle:
-            frame |= {"handle": self.handle, "log": self.log}
-        return self.take(send(self.service, **frame), frame)
-
-    def do(self, kind: str, **extra) -> dict:
-        frame = {"type": kind, "handle": self.handle, "seq": self.log["seq"] + 1, **extra}
-        answer = send(self.service, **frame)
-        if answer["type"] == "need_log":
-            answer = send(self.service, **frame, log={**self.log, "panel": self.panel})
-        return self.take(answer, frame) if answer["type"] == "view" else answer
+        self.service = service
+        super().__init__(lambda frame: self.service.handle_text(json.dumps(frame)).data(), panel)
 
 
 def row(answer: dict, name: str) -> dict:
@@ -367,6 +336,6 @@ def test_the_cache_holds_runs_compact_and_answers_as_if_it_did_not(service):
     assert run.state.servers["C"] is run.checkpoint.state.servers["C"]
     assert run.twin.servers["C"] is run.checkpoint.twin.servers["C"]
     assert run.state.servers["A"] is not run.checkpoint.state.servers["A"]  # A died: its own copy
-    retried = send(service, type="press", handle=page.handle, seq=3, button="turn")
+    retried = send(service, type="press", handle=page.handle, seq=3, button="turn", id=answer["re"])
     assert retried == answer  # a retry is answered in full (comparison and all), not applied again
     assert answer["view"]["comparison"]["other"]["wire"]
