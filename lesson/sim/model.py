@@ -181,6 +181,7 @@ class Client(Strict):
     refetches: int = 0  # tools/list calls made
     wasted_refetches: int = 0  # ... that returned the list unchanged
     ignored_notifications: int = 0
+    lost_answers: int = 0  # the user's answers a restart threw away (the user is asked again)
 
 
 class ToolCall(Strict):

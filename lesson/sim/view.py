@@ -71,6 +71,7 @@ class Counters(Strict):
     conversation: int
     wasted_refetches: int
     ignored_notifications: int
+    lost_answers: int = 0
     refetches: int
 
 
@@ -193,6 +194,7 @@ def counters(state: State) -> Counters:
         conversation=len(state.host.conversation),
         wasted_refetches=sum(c.wasted_refetches for c in cs),
         ignored_notifications=sum(c.ignored_notifications for c in cs),
+        lost_answers=sum(c.lost_answers for c in cs),
         refetches=sum(c.refetches for c in cs),
     )
 

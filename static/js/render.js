@@ -97,12 +97,13 @@ export function promptList(np) {
   ];
 }
 
-// Counters: the conversation and the re-lists always; the two "something went wrong" counters only
+// Counters: the conversation and the re-lists always; the "something went wrong" counters only
 // once they have counted something, so a panel where they cannot move does not show a row of zeros.
 export function counterLine(c) {
   const bits = [t("counter.conversation", { messages: plural(c.conversation, "message") }), t("counter.refetches", { n: c.refetches })];
   if (c.wasted_refetches) bits.push(t("counter.wasted", { n: c.wasted_refetches }));
   if (c.ignored_notifications) bits.push(t("counter.ignored", { n: c.ignored_notifications }));
+  if (c.lost_answers) bits.push(t("counter.lost_answers", { n: c.lost_answers }));
   return h("p", { class: "meta counters" }, bits.join(" · "));
 }
 

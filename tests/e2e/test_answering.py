@@ -110,8 +110,9 @@ def test_the_scenario_plays_to_its_last_step(page: Page) -> None:
     scenario = scenario_box(section, s)
     for n in range(1, len(s.steps)):
         expect_step(section, s, n)
-        if n == 3:  # the answer sent after the restart is refused: the goal
+        if n >= 3:  # the answer sent after the restart is refused: the goal, which stays reached
             expect(goal_state(section)).to_have_text("Done: you reached this goal.")
+            expect(section.get_by_text(re.compile(r"Answers lost to a restart: 1"))).to_be_visible()
         scenario.get_by_role("button", name="Next step").click()
     expect_step(section, s, len(s.steps))
     expect(scenario.get_by_role("button", name="Next step")).to_be_disabled()
@@ -130,6 +131,8 @@ def test_the_goal_is_reached_in_the_legacy_era_too(page: Page) -> None:
     expect(goal_state(section)).to_have_text("Done: you reached this goal.")
     # The answer went out with a session id the new process has never heard of.
     expect(section.get_by_text("404").first).to_be_attached()
+    press(section, label("answer"), 5)  # asked again, answered again: the goal stays reached
+    expect(goal_state(section)).to_have_text("Done: you reached this goal.")
     no_axe_violations(page)
 
 

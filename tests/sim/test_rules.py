@@ -29,6 +29,7 @@ from lesson.sim.events import (
     ServerDies,
     SetBatching,
     StartCall,
+    SwitchEra,
     TakeTurn,
     TimerListChanged,
     TokenRefreshed,
@@ -721,3 +722,32 @@ def test_senseless_press_is_rejected_and_changes_only_the_step(
     assert run.state.step == old.step + 1
     assert run.state.model_copy(update={"step": old.step}) == old
     assert v.log[-1].lines == [line]
+
+
+# --- an era switch is a new connection: what ran on the old one ends, and says so -------------------
+
+
+@era_param
+def test_an_era_switch_mid_call_hands_the_model_a_host_built_error(era: str) -> None:
+    other = "legacy" if era == "modern" else "modern"
+    run, _ = step(play("outage", era), StartCall(server="A"))
+    run, v = step(run, SwitchEra(era=other))
+    built = [m for m in wire(run) if m.kind == "host_built"]
+    assert len(built) == 1 and built[0].payload["isError"] is True
+    assert any(line.tone == "warn" and "abandon" in line.text for line in run.last.lines)
+    run, v = step(run, ServerDies(server="A"))
+    run, v = step(run, TakeTurn())
+    # The call got its one result, the host-built one, and the conversation went on.
+    said = run.state.host.conversation
+    tool_results = [m.text for m in said if m.role == "tool" and m.text.startswith("search_docs")]
+    assert len(tool_results) == 1
+    assert run.state.host.turns == 1
+
+
+@era_param
+def test_an_era_switch_while_the_user_answers_says_the_question_is_gone(era: str) -> None:
+    other = "legacy" if era == "modern" else "modern"
+    run, _ = step(play("restart", era), AskUserInput(server="W", tool="get_forecast"))
+    run, _ = step(run, SwitchEra(era=other))
+    assert any(line.tone == "warn" and "question" in line.text for line in run.last.lines)
+    assert run.state.host.clients["W"].pending_input is None

@@ -149,6 +149,7 @@ class LegacyClient(BaseClient):
         tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
         self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
         if self.session_gone():
+            c.lost_answers += 1
             self.say(
                 "The user's answer went out with the dead session id and got 404: the answer is lost. "
                 "The client initializes again, re-lists, and calls the tool again, which asks again.",
@@ -158,6 +159,7 @@ class LegacyClient(BaseClient):
             self.greet()
             self.relist()
         elif p.stream_dropped or p.generation != srv.generation:
+            c.lost_answers += 1
             self.link.accepted()
             self.say(
                 "The process that asked is gone, so the answer goes nowhere. The client calls the tool "

@@ -140,6 +140,7 @@ class ModernClient(BaseClient):
             if after_expiry
             else "the restarted process cannot verify it (the key lived only in the old process)"
         )
+        self.c.lost_answers += 1
         self.say(
             f"The server rejected the requestState: {why}. The user's answer is lost: the client starts "
             "the flow again and the user is asked again.",
