@@ -15,6 +15,8 @@ from .model import VERSION, Era, Strict, ToolDef
 CLIENT_INFO = {"name": "LessonHost", "version": "1.0.0"}
 CLIENT_CAPS = {"elicitation": {"form": {}}}
 SUB_KEY = "io.modelcontextprotocol/subscriptionId"
+# The key naming the one input request in a weather MRTR round (the name the lesson's example uses).
+INPUT_KEY = "confirm_city"
 
 
 class SchemaCheck(Strict):
@@ -180,7 +182,7 @@ def input_required(rid: int, question: str, state: str) -> dict:
         {
             "resultType": "input_required",
             "inputRequests": {
-                "confirm": {
+                INPUT_KEY: {
                     "method": "elicitation/create",
                     "params": elicit_params(question),
                 }

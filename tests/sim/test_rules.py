@@ -6,6 +6,8 @@ Expected behaviour comes from ../shared/mcp-facts.md, not from the code's own ou
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -45,6 +47,8 @@ from .support import ERAS, in_order, index, label, labels, play, prompt, row, st
 era_param = pytest.mark.parametrize("era", ERAS)
 
 SESSION_NOT_FOUND = {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Session not found"}}
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def tool_names(msg: WireMessage) -> list[str]:
@@ -399,19 +403,33 @@ def test_restart_waiting_for_input_legacy_answer_gets_404_and_the_flow_restarts(
     assert not [m for m in msgs[i_404:] if label(m) == "result" and "content" in m.payload.get("result", {})]
 
 
+def _example_input_key() -> str:
+    """The input request's key in lesson 1's worked example (and in the shared example, when present):
+    the simulation's wire must use the same name the lesson shows beside it."""
+    lesson = (ROOT / "content" / "lessons" / "01-hot-swapping.md").read_text()
+    keys = set(re.findall(r'"inputResponses": \{"([A-Za-z_]+)"', lesson))
+    shared = ROOT.parent / "shared" / "mcp-examples" / "modern" / "13-input-required-response.json"
+    if shared.is_file():
+        keys |= set(json.loads(shared.read_text())["result"]["inputRequests"])
+    assert len(keys) == 1, keys
+    return keys.pop()
+
+
 def _mrtr(run: Run) -> tuple[WireMessage, str]:
     """The first round: the call and its input_required result."""
     msgs = wire(run)
     call = next(m for m in msgs if label(m) == "tools/call")
     res = next(m for m in msgs if label(m) == "result")
     assert res.payload["result"]["resultType"] == "input_required"
+    assert set(res.payload["result"]["inputRequests"]) == {_example_input_key()}
     return call, res.payload["result"]["requestState"]
 
 
 def _retry(msgs: list[WireMessage], state: str) -> WireMessage:
     retry = next(m for m in msgs if label(m) == "tools/call")
     assert retry.payload["params"]["requestState"] == state
-    assert set(retry.payload["params"]["inputResponses"]) == {"confirm"}
+    # The answer is keyed like the request it answers, with the name the lesson's example uses.
+    assert set(retry.payload["params"]["inputResponses"]) == {_example_input_key()}
     return retry
 
 

@@ -112,7 +112,7 @@ class ModernClient(BaseClient):
         assert p is not None
         c.pending_input = None
         tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
-        responses = {"confirm": {"action": "accept", "content": {"state": answer}}}
+        responses = {w.INPUT_KEY: {"action": "accept", "content": {"state": answer}}}
         rid = self.rpc(self.call(p.tool, p.arguments, inputResponses=responses, requestState=p.request_state or ""))
         if rid is None:
             c.pending_input = p
