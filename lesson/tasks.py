@@ -2,7 +2,7 @@
 
 The page sends the log it holds for the playground (its start and its presses), written as one line::
 
-    outage:modern::call-a,a-dies,turn       panel : era : variant (may be empty) : presses
+    outage:modern::add-c,call-a,a-dies,turn       panel : era : variant (may be empty) : presses
 
 A press is a button id; ``@legacy`` or ``@modern`` switches the era. The same line is what the page keeps
 as its answer, so the server can grade it again at any time (after a reload, from a progress file): the
@@ -29,8 +29,8 @@ from .sim.playground import MAX_EVENTS
 
 MAX_LINE = 12_000  # 500 presses of up to 20 characters, with room to spare
 _ID = r"[a-z0-9][a-z0-9-]{0,39}"
-_LINE = re.compile(rf"^({_ID}):(legacy|modern):((?:{_ID})?):(.*)$")
-_PRESS = re.compile(rf"^(?:{_ID}|@legacy|@modern)$")
+_LINE = re.compile(rf"({_ID}):(legacy|modern):((?:{_ID})?):(.*)")  # used with fullmatch
+_PRESS = re.compile(rf"{_ID}|@legacy|@modern")
 
 
 class TaskLogError(ValueError):
@@ -55,7 +55,8 @@ def parse(text: Any) -> TaskLog:
         raise TaskLogError("send the playground's log as one line of text, like 'outage:modern::a-dies,turn'")
     if len(text) > MAX_LINE:
         raise TaskLogError(f"that log is {len(text)} characters long; the limit is {MAX_LINE}")
-    match = _LINE.match(text)
+    # fullmatch, not match: "$" would let a trailing newline through, to be stored with the answer.
+    match = _LINE.fullmatch(text)
     if match is None:
         raise TaskLogError("that is not a playground log (it reads panel:era:variant:presses)")
     panel, era, variant, rest = match.groups()
@@ -64,7 +65,7 @@ def parse(text: Any) -> TaskLog:
         raise TaskLogError(f"that log has {len(items)} presses; a playground holds at most {MAX_EVENTS}")
     events: list[Any] = []
     for item in items:
-        if not _PRESS.match(item):
+        if not _PRESS.fullmatch(item):
             raise TaskLogError(f"the log has a press that cannot be read: {item[:40]!r}")
         events.append(("e", item[1:]) if item.startswith("@") else ("p", item))
     return TaskLog(panel, Log(panel=panel, variant=variant or None, era=era, events=events, seq=len(events)))

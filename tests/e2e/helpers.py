@@ -143,11 +143,11 @@ def wire(section: Locator) -> Locator:
 
 
 def do_task(scope: Page | FrameLocator, n: int) -> None:
-    """Do lesson 1's task question (question n) in the outage playground: a call on A, A dies during it,
-    a model turn; then "Check my playground"."""
+    """Do lesson 1's task question (question n) in the outage playground: C is added, a call on A, A dies
+    during it, a model turn; then "Check my playground"."""
     outage = scope.get_by_role("region", name="Play out an outage", exact=True)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    for label in ("The model calls a tool on A", "A dies", "Take a model turn"):
+    for label in ("Add server C", "The model calls a tool on A", "A dies", "Take a model turn"):
         outage.get_by_role("button", name=label, exact=True).click()
     expect(log_labels(outage).last).to_have_text(re.compile(r": The model takes a turn$"))
     quiz = scope.get_by_role("region", name="Quick check questions")

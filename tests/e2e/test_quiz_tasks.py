@@ -58,19 +58,22 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     expect(feedback(page, n)).to_have_text(re.compile("^Nothing has been pressed in that playground yet"))
     expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
 
-    # A dies with no call running, then a turn: no host-built error, so not done yet; the hint shows.
-    press(outage, "A dies", 1)
-    press(outage, "Take a model turn", 2)
+    # What the outage scenario presses (a call on A, A dies, a turn): C was never added, so not done
+    # yet; the hint shows.
+    press(outage, "The model calls a tool on A", 1)
+    press(outage, "A dies", 2)
+    press(outage, "Take a model turn", 3)
     check(page, n)
     expect(feedback(page, n)).to_have_text(f"Not yet. Hint: {q['hint']}")
     expect(score(page)).to_have_text(f"Score: 0 of {total} correct (1 answered)")
 
-    # Start again: a call runs on A, A dies (the host builds the error), then a turn.
+    # Start again: C is added, a call runs on A, A dies (the host builds the error), then a turn.
     outage.get_by_role("button", name="Reset").click()
     expect(log_labels(outage)).to_have_text(["Start"])
-    press(outage, "The model calls a tool on A", 1)
-    press(outage, "A dies", 2)
-    press(outage, "Take a model turn", 3)
+    press(outage, "Add server C", 1)
+    press(outage, "The model calls a tool on A", 2)
+    press(outage, "A dies", 3)
+    press(outage, "Take a model turn", 4)
     check(page, n)
     expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
     expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")

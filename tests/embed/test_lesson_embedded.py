@@ -77,7 +77,7 @@ def statements(page: Page) -> list[dict]:
 
 
 # The task question's answer is the outage playground's log, ending with the presses that do it.
-TASK_DONE = re.compile(r"^outage:modern::([a-z0-9-]+,)*call-a,a-dies,turn$")
+TASK_DONE = re.compile(r"^outage:modern::([a-z0-9-]+,)*add-c,call-a,a-dies,turn$")
 
 
 def held_answer(q: dict, held: str) -> str:

@@ -7,7 +7,7 @@ import pytest
 
 from lesson.tasks import MAX_LINE, Grader, TaskLogError, encode, parse
 
-DONE = "outage:modern::call-a,a-dies,turn"  # a call runs on A, A dies, the model takes a turn
+DONE = "outage:modern::add-c,call-a,a-dies,turn"  # C added, a call runs on A, A dies, the model takes a turn
 URL = "/api/quiz/hot-swapping/host-error"
 
 
@@ -17,7 +17,13 @@ def post(client, url: str, body: object):
 
 
 @pytest.mark.parametrize(
-    "log", [DONE, "outage:legacy::call-a,a-dies,turn", "outage:modern::@legacy,call-a,a-dies,a-back,turn"]
+    "log",
+    [
+        DONE,
+        "outage:legacy::add-c,call-a,a-dies,turn",
+        "outage:modern::call-a,a-dies,add-c,turn",  # C may come after the error, as long as it is there for the turn
+        "outage:modern::@legacy,add-c,call-a,a-dies,a-back,a-dies,turn",
+    ],
 )
 def test_a_log_that_does_the_task_scores(client, log: str) -> None:
     status, reply = post(client, URL, {"log": log})
@@ -31,16 +37,18 @@ def test_a_log_that_does_the_task_scores(client, log: str) -> None:
     "log",
     [
         "outage:modern::",  # nothing pressed
-        "outage:modern::a-dies,turn",  # no call was running: no host-built error
-        "outage:modern::call-a,a-dies",  # the error, but no turn after it
-        "outage:modern::call-a,turn,a-dies",  # the turn came first
+        "outage:modern::add-c,a-dies,turn",  # no call was running: no host-built error
+        "outage:modern::add-c,call-a,a-dies",  # the error, but no turn after it
+        "outage:modern::add-c,call-a,turn,a-dies",  # the turn came first
+        "outage:modern::call-a,a-dies,turn",  # what the outage scenario presses: C was never added
+        "outage:modern::add-c,call-a,a-dies,a-back,turn",  # A is back, so its tools are in the prompt
     ],
 )
 def test_a_log_that_does_not_do_the_task_gets_the_hint(client, log: str) -> None:
     status, reply = post(client, URL, {"log": log})
     assert status == 200
     assert reply["correct"] is False
-    assert "start a call on A" in reply["hint"] and "explanation" not in reply
+    assert "add C" in reply["hint"] and "start a call on A" in reply["hint"] and "explanation" not in reply
     assert reply["score"] == {"answered": 1, "correct": 0, "total": 4}
 
 
@@ -50,6 +58,8 @@ def test_a_log_that_does_not_do_the_task_gets_the_hint(client, log: str) -> None
         ("outage:modern::call-a,a-dies,teleport", "no button 'teleport'"),
         ("outage:modern:night:call-a,a-dies,turn", "no variant 'night'"),
         ("outage:ancient::turn", "not a playground log"),
+        (DONE + "\n", "not a playground log"),  # a trailing newline would be stored with the answer
+        ("outage:modern::add-c,call-a,a-dies\n,turn", "not a playground log"),
         ("call-a,a-dies,turn", "not a playground log"),
         ("outage:modern::call-a,,turn", "cannot be read"),
         ("outage:modern::" + ",".join(["turn"] * 501), "at most 500"),
@@ -145,5 +155,5 @@ def test_verdicts_are_remembered_per_panel_object(app) -> None:
         assert grader.grade("k", task, state.panels, DONE) is True
         # Content loaded again brings new panel objects: the verdict is worked out again, not reused.
         panels = {**state.panels, "outage": state.panels["outage"].model_copy(update={"buttons": []})}
-        with pytest.raises(TaskLogError, match="no button 'call-a'"):
+        with pytest.raises(TaskLogError, match="no button 'add-c'"):
             grader.grade("k", task, panels, DONE)
