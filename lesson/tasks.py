@@ -7,7 +7,9 @@ The page sends the log it holds for the playground (its start and its presses), 
 A press is a button id; ``@legacy`` or ``@modern`` switches the era. The same line is what the page keeps
 as its answer, so the server can grade it again at any time (after a reload, from a progress file): the
 verdict is always the simulation's, never the page's. A line that does not fit (malformed, too long, for
-another playground, pressing a button the panel does not have) is refused with a message that says why.
+another playground, pressing a button the panel does not have) is refused with a code, the values the
+page's message for that code needs (the page shows it from the message catalogue, in the learner's
+language) and an English message for logs and API clients.
 """
 
 from __future__ import annotations
@@ -33,8 +35,29 @@ _LINE = re.compile(rf"({_ID}):(legacy|modern):((?:{_ID})?):(.*)")  # used with f
 _PRESS = re.compile(rf"{_ID}|@legacy|@modern")
 
 
+# Why a log is refused: the page shows the catalogue's "js.quiz.refused.<code>" with the error's params.
+CODES = (
+    "not_text",
+    "too_long",
+    "not_a_log",
+    "too_many",
+    "bad_press",
+    "no_era_choice",
+    "no_button",
+    "no_variant",
+    "other_panel",
+    "no_panel",
+)
+
+
 class TaskLogError(ValueError):
-    """A log the server will not grade; the message says why, in words a learner can act on."""
+    """A log the server will not grade: ``code`` (one of CODES) and ``params`` for the page's message,
+    and an English message that says why, in words a learner can act on."""
+
+    def __init__(self, code: str, message: str, **params: str | int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 @dataclass(frozen=True)
@@ -52,21 +75,33 @@ def encode(panel: str, era: str, variant: str | None, presses: list[tuple[str, s
 def parse(text: Any) -> TaskLog:
     """Read a one-line log; raises TaskLogError when it is not one."""
     if not isinstance(text, str):
-        raise TaskLogError("send the playground's log as one line of text, like 'outage:modern::a-dies,turn'")
+        raise TaskLogError(
+            "not_text", "send the playground's log as one line of text, like 'outage:modern::a-dies,turn'"
+        )
     if len(text) > MAX_LINE:
-        raise TaskLogError(f"that log is {len(text)} characters long; the limit is {MAX_LINE}")
+        raise TaskLogError(
+            "too_long",
+            f"that log is {len(text)} characters long; the limit is {MAX_LINE}",
+            length=len(text),
+            limit=MAX_LINE,
+        )
     # fullmatch, not match: "$" would let a trailing newline through, to be stored with the answer.
     match = _LINE.fullmatch(text)
     if match is None:
-        raise TaskLogError("that is not a playground log (it reads panel:era:variant:presses)")
+        raise TaskLogError("not_a_log", "that is not a playground log (it reads panel:era:variant:presses)")
     panel, era, variant, rest = match.groups()
     items = rest.split(",") if rest else []
     if len(items) > MAX_EVENTS:
-        raise TaskLogError(f"that log has {len(items)} presses; a playground holds at most {MAX_EVENTS}")
+        raise TaskLogError(
+            "too_many",
+            f"that log has {len(items)} presses; a playground holds at most {MAX_EVENTS}",
+            count=len(items),
+            limit=MAX_EVENTS,
+        )
     events: list[Any] = []
     for item in items:
         if not _PRESS.fullmatch(item):
-            raise TaskLogError(f"the log has a press that cannot be read: {item[:40]!r}")
+            raise TaskLogError("bad_press", f"the log has a press that cannot be read: {item[:40]!r}", press=item[:40])
         events.append(("e", item[1:]) if item.startswith("@") else ("p", item))
     return TaskLog(panel, Log(panel=panel, variant=variant or None, era=era, events=events, seq=len(events)))
 
@@ -74,11 +109,17 @@ def parse(text: Any) -> TaskLog:
 def _event(panel: PlaygroundPanel, kind: str, arg: str) -> Any:
     if kind == "e":
         if not panel.era_choice:
-            raise TaskLogError(f"the {panel.id!r} playground has no era choice, but the log switches era")
+            raise TaskLogError(
+                "no_era_choice",
+                f"the {panel.id!r} playground has no era choice, but the log switches era",
+                panel=panel.id,
+            )
         return SwitchEra(era=arg)
     button = panel.button(arg)
     if button is None:
-        raise TaskLogError(f"the {panel.id!r} playground has no button {arg!r}")
+        raise TaskLogError(
+            "no_button", f"the {panel.id!r} playground has no button {arg!r}", panel=panel.id, button=arg
+        )
     return button.event
 
 
@@ -86,7 +127,12 @@ def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
     """Replay the log on the panel and say whether it does the task. Raises TaskLogError for a log
     the panel cannot replay (an unknown button or variant, an era switch the panel does not offer)."""
     if log.variant is not None and panel.variant(log.variant) is None:
-        raise TaskLogError(f"the {panel.id!r} playground has no variant {log.variant!r}")
+        raise TaskLogError(
+            "no_variant",
+            f"the {panel.id!r} playground has no variant {log.variant!r}",
+            panel=panel.id,
+            variant=log.variant,
+        )
     run = begin(panel.start_for(panel.variant(log.variant), era=log.era))
     history = list(run.log)
     earlier_met = task.earlier is None
@@ -117,10 +163,15 @@ class Grader:
         graded. ``key`` names the task (lesson and question) for the memory of verdicts."""
         parsed = parse(text)
         if parsed.panel != task.panel:
-            raise TaskLogError(f"that log is from the {parsed.panel!r} playground; this task is done in {task.panel!r}")
+            raise TaskLogError(
+                "other_panel",
+                f"that log is from the {parsed.panel!r} playground; this task is done in {task.panel!r}",
+                panel=parsed.panel,
+                task_panel=task.panel,
+            )
         panel = panels.get(task.panel)
         if not isinstance(panel, PlaygroundPanel):
-            raise TaskLogError(f"there is no playground {task.panel!r} on this server")
+            raise TaskLogError("no_panel", f"there is no playground {task.panel!r} on this server", panel=task.panel)
         memo = (key, task.model_dump_json(), text)
         with self._lock:
             seen = self._seen.get(memo)
@@ -136,4 +187,4 @@ class Grader:
         return verdict
 
 
-__all__ = ["MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "encode", "parse"]
+__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "encode", "parse"]

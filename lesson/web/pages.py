@@ -169,10 +169,10 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
     if question.task is not None:
         return _answer_task(slug, question, data)
     if not isinstance(data, dict) or not isinstance(data.get("choice"), str):
-        return jsonify(error='send a JSON object like {"choice": "a"}'), 400
+        return _refused("needs_choice", 'send a JSON object like {"choice": "a"}')
     question, choice = _record(slug, qid, data["choice"])
     if choice is None:
-        return jsonify(error=f"{data['choice'][:40]!r} is not one of this question's choices"), 400
+        return _refused("unknown_choice", f"{data['choice'][:40]!r} is not one of this question's choices")
     held = {**_answers(slug), **_page_answers(data), qid: choice}
     return jsonify(
         question=qid,
@@ -192,6 +192,13 @@ def _question(slug: str, qid: str) -> Any:
     return question
 
 
+def _refused(code: str, error: str, **params: Any) -> tuple[Response, int]:
+    """A 400 for an answer that cannot be graded: ``code`` names the page's message for it (the catalogue's
+    ``js.quiz.refused.<code>``, filled with ``params``), ``error`` says it in English for logs and API
+    clients."""
+    return jsonify(error=error, code=code, params=params), 400
+
+
 def _task_result(question: Any, correct: bool) -> dict[str, Any]:
     """What the page shows for a checked task: the explanation once done, the hint until then."""
     if correct:
@@ -204,13 +211,25 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
 
     if not isinstance(data, dict) or not isinstance(data.get("log"), str):
         wanted = '{"log": "<panel>:<era>:<variant>:<presses>"}'
-        return jsonify(error=f"this question is done in a playground: send {wanted}"), 400
+        return _refused("needs_log", f"this question is done in a playground: send {wanted}")
     try:
         # Anything else the page sends about this question (a "correct" of its own) is not read.
         correct = _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, data["log"])
     except TaskLogError as exc:
-        return jsonify(error=f"this playground log cannot be checked: {exc}"), 400
-    held = {**_answers(slug), **_page_answers(data), question.id: data["log"]}
+        return _refused(exc.code, f"this playground log cannot be checked: {exc}", **exc.params)
+    held = {**_answers(slug), **_page_answers(data)}
+    earlier = held.get(question.id)
+    if not correct and earlier is not None and earlier != data["log"] and verdict(slug, question, earlier):
+        # Done once, the task stays done: the playground has moved on since, which the page says, but the
+        # log that did it is kept as the answer (graded again here, like every held answer).
+        return jsonify(
+            question=question.id,
+            choice=earlier,
+            kept=True,
+            score=grade(slug, held),
+            **_task_result(question, True),
+        )
+    held[question.id] = data["log"]
     return jsonify(question=question.id, choice=data["log"], score=grade(slug, held), **_task_result(question, correct))
 
 

@@ -9,20 +9,63 @@ import { appUrl } from "./transport.js";
 const KEY = (slug) => `churn-lab:quiz:${slug}`;
 const PLAYGROUND = (panel) => `churn-lab:playground:${panel}`; // the log playground.js keeps
 
-/** A playground's log as one line, panel:era:variant:presses (lesson/tasks.py reads it); null before a press. */
+const playgroundOf = (panel) => document.querySelector(`section[data-panel-id="${CSS.escape(panel)}"]`);
+
+// The step of a playground the learner is looking at, read from the timeline (timeline.js): its box is
+// marked "past" while the learner looks back, and then the slider's value is the step on view. (At the
+// latest step the value may lag behind a new maximum, so it is only read while looking back.) Null when
+// the latest step is in view.
+function viewedStep(panel) {
+  const slider = document.getElementById(`${panel}-timeline`);
+  if (!slider || !playgroundOf(panel)?.contains(slider) || !slider.closest(".timeline")?.classList.contains("past")) return null;
+  const at = Number(slider.value);
+  return Number.isInteger(at) && at >= 0 ? at : null;
+}
+
+/** A playground's log as one line, panel:era:variant:presses (lesson/tasks.py reads it), cut at the step
+ * on view when the learner looks back in time (what they see is what is checked); null before a press. */
 export function taskLine(panel) {
   const log = session.get(PLAYGROUND(panel));
-  if (!log || !Array.isArray(log.events) || !log.events.length || typeof log.era !== "string") return null;
-  const presses = log.events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
+  if (!log || !Array.isArray(log.events) || typeof log.era !== "string") return null;
+  const at = viewedStep(panel);
+  const events = at === null ? log.events : log.events.slice(0, at);
+  if (!events.length) return null;
+  const presses = events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
   return `${panel}:${log.era}:${log.variant || ""}:${presses.join(",")}`;
+}
+
+// A way back from the playground to the question that sent the learner there: a link right after the
+// playground's buttons, which puts the focus back on the question's check button. One per playground,
+// pointing at the question followed last; gone once used.
+function offerWayBack(section, form) {
+  let back = section.querySelector('[data-role="back-to-question"]');
+  if (!back) {
+    const link = h("a", { href: `#${form.id}` }, t("quiz.task.back"));
+    back = h("p", { class: "back-to-question", "data-role": "back-to-question" }, link);
+    const controls = section.querySelector(".controls");
+    if (controls) controls.after(back);
+    else section.querySelector("h3")?.after(back);
+    link.addEventListener("click", (event) => {
+      const target = document.getElementById(link.getAttribute("href").slice(1));
+      const check = target?.querySelector('[data-role="task-check"]');
+      if (!check) return;
+      event.preventDefault();
+      back.remove();
+      check.scrollIntoView({ block: "center", behavior: "instant" });
+      check.focus({ preventScroll: true });
+    });
+  }
+  back.querySelector("a").setAttribute("href", `#${form.id}`);
 }
 
 // "Do it in the playground": bring the playground into view and put the focus on its first button.
 function goToPlayground(link) {
-  const section = document.querySelector(`section[data-panel-id="${CSS.escape(link.closest("form").dataset.taskPanel)}"]`);
+  const form = link.closest("form");
+  const section = playgroundOf(form.dataset.taskPanel);
   if (!section) return false;
   const first = section.querySelector("button[data-button]:not([disabled])");
   const heading = section.querySelector("h3");
+  offerWayBack(section, form);
   section.scrollIntoView({ block: "start" });
   if (first) first.focus({ preventScroll: true });
   else if (heading) {
@@ -30,6 +73,14 @@ function goToPlayground(link) {
     heading.focus({ preventScroll: true });
   }
   return true;
+}
+
+// Why the server would not grade an answer, from the catalogue: the server sends a code and the values
+// for its message (and an English "error" for logs and API clients, not shown here).
+function refusal(result) {
+  const key = `quiz.refused.${result.code}`;
+  const text = typeof result.code === "string" ? t(key, result.params || {}) : key;
+  return text === key ? t("quiz.refused") : text;
 }
 
 /** The answers this browser holds for one lesson's quick check: {question id: choice id}. */
@@ -46,6 +97,15 @@ export function mountQuiz(section) {
 
   function verdict(form, result) {
     const feedback = form.querySelector('[data-role="feedback"]');
+    if (result.task && result.kept) {
+      // Done once, it stays done: the playground has moved on since, and the page says so.
+      fill(
+        feedback,
+        h("p", { class: "verdict verdict-right" }, h("strong", {}, t("quiz.task.kept")), " ", t("quiz.task.kept_why")),
+        h("p", { class: "verdict verdict-right" }, h("span", { "data-content": "" }, result.explanation)),
+      );
+      return;
+    }
     if (result.task) {
       fill(
         feedback,
@@ -117,7 +177,7 @@ export function mountQuiz(section) {
       return;
     }
     if (!reply.ok) {
-      fill(feedback, h("p", { class: "verdict verdict-missing" }, reply.result.error));
+      fill(feedback, h("p", { class: "verdict verdict-missing" }, refusal(reply.result)));
       return;
     }
     local.set(KEY(slug), { ...held(), [form.dataset.question]: reply.result.choice });

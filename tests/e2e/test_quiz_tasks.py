@@ -134,3 +134,70 @@ def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_
         expect(panel(page, "Play out an outage").get_by_role("button", name="A dies")).to_be_disabled()
     finally:
         context.close()
+
+
+def test_a_check_grades_the_step_on_view_and_a_point_once_won_is_kept(page: Page) -> None:
+    n, total, q = task_question("hot-swapping")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    for step, label in enumerate(
+        ["Add server C", "The model calls a tool on A", "A dies", "Take a model turn", "A is back"], 1
+    ):
+        press(outage, label, step)
+    # Looking back at step 4 (before A came back), the learner sees the task done: that is what is checked.
+    outage.get_by_role("slider").fill("4")
+    expect(outage.get_by_role("status").first).to_have_text(re.compile(r"^Viewing: "))
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct ({1} answered)")
+    # Back at the latest step (A is back), the playground no longer does the task: the page says so,
+    # and the earlier success still counts.
+    outage.get_by_role("button", name="Back to the latest").click()
+    check(page, n)
+    expect(feedback(page, n)).to_contain_text("no longer does this task")
+    expect(feedback(page, n)).to_contain_text("earlier success still counts")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+    page.reload()
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+
+
+def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page) -> None:
+    n, total, q = task_question("hot-swapping")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    back = outage.get_by_role("link", name="Back to the question")
+    expect(back).to_have_count(0)  # only for a learner who came from a task
+    group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
+    group.get_by_role("link", name="Play out an outage").focus()
+    page.keyboard.press("Enter")
+    expect(outage.get_by_role("group", name="Events").get_by_role("button").first).to_be_focused()
+    # The way back is a link right after the playground's buttons: a few Tab presses away.
+    for _ in range(12):
+        if back.evaluate("el => el === document.activeElement") if back.count() else False:
+            break
+        page.keyboard.press("Tab")
+    expect(back).to_be_focused()
+    page.keyboard.press("Enter")
+    checker = quiz(page).get_by_role("button", name=f"Check my playground to question {n}")
+    expect(checker).to_be_focused()
+    expect(checker).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    expect(feedback(page, n)).to_have_text(re.compile("^Nothing has been pressed in that playground yet"))
+
+
+def test_a_refused_log_is_explained_in_the_learners_language(page: Page) -> None:
+    n, _total, _q = task_question("hot-swapping")
+    page.goto(LESSON_1 + "?lang=pseudo")
+    outage = panel(page, "Play out an outage")
+    first = outage.get_by_role("group").get_by_role("button").first
+    expect(first).to_be_enabled()
+    first.click()
+    expect(outage.get_by_role("status").first).to_have_text(re.compile(r"^⟦After press 1\. "))
+    page.evaluate(
+        """() => { const key = 'churn-lab:playground:outage';
+                   const log = JSON.parse(sessionStorage.getItem(key));
+                   log.events.push(['p', 'host-error-happens']);
+                   sessionStorage.setItem(key, JSON.stringify(log)); }"""
+    )
+    quiz_region = page.locator("section.quiz")
+    quiz_region.get_by_role("button", name=re.compile(rf"Check my playground.*to question {n}")).click()
+    shown = quiz_region.get_by_role("status").nth(n)
+    expect(shown).to_have_text(re.compile(r"^⟦[^⟦⟧]*'host-error-happens'[^⟦⟧]*⟧$"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lesson.tasks import MAX_LINE, Grader, TaskLogError, encode, parse
+from lesson.i18n import catalogue, translate
+from lesson.tasks import CODES, MAX_LINE, Grader, TaskLogError, encode, parse
 
 DONE = "outage:modern::add-c,call-a,a-dies,turn"  # C added, a call runs on A, A dies, the model takes a turn
 URL = "/api/quiz/hot-swapping/host-error"
@@ -71,6 +72,11 @@ def test_a_log_that_cannot_be_graded_is_refused_with_a_reason(client, log: str, 
     status, reply = post(client, URL, {"log": log})
     assert status == 400
     assert says in reply["error"]
+    # The page shows the reason from the catalogue, by its code, in the learner's language.
+    assert reply["code"] in CODES
+    shown = translate("pseudo", f"js.quiz.refused.{reply['code']}", **reply["params"])
+    assert shown.startswith("⟦") and shown.endswith("⟧")
+    assert all(str(value) in shown for value in reply["params"].values())
     # Refused, so held answers are untouched: the quiz still scores nothing.
     assert post(client, "/api/quiz/hot-swapping", {"answers": {}})[1]["score"]["answered"] == 0
 
@@ -79,18 +85,46 @@ def test_a_log_that_cannot_be_graded_is_refused_with_a_reason(client, log: str, 
 def test_a_task_needs_a_log(client, body: object) -> None:
     status, reply = post(client, URL, body)
     assert status == 400 and '{"log"' in reply["error"]
+    assert reply["code"] == "needs_log" and "js.quiz.refused.needs_log" in catalogue("en")
 
 
 def test_a_log_sent_to_a_choice_question_is_refused(client) -> None:
     status, reply = post(client, "/api/quiz/hot-swapping/discover", {"log": DONE})
-    assert status == 400 and "choice" in reply["error"]
+    assert status == 400 and "choice" in reply["error"] and reply["code"] == "needs_choice"
+    status, reply = post(client, "/api/quiz/hot-swapping/discover", {"choice": "z"})
+    assert status == 400 and reply["code"] == "unknown_choice"
+    assert {"js.quiz.refused.needs_choice", "js.quiz.refused.unknown_choice", "js.quiz.refused"} <= set(catalogue("en"))
+
+
+def test_every_refusal_code_has_a_message_in_the_catalogue() -> None:
+    assert {f"js.quiz.refused.{code}" for code in CODES} <= set(catalogue("en"))
+
+
+def test_a_task_once_done_keeps_its_point_when_a_later_check_fails(client) -> None:
+    held = {"host-error": DONE, "discover": "c"}
+    later = "outage:modern::add-c,call-a,a-dies,turn,a-back,turn"  # A is back: the playground no longer does it
+    status, reply = post(client, URL, {"log": later, "answers": held})
+    assert status == 200
+    assert reply["correct"] is True and reply["kept"] is True
+    assert reply["choice"] == DONE  # the page keeps the log that did it
+    assert reply["score"] == {"answered": 2, "correct": 2, "total": 4}
+    # Without an earlier success a failing check is simply not done yet...
+    status, reply = post(client, URL, {"log": later, "answers": {"discover": "c"}})
+    assert reply["correct"] is False and "kept" not in reply and reply["choice"] == later
+    # ...and a held "success" that does not replay as one keeps nothing.
+    status, reply = post(client, URL, {"log": later, "answers": {"host-error": "outage:modern::turn"}})
+    assert reply["correct"] is False and "kept" not in reply
+    # A choice question is graded on the answer sent now, as before.
+    reply = post(client, "/api/quiz/hot-swapping/discover", {"choice": "a", "answers": {"discover": "c"}})[1]
+    assert reply["correct"] is False and reply["score"]["correct"] == 0
 
 
 def test_a_forged_verdict_from_the_page_is_ignored(client) -> None:
-    forged = {"log": "outage:modern::turn", "correct": True, "score": {"correct": 4}, "answers": {"host-error": DONE}}
+    held = {"host-error": "correct"}
+    forged = {"log": "outage:modern::turn", "correct": True, "score": {"correct": 4}, "answers": held}
     status, reply = post(client, URL, forged)
-    assert status == 200 and reply["correct"] is False
-    assert reply["score"]["correct"] == 0  # the log sent now replaces the one the page says it held
+    assert status == 200 and reply["correct"] is False and "kept" not in reply
+    assert reply["score"]["correct"] == 0  # the log sent now replaces the verdict the page says it held
     # Held answers that are verdicts, not logs, count for nothing.
     graded = post(client, "/api/quiz/hot-swapping", {"answers": {"host-error": "correct", "discover": "c"}})[1]
     assert "host-error" not in graded["results"]
