@@ -78,7 +78,7 @@ def _export_scorm(args: argparse.Namespace) -> int:
     import os
 
     from .content import ContentError
-    from .scorm import ScormError, export
+    from .scorm import ScormError, ScormOutputError, export
 
     server = args.server or os.environ.get("LESSON_PUBLIC_URL")
     if not server:
@@ -87,6 +87,9 @@ def _export_scorm(args: argparse.Namespace) -> int:
     try:
         locale = args.lang or os.environ.get("LESSON_LOCALE") or "en"
         out = export(args.lesson, server, args.output, args.content, args.mastery, locale)
+    except ScormOutputError as err:
+        print(f"export-scorm: {err}", file=sys.stderr)
+        return 2
     except (ScormError, ContentError) as err:
         print(f"export-scorm: {err}", file=sys.stderr)
         return 1

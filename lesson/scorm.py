@@ -40,6 +40,10 @@ class ScormError(ValueError):
     """A package or its input breaks a SCORM 1.2 rule; the message says which."""
 
 
+class ScormOutputError(ScormError):
+    """The package was built but cannot be written where asked (no such folder, no permission)."""
+
+
 def lesson_url(server: str, slug: str) -> str:
     """The embedded lesson's address on ``server`` (which may be mounted under a sub-path)."""
     parts = urlsplit(server)
@@ -118,8 +122,11 @@ def export(
         raise ScormError(f"no lesson {slug!r}; the lessons are: {known}")
     data = build_package(slug, lesson.meta.title, server, mastery, locale)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(data)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    except OSError as err:
+        raise ScormOutputError(f"cannot write {out}: {err.strerror or err}") from err
     return out
 
 

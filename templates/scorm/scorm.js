@@ -17,6 +17,7 @@
   var frame = document.getElementById('lesson-frame');
   var statusEl = document.getElementById('scorm-status');
   var SUSPEND_LIMIT = 4096; // cmi.suspend_data holds at most 4096 characters in SCORM 1.2
+  var TASK_LOG = 40; // a response longer than this is a playground's log, not a choice's id
   var started = Date.now();
 
   // Standard SCORM 1.2 discovery: walk up the parents (at most 7), then try the opener's chain.
@@ -103,12 +104,33 @@
     return true;
   }
 
+  // The answer with the longest response, if it is longer than `over` characters (else null).
+  function longestAnswer(answers, over) {
+    var found = null;
+    for (var id in answers) {
+      if (Object.prototype.hasOwnProperty.call(answers, id) && answers[id][0].length > over &&
+          (found === null || answers[id][0].length > answers[found][0].length)) found = id;
+    }
+    return found;
+  }
+
   function suspendData() {
     var text = JSON.stringify(progress);
-    // Too long for SCORM 1.2: keep answers, goals and the score; forget the oldest sections read.
+    // Too long for SCORM 1.2: keep what fits. First forget long task answers (a playground's log can
+    // be thousands of characters; the score already counts them), longest first; then the oldest
+    // sections read; then other answers, longest first. Goals, completion and the score stay.
     var copy = JSON.parse(text);
+    var drop;
+    while (text.length > SUSPEND_LIMIT && (drop = longestAnswer(copy.a, TASK_LOG)) !== null) {
+      delete copy.a[drop];
+      text = JSON.stringify(copy);
+    }
     while (text.length > SUSPEND_LIMIT && copy.s.length) {
       copy.s.shift();
+      text = JSON.stringify(copy);
+    }
+    while (text.length > SUSPEND_LIMIT && (drop = longestAnswer(copy.a, -1)) !== null) {
+      delete copy.a[drop];
       text = JSON.stringify(copy);
     }
     return text.length <= SUSPEND_LIMIT ? text : JSON.stringify({ v: 1, s: [], a: {}, g: [], c: progress.c, sc: progress.sc, p: progress.p });

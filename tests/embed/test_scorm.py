@@ -143,3 +143,13 @@ def test_an_unknown_locale_is_refused_clearly(tmp_path: Path, capsys: pytest.Cap
     err = capsys.readouterr().err
     assert "no message catalogue for locale 'xx'" in err and "pseudo" in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["/proc/x.zip", "{tmp}/file/x.zip"])
+def test_cli_says_in_one_line_when_it_cannot_write_the_package(where: str, tmp_path: Path, capsys) -> None:
+    (tmp_path / "file").write_text("a file, not a folder")
+    out = where.format(tmp=tmp_path)
+    assert cli.main(["export-scorm", "hot-swapping", "-o", out, "--server", SERVER]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"export-scorm: cannot write {out}: ") and err.count("\n") == 1
+    assert "Traceback" not in err

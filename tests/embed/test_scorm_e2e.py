@@ -101,6 +101,36 @@ def test_reports_completion_score_and_suspend_data(page: Page, lms: str, embed_s
     assert ["LMSSetValue", "cmi.core.exit", ""] in calls  # finished: nothing to resume
 
 
+def test_a_long_task_log_is_left_out_of_suspend_data_and_the_other_answers_kept(
+    page: Page, lms: str, embed_server: str
+) -> None:
+    page.goto(lms)
+    frame = lesson_frame(page, embed_server)
+    iri = f"{embed_server}/lessons/{SLUG}"
+    actor = xapi.anonymous_actor(embed_server, "visit-1")
+    short_log = "outage:modern::add-c,call-a,a-dies,turn"
+    # A log the grader takes (under its 12,000 characters) but longer than all of SCORM 1.2's suspend data.
+    long_log = "outage:modern::" + ",".join(["b-deploys-a-new-tool", "turn"] * 200) + ",add-c,call-a,a-dies,turn"
+    assert 4096 < len(long_log) < 12_000
+    send(
+        frame,
+        [
+            xapi.experienced(actor, iri, "why-churn").to_json(),
+            xapi.answered(actor, iri, "q1", "b", True).to_json(),
+            xapi.answered(actor, iri, "other-task", short_log, True).to_json(),
+            xapi.answered(actor, iri, "host-error", long_log, True).to_json(),
+            xapi.goal_completed(actor, iri, "outage-recovered").to_json(),
+        ],
+    )
+    page.wait_for_function("(lmsData['cmi.suspend_data'] || '').includes('outage-recovered')")
+    text = page.evaluate("lmsData['cmi.suspend_data']")
+    assert len(text) <= 4096
+    suspend = json.loads(text)
+    # Only the log that cannot fit is left out: every other answer, the section and the goal stay.
+    assert suspend["a"] == {"q1": ["b", 1], "other-task": [short_log, 1]}
+    assert suspend["s"] == ["why-churn"] and suspend["g"] == ["outage-recovered"]
+
+
 def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, embed_server: str) -> None:
     saved = {"v": 1, "s": ["why-churn", "outages"], "a": {"q1": ["b", 1]}, "g": [], "c": False, "sc": None, "p": None}
     page.goto(lms + "?status=incomplete&suspend=" + json.dumps(saved))
