@@ -24,6 +24,29 @@ export function encodeLink(panel, log) {
   return url.toString();
 }
 
+// Someone followed a link to this playground: open the disclosures it sits in (a closed <details>
+// hides it), bring it into view and put the focus on its heading, so the link lands where it points.
+function showLinked(panel) {
+  const heading = document.getElementById(`${panel}-title`);
+  const section = heading?.closest("section[data-panel-id]");
+  if (!heading || !section) return;
+  for (let el = section.parentElement; el; el = el.parentElement) {
+    if (el instanceof HTMLDetailsElement) el.open = true;
+  }
+  heading.tabIndex = -1;
+  heading.scrollIntoView({ block: "start", behavior: "instant" });
+  heading.focus({ preventScroll: true });
+  // The playground fills in once the server answers, and the page above it may have grown by then:
+  // bring it back into view unless the learner has moved on.
+  section.addEventListener(
+    "playground:answer",
+    () => {
+      if (document.activeElement === heading) heading.scrollIntoView({ block: "start", behavior: "instant" });
+    },
+    { once: true },
+  );
+}
+
 // The link's data for this panel, taken off the address so a reload does not replay it again.
 export function takeLink(panel) {
   const hash = window.location.hash;
@@ -34,6 +57,7 @@ export function takeLink(panel) {
   } catch {
     // An embedding page may refuse; the link then stays in the address.
   }
+  showLinked(panel);
   return hash.slice(prefix.length);
 }
 

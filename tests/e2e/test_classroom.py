@@ -4,6 +4,8 @@ repeat view must fetch nothing but the page."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import signal
 import threading
@@ -150,3 +152,17 @@ def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) 
     expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
     expect(page.get_by_role("region", name=TITLE, exact=True).get_by_role("button", name="Reset")).to_be_enabled()
     assert [p for p in seen if p not in ("/", LESSON_1, "/ws")] == []
+
+
+def test_a_shared_link_opens_its_disclosure_and_brings_the_playground_into_view(page: Page) -> None:
+    """Lesson 1's answering playground sits inside a closed disclosure, far down the page: a link to it
+    opens the disclosure, scrolls the playground into view and puts the focus on its heading."""
+    data = {"v": 1, "s": None, "e": "modern", "x": ["ask", "restart"]}
+    encoded = base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+    page.goto(f"{LESSON_1}#pg=answering~{encoded}")
+    answering = page.get_by_role("region", name="A restart while the user is answering", exact=True)
+    heading = answering.get_by_role("heading", name="A restart while the user is answering", level=3)
+    expect(heading).to_be_visible()  # the disclosure around it is open
+    expect(heading).to_be_focused()
+    expect(log_labels(answering)).to_have_text(["Start", "Step 1: W asks the user a question", "Step 2: W restarts"])
+    expect(heading).to_be_in_viewport()
