@@ -1,7 +1,9 @@
 // The churn stepper: moments computed by the simulation at start-up, shown one at a time.
 // The moments are fetched on demand (compressed, cached for good), not inlined in the page and not at
 // load: when the stepper comes within a few hundred pixels of the screen, or at the first touch, key or
-// focus inside it, or before printing. A press that comes before the moments waits for them.
+// focus inside it, or before printing. A press that comes before the moments waits for them. While they
+// are on their way the status line says so; if they fail, Previous and Next are off until "Try again"
+// (or a press there) fetches them again.
 import { fill, h } from "./dom.js";
 import { logLine, promptList, serverTable } from "./render.js";
 import { t } from "./i18n.js";
@@ -18,19 +20,39 @@ export function mountStepper(section) {
   let data = null;
   let loading = null;
 
+  let retry = null; // the "Try again" button, while a failed fetch is on show
+
+  function failed(retrying) {
+    position.textContent = t("stepper.failed");
+    const hadFocus = retrying || document.activeElement === prev || document.activeElement === next;
+    retry = h("button", { type: "button", "data-action": "retry" }, t("stepper.retry"));
+    retry.addEventListener("click", () => load());
+    fill(region, h("p", { class: "stepper-failed" }, retry));
+    // Previous and Next can do nothing without the moments; the focus moves to the way out.
+    prev.disabled = true;
+    next.disabled = true;
+    if (hadFocus) retry.focus();
+  }
+
   function load() {
     loading ??= (async () => {
       stop();
+      const retrying = retry !== null && document.activeElement === retry;
+      position.textContent = t("stepper.loading");
+      if (retry) retry.disabled = true;
       try {
         const resp = await fetch(section.dataset.steps);
         if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
         data = await resp.json();
       } catch {
-        position.textContent = t("stepper.failed");
+        loading = null; // the next try fetches again
+        failed(retrying);
         return false;
       }
       era = section.querySelector('[data-role="era"] input:checked').value;
+      retry = null;
       show();
+      if (retrying) next.focus();
       return true;
     })();
     return loading;

@@ -254,3 +254,45 @@ def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
     expect(moment_heading(section)).to_have_count(0)
+
+
+def test_while_the_moments_load_the_stepper_says_so(page: Page) -> None:
+    held = []
+    page.route("**/churn.json", lambda route: held.append(route))
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    with page.expect_request("**/churn.json"):
+        section.scroll_into_view_if_needed()
+    expect(section.get_by_role("status")).to_have_text("Loading the moments…")
+    section.get_by_role("button", name="Next moment").click()  # waits for the moments, then applies
+    held[0].continue_()
+    expect_moment(section, 2)
+
+
+def test_after_a_failed_load_try_again_fetches_the_moments(page: Page) -> None:
+    tries: list[str] = []
+
+    def fail_twice(route) -> None:
+        tries.append(route.request.url)
+        if len(tries) <= 2:
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/churn.json", fail_twice)
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()
+    expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
+    # Previous and Next can do nothing without the moments: they are off, and the way out is offered.
+    expect(section.get_by_role("button", name="Next moment")).to_be_disabled()
+    expect(section.get_by_role("button", name="Previous moment")).to_be_disabled()
+    again = section.get_by_role("button", name="Try again")
+    again.click()  # fails once more: still offered
+    expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
+    expect(again).to_be_enabled()
+    again.click()
+    expect_moment(section, 1)
+    expect(again).to_have_count(0)
+    expect(section.get_by_role("button", name="Next moment")).to_be_enabled()
+    assert len(tries) == 3
