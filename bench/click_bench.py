@@ -7,16 +7,26 @@ the view is drawn) and the next frame after it note when the view is updated and
 round trip is a press frame sent on a WebSocket of its own from the same page, timed from send to
 answer, with nothing drawn: the floor for any press.
 
-    .venv/bin/python bench/click_bench.py [--rounds 9] [--reduced-motion]
+The app runs in a process of its own (`lesson serve`), so the server never waits for this script's
+own Python (Playwright's client) to let go of the interpreter; `--in-process` serves it from a thread
+of this script instead, as the first version of this bench did. Timed presses are real clicks and
+the script waits for their answer on a promise, so nothing polls the page while a press is timed;
+the presses in between are clicked from inside the page, which only makes the run shorter.
+
+    .venv/bin/python bench/click_bench.py [--rounds 9] [--reduced-motion] [--in-process] [--each]
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import re
 import statistics
+import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -32,15 +42,40 @@ CYCLE = ["A dies", "A is back", "Take a model turn"]  # presses that can repeat 
 
 PROBE = """
 section => {
-  const b = (window.__bench = { t0: 0, times: [] });
+  const b = (window.__bench = { t0: 0, pressed: false, times: [], waiting: null, last: 0 });
   section.addEventListener("click", (e) => {
-    if (e.target.closest("button[data-button]")) b.t0 = performance.now();
+    if (!e.target.closest("button[data-button]")) return;
+    b.t0 = performance.now();
+    b.pressed = true;
   }, true);
   section.addEventListener("playground:answer", () => {
+    if (!b.pressed) return; // an answer nobody clicked for (a reconnect's open): not a press
+    b.pressed = false;
     const drawn = performance.now();
     // The next frame, then a task after it: the view has been laid out and painted.
-    requestAnimationFrame(() => setTimeout(() => b.times.push([drawn - b.t0, performance.now() - b.t0]), 0));
+    requestAnimationFrame(() => setTimeout(() => {
+      b.times.push([drawn - b.t0, performance.now() - b.t0]);
+      b.waiting?.();
+    }, 0));
   });
+  // Resolves once press number `n` (counted from the probe's start) has been timed: no polling.
+  b.timed = (n) => new Promise((ok) => {
+    const check = () => (b.times.length >= n ? ok(b.times[n - 1]) : (b.waiting = check));
+    check();
+  });
+  // Presses that are not timed, clicked from inside the page one after another, no faster than the
+  // server's frame rate allows a socket (WS_RATE, 20 a second): faster, it would drop the socket.
+  b.fill = async (labels) => {
+    const buttons = [...section.querySelectorAll("button[data-button]")];
+    for (const label of labels) {
+      const wait = b.last + 60 - performance.now();
+      if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
+      b.last = performance.now();
+      const n = b.times.length + 1;
+      buttons.find((x) => x.textContent.trim() === label).click();
+      await b.timed(n);
+    }
+  };
 }
 """
 
@@ -73,24 +108,61 @@ async () => {
 """
 
 
+def press_label(n: int) -> str:
+    return CYCLE[(n - 1) % len(CYCLE)]
+
+
 def click(page: Page, section, n: int) -> tuple[float, float]:
-    """Make press number n (1-based) and wait until the page has timed it."""
-    before = page.evaluate("window.__bench.times.length")
-    section.get_by_role("button", name=CYCLE[(n - 1) % len(CYCLE)], exact=True).click()
-    page.wait_for_function(f"window.__bench.times.length > {before}")
-    return tuple(page.evaluate("window.__bench.times[window.__bench.times.length - 1]"))
+    """Make press number n (1-based) with a real click and wait until the page has timed it."""
+    section.get_by_role("button", name=press_label(n), exact=True).click()
+    return tuple(page.evaluate("n => window.__bench.timed(n)", n))
+
+
+@contextmanager
+def serve(in_process: bool):
+    """The app on a free loopback port: a `lesson serve` process of its own, or a thread of this one."""
+    if in_process:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "bench"}))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            yield server.server_port
+        finally:
+            server.shutdown()
+        return
+    cmd = [sys.executable, "-m", "lesson.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
+    env = {**os.environ, "LESSON_SECRET_KEY": "bench"}
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    try:
+        line = proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if not found:
+            raise SystemExit(f"lesson serve did not start: {line!r}")
+        yield int(found.group(1))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9, help="presses timed around press 5 and around press 300")
     ap.add_argument("--reduced-motion", action="store_true", help="emulate prefers-reduced-motion: no flash")
+    ap.add_argument("--each", action="store_true", help="print every timing, not only the medians")
+    ap.add_argument("--in-process", action="store_true", help="serve the app from a thread of this script")
     args = ap.parse_args()
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    app = create_app({"SECRET_KEY": "bench"})
-    server = make_dev_server("127.0.0.1", 0, app)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/lessons/hot-swapping"
+    with serve(args.in_process) as port:
+        run(args, f"http://127.0.0.1:{port}/lessons/hot-swapping")
+
+
+def run(args: argparse.Namespace, url: str) -> None:
     path = find_chromium()
     half = args.rounds // 2
     early = range(max(1, 5 - half), 5 - half + args.rounds)
@@ -107,18 +179,31 @@ def main() -> None:
         page.wait_for_function("document.querySelector('[data-role=announce]').textContent === 'Playground ready.'")
         section.evaluate(PROBE)
         page.evaluate(RAW)
-        for n in range(1, late.stop):
-            drawn, painted = click(page, section, n)
+        n = 1
+        while n < late.stop:
             timed = "early" if n in early else "late" if n in late else None
-            if timed:
-                at[timed].append(drawn)
-                at[f"{timed}_paint"].append(painted)
-                at["raw"].append(page.evaluate("window.__raw.once()"))
+            if not timed:  # the presses up to the next timed one, clicked from inside the page
+                upto = late.start if n < late.start else late.stop
+                section.evaluate("(s, labels) => window.__bench.fill(labels)", [press_label(k) for k in range(n, upto)])
+                n = upto
+                continue
+            drawn, painted = click(page, section, n)
+            at[timed].append(drawn)
+            at[f"{timed}_paint"].append(painted)
+            at["raw"].append(page.evaluate("window.__raw.once()"))
+            n += 1
         steps = section.locator("ol.log > li").count()
+        # A socket the server dropped (too many frames a second) would put reconnects into the figures.
+        connection = page.locator("#connection").text_content() or ""
+        if connection.strip():
+            raise SystemExit(f"the page lost its socket during the run: {connection.strip()!r}")
         browser.close()
-    server.shutdown()
     med = {k: statistics.median(v) for k, v in at.items()}
+    if args.each:
+        print({k: [round(x, 1) for x in v] for k, v in at.items()})
+    where = "a thread of this script" if args.in_process else "its own process"
     print(f"click to updated view, outage playground, {args.rounds} presses each; log holds {steps} entries at the end")
+    print(f"  app served from {where}; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     spans = (("early", early), ("late", late))
     for k, label in ((k, f"press {r.start}-{r.stop - 1}") for k, r in spans):
         print(
