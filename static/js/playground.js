@@ -82,7 +82,10 @@ export function mountPlayground(section, transport) {
     views = frame.type === "open" || frame.type === "reset" ? [] : views.slice(0, k);
     views[k] = v;
     for (const el of controls) el.disabled = false;
+    // Undo back to the start disables the button the learner is on: keep the focus in the playground.
+    const keepFocus = !answer.can_undo && document.activeElement === undoBtn;
     undoBtn.disabled = !answer.can_undo;
+    if (keepFocus) section.querySelector("button[data-button]")?.focus();
     for (const input of section.querySelectorAll('[data-role="variant"] input')) input.checked = input.value === answer.variant;
     timeline.setTotal(k);
     // An open draws a playground afresh: nothing was pressed, so nothing is marked.

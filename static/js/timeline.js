@@ -26,8 +26,8 @@ export function makeTimeline(section, onView) {
     const name = stepName(at, total);
     where.textContent = t(at === total ? "timeline.now" : "timeline.viewing", { name });
     slider.setAttribute("aria-valuetext", name);
+    slider.max = String(total); // first: a value above the old max would be clamped to it
     slider.value = String(at);
-    slider.max = String(total);
     slider.disabled = total === 0;
     box.hidden = total === 0; // nothing to scrub before the first press
     latest.hidden = at === total;

@@ -223,10 +223,12 @@ def test_undo_and_reset(outage) -> None:
     expect(prompt_tool(outage, "search_docs", "A")).to_be_visible()
     expect(prompt_tool(outage, "close_ticket", "B")).to_be_visible()
 
-    outage.get_by_role("button", name="Undo").click()
+    outage.get_by_role("button", name="Undo").press("Enter")  # from the keyboard, back to the start
     expect(log_labels(outage)).to_have_text(["Start"])
     expect(prompt_tool(outage, "close_ticket", "B")).to_have_count(0)
     expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
+    # The disabled Undo cannot keep the focus: it stays in the playground, on its first button.
+    expect(outage.get_by_role("button", name="B deploys a new tool")).to_be_focused()
 
     # Undo also takes back an era switch.
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
