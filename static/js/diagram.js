@@ -98,7 +98,7 @@ export function sequenceDiagram(wire, title) {
         "data-frame": String(i),
       },
       h("span", { class: "seq-n", "aria-hidden": "true" }, `${n}`),
-      h("span", { class: "seq-label", "data-content": "" }, label),
+      h("span", { class: "seq-label", "data-content": "" }, slashBreaks(label)),
       local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? t("wire.host_built") : t("wire.stream_end")) : null,
       h("span", { class: "seq-line", "aria-hidden": "true" }),
     );
@@ -172,4 +172,11 @@ export function eraDiagrams(view) {
     sequenceDiagram(legacy.wire, t(legacy === cmp.this ? "comparison.mine" : "comparison.other", { era: cap(legacy) })),
     sequenceDiagram(modern.wire, t(modern === cmp.this ? "comparison.mine" : "comparison.other", { era: cap(modern) })),
   );
+}
+
+// A narrow lane breaks a method name after its slashes ("elicitation/" then "create"), not mid-word.
+function slashBreaks(label) {
+  return String(label)
+    .split(/(?<=\/)/)
+    .flatMap((part, i) => (i ? [h("wbr"), part] : [part]));
 }

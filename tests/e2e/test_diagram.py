@@ -115,3 +115,24 @@ def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: st
     )
     assert wide[0] > wide[1], "three lanes do not fit 375 px: the diagram scrolls inside its own box"
     page.close()
+
+
+def test_narrow_lanes_break_method_names_after_a_slash_not_mid_word(browser: Browser, base_url: str) -> None:
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    section = open_playground(page, LESSON_1, TITLE)
+    press(section, "B deploys a new tool", 1)  # notifications/tools/list_changed, then tools/list
+    modern = diagram(section, "Modern (2026-07-28) (this playground)")
+    expect(arrows(modern).first).to_be_attached()
+    # A run of text without a space or a slash, drawn on more than one line, was broken mid-word.
+    broken = modern.evaluate(
+        """f => [...f.querySelectorAll('.seq-label')].flatMap(label => [...label.childNodes]
+             .filter(n => n.nodeType === Node.TEXT_NODE)
+             .flatMap(n => [...n.textContent.matchAll(/[^\\s\\/]+\\/?/g)].filter(m => {
+                 const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+                 return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1; })
+               .map(m => m[0])))"""
+    )
+    labels = modern.evaluate("f => [...f.querySelectorAll('.seq-label')].map(l => l.textContent)")
+    assert any("/" in label for label in labels)
+    assert broken == []
+    page.close()
