@@ -26,6 +26,8 @@ export function mountPlayground(section, transport) {
   const share = addShare(section);
   const controls = [...section.querySelectorAll("button, input:not([readonly])")];
   const timeline = makeTimeline(section, viewStep);
+  // Words the stylesheet adds after a later log step (::after), from the catalogue.
+  section.style.setProperty("--t-later", JSON.stringify(t("log.later")));
   announce.before(timeline.el);
   // The log: { handle, variant, era, events: [["p", button] | ["e", era]], seq }.
   let log = session.get(KEY(panel));

@@ -25,6 +25,8 @@ export function mountPredictions(section) {
     if (!picked) verdict.textContent = t("predict.none", { right });
     else if (picked === answer) verdict.textContent = t("predict.right", { right });
     else verdict.textContent = t("predict.wrong", { picked: choiceText(set, picked), right });
+    // The marker's words come from the catalogue, through a custom property the stylesheet's ::after reads.
+    set.style.setProperty("--t-what-happens", JSON.stringify(t("predict.what_happens")));
     set.querySelector(`input[value="${answer}"]`).parentElement.classList.add("right-answer");
     set.querySelector('[data-role="predict-result"]').hidden = false;
     if (announce) announce.textContent = `${announce.textContent} ${verdict.textContent}`;

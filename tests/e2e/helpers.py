@@ -11,6 +11,12 @@ import re
 
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
+from lesson.content import default_root
+from lesson.panels import load_panels
+
+# The outage playground's comparison heading, from its panel file: an author may rename it.
+OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
+
 LESSON_1 = "/lessons/hot-swapping"
 LESSON_2 = "/lessons/list-changed"
 
@@ -27,8 +33,8 @@ def region(scope: Locator, name: str) -> Locator:
 
 
 def restart_lab(page: Page) -> Locator:
-    # The outage playground's comparison region is headed "Restarts, era by era" too, so make sure
-    # this is the lab: the one with the "Restart the server" button.
+    # Make sure this is the lab, the region with the "Restart the server" button, whatever else
+    # shares its heading.
     return page.get_by_role("region", name="Restarts, era by era", exact=True).filter(
         has=page.get_by_role("button", name="Restart the server")
     )

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from .helpers import LESSON_1, comparison, open_playground, press, region, wire
+from .helpers import LESSON_1, OUTAGE_COMPARISON, comparison, open_playground, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +42,7 @@ def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     assert n > 0
     expect(arrows(modern)).to_have_count(n)
     # Each era's arrows match the comparison's count of that era's wire messages.
-    cmp = comparison(outage, "Restarts, era by era")
+    cmp = comparison(outage, OUTAGE_COMPARISON)
     for figure, side in ((legacy, 0), (modern, 1)):
         said = cmp.get_by_text(re.compile(r"^\d+ wire messages?$")).nth(side).inner_text()
         expect(arrows(figure)).to_have_count(int(said.split()[0]))

@@ -97,6 +97,10 @@ def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
     expect(question).to_contain_text("Not quite")
     expect(question).to_contain_text("A dead process sends nothing")
     expect(outage.get_by_role("status")).to_contain_text("Not quite")
+    # The right choice is marked in words (not colour alone), after its label.
+    right = question.locator("label.right-answer")
+    expect(right).to_have_count(1)
+    assert right.evaluate("el => getComputedStyle(el, '::after').content") not in ("none", "normal", "")
     # The reveal agrees with what the simulation did: the model got a result the host built.
     expect(wire(outage)).to_contain_text("built by the host, not on the wire")
 

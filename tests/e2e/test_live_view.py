@@ -9,7 +9,17 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, log_labels, open_playground, press, prompt, region, server_row, servers
+from .helpers import (
+    LESSON_1,
+    OUTAGE_COMPARISON,
+    log_labels,
+    open_playground,
+    press,
+    prompt,
+    region,
+    server_row,
+    servers,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -75,7 +85,7 @@ def test_a_turn_marks_the_counters(outage: Locator) -> None:
 
 def test_the_comparison_sits_beside_the_table_and_is_marked(outage: Locator) -> None:
     press(outage, "B deploys a new tool", 1)
-    cmp = region(outage, "Restarts, era by era")
+    cmp = region(outage, OUTAGE_COMPARISON)
     table = servers(outage)
     expect(cmp).to_be_in_viewport()
     box, tbox = cmp.bounding_box(), table.bounding_box()

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from .helpers import (
     LESSON_1,
     NEW,
+    OUTAGE_COMPARISON,
     era_sides,
     expect_era,
     expect_status,
@@ -32,7 +33,7 @@ from .helpers import (
 pytestmark = pytest.mark.e2e
 
 TITLE = "Play out an outage"
-COMPARISON = "Restarts, era by era"
+COMPARISON = OUTAGE_COMPARISON
 A_TOOLS = ["search_docs", "read_page"]
 B_TOOLS = ["create_ticket", "assign_ticket"]
 C_TOOLS = ["find_slot", "book_meeting"]

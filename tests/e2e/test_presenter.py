@@ -104,3 +104,23 @@ def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page:
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
     page.keyboard.press("ArrowRight")
     expect(position(page)).to_have_text(f"Screen {at + 1} of {total}")
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(LESSON_1 + "?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
+    bar = page.get_by_role("navigation", name="Presenter controls")
+    for _ in range(2):
+        # The lesson's progress tools (download, load, start over) are not a section: never on a screen.
+        expect(page.get_by_role("heading", name="Your progress")).to_be_hidden()
+        expect(page.get_by_role("button", name="Start over")).to_be_hidden()
+        # Scrolled to its end, the screen's last line clears the bar, which takes at most a sixth of it.
+        last = page.locator("article > :not(.present-off):not(.present-title-only)").last
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        box, bar_box = last.bounding_box(), bar.bounding_box()
+        assert box and bar_box
+        assert box["y"] + box["height"] <= bar_box["y"] + 1
+        assert bar_box["height"] <= 800 / 6
+        page.keyboard.press("ArrowRight")

@@ -68,6 +68,10 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
     section.locator(".seq-arrow").first.click()  # the frame's details, from diagram.js
     expect(section.locator(".seq-detail .msg-head").first).to_have_text(WRAPPED)
     assert left_over(section) == []
+    # Words the stylesheet adds (::after) come from the catalogue too: a step later than the one on view.
+    later = section.locator(".log > li.later .step-label").first
+    added = later.evaluate("el => getComputedStyle(el, '::after').content")
+    assert re.search(r"⟦[^⟦⟧]+⟧", added), added
     # The check can fail: a string written outside the catalogue is found.
     section.locator('[data-role="announce"]').evaluate("el => el.append(' Hard-coded')")
     found = left_over(section)
