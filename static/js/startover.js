@@ -1,7 +1,7 @@
 // "Start over": clears this lesson's progress after a confirmation, then loads the lesson fresh.
 // What is cleared: each playground's log (sessionStorage, see playground.js), the quiz answers the
-// page holds (localStorage, see quiz.js) and the ones the no-JavaScript form left in the session
-// cookie. The theme is not progress, so it stays.
+// page holds (localStorage, see quiz.js), the sections read and goals reached (see progress.js) and
+// the answers the no-JavaScript form left in the session cookie. The theme is not progress, so it stays.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { local, session } from "./store.js";
@@ -38,6 +38,7 @@ function mount(article, slug) {
       session.remove(`churn-lab:playground:${section.dataset.panelId}`);
     }
     local.remove(`churn-lab:quiz:${slug}`);
+    local.remove(`churn-lab:progress:${slug}`); // sections read, goals reached, the score reported
     try {
       await fetch(appUrl(`api/progress/${encodeURIComponent(slug)}/clear`), { method: "POST" });
     } catch {

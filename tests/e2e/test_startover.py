@@ -3,7 +3,9 @@ the lesson loads fresh; cancelling keeps everything; the theme stays."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -26,6 +28,8 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     page.get_by_role("radio", name="Dark").check()
     press(outage, "B deploys a new tool", 1)
     press(outage, "A dies", 2)
+    press(outage, "Take a model turn", 3)  # the playground's goal, kept with the lesson's progress
+    expect(outage.get_by_text("Done: you reached this goal.")).to_be_visible()
     answer_first_question(page)
 
     # Cancel keeps everything.
@@ -40,7 +44,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(dialog).to_be_hidden()
     expect(start_over).to_be_focused()
     page.reload()
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
 
     # Escape closes it too.
     start_over.click()
@@ -60,3 +64,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     page.reload()
     expect(outage.get_by_role("status")).to_have_text("Playground ready.")
     expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
+    # The progress file has no goal reached any more.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download my progress").click()
+    assert json.loads(Path(download.value.path()).read_text())["goals"] == []
