@@ -83,7 +83,7 @@ def _export_scorm(args: argparse.Namespace) -> int:
     server = args.server or os.environ.get("LESSON_PUBLIC_URL")
     if not server:
         print("export-scorm: give --server URL (or set LESSON_PUBLIC_URL): where the lesson is served", file=sys.stderr)
-        return 2
+        return 1
     try:
         locale = args.lang or os.environ.get("LESSON_LOCALE") or "en"
         out = export(args.lesson, server, args.output, args.content, args.mastery, locale)

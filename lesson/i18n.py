@@ -1,8 +1,8 @@
 """UI strings: one message catalogue per language (``lesson/messages/<locale>.json``, a flat table of
 key -> text with ``{name}`` placeholders). Lesson prose stays in the content files.
 
-A plain table rather than gettext: the strings are few, the page scripts need the same table (they get
-the ``js.`` part as a data attribute, since the CSP forbids inline scripts), and an instructor can add a
+A plain table rather than gettext: the strings are few, the page scripts need the same table (they fetch
+the ``js.`` part as a cached JSON file, ``/data/<build>/messages-<locale>.json``), and an instructor can add a
 language by copying one JSON file. The ``pseudo`` locale wraps every English string in ``⟦…⟧`` so a test
 can find any UI string that does not come from the catalogue.
 """

@@ -75,9 +75,12 @@ def test_cli_refuses_bad_input_clearly(argv: list[str], message: str, tmp_path: 
 
 
 def test_cli_needs_a_server(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A missing server is bad input like the others (exit 1); exit 2 is kept for a file it cannot write.
     monkeypatch.delenv("LESSON_PUBLIC_URL", raising=False)
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(tmp_path / "x.zip")]) == 2
+    out = tmp_path / "x.zip"
+    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out)]) == 1
     assert "--server" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def _broken(edit) -> bytes:
