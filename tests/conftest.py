@@ -10,6 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw new examples on every local run; CI (HYPOTHESIS_PROFILE=ci, set by .ci/run)
+# draws the same ones each time, so a run's verdict depends on the code, not on the draw.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -188,3 +188,14 @@ def test_other_scenarios_keep_the_invariants(data: st.DataObject) -> None:
     fresh = scenario != "restart" or bool(options.get("listen"))
     runs = drive(Start(name=scenario, era=era, options=options), events, fresh=fresh)
     check_history(runs)
+
+
+def test_a_sessionless_legacy_server_back_on_the_same_endpoint_needs_no_new_initialize() -> None:
+    """Found by the property above: W, which never issued a session id, dies and comes back over
+    HTTP; the legacy client carries on with tools/list, which the wire rules must allow."""
+    options = {"listen": False, "issues_session_id": False}
+    events = [ev.ServerDies(server="W"), ev.TakeTurn(), ev.ServerBack(server="W", transport="http")]
+    runs = drive(Start(name="restart", era="legacy", options=options), events, fresh=False)
+    check_history(runs)
+    first = next(m for m in runs[-1].last.wire if m.sender == "host" and m.on_wire)
+    assert first.payload["method"] == "tools/list"

@@ -36,7 +36,11 @@ class WireWatch:
             old = prev.state.host.clients
             self.fresh |= {n for n, c in run.state.host.clients.items() if n in old and old[n].era != c.era}
         if isinstance(event, ev.ServerBack) and event.transport:
-            self.fresh.add(event.server)
+            srv = before.servers.get(event.server)
+            # Back on the same HTTP endpoint, a server that never issued a session id has nothing for a
+            # legacy client to renew: the client carries on without a new initialize.
+            if srv is None or srv.transport != event.transport or srv.issues_session_id:
+                self.fresh.add(event.server)
         for m in frames:
             self._one(run, before, m, event)
 
