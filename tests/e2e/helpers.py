@@ -13,6 +13,7 @@ from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from lesson.content import default_root
 from lesson.panels import load_panels
+from lesson.scripts import Script
 
 # The outage playground's comparison heading, from its panel file: an author may rename it.
 OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
@@ -158,3 +159,17 @@ def do_task(scope: Page | FrameLocator, n: int) -> None:
     expect(log_labels(outage).last).to_have_text(re.compile(r": The model takes a turn$"))
     quiz = scope.get_by_role("region", name="Quick check questions")
     quiz.get_by_role("button", name=f"Check my playground to question {n}").click()
+
+
+def scenario_box(section: Locator, s: Script) -> Locator:
+    """The box a scenario replays in, beside its playground."""
+    return section.get_by_role("region", name=f"Scenario: {s.title}")
+
+
+def expect_step(section: Locator, s: Script, n: int) -> None:
+    """Step n of the scenario is on show: its title and its narration, in the box's status line."""
+    status = scenario_box(section, s).get_by_role("status")
+    step = s.steps[n - 1]
+    expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
+    expect(status).to_contain_text(step.narration)
+    expect(status).to_be_visible()

@@ -17,7 +17,7 @@ from lesson.content import default_root
 from lesson.panels import PlaygroundPanel, load_panel
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, log_labels, panel, press
+from .helpers import LESSON_1, expect_step, log_labels, panel, press, scenario_box
 
 pytestmark = pytest.mark.e2e
 
@@ -49,18 +49,6 @@ def open_answering(page: Page) -> Locator:
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     expect(section.get_by_role("status").first).to_have_text("Playground ready.")
     return section
-
-
-def scenario_box(section: Locator, s: Script) -> Locator:
-    return section.get_by_role("region", name=f"Scenario: {s.title}")
-
-
-def expect_step(section: Locator, s: Script, n: int) -> None:
-    status = scenario_box(section, s).get_by_role("status")
-    step = s.steps[n - 1]
-    expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
-    expect(status).to_contain_text(step.narration)
-    expect(status).to_be_visible()
 
 
 def goal_state(section: Locator) -> Locator:

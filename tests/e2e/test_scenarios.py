@@ -9,29 +9,18 @@ import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 
 from lesson.content import default_root
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, expect_status, log_labels, open_playground, press
+from .helpers import LESSON_1, expect_status, expect_step, log_labels, open_playground, press, scenario_box
 
 pytestmark = pytest.mark.e2e
 
 
 def script(name: str) -> Script:
     return load_script(default_root() / "scenarios" / f"{name}.yaml")[0]
-
-
-def box(section: Locator, s: Script) -> Locator:
-    return section.get_by_role("region", name=f"Scenario: {s.title}")
-
-
-def expect_step(section: Locator, s: Script, n: int) -> None:
-    status = box(section, s).get_by_role("status")
-    step = s.steps[n - 1]
-    expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
-    expect(status).to_contain_text(step.narration)
 
 
 def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Page) -> None:
@@ -41,7 +30,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
-    scenario = box(outage, s)
+    scenario = scenario_box(outage, s)
     expect(scenario.get_by_role("button", name="Previous step")).to_be_disabled()
     expect(scenario.get_by_role("button", name="Next step")).to_be_focused()
 
@@ -76,10 +65,10 @@ def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> N
     outage = open_playground(page, LESSON_1, "Play out an outage")
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
-    box(outage, s).get_by_role("button", name="Next step").click()
+    scenario_box(outage, s).get_by_role("button", name="Next step").click()
     expect_step(outage, s, 2)
     press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
-    expect(box(outage, s)).to_have_count(0)
+    expect(scenario_box(outage, s)).to_have_count(0)
     expect_status(outage, "A", "down")
 
 
@@ -87,7 +76,7 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     s = script("gateway")
     gateway = open_playground(page, LESSON_1, "A gateway in front")
     gateway.get_by_role("button", name=f"Play the scenario: {s.title}").click()
-    scenario = box(gateway, s)
+    scenario = scenario_box(gateway, s)
     for n in range(1, len(s.steps)):
         expect_step(gateway, s, n)
         scenario.get_by_role("button", name="Next step").click()
