@@ -95,14 +95,15 @@ class Goal(_Cond):
 _SEGMENT = re.compile(r"^([a-z_][a-z0-9_]*)(?:\[(\*|\d+|[a-z_][a-z0-9_]*=[^\]]*)\])?$")
 
 
-def _segments(path: str) -> list[tuple[str, str | None]]:
+@cache
+def _segments(path: str) -> tuple[tuple[str, str | None], ...]:
     out = []
     for part in path.split("."):
         match = _SEGMENT.match(part)
         if match is None:
             raise ValueError(f"path {path!r}: cannot read {part!r} (write key, key[*], key[2] or key[field=value])")
         out.append((match.group(1), match.group(2)))
-    return out
+    return tuple(out)
 
 
 @cache
@@ -147,14 +148,37 @@ def path_problem(path: str) -> str | None:
     return None
 
 
-def resolve(view: dict[str, Any], path: str) -> Any:
-    """The value at ``path`` in a view dumped as JSON: a list when the path takes ``[*]``, None when absent."""
+def _get(value: Any, key: str) -> Any:
+    """A key of a dict, or a field of a model (the view's models use no aliases, so the JSON key is
+    the field's name; ``__dict__`` holds exactly the fields, never a method)."""
+    if isinstance(value, dict):
+        return value.get(key)
+    if isinstance(value, BaseModel):
+        return value.__dict__.get(key)
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """A value as it reads in JSON: models dumped, tuples made lists."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def resolve(view: View | dict[str, Any], path: str) -> Any:
+    """The value at ``path`` in a view (the model, or the view dumped as JSON): a list when the path
+    takes ``[*]``, None when absent. Models on the way are read as they are, not dumped: a goal is
+    evaluated on every press."""
     values: list[Any] = [view]
     fanned = False
     for key, selector in _segments(path):
         nxt: list[Any] = []
         for value in values:
-            item = value.get(key) if isinstance(value, dict) else None
+            item = _get(value, key)
             if selector is None:
                 nxt.append(item)
             elif not isinstance(item, list):
@@ -165,12 +189,12 @@ def resolve(view: dict[str, Any], path: str) -> Any:
                 nxt.append(item[int(selector)] if int(selector) < len(item) else None)
             else:
                 field, wanted = selector.split("=", 1)
-                nxt.append(next((x for x in item if isinstance(x, dict) and str(x.get(field)) == wanted), None))
+                nxt.append(next((x for x in item if str(_get(x, field)) == wanted), None))
         fanned = fanned or selector == "*"
         values = nxt
     if fanned:
-        return [v for v in values if v is not None]
-    return values[0] if values else None
+        return [_plain(v) for v in values if v is not None]
+    return _plain(values[0]) if values else None
 
 
 def _size(value: Any) -> int | None:
@@ -185,14 +209,13 @@ def _size(value: Any) -> int | None:
 
 def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
     """Whether the condition holds for this view."""
-    data = view.model_dump(mode="json") if isinstance(view, View) else view
     if isinstance(condition, All):
-        return all(holds(c, data) for c in condition.all)
+        return all(holds(c, view) for c in condition.all)
     if isinstance(condition, AnyOf):
-        return any(holds(c, data) for c in condition.any)
+        return any(holds(c, view) for c in condition.any)
     if isinstance(condition, Not):
-        return not holds(condition.not_, data)
-    value = resolve(data, condition.path)
+        return not holds(condition.not_, view)
+    value = resolve(view, condition.path)
     if condition.equals is not None:
         return value == condition.equals
     if condition.contains is not None:

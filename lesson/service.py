@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from .goals import All, AnyOf, Condition, Not, holds
+from .goals import holds
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
@@ -211,17 +211,6 @@ def _plain(exc: ValidationError, kind: str | None) -> str:
     return f"{prefix}{where}: {msg}" if where else f"{prefix}{msg}"
 
 
-def _top_fields(cond: Condition) -> set[str]:
-    """The view's top-level fields a goal condition reads (only those are dumped to evaluate it)."""
-    if isinstance(cond, All):
-        return set().union(*(_top_fields(c) for c in cond.all))
-    if isinstance(cond, AnyOf):
-        return set().union(*(_top_fields(c) for c in cond.any))
-    if isinstance(cond, Not):
-        return _top_fields(cond.not_)
-    return {cond.path.split(".", 1)[0].split("[", 1)[0]}
-
-
 class Service:
     """Turns frames into answers. Thread-safe: each playground has its own lock."""
 
@@ -234,17 +223,13 @@ class Service:
         self.panels = panels
         self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
-        self._goal_fields: dict[str, set[str]] = {}
 
     def goal(self, panel_id: str, shown: View) -> GoalState | None:
         """The panel's goal evaluated on the view the answer carries; None when it declares none."""
         panel = self.panels.get(panel_id)
         if not isinstance(panel, PlaygroundPanel) or panel.goal is None:
             return None
-        fields = self._goal_fields.get(panel_id)
-        if fields is None:
-            fields = self._goal_fields[panel_id] = _top_fields(panel.goal.when)
-        return GoalState(met=holds(panel.goal.when, shown.model_dump(mode="json", include=fields)))
+        return GoalState(met=holds(panel.goal.when, shown))
 
     # --- decoding ---------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from .content import Task
 from .goals import holds
 from .panels import PlaygroundPanel
 from .runcache import compact
-from .service import Log, _top_fields
+from .service import Log
 from .sim import advance, begin, build_view
 from .sim.events import SwitchEra
 from .sim.playground import MAX_EVENTS
@@ -136,17 +136,16 @@ def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
     run = begin(panel.start_for(panel.variant(log.variant), era=log.era))
     history = list(run.log)
     earlier_met = task.earlier is None
-    wanted = _top_fields(task.earlier) if task.earlier is not None else set()
     for n, (kind, arg) in enumerate(log.events):
         run = advance(compact(run), _event(panel, kind, arg))
         history.append(run.log[-1])
         if not earlier_met and n < len(log.events) - 1:
             shown = build_view(run.state, history, run.last, run.other)
-            earlier_met = holds(task.earlier, shown.model_dump(mode="json", include=wanted))
+            earlier_met = holds(task.earlier, shown)
     if not earlier_met:
         return False
     final = build_view(run.state, history, run.last, run.other)
-    return holds(task.when, final.model_dump(mode="json", include=_top_fields(task.when)))
+    return holds(task.when, final)
 
 
 class Grader:

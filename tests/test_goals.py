@@ -36,6 +36,37 @@ def test_paths_walk_keys_lists_and_selections(a_down: dict) -> None:
     assert resolve(a_down, "servers[name=Z].status") is None
 
 
+def test_a_view_model_reads_as_its_json_does() -> None:
+    """Goals read the view model as it is (no dump per press); every path and test must agree with
+    the same view dumped as JSON, the form authors write paths against."""
+    run = begin(Start(name="outage"))
+    events = [{"kind": "server_dies", "server": "A"}, {"kind": "take_turn"}, {"kind": "server_back", "server": "A"}, {"kind": "take_turn"}]
+    conditions = [
+        {"path": "servers[name=A].status", "equals": "down"},
+        {"path": "servers[0].tools", "at_least": 1},
+        {"path": "next_prompt.tools[*].server", "contains": "A"},
+        {"path": "next_prompt.turns", "at_most": 0},
+        {"path": "wire[*].kind", "contains": "http_request"},
+        {"path": "comparison.other.era", "equals": "modern"},
+        {"path": "counters.conversation", "at_least": 2},
+        {"path": "servers[transport=http].name", "equals": "A"},
+        {"not": {"path": "servers[name=B].last_error", "contains": "x"}},
+    ]
+    seen = set()
+    for event in [None, *events]:
+        if event is not None:
+            run = advance(run, parse_event(event))
+        shown = view(run)
+        dumped = shown.model_dump(mode="json")
+        for data in conditions:
+            c = cond(data)
+            assert holds(c, shown) == holds(c, dumped), (event, data)
+            seen.add(holds(c, dumped))
+        for path in ("servers[name=A]", "next_prompt.tools[*]", "wire[*].payload", "wire[*].headers", "turn"):
+            assert resolve(shown, path) == resolve(dumped, path)
+    assert seen == {True, False}  # the conditions tell states apart
+
+
 def test_tests_and_combinators(a_down: dict) -> None:
     assert holds(cond({"path": "servers[name=A].status", "equals": "down"}), a_down)
     assert not holds(cond({"path": "next_prompt.tools[*].server", "contains": "A"}), a_down)
