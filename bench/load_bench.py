@@ -4,7 +4,8 @@ stack in the same run. Loopback only; bounded in learners and seconds.
 It starts `lesson serve --workers W` (gunicorn, gthread) with the bench echo route switched on,
 then, from this process (the client is never the server's process), measures:
 
-1. one learner: median press round trip vs a bare echo whose answers are the same size;
+1. one learner pressing every 2 s, as in class (``--pace 0``: back to back): median press round trip
+   vs a bare echo whose answers are the same size, sent at the same pace in the same minutes;
 2. N learners (default 1,000), each pressing every 2 s: p50/p99/max and errors; then N echo
    clients doing the same, for the baseline;
 3. server memory per stored playground (RSS of all server processes, before and after storing
@@ -14,7 +15,7 @@ then, from this process (the client is never the server's process), measures:
 The client runs in this process, on the same two cores as the server, and does not negotiate
 permessage-deflate (browsers do; the answers then travel compressed).
 
-    .venv/bin/python bench/load_bench.py [--learners 1000] [--seconds 30] [--workers 2]
+    .venv/bin/python bench/load_bench.py [--learners 1000] [--seconds 30] [--workers 2] [--pace 2]
 """
 
 from __future__ import annotations
@@ -113,27 +114,53 @@ class Learner:
         return json.dumps({"v": 2, "type": "press", "handle": self.handle, "seq": self.seq, "button": button})
 
 
-async def one_learner(ws_base: str, presses: int) -> tuple[list[float], list[float], int]:
+async def answer_size(ws_base: str) -> int:
+    """The median size of a press's answer over two rounds of the buttons (untimed): the echo's size."""
     async with connect(ws_base + "/ws", max_size=None) as ws:
         learner = Learner()
         learner.handle = (await open_playground(ws))["handle"]
-        times, sizes = [], []
-        for _ in range(presses):
-            frame = learner.press()
+        sizes = []
+        for _ in range(2 * len(BUTTONS)):
+            await ws.send(learner.press())
+            sizes.append(len(await ws.recv()))
+    return int(statistics.median(sizes))
+
+
+async def one_learner(ws_base: str, presses: int, pace: float) -> tuple[list[float], list[float], int]:
+    """One learner's press round trips and a bare echo's, the same number of each.
+
+    With ``pace`` > 0 the learner presses every ``pace`` seconds, as a class does, and an echo client
+    sends at the same pace half a period later: each socket, and the machine, is as idle between
+    frames as in class, and both figures come from the same minutes. With ``pace`` 0 both go back to
+    back (the press first, then the echo)."""
+    size = await answer_size(ws_base)
+    async with (
+        connect(ws_base + "/ws", max_size=None) as ws,
+        connect(f"{ws_base}/bench/echo?size={size}", max_size=None) as echo_ws,
+    ):
+        learner = Learner()
+        learner.handle = (await open_playground(ws))["handle"]
+        echo_frame = json.dumps({"v": 2, "type": "press", "handle": learner.handle, "seq": 1, "button": BUTTONS[0]})
+        times: list[float] = []
+        echo: list[float] = []
+
+        async def round_trip(sock, frame: str, into: list[float]) -> None:
             t0 = time.perf_counter()
-            await ws.send(frame)
-            answer = await ws.recv()
-            times.append(time.perf_counter() - t0)
-            sizes.append(len(answer))
-    size = int(statistics.median(sizes))
-    async with connect(f"{ws_base}/bench/echo?size={size}", max_size=None) as ws:
-        echo = []
-        frame = learner.press()
+            await sock.send(frame)
+            await sock.recv()
+            into.append(time.perf_counter() - t0)
+
+        if pace <= 0:
+            for _ in range(presses):
+                await round_trip(ws, learner.press(), times)
+            for _ in range(presses):
+                await round_trip(echo_ws, echo_frame, echo)
+            return times, echo, size
         for _ in range(presses):
-            t0 = time.perf_counter()
-            await ws.send(frame)
-            await ws.recv()
-            echo.append(time.perf_counter() - t0)
+            await asyncio.sleep(pace / 2)
+            await round_trip(ws, learner.press(), times)
+            await asyncio.sleep(pace / 2)
+            await round_trip(echo_ws, echo_frame, echo)
     return times, echo, size
 
 
@@ -215,7 +242,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1100)
-    ap.add_argument("--presses", type=int, default=300, help="presses for the one-learner comparison")
+    ap.add_argument("--presses", type=int, default=60, help="presses for the one-learner comparison")
+    ap.add_argument(
+        "--pace", type=float, default=2.0, help="seconds between one learner's presses (0: back to back)"
+    )
     ap.add_argument("--stored", type=int, default=3000, help="playgrounds stored for the memory figure")
     ap.add_argument("--parts", default="one,crowd,memory,unread", help="which of one,crowd,memory,unread to run")
     args = ap.parse_args()
@@ -224,13 +254,16 @@ def main() -> None:
     ws_base = base.replace("http", "ws")
     try:
         print(f"server: lesson serve --workers {args.workers} --threads {args.threads} (pid {proc.pid})")
-        times, echo, size = asyncio.run(one_learner(ws_base, args.presses))
-        press_med, echo_med = statistics.median(times) * 1000, statistics.median(echo) * 1000
         if "one" in parts:
+            times, echo, size = asyncio.run(one_learner(ws_base, args.presses, args.pace))
+            press_med, echo_med = statistics.median(times) * 1000, statistics.median(echo) * 1000
+            how = f"a press every {args.pace:g} s" if args.pace > 0 else "back to back"
             print(
-                f"one learner: press median {press_med:.3f} ms, echo of {size} B median {echo_med:.3f} ms, "
-                f"ratio {press_med / echo_med:.2f}x"
+                f"one learner, {args.presses} presses, {how}: press median {press_med:.3f} ms, "
+                f"echo of {size} B median {echo_med:.3f} ms, ratio {press_med / echo_med:.2f}x"
             )
+        else:
+            size = asyncio.run(answer_size(ws_base))
         if "crowd" in parts:
             crowd_figures(args, ws_base, proc, size)
         if "memory" in parts:

@@ -51,17 +51,32 @@ class Entry:
     log_len: int = 0  # entries in the run's whole log; the cached run keeps only the newest
     fresh: Run | None = None  # the run just advanced, outcomes and all, until its answer is built
 
+    loose: bool = False  # ``run`` is not compact yet: see ``settle``
+
     def __post_init__(self) -> None:
         self.keep(self.run)
+        self.settle()
 
     def keep(self, run: Run, log_len: int | None = None) -> None:
-        """Cache ``run`` compact: without its log history (the page holds that, and an open rebuilds
-        it) and without the last step's outcomes in both eras (its frames are most of a run's bytes;
-        only a retry or an open needs them again, and ``full`` rebuilds them from a checkpoint).
-        ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
+        """Keep ``run``; ``settle`` then makes it compact: without its log history (the page holds that,
+        and an open rebuilds it) and without the last step's outcomes in both eras (its frames are most
+        of a run's bytes; only a retry or an open needs them again, and ``full`` rebuilds them from a
+        checkpoint). ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
         self.log_len = len(run.log) if log_len is None else log_len
         self.fresh = run  # for the answer about to be sent; ``full`` lets go of it
-        self.run = compact(run)
+        self.run = run
+        self.loose = True
+
+    def settle(self) -> None:
+        """Make the kept run compact (the lock held). The socket does this once the answer is sent, so
+        the learner does not wait for it; a change settles first, so no checkpoint is ever loose."""
+        if self.loose:
+            self.run = compact(self.run)
+            self.loose = False
+
+    def settle_locked(self) -> None:
+        with self.lock:
+            self.settle()
 
     def full(self) -> Run:
         """The cached run with its last step's outcomes and log entry, for an answer: the run just

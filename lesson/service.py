@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
@@ -24,7 +25,7 @@ from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
-from .sim.model import Era, Strict, replace
+from .sim.model import Era, Strict, make, replace
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
@@ -160,10 +161,20 @@ class RestartAnswer(BaseModel):
 
 @dataclass(frozen=True)
 class Reply:
-    """An encoded answer; ``code`` names the error, if it is one (the HTTP endpoint maps it to a status)."""
+    """An encoded answer; ``code`` names the error, if it is one (the HTTP endpoint maps it to a status).
+    ``after`` is work left until the answer is on its way (see ``Service.handle_text``)."""
 
     text: str
     code: str | None = None
+    after: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+
+    def finish(self) -> None:
+        """Do the work left for after the answer; never raises (the answer is already sent)."""
+        if self.after is not None:
+            try:
+                self.after()
+            except Exception:
+                log.exception("work after an answer failed")
 
     def data(self) -> dict[str, Any]:
         return json.loads(self.text)
@@ -229,17 +240,31 @@ class Service:
         panel = self.panels.get(panel_id)
         if not isinstance(panel, PlaygroundPanel) or panel.goal is None:
             return None
-        return GoalState(met=holds(panel.goal.when, shown))
+        return make(GoalState, met=holds(panel.goal.when, shown))
 
     # --- decoding ---------------------------------------------------------------------------
 
-    def handle_text(self, text: str | bytes) -> Reply:
-        """Decode one frame and answer it; never raises on input."""
+    def handle_text(self, text: str | bytes, defer: bool = False) -> Reply:
+        """Decode one frame and answer it; never raises on input. With ``defer`` the caller sends the
+        answer first and then calls ``reply.finish()`` (bookkeeping the learner need not wait for)."""
+        reply = self._handle_text(text)
+        if not defer:
+            reply.finish()
+        return reply
+
+    def _handle_text(self, text: str | bytes) -> Reply:
         try:
             # A str of n characters encodes to at most 4n bytes: encode only when that could pass the limit.
             size = len(text) if isinstance(text, bytes) or 4 * len(text) <= self.max_frame_bytes else len(text.encode())
             if size > self.max_frame_bytes:
                 raise FrameError("too_large", f"frame is {size} bytes; the limit is {self.max_frame_bytes}")
+            # A well-formed frame is parsed and validated in one pass. Anything else (and any error
+            # the frame then meets) takes the path below, which names the problem; errors change
+            # nothing, so an error frame handled twice gives the same answer as once.
+            try:
+                return self.dispatch(FRAME.validate_json(text))
+            except (ValidationError, FrameError):
+                pass
             try:
                 data = json.loads(text)
             except RecursionError:
@@ -384,9 +409,11 @@ class Service:
         entry.seq = frame.seq
         entry.last = key
         self.cache.put(frame.handle, entry)  # new, or its cost changed
-        return self.answer(frame.id, frame.handle, entry)
+        reply = self.answer(frame.id, frame.handle, entry)
+        return Reply(reply.text, reply.code, entry.settle_locked)
 
     def _apply(self, entry: Entry, frame: Change) -> None:
+        entry.settle()  # the run advanced from must be compact: it may become a checkpoint
         panel = self._playground_panel(entry.panel)
         if isinstance(frame, PressFrame | EraFrame):
             kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)
@@ -431,7 +458,8 @@ class Service:
             log_from, entries = entry.log_len - 1, run.log[-1:]
         shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
-            ViewAnswer.model_construct(
+            make(
+                ViewAnswer,
                 re=ref,
                 panel=entry.panel,
                 handle=handle,

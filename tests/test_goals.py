@@ -40,7 +40,12 @@ def test_a_view_model_reads_as_its_json_does() -> None:
     """Goals read the view model as it is (no dump per press); every path and test must agree with
     the same view dumped as JSON, the form authors write paths against."""
     run = begin(Start(name="outage"))
-    events = [{"kind": "server_dies", "server": "A"}, {"kind": "take_turn"}, {"kind": "server_back", "server": "A"}, {"kind": "take_turn"}]
+    events = [
+        {"kind": "server_dies", "server": "A"},
+        {"kind": "take_turn"},
+        {"kind": "server_back", "server": "A"},
+        {"kind": "take_turn"},
+    ]
     conditions = [
         {"path": "servers[name=A].status", "equals": "down"},
         {"path": "servers[0].tools", "at_least": 1},

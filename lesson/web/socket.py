@@ -119,7 +119,11 @@ def _serve(conn: GuardedSocket, cfg: Any) -> None:
             conn._refuse(POLICY, f"more than {rate:g} frames a second")
             return
         tokens -= 1
-        conn.send(service.handle_text(text).text)
+        reply = service.handle_text(text, defer=True)
+        try:
+            conn.send(reply.text)
+        finally:
+            reply.finish()  # compacting the cached run can wait until the answer is on its way
 
 
 @bp.route("/ws", websocket=True)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
+import websocket
 
 from lesson.content import default_root
 from lesson.panels import load_panels
@@ -339,3 +341,79 @@ def test_the_cache_holds_runs_compact_and_answers_as_if_it_did_not(service):
     retried = send(service, type="press", handle=page.handle, seq=3, button="turn", id=answer["re"])
     assert retried == answer  # a retry is answered in full (comparison and all), not applied again
     assert answer["view"]["comparison"]["other"]["wire"]
+
+
+def test_compacting_the_cached_run_waits_until_the_answer_is_sent(service):
+    """The socket sends the answer first and compacts the cached run after; a change that comes
+    before that compacts first, so no checkpoint ever holds a step's outcomes."""
+    handle = send(service, type="open", panel="outage")["handle"]
+    buttons = ["deploy", "a-dies", "turn", "a-back", "add-c", "turn", "deploy", "turn", "turn", "a-dies"]
+    answers = []
+    for seq, button in enumerate(buttons, start=1):
+        frame = {"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button}
+        reply = service.handle_text(json.dumps(frame), defer=True)
+        answers.append(reply.data())
+        run = service.cache.get(handle).run
+        assert run.last is not None  # not compact yet: the learner is not kept waiting for it
+    checkpoint = service.cache.get(handle).run.checkpoint
+    assert len(checkpoint.playground.events) == 8 and checkpoint.last is None and checkpoint.log == []
+    reply.finish()
+    run = service.cache.get(handle).run
+    assert run.log == [] and run.last is None
+    # Deferred or not, the answers are the ones an in-order page gets.
+    page = Page(Service(service.panels))
+    page.open()
+    assert [page.do("press", button=b)["view"] for b in buttons] == [a["view"] for a in answers]
+
+
+def test_a_socket_press_leaves_the_cached_run_compact(panels):
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    app = create_app({"SECRET_KEY": "t"})
+    server = make_dev_server("127.0.0.1", 0, app)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ws = websocket.create_connection(f"ws://127.0.0.1:{server.server_port}/ws", timeout=10)
+        ws.send(json.dumps({"v": 2, "type": "open", "panel": "outage"}))
+        handle = json.loads(ws.recv())["handle"]
+        ws.send(json.dumps({"v": 2, "type": "press", "handle": handle, "seq": 1, "button": "a-dies"}))
+        assert json.loads(ws.recv())["view"]["comparison"]  # the answer has the outcomes...
+        ws.send(json.dumps({"v": 2, "type": "open", "panel": "nope"}))  # ...and once the next frame is in,
+        assert json.loads(ws.recv())["code"] == "unknown_panel"
+        entry = app.extensions["lesson"].service.cache.get(handle)
+        with entry.lock:
+            assert entry.run.last is None and entry.run.log == []  # ...the cached run holds none
+        ws.close()
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "press", "seq": 1, "button": "a-dies", "id": "x"},
+        {"type": "press", "seq": 1, "button": "fly", "id": 7},
+        {"type": "press", "seq": 1, "button": "a-dies", "id": True},
+        {"type": "press", "seq": 1.0, "button": "a-dies"},
+        {"type": "undo", "seq": 1},
+        {"type": "open", "panel": "outage", "id": "y" * 80},
+        {"type": "era", "seq": 1, "era": "modern"},
+    ],
+)
+def test_a_frame_is_answered_alike_parsed_whole_or_step_by_step(panels, frame):
+    """Well-formed frames are parsed and validated in one pass; the step-by-step path (which names
+    problems) must answer every frame the same way."""
+    whole, steps = Service(panels), Service(panels)
+    answers = []
+    for service in (whole, steps):
+        handle = send(service, type="open", panel="outage")["handle"]
+        data = {"v": 2, "handle": handle, **frame}
+        if service is whole:
+            reply = service.handle_text(json.dumps(data)).data()
+        else:
+            reply = service.handle_data(json.loads(json.dumps(data))).data()
+        for key in ("handle",):
+            reply.pop(key, None)
+        answers.append(reply)
+    assert answers[0] == answers[1]
