@@ -3,6 +3,12 @@ into the simulation's advance (both eras) and view, and what the service itself 
 validation, the run cache, `model_dump_json`). No socket: see load_bench.py for that.
 
     .venv/bin/python bench/service_bench.py [--presses 2000]
+
+With ``--pause S`` it sleeps S seconds before every other press instead: the press after the pause
+(as at a learner's pace, with the machine idle in between) against the press right after it, in the
+same run.
+
+    .venv/bin/python bench/service_bench.py --pause 0.5 --presses 120
 """
 
 from __future__ import annotations
@@ -27,8 +33,12 @@ BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--presses", type=int, default=2000)
+    ap.add_argument("--pause", type=float, default=0.0, help="seconds to sleep before every other press")
     args = ap.parse_args()
     service = Service(load_panels(default_root()))
+    if args.pause > 0:
+        paused(service, args.presses, args.pause)
+        return
     panel = service.panels["outage"]
     handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
     total, sim_advance, sim_view, sizes = [], [], [], []
@@ -61,6 +71,27 @@ def main() -> None:
     print(
         f"press in the service: median {med(total):.0f} us (answer median {statistics.median(sizes) / 1000:.1f} KB); "
         f"simulation advance {med(sim_advance):.0f} us + view {med(sim_view):.0f} us; the service's own {own:.0f} us"
+    )
+
+
+def paused(service: Service, presses: int, pause: float) -> None:
+    """Each pair: sleep, a press (timed), then the next press at once (timed). The socket compacts
+    the cached run after sending, so that is left out of both, as ``finish`` is."""
+    handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
+    after_pause, right_after = [], []
+    for seq in range(1, presses + 1):
+        if seq % 2:
+            time.sleep(pause)
+        button = BUTTONS[seq % len(BUTTONS)]
+        frame = json.dumps({"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button})
+        t = time.perf_counter()
+        reply = service.handle_text(frame, defer=True)
+        (after_pause if seq % 2 else right_after).append(time.perf_counter() - t)
+        reply.finish()
+    cold, warm = statistics.median(after_pause) * 1e6, statistics.median(right_after) * 1e6
+    print(
+        f"press after a {pause:g} s pause: median {cold:.0f} us; the next press at once: {warm:.0f} us; "
+        f"ratio {cold / warm:.1f}x ({presses // 2} of each)"
     )
 
 
