@@ -34,10 +34,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--presses", type=int, default=2000)
     ap.add_argument("--pause", type=float, default=0.0, help="seconds to sleep before every other press")
+    ap.add_argument("--spin", type=float, default=0.0, help="with --pause: ms to spin the CPU after each pause")
     args = ap.parse_args()
     service = Service(load_panels(default_root()))
     if args.pause > 0:
-        paused(service, args.presses, args.pause)
+        paused(service, args.presses, args.pause, args.spin)
         return
     panel = service.panels["outage"]
     handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
@@ -74,14 +75,19 @@ def main() -> None:
     )
 
 
-def paused(service: Service, presses: int, pause: float) -> None:
+def paused(service: Service, presses: int, pause: float, spin_ms: float = 0.0) -> None:
     """Each pair: sleep, a press (timed), then the next press at once (timed). The socket compacts
-    the cached run after sending, so that is left out of both, as ``finish`` is."""
+    the cached run after sending, so that is left out of both, as ``finish`` is. ``spin_ms`` keeps
+    the CPU busy (touching nothing of the press's) between the pause and the press: if the pause's
+    cost were the clock slowing down, this would take it away."""
     handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
     after_pause, right_after = [], []
     for seq in range(1, presses + 1):
         if seq % 2:
             time.sleep(pause)
+            until = time.perf_counter() + spin_ms / 1000
+            while time.perf_counter() < until:
+                pass
         button = BUTTONS[seq % len(BUTTONS)]
         frame = json.dumps({"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button})
         t = time.perf_counter()
