@@ -73,7 +73,7 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     era = token.meta.get("era")
     if era is None:
         return str(self.fence(tokens, idx, options, env))
-    body = escapeHtml(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
+    body = json_lines(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
     figure = (
         f'<figure class="message message--{era}">'
         f'<figcaption><span class="message__era">{ERAS[era]}</span> '
@@ -85,6 +85,23 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     if era == "modern" and era_of(tokens, idx - 1) == "legacy":
         return figure + "</div>\n"
     return figure
+
+
+MAX_INDENT = 16  # the deepest indent lesson.css gives a hanging indent (.i0 to .i16)
+
+
+def json_lines(text: str) -> str:
+    """Indented JSON as HTML, a box per line, so that a line too long for a narrow screen wraps
+    under its own indent plus two rather than at the left edge (static/js/render.js does the same
+    for the playground's wire). The newlines stay as text: a copy is the JSON as it was."""
+    out = []
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        css = f"ln i{indent}" if indent <= MAX_INDENT else "ln"
+        # The indent never wraps: a long key then breaks where the line is full, not after its indent.
+        lead = f'<span class="ind">{line[:indent]}</span>' if indent else ""
+        out.append(f'<span class="{css}">{lead}{escapeHtml(line[indent:])}</span>')
+    return "\n".join(out)
 
 
 def era_of(tokens: list[Token], idx: int) -> str | None:

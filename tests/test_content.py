@@ -4,8 +4,10 @@ can rewrite every paragraph and these tests stay green."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,18 @@ def test_message_pairs_render_side_by_side(content: Content) -> None:
     lines = lesson.source.read_text().splitlines()
     for era, def_name, _message, line in messages(lesson):
         assert lines[line - 1] == f"```json {era} {def_name}"
+
+
+def test_a_message_is_drawn_a_line_at_a_time_and_reads_as_its_json(content: Content) -> None:
+    """Each line of a message is its own box, its indent apart (so a narrow screen can wrap the line
+    under its indent); stripped of tags, the block is the message's JSON, escaped."""
+    html = "".join(b.html for b in lesson_of(content, "first").blocks)
+    body = re.search(r'<pre><code class="language-json">(.*?)</code></pre>', html, re.S).group(1)
+    lines = body.split("\n")
+    assert all(line.startswith('<span class="ln') and line.endswith("</span>") for line in lines)
+    assert '<span class="ln i2"><span class="ind">  </span>' in body
+    text = unescape(re.sub(r"<[^>]+>", "", body))
+    assert json.loads(text) == messages(lesson_of(content, "first"))[0][2]
 
 
 def test_links_are_recorded_with_their_lines(content: Content) -> None:

@@ -17,3 +17,11 @@ export function h(tag, attrs = {}, ...children) {
 export function fill(el, ...children) {
   el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }
+
+// A live status line. `quiet` keeps the words for screen readers only, where the page already shows
+// them (a heading, a result line), so sighted readers do not read the same thing twice; a status
+// nobody else shows (loading, an error) stays in view.
+export function status(el, text, quiet = false) {
+  el.textContent = text;
+  el.classList.toggle("visually-hidden", quiet);
+}

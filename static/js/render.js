@@ -135,6 +135,23 @@ function offWire(m) {
   return t("wire.off");
 }
 
+// Indented JSON, a box per line: a line too long for the screen wraps under its own indent plus two,
+// not at the left edge (the .ln and .iN rules in lesson.css; lesson/markup.py does the same for the
+// lesson's messages). The newlines stay as text between the boxes, so a copy is the JSON as it was.
+const MAX_INDENT = 16;
+export function jsonLines(text) {
+  const out = [];
+  text.split("\n").forEach((line, i) => {
+    if (i) out.push("\n");
+    const indent = line.length - line.trimStart().length;
+    // The indent in a span of its own that never wraps: a long key then breaks where the line is
+    // full, not after its indent (which would leave a line of bare spaces).
+    const lead = indent ? h("span", { class: "ind" }, line.slice(0, indent)) : null;
+    out.push(h("span", { class: indent <= MAX_INDENT ? `ln i${indent}` : "ln" }, lead, line.slice(indent)));
+  });
+  return out;
+}
+
 export function wireList(wire) {
   if (!wire.length) return h("p", { class: "placeholder" }, t("wire.none"));
   return h(
@@ -148,7 +165,7 @@ export function wireList(wire) {
         Object.keys(m.headers).length
           ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`)))
           : null,
-        m.payload ? h("pre", {}, h("code", {}, JSON.stringify(m.payload, null, 2))) : h("p", { class: "subtle" }, t("wire.no_body")),
+        m.payload ? h("pre", {}, h("code", {}, jsonLines(JSON.stringify(m.payload, null, 2)))) : h("p", { class: "subtle" }, t("wire.no_body")),
         m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
       ),
     ),

@@ -2,7 +2,7 @@
 // A result belongs to the options it was made with: change one and the result says it is out of
 // date until the learner runs again (or puts the options back). Options that cannot change the chosen
 // situation (data-applies, from the panel's data) are disabled, with the reason beside them.
-import { fill, h } from "./dom.js";
+import { fill, h, status } from "./dom.js";
 import { logLine, serverTable, wireList } from "./render.js";
 import { t } from "./i18n.js";
 
@@ -41,7 +41,7 @@ export function mountRestarts(section, transport) {
     out.classList.toggle("stale", isStale);
     if (isStale) out.setAttribute("aria-describedby", "restarts-stale");
     else out.removeAttribute("aria-describedby");
-    if (isStale) announce.textContent = t("lab.stale");
+    if (isStale) status(announce, t("lab.stale"), true); // the note beside the result shows it
   }
 
   stale.id = "restarts-stale";
@@ -62,11 +62,11 @@ export function mountRestarts(section, transport) {
     try {
       answer = await transport.send(frame);
     } catch {
-      announce.textContent = t("lab.dropped");
+      status(announce, t("lab.dropped"));
       return;
     }
     if (answer.type !== "restart") {
-      announce.textContent = t("lab.error", { message: answer.message });
+      status(announce, t("lab.error", { message: answer.message }));
       return;
     }
     const r = answer.result;
@@ -99,7 +99,7 @@ export function mountRestarts(section, transport) {
     );
     shown = asked;
     markStale();
-    announce.textContent = t("lab.done", { situation: r.label });
+    status(announce, t("lab.done", { situation: r.label }), true); // the result line shows it
   });
 }
 

@@ -4,7 +4,7 @@
 // focus inside it, or before printing. A press that comes before the moments waits for them. While they
 // are on their way the status line says so; if they fail, Previous and Next are off until "Try again"
 // (or a press there) fetches them again.
-import { fill, h } from "./dom.js";
+import { fill, h, status } from "./dom.js";
 import { logLine, promptList, serverTable } from "./render.js";
 import { t } from "./i18n.js";
 
@@ -23,7 +23,7 @@ export function mountStepper(section) {
   let retry = null; // the "Try again" button, while a failed fetch is on show
 
   function failed(retrying) {
-    position.textContent = t("stepper.failed");
+    status(position, t("stepper.failed"));
     const hadFocus = retrying || document.activeElement === prev || document.activeElement === next;
     retry = h("button", { type: "button", "data-action": "retry" }, t("stepper.retry"));
     retry.addEventListener("click", () => load());
@@ -38,7 +38,7 @@ export function mountStepper(section) {
     loading ??= (async () => {
       stop();
       const retrying = retry !== null && document.activeElement === retry;
-      position.textContent = t("stepper.loading");
+      status(position, t("stepper.loading"));
       if (retry) retry.disabled = true;
       try {
         const resp = await fetch(section.dataset.steps);
@@ -113,7 +113,7 @@ export function mountStepper(section) {
     next.disabled = index === steps.length - 1;
     if (focused === prev && prev.disabled) next.focus();
     if (focused === next && next.disabled) prev.focus();
-    position.textContent = t("stepper.moment", { n: step.number, total: steps.length, title: step.title });
+    status(position, t("stepper.moment", { n: step.number, total: steps.length, title: step.title }), true); // the moment's heading shows it
   }
 
   prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(); } }));

@@ -173,3 +173,10 @@ def expect_step(section: Locator, s: Script, n: int) -> None:
     expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
     expect(status).to_contain_text(step.narration)
     expect(status).to_be_visible()
+
+
+def takes_room(locator: Locator) -> bool:
+    """Whether an element takes room on screen: a status kept for screen readers only (the page
+    shows the same words elsewhere) is a 1 px box; one nobody else shows is a line of text."""
+    box = locator.bounding_box()
+    return box is not None and box["height"] > 1

@@ -13,7 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.panels import load_panels
 from lesson.panels import restart_lab as run_lab
 
-from .helpers import LESSON_1, restart_lab
+from .helpers import LESSON_1, restart_lab, takes_room
 
 pytestmark = pytest.mark.e2e
 
@@ -34,6 +34,7 @@ def run(lab: Locator, situation: str) -> None:
     lab.get_by_role("radio", name=situation, exact=True).check()
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(f"Restarted while {situation}: both eras shown.")
+    assert not takes_room(lab.get_by_role("status"))  # announced; the result line shows it already
 
 
 def test_a_result_goes_stale_when_an_option_changes(lab: Locator) -> None:

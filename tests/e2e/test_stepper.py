@@ -7,7 +7,17 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, expect_era, expect_status, panel, region, server_cell, server_row, servers
+from .helpers import (
+    LESSON_1,
+    expect_era,
+    expect_status,
+    panel,
+    region,
+    server_cell,
+    server_row,
+    servers,
+    takes_room,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -48,6 +58,7 @@ def expect_moment(section: Locator, number: int) -> None:
     title = f"Moment {number} of 6: {MOMENTS[number - 1]}"
     expect(moment_heading(section)).to_have_text(title)
     expect(section.get_by_role("status")).to_have_text(title)
+    assert not takes_room(section.get_by_role("status"))  # announced; the heading shows it already
     expect(moment(section)).to_have_accessible_name(title)
 
 
@@ -253,6 +264,7 @@ def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
+    assert takes_room(section.get_by_role("status"))  # shown: nothing else says so
     expect(moment_heading(section)).to_have_count(0)
 
 

@@ -4,6 +4,7 @@ no axe violations in either theme."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -69,6 +70,42 @@ def test_server_table_reflows_at_375(browser: Browser, base_url: str) -> None:
     expect(row.get_by_role("cell").first).to_have_accessible_name("connected")
     box = table.bounding_box()
     assert box is not None and box["x"] + box["width"] <= 375
+    context.close()
+
+
+WRAPS = """(pre) => {
+  // Each line of the JSON that the screen wrapped: where its text starts, and where its later rows start.
+  const out = [];
+  for (const line of pre.querySelectorAll(".ln")) {
+    const text = [...line.childNodes].find((n) => n.nodeType === Node.TEXT_NODE);
+    if (!text) continue;
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const rows = [...range.getClientRects()].filter((r) => r.width > 0);
+    if (rows.length > 1) out.push({ first: rows[0].left, later: rows.slice(1).map((r) => r.left) });
+  }
+  return out;
+}"""
+
+
+def test_long_json_lines_wrap_under_their_indent_at_375(browser: Browser, base_url: str) -> None:
+    """On a phone a JSON line too long for the screen goes on under its own indent, not at the left
+    edge, and the text is still the JSON (a copy parses), in the lesson and in the playground's wire."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "B deploys a new tool", 1)
+    outage.get_by_text("Wire messages of the last step").click()
+    request = outage.locator("ol.wire pre").filter(has_text='"method": "tools/list"').first
+    lesson = page.locator("figure.message pre").filter(has_text="connection refused").first
+    lesson.evaluate("(pre) => pre.closest('details')?.setAttribute('open', '')")
+    for pre in (request, lesson):
+        expect(pre).to_be_visible()
+        wrapped = pre.evaluate(WRAPS)
+        assert wrapped, "no line wraps at 375 px: the test no longer covers a long line"
+        for line in wrapped:
+            assert all(left > line["first"] for left in line["later"]), line
+        assert isinstance(json.loads(pre.inner_text()), dict)
     context.close()
 
 
