@@ -109,6 +109,19 @@ def test_long_json_lines_wrap_under_their_indent_at_375(browser: Browser, base_u
     context.close()
 
 
+@pytest.mark.parametrize("path, title", [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
+def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: str, path: str, title: str) -> None:
+    """On a phone the event buttons are one column, each as wide as the next."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    section = open_playground(page, path, title)
+    boxes = [b.bounding_box() for b in section.get_by_role("group", name="Events").get_by_role("button").all()]
+    assert len(boxes) >= 4
+    assert len({(round(b["x"]), round(b["width"])) for b in boxes}) == 1, boxes
+    assert all(later["y"] > earlier["y"] for earlier, later in zip(boxes, boxes[1:], strict=False))
+    context.close()
+
+
 def theme_radio(page: Page, name: str):
     return page.get_by_role("group", name="Theme").get_by_role("radio", name=name, exact=True)
 
