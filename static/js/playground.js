@@ -21,6 +21,23 @@ const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce
 export function mountPlayground(section, transport) {
   const panel = section.dataset.panelId;
   const region = (name) => section.querySelector(`[data-region="${name}"]`);
+
+  // The wire as a list waits in a disclosure: a press draws it only while that is open, and opening
+  // it draws the view on show. Most presses are read from the diagram, and a list of every frame's
+  // JSON is the costliest part of a view to build.
+  const wireBox = region("wire");
+  const wireDetails = wireBox?.closest("details") ?? null;
+  let wireWanted = null; // the view whose wire the list should show
+  let wireDrawn = null; // the view whose wire it shows
+  function drawWire(v) {
+    wireWanted = v;
+    if (!wireBox || (wireDetails && !wireDetails.open) || wireDrawn === v) return;
+    fill(wireBox, wireList(v.wire));
+    wireDrawn = v;
+  }
+  wireDetails?.addEventListener("toggle", () => {
+    if (wireWanted) drawWire(wireWanted);
+  });
   const announce = section.querySelector('[data-role="announce"]');
   const undoBtn = section.querySelector('[data-action="undo"]');
   const share = addShare(section);
@@ -154,8 +171,7 @@ export function mountPlayground(section, transport) {
       fill(cmp, comparison(v.comparison));
       if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
     }
-    const wire = region("wire");
-    if (wire) fill(wire, wireList(v.wire));
+    drawWire(v);
     const handles = region("handles");
     if (handles) fill(handles, handleState(v));
     const diagram = region("diagram");
