@@ -29,14 +29,22 @@ export function mountPlayground(section, transport) {
   const wireDetails = wireBox?.closest("details") ?? null;
   let wireWanted = null; // the view whose wire the list should show
   let wireDrawn = null; // the view whose wire it shows
+  function drawWanted() {
+    if (!wireBox || !wireWanted || wireDrawn === wireWanted) return;
+    fill(wireBox, wireList(wireWanted.wire));
+    wireDrawn = wireWanted;
+  }
   function drawWire(v) {
     wireWanted = v;
-    if (!wireBox || (wireDetails && !wireDetails.open) || wireDrawn === v) return;
-    fill(wireBox, wireList(v.wire));
-    wireDrawn = v;
+    if (!wireDetails || wireDetails.open) drawWanted();
   }
+  // Drawn as the summary is clicked, before the disclosure opens, so the list is there the moment it
+  // shows; and on toggle, for any other way of opening it.
+  wireDetails?.querySelector("summary")?.addEventListener("click", () => {
+    if (!wireDetails.open) drawWanted();
+  });
   wireDetails?.addEventListener("toggle", () => {
-    if (wireWanted) drawWire(wireWanted);
+    if (wireDetails.open) drawWanted();
   });
   const announce = section.querySelector('[data-role="announce"]');
   const undoBtn = section.querySelector('[data-action="undo"]');

@@ -53,6 +53,20 @@ def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     expect(modern.get_by_role("button", name=re.compile("SSE event"))).not_to_have_count(0)
 
 
+def test_the_wire_list_opened_late_or_left_open_shows_the_step_on_view(outage: Locator) -> None:
+    """The list under the diagram is drawn when it is opened: opened after some presses it shows the
+    last press's frames, and while it is open each press redraws it."""
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "Take a model turn", 2)
+    listed = wire(outage).get_by_role("group").get_by_role("listitem")
+    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    expect(listed).to_have_count(arrows(modern).count())
+    expect(listed.first).to_contain_text("tools/call")
+    press(outage, "A dies", 3)
+    expect(listed.first).not_to_contain_text("tools/call")
+    expect(listed).to_have_count(arrows(modern).count())
+
+
 def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> None:
     press(outage, "Take a model turn", 1)
     press(outage, "A dies", 2)
