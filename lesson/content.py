@@ -71,6 +71,9 @@ class Block(_Strict):
     kind: Literal["html", "widget"]
     html: str = ""
     name: str = ""
+    # A widget right under a level-2 heading (nothing between them): that heading, so a panel whose
+    # title says the same need not show it twice.
+    heading: TocEntry | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Block:
@@ -296,7 +299,11 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
     for i, _line, name in widgets:
         if html := MD.renderer.render(tokens[start:i], MD.options, {}):
             blocks.append(Block(kind="html", html=html))
-        blocks.append(Block(kind="widget", name=name))
+        above = tokens[i - 3] if i >= 3 else None
+        heading = None
+        if above is not None and above.type == "heading_open" and above.tag == "h2":
+            heading = TocEntry(id=str(above.attrGet("id")), title=plain(tokens[i - 2]))
+        blocks.append(Block(kind="widget", name=name, heading=heading))
         start = i + 3  # paragraph_open, inline, paragraph_close
     if html := MD.renderer.render(tokens[start:], MD.options, {}):
         blocks.append(Block(kind="html", html=html))

@@ -65,6 +65,16 @@ def test_widgets_sit_where_their_lines_are(content: Content) -> None:
     assert not any(":::" in b.html for lesson in content.lessons for b in lesson.blocks)
 
 
+def test_a_widget_right_under_a_heading_knows_that_heading(content: Content) -> None:
+    """A panel right under a level-2 heading may leave its own title undrawn when it says the same;
+    with text between them, the widget has no heading."""
+    widgets = {b.name: b.heading for b in lesson_of(content, "first").blocks if b.kind == "widget"}
+    assert widgets["lights"] is not None and (widgets["lights"].id, widgets["lights"].title) == ("try-it", "Try it")
+    assert widgets["quiz"] is None  # a paragraph sits between "Check" and the quiz
+    second = {b.name: b.heading for b in lesson_of(content, "second").blocks if b.kind == "widget"}
+    assert second["story"].title == "The story" and second["lab"].title == "Restarts"
+
+
 def test_message_pairs_render_side_by_side(content: Content) -> None:
     lesson = lesson_of(content, "first")
     assert [(era, name) for era, name, _data, _line in messages(lesson)] == [

@@ -27,9 +27,11 @@ export function encodeLink(panel, log) {
 // Someone followed a link to this playground: open the disclosures it sits in (a closed <details>
 // hides it), bring it into view and put the focus on its heading, so the link lands where it points.
 function showLinked(panel) {
-  const heading = document.getElementById(`${panel}-title`);
-  const section = heading?.closest("section[data-panel-id]");
-  if (!heading || !section) return;
+  const title = document.getElementById(`${panel}-title`);
+  const section = title?.closest("section[data-panel-id]");
+  if (!title || !section) return;
+  // A title kept for screen readers only (the lesson's heading right above says the same): land there.
+  const heading = (title.dataset.shownBy && document.getElementById(title.dataset.shownBy)) || title;
   for (let el = section.parentElement; el; el = el.parentElement) {
     if (el instanceof HTMLDetailsElement) el.open = true;
   }

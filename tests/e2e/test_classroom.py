@@ -15,7 +15,7 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Page, expect
 
-from .helpers import LESSON_1, expect_status, log_labels, open_playground, press
+from .helpers import LESSON_1, expect_status, log_labels, open_playground, press, takes_room
 
 pytestmark = pytest.mark.e2e
 
@@ -166,3 +166,22 @@ def test_a_shared_link_opens_its_disclosure_and_brings_the_playground_into_view(
     expect(heading).to_be_focused()
     expect(log_labels(answering)).to_have_text(["Start", "Step 1: W asks the user a question", "Step 2: W restarts"])
     expect(heading).to_be_in_viewport()
+
+
+def test_a_panel_right_under_its_heading_shows_its_title_once_and_a_link_lands_on_that_heading(page: Page) -> None:
+    """The outage playground sits right under the lesson's "Play out an outage" heading: the title is
+    drawn once (the panel's own is for screen readers, and still names it), and a link to the
+    playground puts the focus on the lesson's heading."""
+    data = {"v": 1, "s": None, "e": "modern", "x": ["a-dies"]}
+    encoded = base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+    page.goto(f"{LESSON_1}#pg=outage~{encoded}")
+    outage = page.get_by_role("region", name=TITLE, exact=True)
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies"])
+    lesson_heading = page.get_by_role("heading", name=TITLE, level=2)
+    expect(lesson_heading).to_be_focused()
+    expect(lesson_heading).to_be_in_viewport()
+    own = outage.get_by_role("heading", name=TITLE, level=3)
+    expect(own).to_have_count(1)  # in the page's outline, for screen readers
+    assert not takes_room(own)
+    # A panel with text between it and its heading keeps its title in view.
+    assert takes_room(page.get_by_role("heading", name="A session with churn", level=3))
