@@ -222,6 +222,16 @@ def _plain(exc: ValidationError, kind: str | None) -> str:
     return f"{prefix}{where}: {msg}" if where else f"{prefix}{msg}"
 
 
+def _ref(value: Any) -> int | str | None:
+    """The ``re`` an error answer echoes: the frame's id as validation reads it (a boolean as 0 or 1),
+    or null when it is not an id or too long to echo."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int) or isinstance(value, str) and len(value) <= 64:
+        return value
+    return None
+
+
 class Service:
     """Turns frames into answers. Thread-safe: each playground has its own lock."""
 
@@ -258,13 +268,17 @@ class Service:
             size = len(text) if isinstance(text, bytes) or 4 * len(text) <= self.max_frame_bytes else len(text.encode())
             if size > self.max_frame_bytes:
                 raise FrameError("too_large", f"frame is {size} bytes; the limit is {self.max_frame_bytes}")
-            # A well-formed frame is parsed and validated in one pass. Anything else (and any error
-            # the frame then meets) takes the path below, which names the problem; errors change
-            # nothing, so an error frame handled twice gives the same answer as once.
+            # A well-formed frame is parsed and validated in one pass; anything else takes the path
+            # below, which names what is wrong with it.
             try:
-                return self.dispatch(FRAME.validate_json(text))
-            except (ValidationError, FrameError):
-                pass
+                frame = FRAME.validate_json(text)
+            except ValidationError:
+                frame = None
+            if frame is not None:
+                try:
+                    return self.dispatch(frame)
+                except FrameError as exc:
+                    return self.error(exc.code, exc.message, _ref(frame.id))
             try:
                 data = json.loads(text)
             except RecursionError:
@@ -279,9 +293,7 @@ class Service:
             return self.error("internal", "the server could not handle this frame; nothing was changed")
 
     def handle_data(self, data: Any) -> Reply:
-        ref = data.get("id") if isinstance(data, dict) and isinstance(data.get("id"), int | str) else None
-        if isinstance(ref, str) and len(ref) > 64 or isinstance(ref, bool):
-            ref = None
+        ref = _ref(data.get("id")) if isinstance(data, dict) else None
         try:
             if not isinstance(data, dict):
                 raise FrameError("bad_frame", "a frame must be a JSON object")
