@@ -37,7 +37,17 @@ export function mountRestarts(section, transport) {
   function markStale() {
     const isStale = shown !== null && signature(form) !== shown;
     if (isStale === !stale.hidden) return;
+    // "Run again" hides itself once the new result is in: the focus moves to the line that says what
+    // the result is for, not to the page.
+    const rerunFocused = stale.contains(document.activeElement);
     stale.hidden = !isStale;
+    if (rerunFocused && !isStale) {
+      const line = out.querySelector(".result-for");
+      if (line) {
+        line.tabIndex = -1;
+        line.focus();
+      }
+    }
     out.classList.toggle("stale", isStale);
     if (isStale) out.setAttribute("aria-describedby", "restarts-stale");
     else out.removeAttribute("aria-describedby");

@@ -118,6 +118,8 @@ def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: s
     boxes = [b.bounding_box() for b in section.get_by_role("group", name="Events").get_by_role("button").all()]
     assert len(boxes) >= 4
     assert len({(round(b["x"]), round(b["width"])) for b in boxes}) == 1, boxes
+    whole = section.bounding_box()
+    assert whole and boxes[0]["width"] > 0.85 * whole["width"], "the buttons fill the panel's width"
     assert all(later["y"] > earlier["y"] for earlier, later in zip(boxes, boxes[1:], strict=False))
     context.close()
 
