@@ -313,25 +313,32 @@ export function mountPlayground(section, transport) {
   send(openFrame);
 }
 
-// Scroll the page as little as it takes to show every marked element (and the control pressed, when
-// they all fit); when they do not all fit, the first change wins.
+// Scroll the page as little as it takes to show the marked elements, the first change first when
+// they do not all fit; and, where the first change fits on screen with it, never so far that the
+// control pressed leaves the screen (a keyboard user's focus is on it, and the next press starts
+// there). What does not fit below is a scroll away, and the status line says in words what changed.
 function bringIntoView(marked, button, quiet) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;
+  const height = window.innerHeight;
   const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
   if (!boxes.length) return;
-  const span = (rs) => [Math.min(...rs.map((r) => r.top)), Math.max(...rs.map((r) => r.bottom))];
-  let [top, bottom] = span(boxes);
-  if (button) {
-    const [t, b] = span([...boxes, button.getBoundingClientRect()]);
-    if (b - t + 2 * margin <= window.innerHeight) [top, bottom] = [t, b];
+  const top = Math.min(...boxes.map((r) => r.top));
+  const bottom = Math.max(...boxes.map((r) => r.bottom));
+  let by = 0;
+  if (bottom - top + 2 * margin > height || top < margin) by = top - margin;
+  else if (bottom > height - margin) by = bottom - height + margin;
+  const b = button?.getBoundingClientRect();
+  if (b && (b.width || b.height)) {
+    // Keep the control on screen when the first change (its first lines) fits there with it; when it
+    // cannot (a phone, the change far below), the change wins.
+    const first = boxes.find((r) => r.top === top);
+    const seen = top + Math.min(first.height, 48);
+    if (Math.max(b.bottom, seen) - Math.min(b.top, top) + 2 * margin <= height) {
+      by = Math.max(b.bottom - height + margin, Math.min(b.top - margin, by));
+    }
   }
-  if (bottom - top + 2 * margin > window.innerHeight) {
-    marked[0].scrollIntoView({ block: "start", behavior });
-    return;
-  }
-  if (top < margin) window.scrollBy({ top: top - margin, behavior });
-  else if (bottom > window.innerHeight - margin) window.scrollBy({ top: bottom - window.innerHeight + margin, behavior });
+  if (Math.abs(by) >= 1) window.scrollBy({ top: by, behavior });
 }
 
 function addShare(section) {

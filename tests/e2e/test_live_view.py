@@ -68,6 +68,21 @@ def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
     expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
 
 
+def test_the_pressed_button_stays_on_screen_with_the_first_change(outage: Locator) -> None:
+    """Where the first change fits on screen with the button pressed, bringing the changes into view
+    keeps that button (and a keyboard user's focus) on screen too, even when the rest of the changes
+    reach further down than the screen does (the comparison, after a deploy)."""
+    page = outage.page
+    for n, label in enumerate(["B deploys a new tool", "Take a model turn", "A dies"], start=1):
+        button = outage.get_by_role("button", name=label)
+        button.focus()
+        page.keyboard.press("Enter")
+        expect(log_labels(outage)).to_have_count(n + 1)  # Start, then a step a press
+        expect(button).to_be_focused()
+        expect(button).to_be_in_viewport()
+        expect(outage.locator("[data-mark]").first).to_be_in_viewport()
+
+
 def test_a_new_server_and_its_tools_are_marked(outage: Locator) -> None:
     press(outage, "Add server C", 1)
     expect_marked(rowheader(outage, "C"), "new")
