@@ -34,6 +34,27 @@ export function plural(n, what) {
 // column only when the rows really differ.
 const ERA_ONCE = true;
 
+// A table box is a Tab stop only while it is wider than the screen lets it be (a keyboard user then
+// scrolls it with the arrow keys); a table that fits costs no extra stop. Boxes taken off the page
+// are let go.
+const scrollStops =
+  typeof ResizeObserver === "function"
+    ? new ResizeObserver((entries) => {
+        for (const { target } of entries) {
+          if (!target.isConnected) scrollStops.unobserve(target);
+          else if (target.scrollWidth > target.clientWidth + 1) target.tabIndex = 0;
+          else target.removeAttribute("tabindex");
+        }
+      })
+    : null;
+
+function tableBox(...children) {
+  const box = h("div", { class: "table-wrap", role: "group", "aria-label": t("servers.table") }, ...children);
+  if (scrollStops) scrollStops.observe(box);
+  else box.tabIndex = 0;
+  return box;
+}
+
 export function serverTable(rows) {
   if (!rows.length) return h("p", { class: "placeholder" }, t("servers.none"));
   const eras = [...new Set(rows.map((r) => r.era))];
@@ -46,9 +67,7 @@ export function serverTable(rows) {
     [t("column.last_change"), (r) => content(r.last_change || "—"), null, "last_change"],
     [t("column.last_error"), (r) => content(r.last_error || "—"), null, "last_error"],
   ].filter(Boolean);
-  return h(
-    "div",
-    { class: "table-wrap", tabindex: "0", role: "group", "aria-label": t("servers.table") },
+  return tableBox(
     h(
       "table",
       { class: "servers" },

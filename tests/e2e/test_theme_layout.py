@@ -124,6 +124,18 @@ def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: s
     context.close()
 
 
+def test_the_server_table_is_a_tab_stop_only_while_it_scrolls(page: Page) -> None:
+    """A table that fits its box is no extra Tab stop; one wider than its box is (so the keyboard can
+    scroll it)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    box = outage.get_by_role("group", name="Servers table")
+    expect(box).to_be_visible()
+    expect(box).not_to_have_attribute("tabindex", re.compile("."))
+    box.evaluate("e => { e.querySelector('table').style.minWidth = '2000px'; e.style.width = '300px'; }")
+    expect(box).to_have_attribute("tabindex", "0")
+
+
 def theme_radio(page: Page, name: str):
     return page.get_by_role("group", name="Theme").get_by_role("radio", name=name, exact=True)
 
