@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_serializer
+from pydantic import Field, field_serializer, model_validator
 
 from .frames import Frame
 from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, make, other_era
@@ -90,14 +90,20 @@ class View(Strict):
     servers: list[ServerRow]
     next_prompt: NextPrompt
     log: list[StepLog]
-    wire: list[Frame]
+    # The last step's frames: the same list as ``comparison.this.wire``, so JSON carries it there only
+    # (a quarter of an answer) and validation takes it back from there.
+    wire: list[Frame] = Field(default_factory=list, exclude=True)
     turn: TurnRecord | None
     comparison: Comparison | None
     counters: Counters
     handles: list[str]
     stores: list[Store] = Field(default_factory=list)
 
-    _wire = field_serializer("wire", mode="plain")(_frames_as_they_are)
+    @model_validator(mode="after")
+    def _wire_from_comparison(self) -> View:
+        if self.comparison is not None and not self.wire:
+            self.wire = self.comparison.this.wire
+        return self
 
 
 def _listen(c: Client, srv: SimServer) -> str:

@@ -164,7 +164,7 @@ export function eraDiagrams(view) {
   const cmp = view.comparison;
   const legend = h("ul", { class: "seq-legend", "aria-label": t("diagram.legend") }, LEGEND.map((kind) => h("li", { class: `kind-${kind}` }, t(`diagram.legend.${kind}`))));
   const cap = (s) => `${s.label[0].toUpperCase()}${s.label.slice(1)}`;
-  if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram(view.wire, t("diagram.this_step")));
+  if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram([], t("diagram.this_step")));
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h(
     "div",

@@ -5,7 +5,7 @@
 import { diffViews, stepName, summarize } from "./changes.js";
 import { eraDiagrams } from "./diagram.js";
 import { fill, h } from "./dom.js";
-import { comparison, counterLine, handleState, logEntry, logList, promptList, serverTable, wireList } from "./render.js";
+import { comparison, counterLine, handleState, logEntry, logList, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { session } from "./store.js";
@@ -31,7 +31,7 @@ export function mountPlayground(section, transport) {
   let wireDrawn = null; // the view whose wire it shows
   function drawWanted() {
     if (!wireBox || !wireWanted || wireDrawn === wireWanted) return;
-    fill(wireBox, wireList(wireWanted.wire));
+    fill(wireBox, wireList(stepWire(wireWanted)));
     wireDrawn = wireWanted;
   }
   function drawWire(v) {

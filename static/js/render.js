@@ -171,6 +171,9 @@ export function jsonLines(text) {
   return out;
 }
 
+// A view's JSON carries the last step's frames once, in its comparison (none before the first step).
+export const stepWire = (view) => view.comparison?.this.wire ?? [];
+
 export function wireList(wire) {
   if (!wire.length) return h("p", { class: "placeholder" }, t("wire.none"));
   return h(

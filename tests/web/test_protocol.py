@@ -63,6 +63,9 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
     assert [s["step"] for s in page.history] == [0, 1, 2]
     full = send(service, type="open", panel="outage", handle=page.handle)
     assert full["log_from"] == 0 and full["view"]["log"] == page.history
+    # The step's frames travel once: in the comparison, not again beside it.
+    assert "wire" not in answer["view"] and "wire" not in full["view"]
+    assert [f["kind"] for f in answer["view"]["comparison"]["this"]["wire"]][-1] == "stream_end"
 
 
 @pytest.mark.parametrize(
