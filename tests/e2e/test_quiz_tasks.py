@@ -129,7 +129,7 @@ def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_
         page = context.new_page()
         page.goto(LESSON_1)
         group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
-        expect(group).to_contain_text("the playground needs JavaScript; the other questions work without it")
+        expect(group).to_contain_text(re.compile("needs JavaScript"))
         expect(quiz(page).get_by_role("button", name=re.compile("^Check my playground"))).to_have_count(0)
         expect(panel(page, "Play out an outage").get_by_role("button", name="A dies")).to_be_disabled()
     finally:

@@ -245,10 +245,16 @@ def test_the_moments_are_fetched_only_when_the_stepper_comes_near(page: Page) ->
     assert len(fetched) == 1
 
 
-def test_a_press_before_the_moments_arrive_is_not_lost(page: Page) -> None:
-    held = []
-    page.route("**/churn.json", lambda route: held.append(route))
+@pytest.fixture
+def held(page: Page) -> list:
+    """Lesson 1 with the stepper's moments held back: each request for them waits in the list."""
+    routes: list = []
+    page.route("**/churn.json", lambda route: routes.append(route))
     page.goto(LESSON_1)
+    return routes
+
+
+def test_a_press_before_the_moments_arrive_is_not_lost(page: Page, held: list) -> None:
     section = panel(page, "A session with churn")
     with page.expect_request("**/churn.json"):
         section.get_by_role("button", name="Next moment").click()  # the moments are still on their way
@@ -268,10 +274,7 @@ def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     expect(moment_heading(section)).to_have_count(0)
 
 
-def test_while_the_moments_load_the_stepper_says_so(page: Page) -> None:
-    held = []
-    page.route("**/churn.json", lambda route: held.append(route))
-    page.goto(LESSON_1)
+def test_while_the_moments_load_the_stepper_says_so(page: Page, held: list) -> None:
     section = panel(page, "A session with churn")
     with page.expect_request("**/churn.json"):
         section.scroll_into_view_if_needed()
