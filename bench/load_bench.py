@@ -40,10 +40,10 @@ import websockets
 BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
 
 
-def connect(url: str, **kw):
-    """A client socket without permessage-deflate: the client shares the server's two cores, and
-    compressing on both sides would measure the client as much as the server."""
-    return websockets.connect(url, compression=None, **kw)
+def connect(url: str, deflate: bool = False, **kw):
+    """A client socket, by default without permessage-deflate: the client shares the server's two
+    cores, and compressing on both sides would measure the client as much as the server."""
+    return websockets.connect(url, compression="deflate" if deflate else None, **kw)
 
 
 def free_port() -> int:
@@ -126,7 +126,9 @@ async def answer_size(ws_base: str) -> int:
     return int(statistics.median(sizes))
 
 
-async def one_learner(ws_base: str, presses: int, pace: float) -> tuple[list[float], list[float], int]:
+async def one_learner(
+    ws_base: str, presses: int, pace: float, deflate: bool = False
+) -> tuple[list[float], list[float], int]:
     """One learner's press round trips and a bare echo's, the same number of each.
 
     With ``pace`` > 0 the learner presses every ``pace`` seconds, as a class does, and an echo client
@@ -135,8 +137,8 @@ async def one_learner(ws_base: str, presses: int, pace: float) -> tuple[list[flo
     back (the press first, then the echo)."""
     size = await answer_size(ws_base)
     async with (
-        connect(ws_base + "/ws", max_size=None) as ws,
-        connect(f"{ws_base}/bench/echo?size={size}", max_size=None) as echo_ws,
+        connect(ws_base + "/ws", deflate, max_size=None) as ws,
+        connect(f"{ws_base}/bench/echo?size={size}", deflate, max_size=None) as echo_ws,
     ):
         learner = Learner()
         learner.handle = (await open_playground(ws))["handle"]
@@ -246,6 +248,7 @@ def main() -> None:
     ap.add_argument(
         "--pace", type=float, default=2.0, help="seconds between one learner's presses (0: back to back)"
     )
+    ap.add_argument("--deflate", action="store_true", help="the one learner's sockets use permessage-deflate")
     ap.add_argument("--stored", type=int, default=3000, help="playgrounds stored for the memory figure")
     ap.add_argument("--parts", default="one,crowd,memory,unread", help="which of one,crowd,memory,unread to run")
     args = ap.parse_args()
@@ -255,7 +258,7 @@ def main() -> None:
     try:
         print(f"server: lesson serve --workers {args.workers} --threads {args.threads} (pid {proc.pid})")
         if "one" in parts:
-            times, echo, size = asyncio.run(one_learner(ws_base, args.presses, args.pace))
+            times, echo, size = asyncio.run(one_learner(ws_base, args.presses, args.pace, args.deflate))
             press_med, echo_med = statistics.median(times) * 1000, statistics.median(echo) * 1000
             how = f"a press every {args.pace:g} s" if args.pace > 0 else "back to back"
             print(
