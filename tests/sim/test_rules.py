@@ -284,6 +284,7 @@ def test_restart_idle_legacy_404_and_new_initialize() -> None:
     assert msgs[i_retry].payload["id"] != msgs[i_call].payload["id"]
     (rec,) = run.last.turn.calls
     assert not rec.is_error
+    assert row(view(run), "W").last_change == "step 2: new session"  # the table says what happened
 
 
 def test_restart_idle_legacy_without_session_id_has_nothing_to_lose() -> None:
@@ -769,3 +770,15 @@ def test_an_era_switch_while_the_user_answers_says_the_question_is_gone(era: str
     run, _ = step(run, SwitchEra(era=other))
     assert any(line.tone == "warn" and "question" in line.text for line in run.last.lines)
     assert run.state.host.clients["W"].pending_input is None
+
+
+def test_the_tables_last_change_follows_every_new_list() -> None:
+    """Whatever brings the host a new list (its own re-list before a turn, a sign-in with another
+    role, a list_changed), the server table's "last change" names it, with its step."""
+    tool = {"name": "explain_query", "description": "Explain a query's plan", "read_only": True}
+    _, v = step(play("guide", "modern", DeployTool(server="Q", tool=tool)), TakeTurn())
+    assert row(v, "Q").last_change == "step 2: explain_query added"  # Q never sends list_changed
+    _, v = step(play("guide", "legacy"), Reauthenticate(server="P", role="admin"))
+    assert re.fullmatch(r"step 1: .*delete_workspace.* added", row(v, "P").last_change)
+    _, v = step(play("outage", "modern"), RemoveTool(server="B", tool="assign_ticket"))
+    assert row(v, "B").last_change == "step 1: assign_ticket removed"

@@ -165,6 +165,7 @@ class BaseClient:
                     "warn",
                 )
                 c.session_id = None
+                c.last_change = f"step {self.st.s.step}: new session"
                 self.greet()
                 if payload["method"] != "tools/list":
                     self.relist()
@@ -180,6 +181,9 @@ class BaseClient:
         self.link.reply(w.tools_list_result(c.era, rid, tools, srv.title, srv.generation), "tools/list")
         c.refetches += 1
         same = [t.name for t in tools] == [t.name for t in c.tools] and c.listed_generation > 0
+        if not same and c.listed_generation > 0:
+            # The table's "last change" follows what the host saw, whichever path brought the new list.
+            c.last_change = f"step {self.st.s.step}: {_difference(c.tools, tools)}"
         c.tools = tools
         c.stale = False
         c.listed_generation, c.listed_seq = srv.generation, srv.change_seq
@@ -389,3 +393,14 @@ class BaseClient:
     def resume(self, call: InFlight) -> bool:
         """Legacy, when everything outlived the process: replay the result. Modern: never."""
         return False
+
+
+def _difference(before: list[ToolDef], after: list[ToolDef]) -> str:
+    """What a new tools/list changed, in the table's words: "explain_query added", "x removed"."""
+    old, new = [t.name for t in before], [t.name for t in after]
+    parts = [
+        f"{', '.join(n)} {what}"
+        for n, what in (([t for t in new if t not in old], "added"), ([t for t in old if t not in new], "removed"))
+        if n
+    ]
+    return "; ".join(parts) or "tools re-listed"
