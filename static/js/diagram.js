@@ -4,7 +4,7 @@
 // full JSON; the ordered list beside it (render.js's wireList) is the same frames as text.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { jsonLines } from "./render.js";
+import { headerList, jsonLines } from "./render.js";
 
 function payloadName(p) {
   if (!p) return "";
@@ -52,7 +52,7 @@ function detail(m, n, total) {
   return [
     h("p", { class: "msg-head" }, t("diagram.frame_head", { n, total, sender: m.sender, receiver: m.receiver, kind: kindWords(m.kind) || m.kind })),
     m.http ? h("p", {}, h("code", {}, m.http)) : null,
-    Object.keys(m.headers || {}).length ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`))) : null,
+    headerList(m.headers),
     m.payload ? h("pre", {}, h("code", {}, jsonLines(JSON.stringify(m.payload, null, 2)))) : h("p", { class: "subtle" }, t("wire.no_body")),
     m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
   ];

@@ -171,6 +171,14 @@ export function jsonLines(text) {
   return out;
 }
 
+// A frame's HTTP headers, one code box each. The name and the value are boxes of their own, so a
+// narrow screen breaks a line between them rather than at a hyphen inside one ("2026-07-" / "28").
+export function headerList(headers) {
+  const entries = Object.entries(headers || {});
+  if (!entries.length) return null;
+  return h("p", { class: "msg-headers" }, entries.map(([k, v]) => h("code", {}, h("span", {}, `${k}:`), " ", h("span", {}, v))));
+}
+
 // A view's JSON carries the last step's frames once, in its comparison (none before the first step).
 export const stepWire = (view) => view.comparison?.this.wire ?? [];
 
@@ -184,9 +192,7 @@ export function wireList(wire) {
         "li",
         { class: m.on_wire ? "msg" : "msg local" },
         h("p", { class: "msg-head" }, content(headerText(m)), m.on_wire ? null : [" ", h("span", { class: "badge" }, offWire(m))]),
-        Object.keys(m.headers).length
-          ? h("p", { class: "msg-headers" }, Object.entries(m.headers).map(([k, v]) => h("code", {}, `${k}: ${v}`)))
-          : null,
+        headerList(m.headers),
         m.payload ? h("pre", {}, h("code", {}, jsonLines(JSON.stringify(m.payload, null, 2)))) : h("p", { class: "subtle" }, t("wire.no_body")),
         m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
       ),

@@ -23,7 +23,7 @@ def outage(page: Page) -> Locator:
 
 
 def diagram(section: Locator, era: str) -> Locator:
-    """One era's diagram: a figure named by its caption ("Modern (2026-07-28) (this playground) · …")."""
+    """One era's diagram: a figure named by its caption ("Modern (2026-07-28): this playground · …")."""
     return region(section, "Wire").get_by_role("figure", name=re.compile("^" + re.escape(era)))
 
 
@@ -34,8 +34,8 @@ def arrows(figure: Locator) -> Locator:
 def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     press(outage, "Take a model turn", 1)
     press(outage, "B deploys a new tool", 2)
-    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
-    legacy = diagram(outage, "Legacy (2025-11-25) (the same step)")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
+    legacy = diagram(outage, "Legacy (2025-11-25): the same step")
     # This era: as many arrows as messages in the text list of the wire.
     frames = wire(outage).get_by_role("group").get_by_role("listitem")
     n = frames.count()
@@ -59,7 +59,7 @@ def test_the_wire_list_opened_late_or_left_open_shows_the_step_on_view(outage: L
     press(outage, "B deploys a new tool", 1)
     press(outage, "Take a model turn", 2)
     listed = wire(outage).get_by_role("group").get_by_role("listitem")
-    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
     expect(listed).to_have_count(arrows(modern).count())
     expect(listed.first).to_contain_text("tools/call")
     press(outage, "A dies", 3)
@@ -71,7 +71,7 @@ def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> No
     press(outage, "Take a model turn", 1)
     press(outage, "A dies", 2)
     press(outage, "Take a model turn", 3)
-    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
     built = modern.get_by_role("button", name=re.compile("built by the host, not on the wire"))
     expect(built).to_have_count(1)
     expect(built).to_contain_text("built by the host, not on the wire")
@@ -84,7 +84,7 @@ def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> No
 
 def test_stream_ends_are_marked(outage: Locator) -> None:
     press(outage, "A dies", 1)
-    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
     expect(modern.get_by_role("button", name=re.compile("stream (closed|dropped|eof)"))).not_to_have_count(0)
     expect(modern).to_contain_text("seen by the host, not on the wire")
 
@@ -92,7 +92,7 @@ def test_stream_ends_are_marked(outage: Locator) -> None:
 def test_keyboard_reads_every_frame(outage: Locator) -> None:
     page = outage.page
     press(outage, "B deploys a new tool", 1)
-    modern = diagram(outage, "Modern (2026-07-28) (this playground)")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
     first = arrows(modern).first
     first.focus()
     expect(first).to_be_focused()
@@ -121,7 +121,7 @@ def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: st
     section = open_playground(page, LESSON_1, TITLE)
     press(section, "Add server C", 1)
     press(section, "Take a model turn", 2)
-    modern = diagram(section, "Modern (2026-07-28) (this playground)")
+    modern = diagram(section, "Modern (2026-07-28): this playground")
     expect(arrows(modern).first).to_be_attached()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     wide = modern.evaluate(
@@ -135,7 +135,7 @@ def test_narrow_lanes_break_method_names_after_a_slash_not_mid_word(browser: Bro
     page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
     section = open_playground(page, LESSON_1, TITLE)
     press(section, "B deploys a new tool", 1)  # notifications/tools/list_changed, then tools/list
-    modern = diagram(section, "Modern (2026-07-28) (this playground)")
+    modern = diagram(section, "Modern (2026-07-28): this playground")
     expect(arrows(modern).first).to_be_attached()
     # A run of text without a space or a slash, drawn on more than one line, was broken mid-word.
     broken = modern.evaluate(

@@ -197,7 +197,7 @@ def test_legacy_era(outage) -> None:
     expect(step).to_contain_text("404")
     expect(step).to_contain_text("initialize")
     legacy, modern = era_sides(outage, COMPARISON)
-    expect(outage.get_by_role("heading", name="Legacy (2025-11-25) (this playground)")).to_be_visible()
+    expect(outage.get_by_role("heading", name="Legacy (2025-11-25): this playground")).to_be_visible()
     expect(legacy).to_contain_text("404")
     expect(modern).to_contain_text("subscriptions/listen")
 

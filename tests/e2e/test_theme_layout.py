@@ -109,6 +109,39 @@ def test_long_json_lines_wrap_under_their_indent_at_375(browser: Browser, base_u
     context.close()
 
 
+def test_a_header_breaks_between_name_and_value_at_375(browser: Browser, base_url: str) -> None:
+    """On a phone a header too long for its line moves its value down whole: the version never
+    reads "2026-07-" / "28". A copy still reads as the header."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "B deploys a new tool", 1)
+    outage.get_by_text("Wire messages of the last step").click()
+    header = outage.locator("ol.wire code").filter(has_text=re.compile(r"^MCP-Protocol-Version: ")).first
+    expect(header).to_have_text(re.compile(r"^MCP-Protocol-Version: \d{4}-\d{2}-\d{2}$"))
+    name, value = (b.bounding_box() for b in header.locator("span").all())
+    assert value["y"] > name["y"], "at 375 px the header no longer fills its line: the test covers nothing"
+    assert value["height"] <= name["height"] + 1, "the value breaks inside itself"
+    context.close()
+
+
+def test_neighbouring_marked_tools_do_not_overlap(page: Page) -> None:
+    """Two tools side by side in the prompt, both marked: their outlines stay apart."""
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "A dies", 1)
+    press(outage, "A is back", 2)
+    marked = outage.locator("ul.prompt li[data-mark]")
+    expect(marked).to_have_count(2)
+    reach = marked.evaluate_all(
+        """(items) => items.map((li) => {
+          const r = li.getBoundingClientRect(), s = getComputedStyle(li);
+          const out = Math.max(0, parseFloat(s.outlineOffset) + parseFloat(s.outlineWidth));
+          return { top: r.top - out, bottom: r.bottom + out };
+        })"""
+    )
+    assert reach[0]["bottom"] <= reach[1]["top"] + 0.5, reach
+
+
 @pytest.mark.parametrize("path, title", [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
 def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: str, path: str, title: str) -> None:
     """On a phone the event buttons are one column, each as wide as the next."""
