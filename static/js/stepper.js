@@ -5,7 +5,7 @@
 // are on their way the status line says so; if they fail, Previous and Next are off until "Try again"
 // (or a press there) fetches them again.
 import { fill, h, status } from "./dom.js";
-import { logLine, promptList, serverTable } from "./render.js";
+import { logList, promptList, serverTable } from "./render.js";
 import { t } from "./i18n.js";
 
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
@@ -15,6 +15,7 @@ export function mountStepper(section) {
   const position = section.querySelector('[data-role="position"]');
   const prev = section.querySelector('[data-action="prev"]');
   const next = section.querySelector('[data-action="next"]');
+  const nav = prev.closest(".stepper-nav");
   let era = section.querySelector('[data-role="era"] input:checked').value;
   let index = 0;
   let data = null;
@@ -102,11 +103,13 @@ export function mountStepper(section) {
                     turn.new_tools.some((n) => n.name === tool.name && n.server === tool.server) ? [" ", h("span", { class: "badge" }, t("stepper.new"))] : null)))
               : promptList(v.next_prompt),
           ),
-          h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")),
-            v.log.map((s) => h("ul", { class: "lines" }, s.lines.map(logLine)))),
+          // Each step by its number: the table's "last change" names steps, and a moment may hold several.
+          h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")), logList(v.log)),
         ),
       ),
     );
+    // Stepped from deep in a long moment (the buttons stick to the top): the new one is read from its heading.
+    if (region.getBoundingClientRect().top < nav.getBoundingClientRect().bottom - 1) region.scrollIntoView({ block: "start" });
     // Disabling the focused button would drop the focus to <body> and end arrow-key stepping.
     const focused = document.activeElement;
     prev.disabled = index === 0;

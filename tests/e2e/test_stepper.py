@@ -311,3 +311,40 @@ def test_after_a_failed_load_try_again_fetches_the_moments(page: Page) -> None:
     expect(again).to_have_count(0)
     expect(section.get_by_role("button", name="Next moment")).to_be_enabled()
     assert len(tries) == 3
+
+
+def test_what_happened_names_the_steps_the_table_refers_to(stepper: Locator) -> None:
+    """A moment may hold several steps; the table's "last change" names one by its number, and the
+    moment's account of what happened shows the same numbers."""
+    for _ in range(4):
+        stepper.get_by_role("button", name="Next moment").click()
+    expect_moment(stepper, 5)
+    changed = server_cell(moment(stepper), "A", "Last change").inner_text()
+    number = re.match(r"step (\d+):", changed)
+    assert number, changed
+    expect(happened(stepper)).to_contain_text(f"Step {number[1]}:")
+
+
+def test_on_a_phone_the_moments_buttons_stay_at_hand(browser, base_url: str) -> None:
+    """A moment is longer than a phone's screen: Previous and Next stay on screen while it is read,
+    and the next moment is shown from its heading."""
+    # Reduced motion: the page jumps rather than scrolls smoothly, so where things land can be read at once.
+    context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
+    page = context.new_page()
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()
+    for _ in range(4):
+        section.get_by_role("button", name="Next moment").click()
+    expect_moment(section, 5)
+    card = moment(section)
+    assert card.bounding_box()["height"] > 740, "the moment fits the screen: the test covers nothing"
+    happened(section).get_by_role("listitem").last.scroll_into_view_if_needed()
+    nxt = section.get_by_role("button", name="Next moment")
+    expect(nxt).to_be_in_viewport()
+    nxt.click()
+    expect_moment(section, 6)
+    expect(moment_heading(section)).to_be_in_viewport()
+    heading, button = moment_heading(section).bounding_box(), nxt.bounding_box()
+    assert heading["y"] >= button["y"] + button["height"], "the heading is not under the sticky buttons"
+    context.close()
