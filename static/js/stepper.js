@@ -81,7 +81,8 @@ export function mountStepper(section) {
   section.addEventListener("focusin", early);
   window.addEventListener("beforeprint", early);
 
-  function show() {
+  // ``stepped``: the learner moved by a moment (a button or an arrow key), not a load or an era change.
+  function show(stepped = false) {
     const steps = data[era];
     const step = steps[index];
     const v = step.view;
@@ -109,7 +110,7 @@ export function mountStepper(section) {
       ),
     );
     // Stepped from deep in a long moment (the buttons stick to the top): the new one is read from its heading.
-    if (region.getBoundingClientRect().top < nav.getBoundingClientRect().bottom - 1) region.scrollIntoView({ block: "start" });
+    if (stepped && region.getBoundingClientRect().top < nav.getBoundingClientRect().bottom - 1) region.scrollIntoView({ block: "start" });
     // Disabling the focused button would drop the focus to <body> and end arrow-key stepping.
     const focused = document.activeElement;
     prev.disabled = index === 0;
@@ -119,13 +120,13 @@ export function mountStepper(section) {
     status(position, t("stepper.moment", { n: step.number, total: steps.length, title: step.title }), true); // the moment's heading shows it
   }
 
-  prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(); } }));
-  next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(); } }));
+  prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));
+  next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
   section.addEventListener("keydown", (event) => {
     if (event.target.matches("input")) return;
     when(() => {
-      if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(); event.preventDefault(); }
-      if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(); event.preventDefault(); }
+      if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(true); event.preventDefault(); }
+      if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(true); event.preventDefault(); }
     })(event);
   });
   section.addEventListener("change", when((event) => {

@@ -348,3 +348,16 @@ def test_on_a_phone_the_moments_buttons_stay_at_hand(browser, base_url: str) -> 
     heading, button = moment_heading(section).bounding_box(), nxt.bounding_box()
     assert heading["y"] >= button["y"] + button["height"], "the heading is not under the sticky buttons"
     context.close()
+
+
+def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: Page, held: list) -> None:
+    """The moments are fetched as the stepper nears the screen; drawing them when they come does not
+    pull the page back to the stepper (only a step the learner takes does)."""
+    section = panel(page, "A session with churn")
+    with page.expect_request("**/churn.json"):
+        # Just past the stepper: near enough to fetch its moments, none of it on screen.
+        section.evaluate("(s) => window.scrollTo(0, s.getBoundingClientRect().bottom + window.scrollY + 100)")
+    before = page.evaluate("window.scrollY")
+    held[0].continue_()
+    expect(moment_heading(section)).to_have_text(re.compile("^Moment 1 of 6"))
+    assert page.evaluate("window.scrollY") == before
