@@ -293,10 +293,29 @@ export function mountPlayground(section, transport) {
     return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
   };
 
+  // A press brings its changes into view, and on a phone they lie far below the event buttons. While
+  // those are above the screen, a button at its foot takes the learner back to the one last pressed.
+  const eventButtons = section.querySelector(".buttons.events");
+  let lastEvent = null;
+  if (eventButtons && "IntersectionObserver" in window) {
+    const back = h("button", { type: "button", class: "to-events", hidden: "" }, t("playground.to_events"));
+    section.append(h("div", { class: "to-events-dock" }, back)); // takes no room: nothing moves as it shows
+    back.addEventListener("click", (event) => {
+      event.stopPropagation(); // not a change to the playground
+      const target = lastEvent?.isConnected ? lastEvent : eventButtons.querySelector("button");
+      target.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
+      target.focus({ preventScroll: true });
+    });
+    new IntersectionObserver(([entry]) => {
+      back.hidden = entry.isIntersecting || entry.boundingClientRect.top > 0;
+    }).observe(eventButtons);
+  }
+
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || !log.handle) return;
     pressed = button;
+    if (button.dataset.button) lastEvent = button;
     if (button.dataset.button) change("press", { button: button.dataset.button });
     else if (button.dataset.action === "undo") change("undo");
     else if (button.dataset.action === "reset") change("reset");

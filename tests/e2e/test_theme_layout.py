@@ -142,6 +142,26 @@ def test_neighbouring_marked_tools_do_not_overlap(page: Page) -> None:
     assert reach[0]["bottom"] <= reach[1]["top"] + 0.5, reach
 
 
+def test_on_a_phone_a_press_far_from_its_changes_offers_the_way_back(browser: Browser, base_url: str) -> None:
+    """On a phone a press scrolls down to what it changed, far below the event buttons; a button at
+    the foot of the screen takes the learner back to the one pressed, focused, ready for the next."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    back = outage.get_by_role("button", name="Back to the events")
+    turn = outage.get_by_role("button", name="Take a model turn")
+    turn.scroll_into_view_if_needed()
+    expect(back).to_be_hidden()  # the buttons are on screen
+    press(outage, "Take a model turn", 1)
+    expect(turn).not_to_be_in_viewport()  # the press went to its changes
+    expect(back).to_be_in_viewport()
+    back.click()
+    expect(turn).to_be_in_viewport()
+    expect(turn).to_be_focused()
+    expect(back).to_be_hidden()
+    context.close()
+
+
 @pytest.mark.parametrize("path, title", [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
 def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: str, path: str, title: str) -> None:
     """On a phone the event buttons are one column, each as wide as the next."""
