@@ -113,7 +113,7 @@ export function sequenceDiagram(wire, title) {
       parties.map((p, i) => place(h("div", { class: "seq-lane", "aria-hidden": "true" }), { "grid-column": i + 1, "grid-row": `2 / ${wire.length + 2}` })),
       rows,
     ),
-    { "grid-template-columns": `repeat(${parties.length}, minmax(7rem, 1fr))` },
+    { "grid-template-columns": `repeat(${parties.length}, minmax(var(--lane-min), 1fr))` },
   );
   // The same frames as an ordered list, for reading in order: no JSON here (the arrows open it).
   const listId = `${id}-list`;

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from .helpers import LESSON_1, OUTAGE_COMPARISON, comparison, open_playground, press, region, wire
+from .helpers import LESSON_1, LESSON_2, OUTAGE_COMPARISON, comparison, open_playground, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -127,7 +127,23 @@ def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: st
     wide = modern.evaluate(
         "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
     )
-    assert wide[0] > wide[1], "three lanes do not fit 375 px: the diagram scrolls inside its own box"
+    assert wide[0] > wide[1], "four lanes do not fit 375 px: the diagram scrolls inside its own box"
+    page.close()
+
+
+def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None:
+    """The host and two servers (lesson 2's playground) fit 375 px: every lane's name is read whole."""
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    section = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(section, "Take a model turn", 1)  # calls on both servers
+    modern = diagram(section, "Modern (2026-07-28): this playground")
+    expect(arrows(modern).first).to_be_attached()
+    lanes = modern.evaluate("f => f.querySelectorAll('.seq-lane-head').length")
+    assert lanes == 3, lanes
+    wide = modern.evaluate(
+        "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
+    )
+    assert wide[0] <= wide[1], wide
     page.close()
 
 
