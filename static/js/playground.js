@@ -297,25 +297,41 @@ export function mountPlayground(section, transport) {
   // those are above the screen, a button at its foot takes the learner back to the one last pressed.
   const eventButtons = section.querySelector(".buttons.events");
   let lastEvent = null;
-  if (eventButtons && "IntersectionObserver" in window) {
+  let placeBack = () => {};
+  if (eventButtons) {
     const back = h("button", { type: "button", class: "to-events", hidden: "" }, t("playground.to_events"));
-    section.append(h("div", { class: "to-events-dock" }, back)); // takes no room: nothing moves as it shows
+    section.append(h("div", { class: "to-events-dock" }, back));
     back.addEventListener("click", (event) => {
       event.stopPropagation(); // not a change to the playground
-      const target = lastEvent?.isConnected ? lastEvent : eventButtons.querySelector("button");
-      target.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
-      target.focus({ preventScroll: true });
+      lastEvent.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
+      lastEvent.focus({ preventScroll: true });
     });
-    new IntersectionObserver(([entry]) => {
-      back.hidden = entry.isIntersecting || entry.boundingClientRect.top > 0;
-    }).observe(eventButtons);
+    // Worked out from where the buttons are on every scroll (once a frame), not from their crossing the
+    // screen's edge: a jump past them, or a disclosure opened below them, crosses no edge.
+    let queued = false;
+    placeBack = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        const r = eventButtons.getBoundingClientRect();
+        const show = Boolean(lastEvent?.isConnected) && r.height > 0 && r.bottom < 0;
+        back.hidden = !show;
+        section.classList.toggle("backing", show); // room at its foot, so the button covers nothing at the end
+      });
+    };
+    window.addEventListener("scroll", placeBack, { passive: true });
+    window.addEventListener("resize", placeBack, { passive: true });
   }
 
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || !log.handle) return;
     pressed = button;
-    if (button.dataset.button) lastEvent = button;
+    if (button.dataset.button) {
+      lastEvent = button;
+      placeBack();
+    }
     if (button.dataset.button) change("press", { button: button.dataset.button });
     else if (button.dataset.action === "undo") change("undo");
     else if (button.dataset.action === "reset") change("reset");

@@ -176,7 +176,9 @@ export function jsonLines(text) {
 export function headerList(headers) {
   const entries = Object.entries(headers || {});
   if (!entries.length) return null;
-  return h("p", { class: "msg-headers" }, entries.map(([k, v]) => h("code", {}, h("span", {}, `${k}:`), " ", h("span", {}, v))));
+  // A list value ("application/json, text/event-stream") is a box per item, broken after its commas.
+  const value = (v) => String(v).split(", ").flatMap((item, i, all) => [h("span", {}, i < all.length - 1 ? `${item},` : item), i < all.length - 1 ? " " : null]);
+  return h("p", { class: "msg-headers" }, entries.map(([k, v]) => h("code", {}, h("span", {}, `${k}:`), " ", value(v))));
 }
 
 // A view's JSON carries the last step's frames once, in its comparison (none before the first step).

@@ -52,7 +52,11 @@ export function mountStepper(section) {
       }
       era = section.querySelector('[data-role="era"] input:checked').value;
       retry = null;
+      // Arrived while the reader is further on (the stepper above the screen): it grows by a moment,
+      // so move the page by as much and what they read stays where it was.
+      const bottom = section.getBoundingClientRect().bottom;
       show();
+      if (bottom <= 0) window.scrollBy({ top: section.getBoundingClientRect().bottom - bottom, behavior: "instant" });
       if (retrying) next.focus();
       return true;
     })();
@@ -123,7 +127,7 @@ export function mountStepper(section) {
   prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));
   next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
   section.addEventListener("keydown", (event) => {
-    if (event.target.matches("input")) return;
+    if (event.target.matches("input, .table-wrap")) return; // a focused table box scrolls with the arrows
     when(() => {
       if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(true); event.preventDefault(); }
       if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(true); event.preventDefault(); }

@@ -357,7 +357,31 @@ def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: P
     with page.expect_request("**/churn.json"):
         # Just past the stepper: near enough to fetch its moments, none of it on screen.
         section.evaluate("(s) => window.scrollTo(0, s.getBoundingClientRect().bottom + window.scrollY + 100)")
-    before = page.evaluate("window.scrollY")
+    # Whatever the reader has on screen stays where it is as the moment fills in above it.
+    reading = page.evaluate_handle("document.elementFromPoint(innerWidth / 2, 200)")
+    before = reading.evaluate("e => e.getBoundingClientRect().top")
     held[0].continue_()
     expect(moment_heading(section)).to_have_text(re.compile("^Moment 1 of 6"))
-    assert page.evaluate("window.scrollY") == before
+    after = reading.evaluate("e => e.getBoundingClientRect().top")
+    assert abs(after - before) < 1, (before, after)
+
+
+def test_arrow_keys_in_a_table_that_scrolls_sideways_scroll_it(browser, base_url: str) -> None:
+    """Where a moment's server table is wider than its box, the box takes the focus and the arrow
+    keys scroll it; they do not step the stepper from there."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 680, "height": 800})
+    page = context.new_page()
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()
+    for _ in range(4):
+        section.get_by_role("button", name="Next moment").click()
+    expect_moment(section, 5)
+    box = moment(section).get_by_role("group", name=re.compile("server", re.I))
+    expect(box).to_have_attribute("tabindex", "0")  # wider than its box at 680 px
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    expect_moment(section, 5)
+    expect(box).to_be_focused()
+    context.close()
+

@@ -155,10 +155,34 @@ def test_on_a_phone_a_press_far_from_its_changes_offers_the_way_back(browser: Br
     press(outage, "Take a model turn", 1)
     expect(turn).not_to_be_in_viewport()  # the press went to its changes
     expect(back).to_be_in_viewport()
+    # At the playground's end it sits in room of its own, over nothing of the playground's.
+    summary = outage.get_by_text("Wire messages of the last step")
+    summary.scroll_into_view_if_needed()
+    expect(back).to_be_in_viewport()
+    over = back.bounding_box()
+    assert over["y"] >= summary.bounding_box()["y"] + summary.bounding_box()["height"], "it covers the summary"
     back.click()
     expect(turn).to_be_in_viewport()
     expect(turn).to_be_focused()
     expect(back).to_be_hidden()
+    context.close()
+
+
+def test_before_any_press_there_is_no_way_back_to_offer(browser: Browser, base_url: str) -> None:
+    """Read down a playground without pressing (or open one in a disclosure below its buttons): the
+    button that leads back to a press stays away."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage.get_by_text("Wire messages of the last step").scroll_into_view_if_needed()
+    expect(outage.get_by_role("group", name="Events")).not_to_be_in_viewport()
+    expect(outage.get_by_role("button", name="Back to the events")).to_be_hidden()
+    # A playground in a disclosure, opened: its buttons have not been above the screen, nor pressed.
+    page.locator("details:has([data-panel-id='answering']) > summary").click()
+    answering = panel(page, "A restart while the user is answering")
+    expect(answering.get_by_role("button", name="Reset")).to_be_enabled()
+    answering.scroll_into_view_if_needed()
+    expect(answering.get_by_role("button", name="Back to the events")).to_be_hidden()
     context.close()
 
 
