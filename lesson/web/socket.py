@@ -80,8 +80,6 @@ class Addresses:
                 del self.open[addr]
 
 
-ADDRESSES = Addresses()
-
 
 class _Closed(Response):
     """What the route returns once the socket is done: nothing more may be written to it.
@@ -132,6 +130,7 @@ def ws() -> Response:
     if not origin_allowed():
         return Response("This origin may not open the playground socket.\n", 403, mimetype="text/plain")
     addr = request.remote_addr or "?"
+    addresses: Addresses = current_app.extensions["lesson.addresses"]  # this app's sockets only
     conn = GuardedSocket(
         request.environ, ping_interval=cfg["WS_PING_INTERVAL"], max_message_size=cfg["WS_MAX_MESSAGE_BYTES"]
     )
@@ -140,13 +139,13 @@ def ws() -> Response:
         # A send blocked this long means the client stopped reading: drop it rather than wait.
         # (The reader thread only calls recv once select says data is there, so this is send-only.)
         conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
-        if not ADDRESSES.enter(addr, cfg["WS_MAX_PER_ADDRESS"]):
+        if not addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"]):
             conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
         else:
             try:
                 _serve(conn, cfg)
             finally:
-                ADDRESSES.leave(addr)
+                addresses.leave(addr)
     except (ConnectionClosed, OSError):  # socket.timeout is an OSError
         pass  # the client went away: nothing to log
     if conn.connected:
@@ -167,4 +166,5 @@ def frame() -> Response:
 
 
 def init_app(app: Flask) -> None:
+    app.extensions["lesson.addresses"] = Addresses()
     app.register_blueprint(bp)
