@@ -52,11 +52,7 @@ export function mountStepper(section) {
       }
       era = section.querySelector('[data-role="era"] input:checked').value;
       retry = null;
-      // Arrived while the reader is further on (the stepper above the screen): it grows by a moment,
-      // so move the page by as much and what they read stays where it was.
-      const bottom = section.getBoundingClientRect().bottom;
       show();
-      if (bottom <= 0) window.scrollBy({ top: section.getBoundingClientRect().bottom - bottom, behavior: "instant" });
       if (retrying) next.focus();
       return true;
     })();

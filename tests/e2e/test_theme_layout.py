@@ -303,6 +303,23 @@ def test_print_shows_the_text_not_the_controls(page: Page) -> None:
     expect(page.get_by_role("button", name="Restart the server")).to_be_visible()
 
 
+def test_a_dark_system_theme_prints_light(page: Page) -> None:
+    """With the system in dark mode and the theme left on auto, the page still prints dark ink on
+    white, inline code included."""
+    page.emulate_media(color_scheme="dark")
+    page.goto(LESSON_1)
+    code = page.get_by_role("main").locator("p code").first
+    screen = code.evaluate("c => getComputedStyle(c).backgroundColor")
+    page.emulate_media(media="print", color_scheme="dark")
+    ink, paper = code.evaluate("c => [getComputedStyle(c).color, getComputedStyle(c).backgroundColor]")
+    assert paper != screen, "the dark theme did not apply on screen: the test covers nothing"
+
+    def level(rgb: str) -> float:
+        return sum(float(x) for x in re.findall(r"[\d.]+", rgb)[:3]) / 3
+
+    assert level(ink) < 80 and level(paper) > 200, (ink, paper)
+
+
 def test_reduced_motion_is_honoured(page: Page) -> None:
     page.emulate_media(reduced_motion="reduce")
     page.goto(LESSON_1)
