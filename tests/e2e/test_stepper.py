@@ -325,11 +325,9 @@ def test_what_happened_names_the_steps_the_table_refers_to(stepper: Locator) -> 
     expect(happened(stepper)).to_contain_text(f"Step {number[1]}:")
 
 
-def test_on_a_phone_the_moments_buttons_stay_at_hand(browser, base_url: str) -> None:
-    """A moment is longer than a phone's screen: Previous and Next stay on screen while it is read,
-    and the next moment is shown from its heading."""
-    # Reduced motion: the page jumps rather than scrolls smoothly, so where things land can be read at once.
-    context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
+def at_moment_5(browser, base_url: str, **context_options) -> tuple:
+    """Lesson 1 in a context of its own, the stepper stepped to moment 5 ("A dies", a long one)."""
+    context = browser.new_context(base_url=base_url, **context_options)
     page = context.new_page()
     page.goto(LESSON_1)
     section = panel(page, "A session with churn")
@@ -337,6 +335,15 @@ def test_on_a_phone_the_moments_buttons_stay_at_hand(browser, base_url: str) -> 
     for _ in range(4):
         section.get_by_role("button", name="Next moment").click()
     expect_moment(section, 5)
+    return context, page, section
+
+
+def test_on_a_phone_the_moments_buttons_stay_at_hand(browser, base_url: str) -> None:
+    """A moment is longer than a phone's screen: Previous and Next stay on screen while it is read,
+    and the next moment is shown from its heading."""
+    # Reduced motion: the page jumps rather than scrolls smoothly, so where things land can be read at once.
+    phone = {"width": 375, "height": 740}
+    context, _, section = at_moment_5(browser, base_url, viewport=phone, reduced_motion="reduce")
     card = moment(section)
     assert card.bounding_box()["height"] > 740, "the moment fits the screen: the test covers nothing"
     happened(section).get_by_role("listitem").last.scroll_into_view_if_needed()
@@ -366,14 +373,7 @@ def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: P
 def test_arrow_keys_in_a_table_that_scrolls_sideways_scroll_it(browser, base_url: str) -> None:
     """Where a moment's server table is wider than its box, the box takes the focus and the arrow
     keys scroll it; they do not step the stepper from there."""
-    context = browser.new_context(base_url=base_url, viewport={"width": 680, "height": 800})
-    page = context.new_page()
-    page.goto(LESSON_1)
-    section = panel(page, "A session with churn")
-    section.scroll_into_view_if_needed()
-    for _ in range(4):
-        section.get_by_role("button", name="Next moment").click()
-    expect_moment(section, 5)
+    context, page, section = at_moment_5(browser, base_url, viewport={"width": 680, "height": 800})
     box = moment(section).get_by_role("group", name=re.compile("server", re.I))
     expect(box).to_have_attribute("tabindex", "0")  # wider than its box at 680 px
     box.focus()
