@@ -60,7 +60,7 @@ class GuardedSocket(Server):
 
 
 class Addresses:
-    """Open sockets per client address, in this process."""
+    """Open sockets per client address, for one app (its ``extensions["lesson.addresses"]``)."""
 
     def __init__(self) -> None:
         self.open: Counter[str] = Counter()
@@ -78,7 +78,6 @@ class Addresses:
             self.open[addr] -= 1
             if self.open[addr] <= 0:
                 del self.open[addr]
-
 
 
 class _Closed(Response):

@@ -310,12 +310,12 @@ export function mountPlayground(section, transport) {
     // screen's edge: a jump past them, or a disclosure opened below them, crosses no edge.
     let queued = false;
     placeBack = () => {
-      if (queued) return;
+      if (queued || !lastEvent) return; // nothing pressed yet: nothing to go back to, no layout to read
       queued = true;
       requestAnimationFrame(() => {
         queued = false;
         const r = eventButtons.getBoundingClientRect();
-        const show = Boolean(lastEvent?.isConnected) && r.height > 0 && r.bottom < 0;
+        const show = lastEvent.isConnected && r.height > 0 && r.bottom < 0;
         back.hidden = !show;
         section.classList.toggle("backing", show); // room at its foot, so the button covers nothing at the end
       });
