@@ -3,7 +3,9 @@
 // load: when the stepper comes within a few hundred pixels of the screen, or at the first touch, key or
 // focus inside it, or before printing. A press that comes before the moments waits for them. While they
 // are on their way the status line says so; if they fail, Previous and Next are off until "Try again"
-// (or a press there) fetches them again.
+// (or a press there) fetches them again. Those words show in the moment's place; the status line that
+// announces them stays visually hidden throughout, since a status moving in and out of the page's flow
+// stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
 import { fill, h, status } from "./dom.js";
 import { logList, promptList, serverTable } from "./render.js";
 import { t } from "./i18n.js";
@@ -24,11 +26,11 @@ export function mountStepper(section) {
   let retry = null; // the "Try again" button, while a failed fetch is on show
 
   function failed(retrying) {
-    status(position, t("stepper.failed"));
+    status(position, t("stepper.failed"), true); // the words show beside the way out
     const hadFocus = retrying || document.activeElement === prev || document.activeElement === next;
     retry = h("button", { type: "button", "data-action": "retry" }, t("stepper.retry"));
     retry.addEventListener("click", () => load());
-    fill(region, h("p", { class: "stepper-failed" }, retry));
+    fill(region, h("p", { class: "stepper-note" }, h("span", {}, t("stepper.failed")), " ", retry));
     // Previous and Next can do nothing without the moments; the focus moves to the way out.
     prev.disabled = true;
     next.disabled = true;
@@ -39,8 +41,13 @@ export function mountStepper(section) {
     loading ??= (async () => {
       stop();
       const retrying = retry !== null && document.activeElement === retry;
-      status(position, t("stepper.loading"));
-      if (retry) retry.disabled = true;
+      status(position, t("stepper.loading"), true);
+      if (retry) {
+        retry.disabled = true; // kept in place, so a focus on it is not dropped
+        retry.previousElementSibling.textContent = t("stepper.loading");
+      } else {
+        fill(region, h("p", { class: "stepper-note" }, t("stepper.loading")));
+      }
       try {
         const resp = await fetch(section.dataset.steps);
         if (!resp.ok) throw new Error(`HTTP ${resp.status}`);

@@ -270,7 +270,9 @@ def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
-    assert takes_room(section.get_by_role("status"))  # shown: nothing else says so
+    shown = note(section, "Could not load the moments")  # in the moment's place, beside the way out
+    expect(shown.get_by_role("button", name="Try again")).to_be_visible()
+    assert takes_room(shown)
     expect(moment_heading(section)).to_have_count(0)
 
 
@@ -279,9 +281,16 @@ def test_while_the_moments_load_the_stepper_says_so(page: Page, held: list) -> N
     with page.expect_request("**/churn.json"):
         section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text("Loading the moments…")
+    assert takes_room(note(section, "Loading the moments"))
     section.get_by_role("button", name="Next moment").click()  # waits for the moments, then applies
     held[0].continue_()
     expect_moment(section, 2)
+    expect(note(section, "Loading the moments")).to_have_count(0)
+
+
+def note(section: Locator, words: str) -> Locator:
+    """The stepper's own words on how its moments are coming, shown where the moment will be."""
+    return section.get_by_role("paragraph").filter(has_text=words)
 
 
 def test_after_a_failed_load_try_again_fetches_the_moments(page: Page) -> None:
@@ -357,17 +366,24 @@ def test_on_a_phone_the_moments_buttons_stay_at_hand(browser, base_url: str) -> 
     context.close()
 
 
-def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: Page, held: list) -> None:
-    """The moments are fetched as the stepper nears the screen; drawing them when they come does not
-    pull the page back to the stepper (only a step the learner takes does)."""
+@pytest.mark.parametrize("width", [1280, 375])
+def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: Page, held: list, width: int) -> None:
+    """The moments are fetched as the stepper nears the screen; drawing them when they come above
+    the screen neither pulls the page back to the stepper (only a step the learner takes does) nor
+    pushes down what the learner is reading."""
+    page.set_viewport_size({"width": width, "height": 740})
     section = panel(page, "A session with churn")
+    reading = section.locator("xpath=following-sibling::*[1]")  # what comes right after the stepper
     with page.expect_request("**/churn.json"):
         # Just past the stepper: near enough to fetch its moments, none of it on screen.
         section.evaluate("(s) => window.scrollTo(0, s.getBoundingClientRect().bottom + window.scrollY + 100)")
-    before = page.evaluate("window.scrollY")
+    before = reading.bounding_box()["y"]
+    grown = section.bounding_box()["height"]
     held[0].continue_()
     expect(moment_heading(section)).to_have_text(re.compile("^Moment 1 of 6"))
-    assert page.evaluate("window.scrollY") == before
+    assert section.bounding_box()["height"] > grown + 200, "the moments took no room: the test covers nothing"
+    expect(moment_heading(section)).not_to_be_in_viewport()
+    assert abs(reading.bounding_box()["y"] - before) <= 2, "what the learner was reading moved"
 
 
 def test_arrow_keys_in_a_table_that_scrolls_sideways_scroll_it(browser, base_url: str) -> None:
