@@ -125,6 +125,29 @@ def test_a_header_breaks_between_name_and_value_at_375(browser: Browser, base_ur
     context.close()
 
 
+def test_a_session_id_too_long_for_its_line_breaks_into_even_halves_at_375(browser: Browser, base_url: str) -> None:
+    """A legacy session id is one 32-character word: where it cannot fit a phone's line it breaks into
+    lines of about the same length, never leaving a character or two on a line of their own."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage.get_by_role("radio", name=re.compile("^Legacy")).check()
+    press(outage, "B deploys a new tool", 2)  # step 1 is the switch to the legacy era
+    outage.get_by_text("Wire messages of the last step").click()
+    header = outage.locator("ol.wire code").filter(has_text=re.compile(r"^Mcp-Session-Id: [0-9a-f]{32}$")).first
+    expect(header).to_be_visible()
+    lines = header.locator("span").last.evaluate(
+        """(value) => {
+          const range = document.createRange();
+          range.selectNodeContents(value);
+          return [...range.getClientRects()].map((r) => r.width);
+        }"""
+    )
+    assert len(lines) > 1, "the id fits its line at 375 px: the test covers nothing"
+    assert min(lines) >= 0.5 * max(lines), lines
+    context.close()
+
+
 def test_neighbouring_marked_tools_do_not_overlap(page: Page) -> None:
     """Two tools side by side in the prompt, both marked: their outlines stay apart."""
     outage = open_playground(page, LESSON_1, "Play out an outage")
