@@ -7,6 +7,8 @@ another site from driving a learner's playground or answering their quiz (CSRF).
 
 from __future__ import annotations
 
+import functools
+import re
 from urllib.parse import urlsplit
 
 from flask import Response, current_app, request
@@ -18,19 +20,35 @@ def _origin_of(url: str) -> str:
 
 
 def allowed_origins() -> set[str]:
+    """The site's own origin and the configured ones, patterns included (``*``, ``https://*.example.com``)."""
     own = f"{request.scheme}://{request.host}".lower()
     extra = {o.strip().lower().rstrip("/") for o in current_app.config["EMBED_ORIGINS"].split() if o.strip()}
     return {own} | extra
 
 
+@functools.lru_cache(maxsize=64)
+def _pattern(origin: str) -> re.Pattern[str]:
+    """``https://*.example.com`` as a regex: ``*`` stands for one or more host labels, as in embed.js."""
+    return re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*".join(map(re.escape, origin.split("*"))))
+
+
+def _matches(allowed: str, origin: str) -> bool:
+    if allowed == "*":
+        return True
+    return allowed == origin if "*" not in allowed else _pattern(allowed).fullmatch(origin) is not None
+
+
 def origin_allowed() -> bool:
+    """Whether the request's page may use the socket and post: the same origins that may frame the
+    lesson and talk to it over postMessage. A request with neither Origin nor Referer is a script's."""
     origin = request.headers.get("Origin")
     if origin is None:
         referer = request.headers.get("Referer")
         if referer is None:
             return True
         origin = _origin_of(referer)
-    return origin.lower().rstrip("/") in allowed_origins()
+    origin = origin.lower().rstrip("/")
+    return origin not in ("", "null") and any(_matches(allowed, origin) for allowed in allowed_origins())
 
 
 def security_headers(resp: Response) -> Response:

@@ -120,6 +120,30 @@ def test_embedding_origins_are_configurable():
     assert other.get("/").headers["Content-Security-Policy"].endswith("frame-ancestors https://lms.example")
 
 
+@pytest.mark.parametrize(
+    ("configured", "origin", "allowed"),
+    [
+        ("https://*.portal.example", "https://eu.portal.example", True),
+        ("https://*.portal.example", "https://a.b.portal.example", True),
+        ("https://*.portal.example", "https://portal.example", False),  # the pattern names subdomains only
+        ("https://*.portal.example", "https://evil.example/portal.example", False),
+        ("https://*.portal.example", "http://eu.portal.example", False),  # another scheme
+        ("https://*.portal.example", "https://eu.portal.example.evil", False),
+        ("*", "https://anyone.example", True),
+        ("*", "null", False),  # a sandboxed frame has no origin to admit
+    ],
+)
+def test_origin_patterns_admit_the_same_pages_to_posts_as_to_framing(configured, origin, allowed):
+    """An embedding origin given as a pattern admits the same pages everywhere: framing, postMessage
+    (embed.js) and the frames and answers they post."""
+    config = {"SECRET_KEY": "x", "CONTENT_ROOT": str(FIXTURE), "EMBED_ORIGINS": configured}
+    c = create_app(config).test_client()
+    frame = c.post("/api/frame", json={"v": 2, "type": "open", "panel": "nope"}, headers={"Origin": origin})
+    assert (frame.status_code != 403) is allowed, frame.get_data(as_text=True)
+    answer = c.post("/api/quiz/first/one", json={"choice": "b"}, headers={"Origin": origin})
+    assert (answer.status_code == 200) is allowed
+
+
 def test_quiz_without_javascript_is_a_plain_form(fixture_client):
     resp = fixture_client.post("/lessons/first/quiz/one", data={"choice": "a"})
     assert resp.status_code == 303 and resp.headers["Location"].endswith("/lessons/first#q-one")
