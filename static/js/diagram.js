@@ -105,12 +105,13 @@ export function sequenceDiagram(wire, title) {
     );
     return place(button, where);
   });
+  const laneLines = parties.map((p, i) => place(h("div", { class: "seq-lane", "aria-hidden": "true" }), { "grid-column": i + 1, "grid-row": `2 / ${wire.length + 2}` }));
   const grid = place(
     h(
       "div",
       { class: "seq-grid" },
       parties.map((p, i) => place(h("div", { class: "seq-lane-head", "data-content": "" }, p), { "grid-column": i + 1, "grid-row": 1 })),
-      parties.map((p, i) => place(h("div", { class: "seq-lane", "aria-hidden": "true" }), { "grid-column": i + 1, "grid-row": `2 / ${wire.length + 2}` })),
+      laneLines,
       rows,
     ),
     { "grid-template-columns": `repeat(${parties.length}, minmax(var(--lane-min), 1fr))` },
@@ -136,12 +137,29 @@ export function sequenceDiagram(wire, title) {
     info,
     textList,
   );
+  // A chosen frame opens right under its arrow, the rows below moving down one, so it is read where it
+  // was chosen rather than under a long diagram; choosing it again closes it.
+  const hint = info.firstChild;
+  function choose(at) {
+    rows.forEach((b, j) => {
+      b.setAttribute("aria-expanded", String(j === at));
+      place(b, { "grid-row": j + 2 + (at !== null && j > at ? 1 : 0) });
+    });
+    for (const line of laneLines) place(line, { "grid-row": `2 / ${wire.length + 2 + (at === null ? 0 : 1)}` });
+    if (at === null) {
+      info.replaceChildren(hint);
+      info.style.removeProperty("grid-row");
+      textList.before(info);
+    } else {
+      info.replaceChildren(...detail(wire[at], at + 1, wire.length).filter(Boolean));
+      place(info, { "grid-row": at + 3 });
+      rows[at].after(info);
+    }
+  }
   figure.addEventListener("click", (event) => {
     const button = event.target.closest(".seq-arrow");
     if (!button) return;
-    const i = Number(button.dataset.frame);
-    for (const b of figure.querySelectorAll(".seq-arrow")) b.setAttribute("aria-expanded", String(b === button));
-    info.replaceChildren(...detail(wire[i], i + 1, wire.length).filter(Boolean));
+    choose(button.getAttribute("aria-expanded") === "true" ? null : Number(button.dataset.frame));
   });
   figure.addEventListener("keydown", (event) => {
     const button = event.target.closest(".seq-arrow");

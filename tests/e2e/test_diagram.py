@@ -82,6 +82,27 @@ def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> No
     expect(modern).to_contain_text('"isError": true')
 
 
+def test_a_chosen_frame_opens_under_its_arrow_and_closes_again(outage: Locator) -> None:
+    """The frame is read where it was chosen: between its arrow and the next one, not under the whole
+    diagram; choosing the same arrow again puts it away."""
+    press(outage, "Take a model turn", 1)
+    press(outage, "A dies", 2)
+    press(outage, "Take a model turn", 3)
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
+    chosen, after = arrows(modern).nth(1), arrows(modern).nth(2)
+    chosen.click()
+    detail = modern.get_by_text(re.compile(r"^Frame 2 of \d+: host → B"))
+    expect(detail).to_be_visible()
+    top, below, next_top = detail.bounding_box()["y"], chosen.bounding_box(), after.bounding_box()["y"]
+    assert below["y"] + below["height"] <= top < next_top, (below, top, next_top)
+    expect(modern).to_contain_text('"method": "tools/call"')
+    chosen.click()
+    expect(chosen).to_have_attribute("aria-expanded", "false")
+    expect(detail).to_have_count(0)
+    expect(modern).not_to_contain_text('"jsonrpc"')
+    expect(modern).to_contain_text("Choose an arrow")
+
+
 def test_stream_ends_are_marked(outage: Locator) -> None:
     press(outage, "A dies", 1)
     modern = diagram(outage, "Modern (2026-07-28): this playground")
