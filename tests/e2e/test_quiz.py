@@ -190,3 +190,27 @@ def test_quiz_without_javascript(browser: Browser, base_url: str, slug: str) -> 
         expect(bar).to_have_attribute("value", "1")  # rendered by the server from the cookie
     finally:
         context.close()
+
+
+def test_a_printed_quiz_shows_how_it_was_answered(page: Page) -> None:
+    """On paper the quiz keeps the verdicts and the score; each interactive panel leaves one line
+    naming it, and the progress tools and the contents list are left out."""
+    questions = load("list-changed")
+    page.goto(LESSON_2)
+    answer(page, questions, 1, wrong_choice(questions[0]))
+    expect(feedback(page, 1)).to_contain_text("Not quite.")
+    progress = page.get_by_role("heading", name="Your progress")
+    expect(progress).to_be_visible()
+    page.emulate_media(media="print")
+    expect(feedback(page, 1)).to_be_visible()
+    expect(score(page)).to_be_visible()
+    expect(check_button(page, 1)).to_be_hidden()
+    panels = page.locator("section.panel").all()
+    assert panels, "the lesson has no panels: the test covers less than it says"
+    for panel in panels:
+        expect(panel.get_by_text(re.compile(r"^Interactive: "))).to_be_visible()
+        expect(panel.get_by_role("button").first).to_be_hidden()
+    expect(page.get_by_role("navigation", name="In this lesson")).to_be_hidden()
+    expect(progress).to_be_hidden()
+    page.emulate_media(media="screen")
+    expect(panels[0].get_by_text(re.compile(r"^Interactive: "))).to_be_hidden()
