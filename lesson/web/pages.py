@@ -296,4 +296,7 @@ def healthz() -> Response:
 
 @bp.app_errorhandler(404)
 def not_found(_err: Exception) -> tuple[str, int]:
-    return render_template("404.html"), 404
+    # Inside a portal's frame (an /embed/ address or ?embed=1) the page keeps to the frame: no site
+    # header, and no link that would take the frame to the site's own index.
+    embed = request.path.startswith("/embed/") or request.args.get("embed", "") not in ("", "0", "false")
+    return render_template("404.html", embed=embed), 404

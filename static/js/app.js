@@ -30,7 +30,9 @@ for (const section of document.querySelectorAll("[data-quiz]")) mountQuiz(sectio
 const article = document.querySelector("article.lesson");
 if (article && new URLSearchParams(window.location.search).get("present") === "1") {
   import("./presenter.js").then(({ present }) => present(article));
-} else if (article) {
+} else if (article && !document.documentElement.dataset.embed) {
+  // Not inside a portal's frame: there the presenter's bar would sit at the foot of a frame as tall as
+  // the lesson, out of sight, and the portal owns the screen.
   const url = new URL(window.location.href);
   url.searchParams.set("present", "1");
   url.hash = "";

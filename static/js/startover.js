@@ -48,6 +48,6 @@ function mount(article, slug) {
   });
 }
 
-const match = window.location.pathname.match(/^\/lessons\/([^/]+)$/);
-const article = document.querySelector("article.lesson");
-if (match && article) mount(article, decodeURIComponent(match[1]));
+// The lesson names itself: its address may be /lessons/<slug>, /embed/<slug> or either under a sub-path.
+const article = document.querySelector("article.lesson[data-lesson]");
+if (article) mount(article, article.dataset.lesson);

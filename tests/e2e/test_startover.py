@@ -68,3 +68,17 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my progress").click()
     assert json.loads(Path(download.value.path()).read_text())["goals"] == []
+
+
+def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
+    """The embedded address (/embed/<slug>) offers Start over as the lesson's own address does, and
+    leaves out presenter mode, whose bar would sit at the foot of a frame as tall as the lesson."""
+    page.goto("/embed/hot-swapping")
+    expect(page.get_by_role("link", name="Present this lesson")).to_have_count(0)
+    answer_first_question(page)
+    page.get_by_role("button", name="Start over").click()
+    page.get_by_role("dialog", name="Start this lesson over?").get_by_role("button", name="Start over").click()
+    quiz = page.get_by_role("region", name="Quick check questions")
+    expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
+    page.goto(LESSON_1)
+    expect(page.get_by_role("link", name="Present this lesson")).to_be_visible()

@@ -29,6 +29,18 @@ def test_embed_mode_leaves_out_the_site_chrome(path: str) -> None:
     assert 'id="connection"' in page  # the connection line stays, outside any header
 
 
+@pytest.mark.parametrize("path", ["/embed/no-such-lesson", "/lessons/no-such-lesson?embed=1"])
+def test_a_missing_lesson_in_a_frame_is_a_404_that_keeps_to_the_frame(path: str) -> None:
+    resp = client().get(path)
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 404
+    assert '<header class="site-header">' not in page and "<footer" not in page
+    assert 'href="/"' not in page  # no link that would take the frame to the site's own index
+    assert "<h1>" in page
+    ordinary = client().get("/lessons/no-such-lesson").get_data(as_text=True)
+    assert '<header class="site-header">' in ordinary and 'href="/"' in ordinary
+
+
 def test_the_ordinary_page_keeps_its_chrome_and_names_no_origins_unless_configured() -> None:
     page = client().get(f"/lessons/{SLUG}").get_data(as_text=True)
     assert '<header class="site-header">' in page and "<footer" in page and 'aria-label="Lessons"' in page
