@@ -15,6 +15,11 @@ from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict,
 Tone = Literal["info", "change", "error", "model", "warn", "rejected"]
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: "1 tool", "5 tools", "2 wasted re-fetches"."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 class LogLine(Strict):
     text: str
     tone: Tone = "info"

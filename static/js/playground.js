@@ -97,6 +97,8 @@ export function mountPlayground(section, transport) {
 
   function render(answer, frame) {
     const v = answer.view;
+    // What an undo takes back is the newest step before it: say so, or it reads as a new press.
+    const undone = frame.type === "undo" ? history[history.length - 1] : null;
     updateLog(answer.log_from, v.log);
     const events = frame.type === "open" ? (log && log.events) || [] : log.events.slice();
     if (frame.type === "press") events.push(["p", frame.button]);
@@ -116,13 +118,12 @@ export function mountPlayground(section, transport) {
     for (const input of section.querySelectorAll('[data-role="variant"] input')) input.checked = input.value === answer.variant;
     timeline.setTotal(k);
     // An open draws a playground afresh: nothing was pressed, so nothing is marked.
-    const changes = draw(v, frame.type === "open" ? null : shown, k, pressed);
+    const changes = draw(v, frame.type === "open" ? null : shown, k, pressed, undone !== null);
     pressed = null;
     share.hide();
     const last = history[history.length - 1];
-    const summary = last.step
-      ? t("playground.after", { k, step: last.step, label: last.label, changes })
-      : t("playground.ready");
+    let summary = last.step ? t("playground.after", { k, step: last.step, label: last.label, changes }) : t("playground.ready");
+    if (undone) summary = t("playground.undone", { label: undone.label, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label }) : t("playground.now_start"), changes });
     const notice = answer.notice || linkNotice;
     linkNotice = null;
     announce.textContent = notice ? `${notice} ${summary}` : summary;
@@ -132,7 +133,7 @@ export function mountPlayground(section, transport) {
 
   // Draw one view, mark what changed since `prev` (none when null), and bring the first change
   // into view. Returns the sentence that says what changed.
-  function draw(v, prev, k, button = null) {
+  function draw(v, prev, k, button = null, undo = false) {
     const d = diffViews(prev, v);
     for (const input of section.querySelectorAll('[data-role="era"] input')) input.checked = input.value === v.era;
     for (const el of section.querySelectorAll(`[${MARKED}]`)) el.removeAttribute(MARKED);
@@ -153,7 +154,7 @@ export function mountPlayground(section, transport) {
         for (const f of fields) row.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");
       }
       if (d.servers.removed.length) {
-        const note = h("p", { class: "change-note" }, t("playground.gone", { servers: d.servers.removed.join(", ") }));
+        const note = h("p", { class: "change-note" }, t(undo ? "playground.gone_undo" : "playground.gone", { servers: d.servers.removed.join(", ") }));
         servers.append(note);
         mark(note, "gone");
       }
@@ -167,7 +168,7 @@ export function mountPlayground(section, transport) {
         if (joined.has(`${t.name}@${t.server}`)) mark(items[i], "joined");
       });
       if (d.prompt.left.length) {
-        const note = h("p", { class: "change-note" }, t("playground.left", { tools: d.prompt.left.map((x) => t("playground.tool_from", { tool: x.name, server: x.server })).join(", ") }));
+        const note = h("p", { class: "change-note" }, t(undo ? "playground.left_undo" : "playground.left", { tools: d.prompt.left.map((x) => t("playground.tool_from", { tool: x.name, server: x.server })).join(", ") }));
         promptBox.querySelector(".meta")?.before(note);
         mark(note, "gone");
       }

@@ -68,6 +68,24 @@ def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
     expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
 
 
+def test_an_undo_is_said_to_be_one(outage: Locator) -> None:
+    """What an undo changes is marked like a press's changes, but in words that say it was an undo
+    and what it took back, not as if the step on view had just made them."""
+    press(outage, "A dies", 1)
+    press(outage, "A is back", 2)
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_count(2)
+    expect(status(outage)).to_contain_text("Undone: A is back")
+    expect(status(outage)).to_contain_text("after press 1")
+    expect(status(outage)).not_to_contain_text("After press")
+    left = prompt(outage).get_by_text(re.compile("^Left the next prompt"))
+    expect(left).to_contain_text("with this undo")
+    expect(left).to_contain_text("search_docs from A")
+    outage.get_by_role("button", name="Undo").click()
+    expect(status(outage)).to_contain_text("Undone: A dies")
+    expect(status(outage)).to_contain_text("Back at the start")
+
+
 def test_the_pressed_button_stays_on_screen_with_the_first_change(outage: Locator) -> None:
     """Where the first change fits on screen with the button pressed, bringing the changes into view
     keeps that button (and a keyboard user's focus) on screen too, even when the rest of the changes

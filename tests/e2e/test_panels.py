@@ -226,9 +226,9 @@ def test_undeclared_list_changed_legacy(guide: Locator) -> None:
 
 def test_timer_wastes_refetches(guide: Locator) -> None:
     press(guide, "P's timer fires list_changed", 1)
-    expect(log_step(guide, "Step 1: P's timer fires list_changed")).to_contain_text("(1 wasted re-fetch(es) so far)")
+    expect(log_step(guide, "Step 1: P's timer fires list_changed")).to_contain_text("(1 wasted re-fetch so far)")
     press(guide, "P's timer fires list_changed", 2)
-    expect(log_step(guide, "Step 2: P's timer fires list_changed")).to_contain_text("(2 wasted re-fetch(es) so far)")
+    expect(log_step(guide, "Step 2: P's timer fires list_changed")).to_contain_text("(2 wasted re-fetches so far)")
     expect(prompt(guide)).to_contain_text("Wasted re-fetches: 2")
     expect(prompt(guide)).to_contain_text("Prompt cache invalidations: 0")
     expect(wire(guide)).to_contain_text("Fired by a timer: nothing changed.")

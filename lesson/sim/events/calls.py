@@ -8,7 +8,7 @@ from ..clients import client_for
 from ..model import Client, Message, ToolCall, ToolDef, make
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_tools, tool_keys
-from ..step import CallRecord, Rejected, Step, TurnRecord
+from ..step import CallRecord, Rejected, Step, TurnRecord, count
 from .base import EventBase, handles
 
 
@@ -42,12 +42,11 @@ def _turn(st: Step, e: TakeTurn) -> None:
     h.turns += 1
     if h.batching and h.pending_changes and prompt != h.last_prompt:
         h.cache_invalidations += 1
-        st.say(
-            f"{h.pending_changes} tool-list change(s) since the last turn, batched: they cost one prompt "
-            "cache invalidation."
-        )
+        cost = "batched, they cost" if h.pending_changes > 1 else "it costs"
+        changes = count(h.pending_changes, "tool-list change")
+        st.say(f"{changes} since the last turn: {cost} one prompt cache invalidation.")
     names = ", ".join(t.name for t in prompt) or "no tools"
-    st.say(f"Turn {h.turns}: the host built the prompt with {len(prompt)} tools ({names}).", "model")
+    st.say(f"Turn {h.turns}: the host built the prompt with {count(len(prompt), 'tool')} ({names}).", "model")
     if new and h.turns > 1:
         st.say("New since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in new) + ".", "model")
     if removed:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..model import ToolCall
-from ..step import Rejected, Step
+from ..step import Rejected, Step, count
 from .base import EventBase, handles
 from .calls import call_tool, deliver
 
@@ -64,7 +64,7 @@ class LandOnReplica(EventBase):
 def _replica(st: Step, e: LandOnReplica) -> None:
     srv = st.srv(e.server)
     if not 1 <= e.replica <= srv.replicas:
-        raise Rejected(f"{e.server} runs {srv.replicas} replica(s).")
+        raise Rejected(f"{e.server} runs {count(srv.replicas, 'replica')}.")
     if srv.replica == e.replica:
         raise Rejected(f"Calls already land on replica {e.replica}.")
     srv.replica = e.replica

@@ -8,7 +8,7 @@ from typing import Literal
 from .. import wire as w
 from ..clients import client_for
 from ..model import ERA_LABEL, Era, ListenStream
-from ..step import Rejected, Step
+from ..step import Rejected, Step, count
 from ..transport import Link
 from .base import EventBase, handles
 
@@ -89,7 +89,7 @@ def _timer(st: Step, e: TimerListChanged) -> None:
         c.wasted_refetches += 1
         st.say(
             f"{e.server}'s timer fired list_changed with nothing changed. The client re-fetched for "
-            f"nothing ({c.wasted_refetches} wasted re-fetch(es) so far).",
+            f"nothing ({count(c.wasted_refetches, 'wasted re-fetch', 'wasted re-fetches')} so far).",
             "warn",
         )
 
