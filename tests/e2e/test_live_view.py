@@ -228,3 +228,12 @@ def test_reduced_motion_keeps_the_words_and_drops_the_flash(page: Page) -> None:
     page.emulate_media(reduced_motion="no-preference")
     press(section, "A is back", 2)
     expect(rowheader(section, "A")).to_have_class(re.compile(r"\bflash\b"))
+
+
+def test_the_log_box_is_a_named_group_the_keyboard_reaches(outage: Locator) -> None:
+    """The log scrolls in its own box: a keyboard user can reach it, and a screen reader names it."""
+    press(outage, "A dies", 1)
+    box = region(outage, "What happened").get_by_role("group", name="What happened, newest last")
+    box.focus()
+    expect(box).to_be_focused()
+    expect(box).to_contain_text("Step 1: A dies")
