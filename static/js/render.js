@@ -16,6 +16,9 @@ const STATUS_MARK = {
 // Text from the simulation's view (statuses, names, narration) is content data, not UI text: it is
 // marked so the pseudo-locale check can tell it apart.
 const content = (text) => h("span", { "data-content": "" }, text);
+// Long identifiers ("subscriptions/listen", "delete_workspace") may break after a slash or an
+// underscore, so the server table fits its box rather than scrolling sideways.
+const breakable = (text) => h("span", { "data-content": "" }, String(text).split(/(?<=[/_])/).flatMap((part, i) => (i ? [h("wbr"), part] : [part])));
 
 export function logLine(line) {
   const label = TONE[line.tone];
@@ -62,10 +65,10 @@ export function serverTable(rows) {
   const columns = [
     [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), content(r.status)], "status", "status"],
     eraOnce ? null : [t("column.era"), (r) => content(r.era), null, "era"],
-    [t("column.stream"), (r) => content(r.listen), null, "stream"],
-    [t("column.tools"), (r) => (r.tools.length ? content(r.tools.join(", ")) : t("servers.no_tools")), null, "tools"],
-    [t("column.last_change"), (r) => content(r.last_change || "—"), null, "last_change"],
-    [t("column.last_error"), (r) => content(r.last_error || "—"), null, "last_error"],
+    [t("column.stream"), (r) => breakable(r.listen), null, "stream"],
+    [t("column.tools"), (r) => (r.tools.length ? breakable(r.tools.join(", ")) : t("servers.no_tools")), null, "tools"],
+    [t("column.last_change"), (r) => breakable(r.last_change || "—"), null, "last_change"],
+    [t("column.last_error"), (r) => breakable(r.last_error || "—"), null, "last_error"],
   ].filter(Boolean);
   return tableBox(
     h(

@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, open_playground, panel, press, restart_lab
+from .helpers import LESSON_1, LESSON_2, open_playground, panel, press, restart_lab, servers
 
 pytestmark = pytest.mark.e2e
 
@@ -146,6 +146,19 @@ def test_a_session_id_too_long_for_its_line_breaks_into_even_halves_at_375(brows
     assert len(lines) > 1, "the id fits its line at 375 px: the test covers nothing"
     assert min(lines) >= 0.5 * max(lines), lines
     context.close()
+
+
+def test_the_server_table_fits_its_box_at_1280(page: Page) -> None:
+    """Long identifiers in the table (subscriptions/listen, delete_workspace) break after a slash or an
+    underscore, so at 1280 px the whole table shows without scrolling sideways."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    guide = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(guide, "Sign in to P as an admin", 1)
+    table = servers(guide)
+    expect(table).to_contain_text("delete_workspace")
+    expect(table).to_contain_text("subscriptions/listen")
+    wide = table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+    assert wide[0] <= wide[1], wide
 
 
 def test_neighbouring_marked_tools_do_not_overlap(page: Page) -> None:
