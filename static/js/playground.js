@@ -385,21 +385,28 @@ function addShare(section) {
   const label = h("label", { class: "share-link", hidden: "" }, t("playground.share_label"));
   const input = h("input", { type: "text", readonly: "", size: "40" });
   label.append(input);
-  group.after(label);
+  // Says whether the link is on the clipboard; copying is a convenience, the link is in the box either way.
+  const note = h("p", { class: "share-note subtle", "aria-live": "polite" });
+  group.after(label, note);
   return {
-    show(url) {
+    async show(url) {
       input.value = url;
       label.hidden = false;
       input.focus();
       input.select();
+      note.textContent = "";
+      let copied = false;
       try {
-        navigator.clipboard?.writeText(url).catch(() => {});
+        await navigator.clipboard.writeText(url);
+        copied = true;
       } catch {
-        // Copying is a convenience; the link is in the box either way.
+        // No clipboard here (plain http, a frame without the permission): the box is selected to copy.
       }
+      if (!label.hidden && input.value === url) note.textContent = t(copied ? "playground.copied" : "playground.copy_yourself");
     },
     hide() {
       label.hidden = true;
+      note.textContent = "";
     },
   };
 }

@@ -154,6 +154,20 @@ def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) 
     assert [p for p in seen if p not in ("/", LESSON_1, "/ws")] == []
 
 
+def test_share_link_says_when_the_link_is_on_the_clipboard(browser: Browser, base_url: str) -> None:
+    context = browser.new_context(base_url=base_url, permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, TITLE)
+    press(outage, "A dies", 1)
+    outage.get_by_role("button", name="Share link").click()
+    link = outage.get_by_role("textbox", name="Link to this playground")
+    expect(outage.get_by_text("Copied to the clipboard.")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == link.input_value()
+    press(outage, "A is back", 2)  # a press puts the link and its note away
+    expect(outage.get_by_text("Copied to the clipboard.")).to_be_hidden()
+    context.close()
+
+
 def test_a_shared_link_opens_its_disclosure_and_brings_the_playground_into_view(page: Page) -> None:
     """Lesson 1's answering playground sits inside a closed disclosure, far down the page: a link to it
     opens the disclosure, scrolls the playground into view and puts the focus on its heading."""
