@@ -1,5 +1,6 @@
 // Presenter mode (?present=1): large type, one section of the lesson per screen (a screen starts at
-// each h2), Next and Previous with buttons or the keyboard (arrow keys, Page Up/Down, Space). While a
+// each h2), Next and Previous with buttons or the keyboard (arrow keys, Page Up/Down, Space; a screen
+// taller than the window is scrolled to its end before Page Down, Space or Down moves on). While a
 // scenario is being replayed, Next and Previous step through it instead, so the class sees one step
 // and its narration at a time. The playgrounds stay live. Loaded only in presenter mode (app.js
 // imports it then, and otherwise offers the link into it).
@@ -9,6 +10,10 @@ import { activeScenario } from "./scenario.js";
 
 const FORWARD = new Set(["ArrowRight", "ArrowDown", "PageDown", " "]);
 const BACKWARD = new Set(["ArrowLeft", "ArrowUp", "PageUp"]);
+// A screen taller than the window (a playground's) is read to its end first: these keys scroll it while
+// there is more of it below (or above), and move to the next (or previous) screen only from its end.
+// The left and right arrows and the bar's buttons always move a whole screen.
+const SCROLLS_FIRST = new Set(["ArrowDown", "PageDown", " ", "ArrowUp", "PageUp"]);
 
 function leaveUrl() {
   const url = new URL(window.location.href);
@@ -18,6 +23,7 @@ function leaveUrl() {
 
 export function present(article) {
   document.body.classList.add("presenting");
+  document.documentElement.classList.add("presenting"); // the root's type size grows (lesson.css)
   // Split the lesson into screens: its header, then one per h2 with whatever follows it.
   const screens = [[]];
   for (const child of article.children) {
@@ -68,12 +74,23 @@ export function present(article) {
     }
   }
 
-  function step(forward) {
+  // Scroll the screen on by most of a window (a line or so for an arrow) if there is more of it that way.
+  function scrolled(forward, key) {
+    const page = document.scrollingElement;
+    const room = forward ? page.scrollHeight - page.scrollTop - window.innerHeight : page.scrollTop;
+    if (room < 2) return false;
+    const by = key.startsWith("Arrow") ? 80 : window.innerHeight - bar.offsetHeight - 48; // a little overlap
+    window.scrollBy({ top: forward ? by : -by });
+    return true;
+  }
+
+  function step(forward, key = null) {
     const scenario = activeScenario();
     if (scenario && !scenario.section.classList.contains("present-off") && screens[current].some((el) => el.contains(scenario.section))) {
       if (forward && !scenario.atEnd()) return scenario.next();
       if (!forward && !scenario.atStart()) return scenario.prev();
     }
+    if (key && SCROLLS_FIRST.has(key) && scrolled(forward, key)) return;
     if (forward && current < screens.length - 1) show(current + 1, true);
     if (!forward && current > 0) show(current - 1, true);
   }
@@ -88,10 +105,10 @@ export function present(article) {
     if (event.key === " " && target.closest("button, a, summary")) return;
     if (FORWARD.has(event.key)) {
       event.preventDefault();
-      step(true);
+      step(true, event.key);
     } else if (BACKWARD.has(event.key)) {
       event.preventDefault();
-      step(false);
+      step(false, event.key);
     }
   });
   show(0, false);

@@ -43,15 +43,48 @@ def test_keyboard_moves_between_screens(page: Page) -> None:
     expect(shown).to_be_focused()
     first = shown.inner_text()
 
-    page.keyboard.press("PageDown")
+    page.keyboard.press("ArrowRight")
     expect(position(page)).to_have_text(f"Screen 3 of {total}")
-    page.keyboard.press("Space")
+    page.keyboard.press("ArrowRight")
     expect(position(page)).to_have_text(f"Screen 4 of {total}")
-    page.keyboard.press("PageUp")
+    page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     expect(position(page)).to_have_text(f"Screen 2 of {total}")
     expect(page.locator("article h2:visible")).to_have_text(first)
     expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", "/lessons/hot-swapping")
+
+
+def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -> None:
+    """A playground's screen is taller than the window: Page Down and Space scroll it while more of it
+    lies below (the class sees the results, not just the buttons), then move to the next screen;
+    Page Up goes back up it the same way. The right arrow moves a whole screen at once."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.emulate_media(reduced_motion="reduce")  # the page jumps rather than glides: where it is can be read at once
+    page.goto(LESSON_1 + "?present=1")
+    _, total = screen_number(page)
+    tall = None
+    for n in range(1, total):  # the first screen taller than the window
+        if page.evaluate("document.scrollingElement.scrollHeight") > 900 + 100:
+            tall = n
+            break
+        page.keyboard.press("ArrowRight")
+        expect(position(page)).to_have_text(f"Screen {n + 1} of {total}")
+    assert tall is not None, "no screen is taller than the window: the test covers nothing"
+    reads = 0
+    while screen_number(page)[0] == tall:
+        before = page.evaluate("window.scrollY")
+        page.keyboard.press("PageDown" if reads % 2 else "Space")
+        reads += 1
+        assert reads < 20, "Page Down never reached the next screen"
+        if screen_number(page)[0] == tall:
+            assert page.evaluate("window.scrollY") > before, "a key neither scrolled nor moved on"
+    assert reads > 1, "the tall screen moved on at the first Page Down"
+    expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
+    expect(page.locator("article h2:visible")).to_be_focused()
+    page.keyboard.press("PageUp")  # at the top of this screen: back to the tall one
+    expect(position(page)).to_have_text(f"Screen {tall} of {total}")
+    page.keyboard.press("ArrowRight")
+    expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
 
 
 def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page: Page) -> None:
