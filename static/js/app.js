@@ -5,8 +5,6 @@ import { t } from "./i18n.js";
 import { mountPlayground } from "./playground.js";
 import { mountProgress, relayStatements } from "./progress.js";
 import { mountQuiz } from "./quiz.js";
-import { mountRestarts } from "./restarts.js";
-import { mountStepper } from "./stepper.js";
 import { Transport } from "./transport.js";
 
 // First: statements and auto-height for a parent frame (only to the configured origins), and the
@@ -20,9 +18,56 @@ if (box) mountProgress({ emitter, slug: box.dataset.lesson, quiz: document.query
 let transport = null;
 const shared = () => (transport ??= new Transport(document.getElementById("connection")));
 
-for (const section of document.querySelectorAll('[data-panel="stepper"]')) mountStepper(section);
+// A panel that is not in the first screens (a stepper, the restart lab) fetches its code as it comes
+// within a few hundred pixels of the screen, or at the first touch, click or focus inside it, or before
+// printing: a first view carries only the code its first screens use. A click on one of its buttons
+// that comes before the code is held and replayed once the panel is mounted, so no press is lost.
+function mountNear(section, load) {
+  let started = null;
+  const held = [];
+  const start = () => {
+    started ??= load()
+      .then((mount) => {
+        stop();
+        mount(section);
+        for (const button of held.splice(0)) button.click();
+      })
+      .catch(() => {
+        started = null; // the next touch or scroll tries again
+      });
+  };
+  const hold = (event) => {
+    const button = event.target.closest("button");
+    if (button) {
+      event.preventDefault();
+      event.stopPropagation();
+      held.push(button);
+    }
+    start();
+  };
+  const observer = "IntersectionObserver" in window
+    ? new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) start(); }, { rootMargin: "400px 0px" })
+    : null;
+  function stop() {
+    observer?.disconnect();
+    section.removeEventListener("click", hold, true);
+    section.removeEventListener("focusin", start);
+    window.removeEventListener("beforeprint", start);
+  }
+  section.addEventListener("click", hold, true);
+  section.addEventListener("focusin", start);
+  window.addEventListener("beforeprint", start);
+  if (observer) observer.observe(section);
+  else start();
+}
+
+for (const section of document.querySelectorAll('[data-panel="stepper"]')) {
+  mountNear(section, () => import("./stepper.js").then((m) => m.mountStepper));
+}
 for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPlayground(section, shared());
-for (const section of document.querySelectorAll('[data-panel="restarts"]')) mountRestarts(section, shared());
+for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
+  mountNear(section, () => import("./restarts.js").then((m) => (s) => m.mountRestarts(s, shared())));
+}
 for (const section of document.querySelectorAll("[data-quiz]")) mountQuiz(section);
 
 // Presenter mode (?present=1): its code is fetched only then. Otherwise a lesson offers a link into it,

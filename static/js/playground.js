@@ -3,7 +3,6 @@
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize } from "./changes.js";
-import { eraDiagrams } from "./diagram.js";
 import { fill, h } from "./dom.js";
 import { comparison, counterLine, handleState, logEntry, logList, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
@@ -33,6 +32,34 @@ export function mountPlayground(section, transport) {
     if (!wireBox || !wireWanted || wireDrawn === wireWanted) return;
     fill(wireBox, wireList(stepWire(wireWanted)));
     wireDrawn = wireWanted;
+  }
+  // The sequence diagrams' code is fetched once the playground is touched or its wire comes near the
+  // screen, not with the first view; until the first press the box says that nothing has crossed yet.
+  let diagrams = null;
+  const loadDiagrams = () => (diagrams ??= import("./diagram.js").catch(() => (diagrams = null)));
+  function drawDiagrams(v) {
+    const box = region("diagram");
+    if (!box) return;
+    if (!v.comparison && !diagrams) {
+      fill(box, h("p", { class: "placeholder" }, t("wire.none")));
+      return;
+    }
+    loadDiagrams().then((m) => {
+      if (m && shown === v) fill(box, m.eraDiagrams(v));
+    });
+  }
+  if (region("diagram")) {
+    section.addEventListener("pointerdown", loadDiagrams, { once: true });
+    section.addEventListener("focusin", loadDiagrams, { once: true });
+    if ("IntersectionObserver" in window) {
+      const near = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          near.disconnect();
+          loadDiagrams();
+        }
+      }, { rootMargin: "400px 0px" });
+      near.observe(region("diagram"));
+    }
   }
   function drawWire(v) {
     wireWanted = v;
@@ -183,8 +210,7 @@ export function mountPlayground(section, transport) {
     drawWire(v);
     const handles = region("handles");
     if (handles) fill(handles, handleState(v));
-    const diagram = region("diagram");
-    if (diagram) fill(diagram, eraDiagrams(v));
+    drawDiagrams(v);
     markLogStep(k);
     shown = v;
     // Marked elements are new nodes (every region but the log is redrawn), so adding the class

@@ -34,11 +34,14 @@ def region(scope: Locator, name: str) -> Locator:
 
 
 def restart_lab(page: Page) -> Locator:
-    # Make sure this is the lab, the region with the "Restart the server" button, whatever else
-    # shares its heading.
-    return page.get_by_role("region", name="Restarts, era by era", exact=True).filter(
+    """The restart lab, scrolled to as a learner would: its code is fetched as it nears the screen.
+    (The filter makes sure this is the lab, the region with the "Restart the server" button, whatever
+    else shares its heading.)"""
+    lab = page.get_by_role("region", name="Restarts, era by era", exact=True).filter(
         has=page.get_by_role("button", name="Restart the server")
     )
+    lab.scroll_into_view_if_needed()
+    return lab
 
 
 def open_playground(page: Page, path: str, title: str) -> Locator:

@@ -88,6 +88,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     expect(stepper.get_by_role("status")).to_have_text(WRAPPED)
 
     lab = page.locator('[data-panel="restarts"]')
+    lab.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     lab.get_by_role("button", name="⟦Restart the server⟧").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile(r"^⟦Restarted while .*⟧$"))
     expect(lab.locator(".result-for")).to_have_text(re.compile(r"^⟦Result for a restart while .*⟧"))

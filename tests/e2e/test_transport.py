@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
-from .helpers import LESSON_1, expect_status, log_labels, log_step, open_playground, press, prompt_tool
+from .helpers import LESSON_1, expect_status, log_labels, log_step, open_playground, press, prompt_tool, restart_lab
 
 pytestmark = pytest.mark.e2e
 
@@ -36,9 +36,7 @@ def test_http_fallback_when_the_websocket_is_blocked(page: Page) -> None:
     assert frames and set(frames) == {"POST"}
 
     # The restart lab goes over HTTP too.
-    lab = page.get_by_role("region", name="Restarts, era by era", exact=True).filter(
-        has=page.get_by_role("button", name="Restart the server")
-    )
+    lab = restart_lab(page)
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text("Restarted while idle: both eras shown.")
 
