@@ -264,6 +264,20 @@ def test_a_press_before_the_moments_arrive_is_not_lost(page: Page, held: list) -
     expect_moment(section, 2)
 
 
+def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> None:
+    """The stepper's code is fetched as it nears the screen; a click on Next that comes first is held
+    and applied once the stepper is mounted."""
+    code: list = []
+    page.route("**/js/stepper.js", lambda route: code.append(route))
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    with page.expect_request("**/js/stepper.js"):
+        section.get_by_role("button", name="Next moment").click()  # the code is still on its way
+    expect(moment_heading(section)).to_have_count(0)
+    code[0].continue_()
+    expect_moment(section, 2)
+
+
 def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     page.route("**/churn.json", lambda route: route.fulfill(status=500, body="no"))
     page.goto(LESSON_1)
