@@ -24,10 +24,22 @@ function mount(article, slug) {
     h("p", { id: "start-over-text" }, t("startover.text")),
     h("div", { class: "buttons" }, cancel, confirm),
   );
-  document.body.append(dialog);
+  // In a portal's frame the frame is as tall as the lesson, so a modal dialog would open in its middle,
+  // far from the button: there it opens in place, right under the button.
+  const inPlace = Boolean(document.documentElement.dataset.embed);
+  if (inPlace) {
+    dialog.classList.add("in-place");
+    (actions || group).after(dialog);
+    dialog.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") dialog.close();
+    });
+  } else {
+    document.body.append(dialog);
+  }
 
   button.addEventListener("click", () => {
-    dialog.showModal();
+    if (inPlace) dialog.show();
+    else dialog.showModal();
     cancel.focus(); // the safe choice has the focus
   });
   cancel.addEventListener("click", () => dialog.close());
