@@ -33,14 +33,17 @@ def _pattern(origin: str) -> re.Pattern[str]:
 
 
 def _matches(allowed: str, origin: str) -> bool:
+    # A bare "*" lets anyone frame the lesson, but it is no list of trusted sites: it admits nobody here,
+    # or the check against other sites' posts (CSRF) would be off.
     if allowed == "*":
-        return True
+        return False
     return allowed == origin if "*" not in allowed else _pattern(allowed).fullmatch(origin) is not None
 
 
 def origin_allowed() -> bool:
-    """Whether the request's page may use the socket and post: the same origins that may frame the
-    lesson and talk to it over postMessage. A request with neither Origin nor Referer is a script's."""
+    """Whether the request's page may use the socket and post: the site itself and the configured
+    origins, subdomain patterns included (a bare ``*`` admits nobody). A request with neither Origin nor
+    Referer is a script's."""
     origin = request.headers.get("Origin")
     if origin is None:
         referer = request.headers.get("Referer")

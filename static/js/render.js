@@ -183,7 +183,9 @@ export function headerList(headers) {
   const entries = Object.entries(headers || {});
   if (!entries.length) return null;
   // A list value ("application/json, text/event-stream") is a box per item, broken after its commas.
-  const value = (v) => String(v).split(", ").flatMap((item, i, all) => [h("span", {}, i < all.length - 1 ? `${item},` : item), i < all.length - 1 ? " " : null]);
+  // One word with no spaces (a session id) is a "token": too long for its line, it breaks into even halves.
+  const box = (text) => h("span", /\s/.test(text) ? {} : { class: "token" }, text);
+  const value = (v) => String(v).split(", ").flatMap((item, i, all) => [box(i < all.length - 1 ? `${item},` : item), i < all.length - 1 ? " " : null]);
   return h("p", { class: "msg-headers" }, entries.map(([k, v]) => h("code", {}, h("span", {}, `${k}:`), " ", value(v))));
 }
 

@@ -129,13 +129,13 @@ def test_embedding_origins_are_configurable():
         ("https://*.portal.example", "https://evil.example/portal.example", False),
         ("https://*.portal.example", "http://eu.portal.example", False),  # another scheme
         ("https://*.portal.example", "https://eu.portal.example.evil", False),
-        ("*", "https://anyone.example", True),
-        ("*", "null", False),  # a sandboxed frame has no origin to admit
+        ("*", "https://anyone.example", False),  # framing by anyone, but no site is trusted to post
+        ("*", "null", False),
     ],
 )
-def test_origin_patterns_admit_the_same_pages_to_posts_as_to_framing(configured, origin, allowed):
-    """An embedding origin given as a pattern admits the same pages everywhere: framing, postMessage
-    (embed.js) and the frames and answers they post."""
+def test_origin_patterns_admit_subdomains_to_posts_and_a_bare_star_admits_nobody(configured, origin, allowed):
+    """An embedding origin given as a subdomain pattern admits those sites' pages to the frames and
+    answers they post; a bare ``*`` (anyone may frame the lesson) trusts no other site to post."""
     config = {"SECRET_KEY": "x", "CONTENT_ROOT": str(FIXTURE), "EMBED_ORIGINS": configured}
     c = create_app(config).test_client()
     frame = c.post("/api/frame", json={"v": 2, "type": "open", "panel": "nope"}, headers={"Origin": origin})
