@@ -22,23 +22,39 @@ const shared = () => (transport ??= new Transport(document.getElementById("conne
 // within a few hundred pixels of the screen, or at the first touch, click or focus inside it, or before
 // printing: a first view carries only the code its first screens use. A click on one of its buttons
 // that comes before the code is held and replayed once the panel is mounted, so no press is lost.
+// If the code cannot be fetched, the panel says so and offers to try again (under a new address, since
+// browsers remember a module that failed); a press held until then is dropped, not replayed later.
 function mountNear(section, load) {
   let started = null;
+  let tries = 0;
+  let failed = null; // the note with "Try again", while one is on show
   const held = [];
   const start = () => {
-    started ??= load()
-      .then((mount) => {
+    started ??= load(tries++).then(
+      (mount) => {
         stop();
+        failed?.remove();
         mount(section);
         for (const button of held.splice(0)) button.click();
-      })
-      .catch(() => {
-        started = null; // the next touch or scroll tries again
-      });
+      },
+      () => {
+        started = null;
+        held.length = 0;
+        if (failed) return;
+        const retry = h("button", { type: "button" }, t("panel.retry"));
+        failed = h("p", { class: "panel-failed", role: "status" }, t("panel.failed"), " ", retry);
+        retry.addEventListener("click", () => {
+          failed.remove();
+          failed = null;
+          start();
+        });
+        section.append(failed);
+      },
+    );
   };
   const hold = (event) => {
     const button = event.target.closest("button");
-    if (button) {
+    if (button && !failed?.contains(button)) {
       event.preventDefault();
       event.stopPropagation();
       held.push(button);
@@ -62,11 +78,11 @@ function mountNear(section, load) {
 }
 
 for (const section of document.querySelectorAll('[data-panel="stepper"]')) {
-  mountNear(section, () => import("./stepper.js").then((m) => m.mountStepper));
+  mountNear(section, (n) => import(n ? `./stepper.js?retry=${n}` : "./stepper.js").then((m) => m.mountStepper));
 }
 for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPlayground(section, shared());
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
-  mountNear(section, () => import("./restarts.js").then((m) => (s) => m.mountRestarts(s, shared())));
+  mountNear(section, (n) => import(n ? `./restarts.js?retry=${n}` : "./restarts.js").then((m) => (s) => m.mountRestarts(s, shared())));
 }
 for (const section of document.querySelectorAll("[data-quiz]")) mountQuiz(section);
 

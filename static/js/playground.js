@@ -34,18 +34,29 @@ export function mountPlayground(section, transport) {
     wireDrawn = wireWanted;
   }
   // The sequence diagrams' code is fetched once the playground is touched or its wire comes near the
-  // screen, not with the first view; until the first press the box says that nothing has crossed yet.
-  let diagrams = null;
-  const loadDiagrams = () => (diagrams ??= import("./diagram.js").catch(() => (diagrams = null)));
+  // screen, not with the first view. Once here, a view's diagram is drawn with the rest of it, before
+  // the page scrolls to the changes. Until then the box says nothing has crossed yet (before the first
+  // press) or that the diagram is coming. A failed fetch is tried again at the next view, under a new
+  // address, since browsers remember a module that failed.
+  let diagramCode = null;
+  let loading = null;
+  let tries = 0;
+  const loadDiagrams = () =>
+    (loading ??= import(tries++ ? `./diagram.js?retry=${tries}` : "./diagram.js").then(
+      (m) => (diagramCode = m),
+      () => {
+        loading = null;
+        return null;
+      },
+    ));
   function drawDiagrams(v) {
     const box = region("diagram");
     if (!box) return;
-    if (!v.comparison && !diagrams) {
-      fill(box, h("p", { class: "placeholder" }, t("wire.none")));
-      return;
-    }
+    if (diagramCode) return fill(box, diagramCode.eraDiagrams(v));
+    fill(box, h("p", { class: "placeholder" }, t(v.comparison ? "diagram.loading" : "wire.none")));
+    if (!v.comparison) return;
     loadDiagrams().then((m) => {
-      if (m && shown === v) fill(box, m.eraDiagrams(v));
+      if (shown === v) fill(box, m ? m.eraDiagrams(v) : h("p", { class: "placeholder" }, t("diagram.failed")));
     });
   }
   if (region("diagram")) {

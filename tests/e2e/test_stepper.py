@@ -278,6 +278,27 @@ def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> Non
     expect_moment(section, 2)
 
 
+def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) -> None:
+    tries: list[str] = []
+
+    def fail_once(route) -> None:
+        tries.append(route.request.url)
+        if len(tries) == 1:
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/js/stepper.js*", fail_once)
+    page.goto(LESSON_1)
+    section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()
+    expect(section.get_by_role("status").filter(has_text="could not be loaded")).to_be_visible()
+    section.get_by_role("button", name="Try again").click()
+    expect_moment(section, 1)
+    expect(section.get_by_role("button", name="Try again")).to_have_count(0)
+    assert len(tries) == 2 and tries[0] != tries[1], tries  # asked again under a new address
+
+
 def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     page.route("**/churn.json", lambda route: route.fulfill(status=500, body="no"))
     page.goto(LESSON_1)
