@@ -71,7 +71,10 @@ export function sequenceDiagram(wire, title) {
   const id = `seq-${++uid}`;
   const parties = lanes(wire);
   const col = (p) => parties.indexOf(p) + 1;
-  const info = h("div", { class: "seq-detail", id: `${id}-detail`, "aria-live": "polite" }, h("p", { class: "subtle" }, t("diagram.choose")));
+  const info = h("div", { class: "seq-detail", id: `${id}-detail` }, h("p", { class: "subtle" }, t("diagram.choose")));
+  // The detail moves to its arrow, and a live region that moves is often not announced: a fixed one
+  // says which frame opened.
+  const said = h("p", { class: "visually-hidden", "aria-live": "polite" });
   if (!wire.length) return h("figure", { class: "seq" }, h("figcaption", {}, title), h("p", { class: "placeholder" }, t("wire.none")));
   const rows = wire.map((m, i) => {
     const n = i + 1;
@@ -133,6 +136,7 @@ export function sequenceDiagram(wire, title) {
     "figure",
     { class: "seq", "data-frames": String(wire.length) },
     h("figcaption", {}, title, h("span", { class: "subtle" }, t(wire.length === 1 ? "diagram.frames.one" : "diagram.frames.many", { n: wire.length }))),
+    said,
     h("div", { class: "seq-scroll" }, grid),
     info,
     textList,
@@ -155,6 +159,7 @@ export function sequenceDiagram(wire, title) {
       place(info, { "grid-row": at + 3 });
       rows[at].after(info);
     }
+    said.textContent = at === null ? "" : info.firstChild.textContent;
   }
   figure.addEventListener("click", (event) => {
     const button = event.target.closest(".seq-arrow");

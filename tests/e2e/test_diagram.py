@@ -31,6 +31,11 @@ def arrows(figure: Locator) -> Locator:
     return figure.get_by_role("button", name=ARROW)
 
 
+def opened(figure: Locator) -> Locator:
+    """The frame opened from an arrow: the box the arrows control."""
+    return figure.locator(".seq-detail")
+
+
 def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     press(outage, "Take a model turn", 1)
     press(outage, "B deploys a new tool", 2)
@@ -77,7 +82,7 @@ def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> No
     expect(built).to_contain_text("built by the host, not on the wire")
     expect(built).to_contain_text("isError")
     built.click()
-    detail = modern.get_by_text(re.compile("^Frame \\d+ of \\d+: host → model · built by the host"))
+    detail = opened(modern).get_by_text(re.compile("^Frame \\d+ of \\d+: host → model · built by the host"))
     expect(detail).to_be_visible()
     expect(modern).to_contain_text('"isError": true')
 
@@ -91,11 +96,16 @@ def test_a_chosen_frame_opens_under_its_arrow_and_closes_again(outage: Locator) 
     modern = diagram(outage, "Modern (2026-07-28): this playground")
     chosen, after = arrows(modern).nth(1), arrows(modern).nth(2)
     chosen.click()
-    detail = modern.get_by_text(re.compile(r"^Frame 2 of \d+: host → B"))
+    detail = opened(modern).get_by_text(re.compile(r"^Frame 2 of \d+: host → B"))
     expect(detail).to_be_visible()
     top, below, next_top = detail.bounding_box()["y"], chosen.bounding_box(), after.bounding_box()["y"]
     assert below["y"] + below["height"] <= top < next_top, (below, top, next_top)
     expect(modern).to_contain_text('"method": "tools/call"')
+    # Said where a screen reader hears it: a live region that stays put (the detail itself moves).
+    live = modern.locator("[aria-live]")
+    expect(live).to_have_count(1)
+    expect(live).to_have_text(re.compile(r"^Frame 2 of \d+: host → B"))
+    assert not live.evaluate("(el) => el.closest('.seq-grid')")
     chosen.click()
     expect(chosen).to_have_attribute("aria-expanded", "false")
     expect(detail).to_have_count(0)
