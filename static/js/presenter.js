@@ -70,17 +70,27 @@ export function present(article) {
       const target = heading.matches("header") ? heading.querySelector("h1") || heading : heading;
       target.setAttribute("tabindex", "-1");
       target.focus();
+      aim = null;
       window.scrollTo(0, 0);
     }
   }
 
   // Scroll the screen on by most of a window (a line or so for an arrow) if there is more of it that way.
+  // Measured from where a smooth scroll still under way will end, so a key pressed during it counts.
+  let aim = null;
+  const forget = () => {
+    aim = null;
+  };
+  window.addEventListener("scrollend", forget);
+  for (const type of ["wheel", "touchstart", "mousedown"]) window.addEventListener(type, forget, { passive: true });
   function scrolled(forward, key) {
     const page = document.scrollingElement;
-    const room = forward ? page.scrollHeight - page.scrollTop - window.innerHeight : page.scrollTop;
-    if (room < 2) return false;
-    const by = key.startsWith("Arrow") ? 80 : window.innerHeight - bar.offsetHeight - 48; // a little overlap
-    window.scrollBy({ top: forward ? by : -by });
+    const from = aim ?? page.scrollTop;
+    const end = page.scrollHeight - window.innerHeight;
+    if (forward ? end - from < 2 : from < 2) return false;
+    const by = key.startsWith("Arrow") ? 80 : Math.max(80, window.innerHeight - bar.offsetHeight - 48); // a little overlap
+    aim = Math.max(0, Math.min(end, from + (forward ? by : -by)));
+    window.scrollTo({ top: aim });
     return true;
   }
 

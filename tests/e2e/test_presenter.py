@@ -81,9 +81,25 @@ def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -
     assert reads > 1, "the tall screen moved on at the first Page Down"
     expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
     expect(page.locator("article h2:visible")).to_be_focused()
-    page.keyboard.press("PageUp")  # at the top of this screen: back to the tall one
+    page.keyboard.press("PageUp")  # at the top of this screen: back to the tall one, at its top
     expect(position(page)).to_have_text(f"Screen {tall} of {total}")
+    page.keyboard.press("PageDown")
+    assert page.evaluate("window.scrollY") > 0
+    page.keyboard.press("PageUp")  # back up the tall screen first
+    expect(position(page)).to_have_text(f"Screen {tall} of {total}")
+    assert page.evaluate("window.scrollY") == 0
+    page.keyboard.press("PageUp")
+    expect(position(page)).to_have_text(f"Screen {tall - 1} of {total}")
     page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # a whole screen at once, tall or not
+    expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
+
+    # Scrolling smoothly, keys pressed while the page still glides count from where it is going.
+    page.emulate_media(reduced_motion="no-preference")
+    page.keyboard.press("ArrowLeft")
+    expect(position(page)).to_have_text(f"Screen {tall} of {total}")
+    for _ in range(reads):
+        page.keyboard.press("Space")
     expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
 
 
