@@ -168,6 +168,18 @@ def test_share_link_says_when_the_link_is_on_the_clipboard(browser: Browser, bas
     context.close()
 
 
+def test_share_link_says_when_the_link_must_be_copied_by_hand(page: Page) -> None:
+    """Where the clipboard refuses (plain http, a frame without the permission), the link is selected in
+    its box and the page says to copy it from there."""
+    page.add_init_script("navigator.clipboard.writeText = () => Promise.reject(new Error('refused'));")
+    outage = open_playground(page, LESSON_1, TITLE)
+    press(outage, "A dies", 1)
+    outage.get_by_role("button", name="Share link").click()
+    expect(outage.get_by_text("copy it from the box")).to_be_visible()
+    expect(outage.get_by_role("textbox", name="Link to this playground")).to_be_focused()
+    expect(outage.get_by_text("Copied to the clipboard.")).to_have_count(0)
+
+
 def test_a_shared_link_opens_its_disclosure_and_brings_the_playground_into_view(page: Page) -> None:
     """Lesson 1's answering playground sits inside a closed disclosure, far down the page: a link to it
     opens the disclosure, scrolls the playground into view and puts the focus on its heading."""
