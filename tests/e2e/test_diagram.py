@@ -115,21 +115,23 @@ def test_a_chosen_frame_opens_under_its_arrow_and_closes_again(outage: Locator) 
 
 def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(page: Page) -> None:
     tries: list[str] = []
+    refusing = [True]
 
-    def fail_once(route) -> None:
+    def refuse_until_told(route) -> None:
         tries.append(route.request.url)
-        if len(tries) == 1:
+        if refusing[0]:
             route.abort()
         else:
             route.continue_()
 
-    page.route("**/js/diagram.js*", fail_once)
+    page.route("**/js/diagram.js*", refuse_until_told)
     outage = open_playground(page, LESSON_1, TITLE)
     press(outage, "A dies", 1)
     expect(region(outage, "Wire")).to_contain_text("The diagram could not be loaded")
+    refusing[0] = False
     press(outage, "A is back", 2)
     expect(arrows(diagram(outage, "Modern (2026-07-28): this playground"))).not_to_have_count(0)
-    assert len(tries) == 2 and tries[0] != tries[1], tries
+    assert len(set(tries)) == len(tries) >= 2, tries  # each try under an address of its own
 
 
 def test_stream_ends_are_marked(outage: Locator) -> None:
