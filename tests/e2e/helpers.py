@@ -183,3 +183,17 @@ def takes_room(locator: Locator) -> bool:
     shows the same words elsewhere) is a 1 px box; one nobody else shows is a line of text."""
     box = locator.bounding_box()
     return box is not None and box["height"] > 1
+
+
+def refuse_first(n: int, tries: list[str]):
+    """A route handler that refuses the first ``n`` requests it sees and lets later ones through,
+    noting every URL asked for in ``tries``."""
+
+    def handle(route) -> None:
+        tries.append(route.request.url)
+        if len(tries) <= n:
+            route.abort()
+        else:
+            route.continue_()
+
+    return handle

@@ -12,6 +12,7 @@ from .helpers import (
     expect_era,
     expect_status,
     panel,
+    refuse_first,
     region,
     server_cell,
     server_row,
@@ -280,15 +281,7 @@ def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> Non
 
 def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) -> None:
     tries: list[str] = []
-
-    def fail_once(route) -> None:
-        tries.append(route.request.url)
-        if len(tries) == 1:
-            route.abort()
-        else:
-            route.continue_()
-
-    page.route("**/js/stepper.js*", fail_once)
+    page.route("**/js/stepper.js*", refuse_first(1, tries))
     page.goto(LESSON_1)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
@@ -330,15 +323,7 @@ def note(section: Locator, words: str) -> Locator:
 
 def test_after_a_failed_load_try_again_fetches_the_moments(page: Page) -> None:
     tries: list[str] = []
-
-    def fail_twice(route) -> None:
-        tries.append(route.request.url)
-        if len(tries) <= 2:
-            route.abort()
-        else:
-            route.continue_()
-
-    page.route("**/churn.json", fail_twice)
+    page.route("**/churn.json", refuse_first(2, tries))
     page.goto(LESSON_1)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
