@@ -61,6 +61,9 @@ def scroll_through(page) -> None:
     page.wait_for_load_state("networkidle")
 
 
+TARGET_KB = 60  # lesson 1's first view, compressed
+
+
 def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = create_app({"SECRET_KEY": "bench"})
@@ -88,6 +91,9 @@ def main() -> None:
     server.shutdown()
     total = sum(size for _, size in first)
     print(f"first view of lesson 1: {len(first)} requests, {total / 1000:.1f} KB transferred (compressed bodies)")
+    # The issue's target: say it outright, so a page that grows past it is noticed when the bench runs.
+    verdict = "met" if total <= TARGET_KB * 1000 else "MISSED"
+    print(f"  target, at most {TARGET_KB} KB: {verdict} ({TARGET_KB - total / 1000:+.1f} KB to spare)")
     for p_, size in sorted(first, key=lambda s: -s[1])[:8]:
         print(f"  {size / 1000:6.1f} KB  {p_}")
     rest = sum(size for _, size in later)
