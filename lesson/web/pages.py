@@ -114,7 +114,7 @@ def lesson(slug: str, embed: bool | None = None) -> str:
     """A lesson page; ``?embed=1`` (or ``/embed/<slug>``) leaves out the site's header, footer and
     lesson links, for a lesson shown in another site's iframe."""
     if embed is None:
-        embed = request.args.get("embed", "") not in ("", "0", "false")
+        embed = _embed_asked()
     state = _state()
     item = state.content.lesson(slug)
     if item is None:
@@ -294,9 +294,14 @@ def healthz() -> Response:
     return jsonify(ok=True, worker=os.getpid())
 
 
+def _embed_asked() -> bool:
+    """``?embed=1`` (any value but empty, 0 or false): the page is framed by a portal."""
+    return request.args.get("embed", "") not in ("", "0", "false")
+
+
 @bp.app_errorhandler(404)
 def not_found(_err: Exception) -> tuple[str, int]:
     # Inside a portal's frame (an /embed/ address or ?embed=1) the page keeps to the frame: no site
     # header, and no link that would take the frame to the site's own index.
-    embed = request.path.startswith("/embed/") or request.args.get("embed", "") not in ("", "0", "false")
+    embed = request.path.startswith("/embed/") or _embed_asked()
     return render_template("404.html", embed=embed), 404

@@ -77,12 +77,15 @@ function mountNear(section, load) {
   else start();
 }
 
+// A module by name; a retry (n > 0) asks under a new address, since browsers remember a failed module.
+const fetchModule = (name) => (n) => import(n ? `./${name}?retry=${n}` : `./${name}`);
+
 for (const section of document.querySelectorAll('[data-panel="stepper"]')) {
-  mountNear(section, (n) => import(n ? `./stepper.js?retry=${n}` : "./stepper.js").then((m) => m.mountStepper));
+  mountNear(section, (n) => fetchModule("stepper.js")(n).then((m) => m.mountStepper));
 }
 for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPlayground(section, shared());
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
-  mountNear(section, (n) => import(n ? `./restarts.js?retry=${n}` : "./restarts.js").then((m) => (s) => m.mountRestarts(s, shared())));
+  mountNear(section, (n) => fetchModule("restarts.js")(n).then((m) => (s) => m.mountRestarts(s, shared())));
 }
 for (const section of document.querySelectorAll("[data-quiz]")) mountQuiz(section);
 

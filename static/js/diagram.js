@@ -4,7 +4,7 @@
 // full JSON; the ordered list beside it (render.js's wireList) is the same frames as text.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { headerList, jsonLines } from "./render.js";
+import { breakAfter, headerList, jsonLines } from "./render.js";
 
 function payloadName(p) {
   if (!p) return "";
@@ -102,7 +102,8 @@ export function sequenceDiagram(wire, title) {
         "data-frame": String(i),
       },
       h("span", { class: "seq-n", "aria-hidden": "true" }, `${n}`),
-      h("span", { class: "seq-label", "data-content": "" }, slashBreaks(label)),
+      // A narrow lane breaks a method name after its slashes ("elicitation/" then "create"), not mid-word.
+      h("span", { class: "seq-label", "data-content": "" }, breakAfter(label, /(?<=\/)/)),
       local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? t("wire.host_built") : t("wire.stream_end")) : null,
       h("span", { class: "seq-line", "aria-hidden": "true" }),
     );
@@ -198,9 +199,3 @@ export function eraDiagrams(view) {
   );
 }
 
-// A narrow lane breaks a method name after its slashes ("elicitation/" then "create"), not mid-word.
-function slashBreaks(label) {
-  return String(label)
-    .split(/(?<=\/)/)
-    .flatMap((part, i) => (i ? [h("wbr"), part] : [part]));
-}

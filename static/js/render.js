@@ -19,7 +19,7 @@ const content = (text) => h("span", { "data-content": "" }, text);
 // Long identifiers ("subscriptions/listen", "delete_workspace") may break after a slash or an
 // underscore, so the server table fits its box rather than scrolling sideways. Shorter ones stay
 // whole: a break would make the table's columns narrower than they need to be ("search_" / "docs").
-const breakAfter = (word) => word.split(/(?<=[/_])/).flatMap((bit, i) => (i ? [h("wbr"), bit] : [bit]));
+export const breakAfter = (word, at = /(?<=[/_])/) => String(word).split(at).flatMap((bit, i) => (i ? [h("wbr"), bit] : [bit]));
 // split() with a group puts each long word at an odd index.
 const breakable = (text) => h("span", { "data-content": "" }, String(text).split(/(\S{14,})/).flatMap((part, i) => (i % 2 ? breakAfter(part) : [part])));
 
