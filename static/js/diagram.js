@@ -60,6 +60,21 @@ function detail(m, n, total) {
 
 let uid = 0;
 
+// The longest word on an arrow, in characters, measured against the lanes it has: an arrow between
+// neighbours is one lane long, one across a lane two. The lanes are made at least that wide
+// (--words in the stylesheet), so "notifications/" is never cut in two; when that is wider than the
+// screen, the diagram scrolls sideways inside its box instead.
+function longestWord(wire, col) {
+  let most = 0;
+  for (const m of wire) {
+    const one = !m.on_wire && m.kind === "host_built";
+    const lanes = one ? 1 : Math.max(1, Math.abs(col(m.sender) - col(m.receiver)));
+    const word = Math.max(...frameLabel(m).split(/\s+|(?<=\/)/).map((w) => w.length));
+    most = Math.max(most, word / lanes);
+  }
+  return Math.ceil(most);
+}
+
 // The page's CSP refuses style attributes, not styles set through the CSSOM: place grid items here.
 function place(el, props) {
   for (const [k, v] of Object.entries(props)) el.style.setProperty(k, String(v));
@@ -85,12 +100,14 @@ export function sequenceDiagram(wire, title) {
     const from = Math.min(a, b);
     const to = Math.max(a, b);
     const label = frameLabel(m);
-    const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : ""].filter(Boolean).join(" ");
+    const oneLane = local && m.kind === "host_built"; // drawn in the host's lane: the host wrote it
+    const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : "", oneLane ? "one-lane" : ""]
+      .filter(Boolean)
+      .join(" ");
     const name = t("diagram.frame_name", { n, total: wire.length, sender: m.sender, receiver: m.receiver, label, kind: kindWords(m.kind) || "" });
-    const where =
-      local && m.kind === "host_built"
-        ? { "grid-row": row, "grid-column": `${col("host") || from} / span 1` }
-        : { "grid-row": row, "grid-column": `${from} / ${to + 1}`, "--span": to - from + 1 };
+    const where = oneLane
+      ? { "grid-row": row, "grid-column": `${col("host") || from} / span 1` }
+      : { "grid-row": row, "grid-column": `${from} / ${to + 1}`, "--span": to - from + 1 };
     const button = h(
       "button",
       {
@@ -118,7 +135,7 @@ export function sequenceDiagram(wire, title) {
       laneLines,
       rows,
     ),
-    { "grid-template-columns": `repeat(${parties.length}, minmax(var(--lane-min), 1fr))` },
+    { "grid-template-columns": `repeat(${parties.length}, minmax(var(--lane-min), 1fr))`, "--words": longestWord(wire, col) },
   );
   // The same frames as an ordered list, for reading in order: no JSON here (the arrows open it).
   const listId = `${id}-list`;

@@ -199,22 +199,40 @@ def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None
     page.close()
 
 
-def test_narrow_lanes_break_method_names_after_a_slash_not_mid_word(browser: Browser, base_url: str) -> None:
-    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
-    section = open_playground(page, LESSON_1, TITLE)
-    press(section, "B deploys a new tool", 1)  # notifications/tools/list_changed, then tools/list
-    modern = diagram(section, "Modern (2026-07-28): this playground")
-    expect(arrows(modern).first).to_be_attached()
-    # A run of text without a space or a slash, drawn on more than one line, was broken mid-word.
-    broken = modern.evaluate(
-        """f => [...f.querySelectorAll('.seq-label')].flatMap(label => [...label.childNodes]
-             .filter(n => n.nodeType === Node.TEXT_NODE)
-             .flatMap(n => [...n.textContent.matchAll(/[^\\s\\/]+\\/?/g)].filter(m => {
-                 const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
-                 return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1; })
-               .map(m => m[0])))"""
-    )
-    labels = modern.evaluate("f => [...f.querySelectorAll('.seq-label')].map(l => l.textContent)")
-    assert any("/" in label for label in labels)
-    assert broken == []
+# A run of text without a space or a slash that is drawn on more than one line was broken mid-word.
+BROKEN_WORDS = """f => [...f.querySelectorAll('.seq-label')].flatMap(label => [...label.childNodes]
+    .filter(n => n.nodeType === Node.TEXT_NODE)
+    .flatMap(n => [...n.textContent.matchAll(/[^\\s\\/]+\\/?/g)].filter(m => {
+        const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+        return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1; })
+      .map(m => m[0])))"""
+
+
+@pytest.mark.parametrize(
+    ("width", "title", "buttons"),
+    [
+        (375, TITLE, ["B deploys a new tool"]),  # notifications/tools/list_changed, then tools/list
+        (375, TITLE, ["The model calls a tool on A", "A dies"]),  # the host-built error, one lane wide
+        (375, "A gateway in front", ["B fails its health check"]),  # list_changed between neighbours, 4 lanes
+        (1280, "A gateway in front", ["B fails its health check"]),
+    ],
+)
+def test_arrow_labels_break_between_words_never_inside_one(
+    browser: Browser, base_url: str, width: int, title: str, buttons: list[str]
+) -> None:
+    page = browser.new_page(viewport={"width": width, "height": 800}, base_url=base_url)
+    section = open_playground(page, LESSON_1, title)
+    for step, label in enumerate(buttons, start=1):
+        press(section, label, step)
+    for era in ("Legacy (2025-11-25)", "Modern (2026-07-28)"):
+        figure = diagram(section, era)
+        expect(arrows(figure).first).to_be_attached()
+        labels = figure.evaluate("f => [...f.querySelectorAll('.seq-label')].map(l => l.textContent)")
+        assert any("/" in label or "isError" in label for label in labels), labels
+        assert figure.evaluate(BROKEN_WORDS) == [], era
+    if width >= 1280:  # four lanes fit half of a wide screen: no sideways scroll needed for the words
+        wide = diagram(section, "Modern (2026-07-28)").evaluate(
+            "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
+        )
+        assert wide[0] <= wide[1], wide
     page.close()
