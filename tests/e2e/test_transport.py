@@ -169,3 +169,22 @@ def test_a_press_while_the_last_one_is_on_its_way(page: Page) -> None:
         for route in held:
             route.continue_()
         expect(log_labels(outage).last).to_have_text("Step 1: A dies")
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Page, width: int) -> None:
+    """In a portal's frame there is no site header: the connection line lies over the top of the page,
+    so a status that appears moves nothing the learner is reading."""
+    page.set_viewport_size({"width": width, "height": 700})
+    page.goto("/embed/hot-swapping")
+    expect(page.get_by_role("button", name="Reset").first).to_be_enabled()
+    expect(page.get_by_role("status").filter(has_text="plain HTTP")).to_have_count(0)
+    calm = page.get_by_role("heading", level=1).bounding_box()
+
+    refused = page.context.new_page()
+    refused.set_viewport_size({"width": width, "height": 700})
+    refused.route_web_socket("**/ws", lambda ws: ws.close())
+    refused.goto("/embed/hot-swapping")
+    expect(refused.get_by_role("status").filter(has_text="plain HTTP")).to_be_visible()
+    assert refused.get_by_role("heading", level=1).bounding_box() == calm
+    refused.close()
