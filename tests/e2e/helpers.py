@@ -12,6 +12,7 @@ import re
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from lesson.content import default_root
+from lesson.i18n import translate
 from lesson.panels import load_panels
 from lesson.scripts import Script
 
@@ -20,6 +21,17 @@ OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
 
 LESSON_1 = "/lessons/hot-swapping"
 LESSON_2 = "/lessons/list-changed"
+
+
+def message(key: str, **values: str | int) -> str:
+    """A script's UI message as the page shows it in English, from the catalogue (``js.`` keys): a test
+    that checks a whole status sentence follows an author's rewording of it."""
+    return translate("en", f"js.{key}", **values)
+
+
+def moment_title(n: int, total: int = 6) -> re.Pattern[str]:
+    """A stepper moment's heading by its number; the title after it is content an author may rename."""
+    return re.compile("^" + re.escape(message("stepper.moment", n=n, total=total, title="")))
 
 
 def panel(page: Page, title: str) -> Locator:
@@ -77,7 +89,7 @@ COLUMNS = ["Server", "Status", "Stream", "Tools", "Last change", "Last error"]
 def expect_era(section: Locator, era: str, table: Locator | None = None) -> None:
     """The era the host speaks, as the servers table names itself ("modern (2026-07-28)")."""
     table = table or servers(section)
-    expect(table).to_have_accessible_name(f"Every server speaks {era} with the host.")
+    expect(table).to_have_accessible_name(message("servers.era_once", era=era))
     expect(table.get_by_role("columnheader", name="Era")).to_have_count(0)
 
 

@@ -18,6 +18,7 @@ from .helpers import (
     log,
     log_labels,
     log_step,
+    message,
     open_playground,
     press,
     prompt,
@@ -265,7 +266,7 @@ def test_reset_keeps_the_chosen_era(outage) -> None:
 
 def test_wire_view_modern_deploy(outage) -> None:
     messages = wire(outage)
-    expect(messages).to_contain_text("No messages crossed the wire in this step.")
+    expect(messages).to_contain_text(message("wire.none"))
     press(outage, "B deploys a new tool", 1)
     expect(messages).to_contain_text("notifications/tools/list_changed")
     expect(messages).to_contain_text("io.modelcontextprotocol/subscriptionId")

@@ -12,7 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, open_playground, panel, press, restart_lab
+from .helpers import LESSON_1, LESSON_2, moment_title, open_playground, panel, press, restart_lab
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +33,7 @@ def use_lesson_1(page: Page) -> None:
 
     stepper = panel(page, "A session with churn")
     stepper.get_by_role("button", name="Next moment").click()
-    expect(stepper.get_by_role("heading", level=4)).to_have_text("Moment 2 of 6: B deploys a new tool")
+    expect(stepper.get_by_role("heading", level=4)).to_have_text(moment_title(2))
 
     lab = restart_lab(page)
     lab.get_by_role("radio", name="waiting for user input").check()

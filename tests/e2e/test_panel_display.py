@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, OUTAGE_COMPARISON, open_playground, press, prompt, region, servers
+from .helpers import LESSON_1, OUTAGE_COMPARISON, message, open_playground, press, prompt, region, servers
 
 pytestmark = pytest.mark.e2e
 
@@ -20,11 +20,11 @@ def outage(page: Page) -> Locator:
 
 def test_the_era_is_said_once(outage: Locator) -> None:
     table = servers(outage)
-    expect(table).to_have_accessible_name("Every server speaks modern (2026-07-28) with the host.")
+    expect(table).to_have_accessible_name(message("servers.era_once", era="modern (2026-07-28)"))
     expect(table.get_by_role("columnheader", name="Era")).to_have_count(0)
     expect(table.get_by_text("modern (2026-07-28)")).to_have_count(1)
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(table).to_have_accessible_name("Every server speaks legacy (2025-11-25) with the host.")
+    expect(table).to_have_accessible_name(message("servers.era_once", era="legacy (2025-11-25)"))
 
 
 def test_counts_use_the_right_plural(outage: Locator) -> None:

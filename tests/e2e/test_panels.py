@@ -17,6 +17,7 @@ from .helpers import (
     log,
     log_labels,
     log_step,
+    message,
     open_playground,
     press,
     prompt,
@@ -208,7 +209,7 @@ def test_undeclared_list_changed_modern(guide: Locator) -> None:
     expect(step).not_to_contain_text("invalidated")
     expect(prompt(guide).get_by_role("listitem")).to_have_text(before)
     expect(prompt(guide)).to_contain_text("Prompt cache invalidations: 0")
-    expect(wire(guide)).to_contain_text("No messages crossed the wire in this step.")
+    expect(wire(guide)).to_contain_text(message("wire.none"))
 
 
 def test_undeclared_list_changed_legacy(guide: Locator) -> None:

@@ -6,7 +6,17 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
-from .helpers import LESSON_1, expect_status, log_labels, log_step, open_playground, press, prompt_tool, restart_lab
+from .helpers import (
+    LESSON_1,
+    expect_status,
+    log_labels,
+    log_step,
+    message,
+    open_playground,
+    press,
+    prompt_tool,
+    restart_lab,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +48,7 @@ def test_http_fallback_when_the_websocket_is_blocked(page: Page) -> None:
     # The restart lab goes over HTTP too.
     lab = restart_lab(page)
     lab.get_by_role("button", name="Restart the server").click()
-    expect(lab.get_by_role("status")).to_have_text("Restarted while idle: both eras shown.")
+    expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation="idle"))
 
 
 def test_a_dropped_socket_reconnects(page: Page) -> None:
