@@ -67,6 +67,14 @@ class Entry:
         self.run = run
         self.loose = True
 
+    def save(self) -> tuple[Any, ...]:
+        """What a change may alter, to put back with ``restore`` if its answer cannot be built."""
+        events = list(self.events)
+        return (self.run, self.fresh, self.loose, self.log_len, events, self.seq, self.last, self.variant, self.era)
+
+    def restore(self, saved: tuple[Any, ...]) -> None:
+        self.run, self.fresh, self.loose, self.log_len, self.events, self.seq, self.last, self.variant, self.era = saved
+
     def settle(self) -> None:
         """Make the kept run compact (the lock held). The socket does this once the answer is sent, so
         the learner does not wait for it; a change settles first, so no checkpoint is ever loose."""

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
 
 from .goals import holds
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
@@ -32,9 +33,11 @@ from .sim.view import View
 log = logging.getLogger(__name__)
 PROTOCOL_VERSION = 2
 MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation
-ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=40)]
 HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]
-SEQ = Annotated[int, Field(ge=0, le=1_000_000_000)]
+# Numbers are JSON integers: "3", true and 3.0 are refused, not read as 3.
+SEQ = Annotated[int, Field(ge=0, le=1_000_000_000, strict=True)]
 # One press in a log: ["p", button] or ["e", era]. Undo pops the last one; reset starts a new log.
 Action = tuple[Literal["p"], ID] | tuple[Literal["e"], Era]
 
@@ -42,6 +45,23 @@ Action = tuple[Literal["p"], ID] | tuple[Literal["e"], Era]
 class _Frame(Strict):
     v: Literal[2]
     id: int | str | None = Field(default=None)  # echoed back as "re", so a client can match answers
+
+    @field_validator("v", mode="before")
+    @classmethod
+    def _integer_version(cls, value: Any) -> Any:
+        if isinstance(value, float):  # 2.0 would pass as 2; any other wrong value is refused as a version
+            raise ValueError("must be the integer 2")
+        return value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> Any:
+        """An integer or an id: anything else (true, a lone surrogate) could not be echoed back as sent."""
+        if value is None or isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and len(value) <= 40 and re.match(ID_PATTERN, value):
+            return value
+        raise ValueError("must be an integer, or at most 40 lowercase letters, digits and '-'")
 
 
 class Log(Strict):
@@ -211,7 +231,7 @@ def _plain(exc: ValidationError, kind: str | None) -> str:
     parts = err["loc"][1:] if err["loc"] and err["loc"][0] in TYPES else err["loc"]  # [0] is the frame type
     loc = [str(p) for p in parts if not str(p).startswith(("tuple[", "function-"))]
     where = ".".join(loc)
-    msg = err["msg"]
+    msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "missing":
         msg = "this field is required"
     elif err["type"] == "extra_forbidden":
@@ -223,11 +243,11 @@ def _plain(exc: ValidationError, kind: str | None) -> str:
 
 
 def _ref(value: Any) -> int | str | None:
-    """The ``re`` an error answer echoes: the frame's id as validation reads it (a boolean as 0 or 1),
-    or null when it is not an id or too long to echo."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int) or isinstance(value, str) and len(value) <= 64:
+    """The ``re`` an error answer echoes: the frame's id, or null when it is not an integer or a string
+    of at most 64 printable characters (a lone surrogate, for one, cannot be written as JSON)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and len(value) <= 64 and value.isprintable():
         return value
     return None
 
@@ -268,6 +288,12 @@ class Service:
             size = len(text) if isinstance(text, bytes) or 4 * len(text) <= self.max_frame_bytes else len(text.encode())
             if size > self.max_frame_bytes:
                 raise FrameError("too_large", f"frame is {size} bytes; the limit is {self.max_frame_bytes}")
+            if isinstance(text, bytes):  # a body over HTTP: read as a socket's text frame is, BOM and all
+                try:
+                    text = text.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    why = f"{exc.reason} at byte {exc.start}"
+                    raise FrameError("bad_json", f"frame is not valid UTF-8 ({why})") from None
             # A well-formed frame is parsed and validated in one pass; anything else takes the path
             # below, which names what is wrong with it.
             try:
@@ -283,8 +309,10 @@ class Service:
                 data = json.loads(text)
             except RecursionError:
                 raise FrameError("bad_json", "frame nests too deeply") from None
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise FrameError("bad_json", f"frame is not valid JSON ({exc})") from None
+            except ValueError as exc:
+                # Python's own advice on over-long integers (a setting of its own) means nothing to a client.
+                why = "a number has too many digits" if "int_max_str_digits" in str(exc) else str(exc)
+                raise FrameError("bad_json", f"frame is not valid JSON ({why})") from None
             return self.handle_data(data)
         except FrameError as exc:
             return self.error(exc.code, exc.message)
@@ -366,6 +394,10 @@ class Service:
 
     def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
         """Replay a page's log; a log that does not fit the panel is refused as a whole."""
+        if log_.panel is not None and log_.panel != panel.id:
+            raise FrameError("bad_frame", f"log.panel: this log is for {log_.panel!r}, not {panel.id!r}")
+        if not panel.era_choice and log_.era != panel.start.era:
+            raise FrameError("bad_frame", f"log.era: panel {panel.id!r} has no era choice; it speaks {panel.start.era}")
         run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
         history = list(run.log)
         for kind, arg in log_.events:
@@ -416,12 +448,18 @@ class Service:
         return reply
 
     def _change(self, entry: Entry, frame: Change, key: tuple[Any, ...]) -> Reply:
-        """Apply one change to an entry whose lock is held, cache it, answer."""
-        self._apply(entry, frame)
-        entry.seq = frame.seq
-        entry.last = key
+        """Apply one change to an entry whose lock is held, answer, cache it. A change whose answer
+        cannot be built is taken back, so an error answer's "nothing was changed" holds."""
+        saved = entry.save()
+        try:
+            self._apply(entry, frame)
+            entry.seq = frame.seq
+            entry.last = key
+            reply = self.answer(frame.id, frame.handle, entry)
+        except BaseException:
+            entry.restore(saved)
+            raise
         self.cache.put(frame.handle, entry)  # new, or its cost changed
-        reply = self.answer(frame.id, frame.handle, entry)
         return Reply(reply.text, reply.code, entry.settle_locked)
 
     def _apply(self, entry: Entry, frame: Change) -> None:

@@ -86,6 +86,14 @@ def _record(slug: str, qid: str, choice: str) -> tuple[Any, Any]:
     return question, choice
 
 
+def _json_body() -> Any:
+    """The request's JSON, or None when the body is not JSON (nested too deeply to parse included)."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        return None
+
+
 @bp.after_app_request
 def _headers(resp: Response) -> Response:
     return security_headers(resp)
@@ -95,8 +103,19 @@ def _headers(resp: Response) -> Response:
 def _same_origin_posts() -> Response | None:
     """CSRF: a POST from a page on another site is refused before it changes anything."""
     if request.method == "POST" and not origin_allowed():
+        if request.path.startswith("/api/"):  # the page's own calls read a JSON error
+            return Response('{"error": "this origin may not send this request"}', 403, mimetype="application/json")
         return Response("This form may only be sent from the lesson's own pages.\n", 403, mimetype="text/plain")
     return None
+
+
+@bp.app_errorhandler(413)
+def _too_large(err: Exception) -> tuple[Response, int] | Response:
+    """A body over LESSON_MAX_CONTENT_LENGTH: said in the shape the caller reads, not as an HTML page."""
+    message = f"the request body is over the limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
+    if request.path.startswith("/api/"):
+        return jsonify(error=message), 413
+    return Response(message + "\n", 413, mimetype="text/plain")
 
 
 @bp.get("/")
@@ -164,7 +183,7 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
     """Grade one answer: ``{"choice": id}``, or ``{"log": line}`` for a task (the playground's log as
     the page holds it, replayed here). The page may send the answers it holds (``answers``), so the
     score survives a restart, another worker or a lost cookie; they are graded here, never trusted."""
-    data = request.get_json(silent=True)
+    data = _json_body()
     question = _question(slug, qid)
     if question.task is not None:
         return _answer_task(slug, question, data)
@@ -239,7 +258,7 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
     quiz = _state().content.quizzes.get(slug)
     if quiz is None:
         abort(404)
-    data = request.get_json(silent=True)
+    data = _json_body()
     if not isinstance(data, dict):
         return jsonify(error='send a JSON object like {"answers": {"q1": "a"}}'), 400
     held = _page_answers(data)
@@ -273,7 +292,7 @@ def statements() -> tuple[Response, int]:
     forwarder = current_app.extensions.get("lrs")
     if forwarder is None:
         return jsonify(error="no learning record store is configured"), 404
-    data = request.get_json(silent=True)
+    data = _json_body()
     items = data if isinstance(data, list) else [data]
     if not items or len(items) > MAX_STATEMENTS:
         return jsonify(error=f"send one statement or a list of 1 to {MAX_STATEMENTS}"), 400

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import selectors
+import socket
 import threading
 import time
 from collections import Counter
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
-from simple_websocket import ConnectionClosed, Server
+from simple_websocket import ConnectionClosed, ConnectionError, Server
+from wsproto.utilities import RemoteProtocolError
 
 from .guard import origin_allowed
 
@@ -38,12 +41,16 @@ def _service():
 
 
 class GuardedSocket(Server):
-    """simple-websocket's server with a bound on frames received but not yet handled.
+    """simple-websocket's server with a bound on frames received but not yet handled, a handler that
+    always learns that its socket closed, and a close on a frame too big that reaches the client.
 
     Its reader thread keeps reading while the handler is blocked sending to a client that does not
     read; without a bound, the frames pile up in memory."""
 
     max_queued = 16
+    linger = 2.0  # seconds to read what a refused client still sends, so the close frame reaches it
+    linger_bytes = 1 << 20
+    draining = False
 
     def _handle_events(self) -> bool:
         keep_going = super()._handle_events()
@@ -51,7 +58,30 @@ class GuardedSocket(Server):
             self.input_buffer.clear()
             self._refuse(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
             return False
+        if not keep_going:
+            # The base class wakes the handler before it marks the socket closed (a frame too big, a
+            # close from the client): the handler could go back to waiting until its idle timeout,
+            # holding a thread and one of its address's sockets. Mark it closed, then wake it again.
+            self.draining = bool(self.max_message_size) and self.incoming_message_len > self.max_message_size
+            self.connected = False
+            self.event.set()
+            if self.draining:
+                self._drain()
         return keep_going
+
+    def _drain(self) -> None:
+        """After closing on a frame too big, read (and drop) the rest of it for a short while before the
+        socket is closed: closing with unread bytes sends a reset, which can overtake the close frame,
+        and the client would see 1006 instead of 1009 and its reason."""
+        deadline, left = time.monotonic() + self.linger, self.linger_bytes
+        with contextlib.suppress(OSError), selectors.DefaultSelector() as sel:
+            self.sock.shutdown(socket.SHUT_WR)
+            sel.register(self.sock, selectors.EVENT_READ)
+            while left > 0 and (wait := deadline - time.monotonic()) > 0 and sel.select(wait):
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                left -= len(chunk)
 
     def _refuse(self, code: int, reason: str) -> None:
         with contextlib.suppress(ConnectionClosed, OSError):
@@ -130,9 +160,12 @@ def ws() -> Response:
         return Response("This origin may not open the playground socket.\n", 403, mimetype="text/plain")
     addr = request.remote_addr or "?"
     addresses: Addresses = current_app.extensions["lesson.addresses"]  # this app's sockets only
-    conn = GuardedSocket(
-        request.environ, ping_interval=cfg["WS_PING_INTERVAL"], max_message_size=cfg["WS_MAX_MESSAGE_BYTES"]
-    )
+    try:
+        conn = GuardedSocket(
+            request.environ, ping_interval=cfg["WS_PING_INTERVAL"], max_message_size=cfg["WS_MAX_MESSAGE_BYTES"]
+        )
+    except (RemoteProtocolError, ConnectionError) as exc:
+        return Response(f"Not a WebSocket handshake this server can accept: {exc}\n", 400, mimetype="text/plain")
     GuardedSocket.max_queued = cfg["WS_MAX_QUEUED"]
     try:
         # A send blocked this long means the client stopped reading: drop it rather than wait.
@@ -149,19 +182,27 @@ def ws() -> Response:
         pass  # the client went away: nothing to log
     if conn.connected:
         conn._refuse(1000, "bye")
+    if conn.draining:  # the socket is closed when this returns: let the reader finish first
+        conn.thread.join(conn.linger + 1)
     return _Closed(conn.mode)
 
 
 @bp.post("/api/frame")
 def frame() -> Response:
     """The same frames over HTTP, for networks whose proxies block WebSockets."""
-    if not origin_allowed():
-        return Response('{"error": "this origin may not send frames"}', 403, mimetype="application/json")
     if request.mimetype != "application/json":
         return Response('{"error": "send frames as application/json"}', 415, mimetype="application/json")
     reply = _service().handle_text(request.get_data(cache=False))
     status = 200 if reply.code is None else STATUS.get(reply.code, 400)
     return Response(reply.text, status=status, mimetype="application/json")
+
+
+@bp.errorhandler(413)
+def frame_too_large(err: Exception) -> Response:
+    """A body over LESSON_MAX_CONTENT_LENGTH gets an error frame, as a smaller one over the limit does."""
+    size, limit = current_app.config["MAX_CONTENT_LENGTH"], _service().max_frame_bytes
+    reply = _service().error("too_large", f"frame is over {size} bytes; the limit is {limit}")
+    return Response(reply.text, 413, mimetype="application/json")
 
 
 def init_app(app: Flask) -> None:

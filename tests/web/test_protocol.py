@@ -92,6 +92,24 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
             "nests",
         ),
         ("[" * 100_000 + "]" * 100_000, "too_large", "limit"),
+        # Numbers are JSON integers: a string, a boolean or a float is refused, not read as one.
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": "2", "button": "a-dies"}', "bad_frame", "seq"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": true, "button": "a-dies"}', "bad_frame", "seq"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2.0, "button": "a-dies"}', "bad_frame", "seq"),
+        ('{"v": 2.0, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies"}', "bad_frame", "v"),
+        # An id is an integer or an id: one that could not be echoed back is refused before anything is applied.
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "id": "\\ud800"}', "bad_frame", "id"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "id": true}', "bad_frame", "id"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "id": "ABC DEF"}', "bad_frame", "id"),
+        ("\ufeff" + '{"v": 2, "type": "open", "panel": "outage"}', "bad_json", "BOM"),
+        ('{"v": 2, "type": "open", "panel": "outage", "id": ' + "9" * 5000 + "}", "bad_json", "too many digits"),
+        # A log names its own panel, and a panel without an era choice always starts in its own era.
+        (
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"panel": "handles", "era": "modern"}}',
+            "bad_frame",
+            "log.panel",
+        ),
+        ('{"v": 2, "type": "open", "panel": "handles", "log": {"era": "legacy"}}', "bad_frame", "log.era"),
     ],
 )
 def test_bad_input_gets_a_named_error_and_loses_nothing(service, text, code, words):
@@ -105,6 +123,24 @@ def test_bad_input_gets_a_named_error_and_loses_nothing(service, text, code, wor
     again = send(service, type="open", panel="outage", handle=page.handle)
     assert again["handle"] == page.handle and again["steps"] == before["steps"] == 1
     assert again["view"]["servers"] == before["view"]["servers"]
+
+
+def test_a_change_whose_answer_fails_is_taken_back(service, monkeypatch):
+    """The error answer says nothing was changed: then nothing was, and the page's next change, which
+    carries the same sequence number, is the first one applied."""
+    handle = send(service, type="open", panel="outage")["handle"]
+    build = Service.answer
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the answer could not be built")
+
+    monkeypatch.setattr(Service, "answer", broken)
+    failed = send(service, type="press", handle=handle, seq=1, button="a-dies")
+    assert failed["code"] == "internal" and "nothing was changed" in failed["message"]
+    monkeypatch.setattr(Service, "answer", build)
+    other = send(service, type="press", handle=handle, seq=1, button="deploy")
+    assert other["type"] == "view" and other["steps"] == 1 and row(other, "A")["status"] == "connected"
+    assert send(service, type="press", handle=handle, seq=2, button="a-dies")["steps"] == 2
 
 
 @pytest.mark.parametrize("depth", [1_000, 200_000])
@@ -239,6 +275,21 @@ def test_http_frames_behave_like_socket_frames(client):
     assert resp.status_code == 415
     resp = post({"type": "open", "panel": "outage"}, headers={"Origin": "https://evil.example"})
     assert resp.status_code == 403
+
+
+def test_http_bodies_are_read_as_socket_frames_and_refusals_say_why_in_json(client):
+    frame = json.dumps({"v": 2, "type": "open", "panel": "outage"}).encode()
+    for body in (b"\xef\xbb\xbf" + frame, frame.replace(b"outage", b"outage\xed\xa0\x80")):
+        resp = client.post("/api/frame", data=body, content_type="application/json")
+        assert resp.status_code == 400 and resp.get_json()["code"] == "bad_json"
+    limit = client.application.config["MAX_CONTENT_LENGTH"]
+    resp = client.post("/api/frame", data=b" " * (limit + 1), content_type="application/json")
+    assert resp.status_code == 413 and resp.get_json()["code"] == "too_large"
+    resp = client.post("/api/frame", data=frame, content_type="application/json", headers={"Origin": "https://evil.example"})
+    assert resp.status_code == 403 and "origin" in resp.get_json()["error"]
+    for path in ("/api/quiz/hot-swapping", "/api/quiz/hot-swapping/discover"):
+        resp = client.post(path, data="[" * 5000 + "]" * 5000, content_type="application/json")
+        assert resp.status_code == 400 and resp.is_json, path  # refused, not a 500
 
 
 def test_a_real_websocket_survives_bad_frames_and_reconnects_by_handle(live_server):
@@ -399,6 +450,7 @@ def test_a_socket_press_leaves_the_cached_run_compact(panels):
         {"type": "press", "seq": 1, "button": "fly", "id": 7},
         {"type": "press", "seq": 1, "button": "a-dies", "id": True},
         {"type": "press", "seq": 1, "button": "fly", "id": False},
+        {"type": "press", "seq": 1, "button": "a-dies", "id": "\ud800"},
         {"type": "press", "seq": 1, "button": "fly", "id": "z" * 65},
         {"type": "press", "seq": 2, "button": "a-dies", "log": {"panel": "outage", "era": "modern", "seq": 0}},
         {"type": "press", "seq": 1.0, "button": "a-dies"},

@@ -84,15 +84,41 @@ def test_too_many_sockets_from_one_address(serve_app):
     assert json.loads(data)["type"] == "view"
 
 
+def oversized_frames_close_with_1009_and_free_their_slot(base: str) -> None:
+    """For a server allowing one socket per address and frames of 4 KiB."""
+    for _ in range(3):
+        ws = websocket.create_connection(ws_url(base), timeout=10)
+        ws.send(OPEN)
+        ws.recv()
+        # Far more than the limit: the close frame must still arrive, not a reset for the unread rest.
+        ws.send("x" * 200_000)
+        code, reason = close_of(ws)
+        assert code == 1009 and reason
+        ws.close()
+        # Its handler let go of the socket at once: the address's one socket is free again (after a
+        # moment: the server notices the client's close on its own thread).
+        deadline = time.monotonic() + 5
+        while True:
+            again = websocket.create_connection(ws_url(base), timeout=10)
+            again.send(OPEN)
+            opcode, _ = again.recv_data(control_frame=True)
+            again.close()
+            if opcode == websocket.ABNF.OPCODE_TEXT or time.monotonic() > deadline:
+                break
+        assert opcode == websocket.ABNF.OPCODE_TEXT
+
+
 def test_a_frame_over_the_socket_limit_closes_with_a_reason(serve_app):
-    base = serve_app(WS_MAX_MESSAGE_BYTES=4096)
-    ws = websocket.create_connection(ws_url(base), timeout=10)
-    ws.send("x" * 5000)
-    code, reason = close_of(ws)
-    assert code == 1009 and reason
+    base = serve_app(WS_MAX_MESSAGE_BYTES=4096, WS_MAX_PER_ADDRESS=1)
+    oversized_frames_close_with_1009_and_free_their_slot(base)
     mid = websocket.create_connection(ws_url(base), timeout=10)
     mid.send(json.dumps({"v": 2, "type": "open", "panel": "outage", "pad": "x" * 3000}))
     assert json.loads(mid.recv())["code"] == "bad_frame"  # under the socket limit: an error frame
+
+
+def test_the_production_server_closes_an_oversized_frame_with_1009_too(spawn):
+    base, _ = spawn(workers=1, env={"LESSON_WS_MAX_MESSAGE_BYTES": "4096", "LESSON_WS_MAX_PER_ADDRESS": "1"})
+    oversized_frames_close_with_1009_and_free_their_slot(base)
 
 
 def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_app):
@@ -134,6 +160,26 @@ def test_no_stray_bytes_after_a_close_and_no_traceback(serve_app, caplog):
         pass
     assert b"HTTP/1" not in tail
     assert not [r for r in caplog.records if r.exc_info]
+
+
+@pytest.mark.parametrize("drop", [b"Sec-WebSocket-Key", b"Sec-WebSocket-Version"])
+def test_a_broken_handshake_gets_a_400_not_a_traceback(serve_app, caplog, drop):
+    base = serve_app()
+    host, port = base.removeprefix("http://").split(":")
+    lines = [
+        b"GET /ws HTTP/1.1",
+        b"Host: " + host.encode(),
+        b"Upgrade: websocket",
+        b"Connection: Upgrade",
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        b"Sec-WebSocket-Version: 13",
+    ]
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"\r\n".join(line for line in lines if not line.startswith(drop)) + b"\r\n\r\n")
+        status = sock.recv(4096).split(b"\r\n", 1)[0]
+    assert b" 400 " in status, status
+    assert not [r for r in caplog.records if r.exc_info]
+    still_serves(base)
 
 
 @pytest.mark.parametrize("origin, allowed", [("https://evil.example", False), (None, True)])
