@@ -1,5 +1,5 @@
 """A task question must be the learner's own work: no scenario shipped for the task's playground may do
-the task by itself. The page replays a scenario by pressing the panel's buttons, one "Next step" at a
+the task by itself. The page replays a scenario by pressing the panel's buttons, one "Next moment" at a
 time, so every point a learner can stop at (after each step, in either era) is graded like a task log."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _tasks() -> list[tuple[str, object]]:
 
 
 def stops(scenario: dict) -> list[list[str]]:
-    """The presses made by the time each "Next step" has been pressed."""
+    """The presses made by the time each "Next moment" has been pressed."""
     out, pressed = [], []
     for step in scenario["steps"]:
         pressed = pressed + step["press"]
@@ -54,7 +54,7 @@ def replays(task, panels, scenarios) -> list[tuple[str, str, int]]:
 def test_no_shipped_scenario_does_a_task_for_the_learner(name: str, task) -> None:
     panels = load_panels(CONTENT)
     scenarios = page_scenarios(CONTENT)
-    assert replays(task, panels, scenarios) == [], f"{name} is done by pressing Next step in a scenario"
+    assert replays(task, panels, scenarios) == [], f"{name} is done by pressing Next moment in a scenario"
 
 
 def test_the_check_finds_a_scenario_that_does_a_task() -> None:

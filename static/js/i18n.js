@@ -15,7 +15,7 @@ async function load() {
 
 const table = await load();
 
-// t("scenario.step", { n: 2, total: 5, title: "A dies" }) -> "Step 2 of 5: A dies"
+// t("scenario.step", { n: 2, total: 5, title: "A dies" }) -> "Moment 2 of 5: A dies"
 export function t(key, values = {}) {
   const text = table[key];
   if (text === undefined) return key;

@@ -105,6 +105,19 @@ export function present(article) {
     if (!forward && current > 0) show(current - 1, true);
   }
 
+  // A link to a part of the lesson on another screen (the quick check's "Do it in the playground", its
+  // way back) shows that screen first; the link's own handler, or the browser, then scrolls to the part.
+  document.addEventListener(
+    "click",
+    (event) => {
+      const link = event.target.closest?.('a[href^="#"]');
+      const target = link && document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+      const n = target ? screens.findIndex((items) => items.some((el) => el.contains(target))) : -1;
+      if (n >= 0 && n !== current) show(n, false);
+    },
+    true,
+  );
+
   prev.addEventListener("click", () => step(false));
   next.addEventListener("click", () => step(true));
   document.addEventListener("keydown", (event) => {

@@ -185,7 +185,7 @@ def expect_step(section: Locator, s: Script, n: int) -> None:
     """Step n of the scenario is on show: its title and its narration, in the box's status line."""
     status = scenario_box(section, s).get_by_role("status")
     step = s.steps[n - 1]
-    expect(status).to_contain_text(f"Step {n} of {len(s.steps)}: {step.title}")
+    expect(status).to_contain_text(message("scenario.step", n=n, total=len(s.steps), title=step.title))
     expect(status).to_contain_text(step.narration)
     expect(status).to_be_visible()
 

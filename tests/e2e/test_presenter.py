@@ -125,17 +125,17 @@ def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page:
     expect(play).to_be_focused()
     page.keyboard.press("Enter")
     narration = outage.get_by_role("region", name=f"Scenario: {s.title}").get_by_role("status")
-    expect(narration).to_contain_text(f"Step 1 of {len(s.steps)}")
+    expect(narration).to_contain_text(f"Moment 1 of {len(s.steps)}")
     expect(narration).to_contain_text(s.steps[0].narration)
 
     page.keyboard.press("ArrowRight")  # the next scenario step, not the next screen
-    expect(narration).to_contain_text(f"Step 2 of {len(s.steps)}")
+    expect(narration).to_contain_text(f"Moment 2 of {len(s.steps)}")
     expect(narration).to_contain_text(s.steps[1].narration)
     expect_status(outage, "A", "down")
     result = Axe().run(page)  # presenter mode with a scenario on screen
     assert result.violations_count == 0, result.generate_report()
     page.keyboard.press("PageUp")
-    expect(narration).to_contain_text(f"Step 1 of {len(s.steps)}")
+    expect(narration).to_contain_text(f"Moment 1 of {len(s.steps)}")
     expect_status(outage, "A", "connected")
     assert screen_number(page)[0] == at
 
@@ -173,3 +173,24 @@ def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int
         assert box["y"] + box["height"] <= bar_box["y"] + 1
         assert bar_box["height"] <= 800 / 6
         page.keyboard.press("ArrowRight")
+
+
+def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back(page: Page) -> None:
+    """The task question's link leads to the playground on an earlier screen, and its way back returns."""
+    page.goto(LESSON_1 + "?present=1")
+    _, total = screen_number(page)
+    quiz = page.get_by_role("region", name="Quick check questions")
+    for _ in range(total):  # on to the quick check's screen
+        if quiz.is_visible():
+            break
+        page.get_by_role("button", name="Next", exact=True).click()
+    at_quiz = screen_number(page)[0]
+    quiz.get_by_role("link", name="Play out an outage").click()
+    outage = panel(page, "Play out an outage")
+    first = outage.get_by_role("button", name="B deploys a new tool")
+    expect(first).to_be_focused()
+    expect(first).to_be_in_viewport()
+    assert screen_number(page)[0] < at_quiz
+    outage.get_by_role("link", name=re.compile("question")).click()
+    expect(quiz.get_by_role("button", name=re.compile("^Check my playground"))).to_be_focused()
+    expect(position(page)).to_have_text(f"Screen {at_quiz} of {total}")

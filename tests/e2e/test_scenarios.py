@@ -31,23 +31,23 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     expect_step(outage, s, 1)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
     scenario = scenario_box(outage, s)
-    expect(scenario.get_by_role("button", name="Previous step")).to_be_disabled()
-    expect(scenario.get_by_role("button", name="Next step")).to_be_focused()
+    expect(scenario.get_by_role("button", name="Previous moment")).to_be_disabled()
+    expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
 
-    scenario.get_by_role("button", name="Next step").click()
+    scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
     expect_status(outage, "A", "down")
     result = Axe().run(page)
     assert result.violations_count == 0, result.generate_report()
 
-    scenario.get_by_role("button", name="Previous step").click()
+    scenario.get_by_role("button", name="Previous moment").click()
     expect_step(outage, s, 1)
     expect_status(outage, "A", "connected")
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
 
-    scenario.get_by_role("button", name="Next step").click()
+    scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
-    scenario.get_by_role("button", name="Next step").click()
+    scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 3)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
 
@@ -65,7 +65,7 @@ def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> N
     outage = open_playground(page, LESSON_1, "Play out an outage")
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
-    scenario_box(outage, s).get_by_role("button", name="Next step").click()
+    scenario_box(outage, s).get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
     press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
     expect(scenario_box(outage, s)).to_have_count(0)
@@ -79,9 +79,9 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     scenario = scenario_box(gateway, s)
     for n in range(1, len(s.steps)):
         expect_step(gateway, s, n)
-        scenario.get_by_role("button", name="Next step").click()
+        scenario.get_by_role("button", name="Next moment").click()
     expect_step(gateway, s, len(s.steps))
-    expect(scenario.get_by_role("button", name="Next step")).to_be_disabled()
+    expect(scenario.get_by_role("button", name="Next moment")).to_be_disabled()
     # The focus was on Next, which is now disabled: it moves to Leave rather than to the page.
     expect(scenario.get_by_role("button", name="Leave the scenario")).to_be_focused()
     presses = sum(1 if isinstance(step.press, str) else len(step.press or []) for step in s.steps)
