@@ -67,8 +67,7 @@ let uid = 0;
 function longestWord(wire, col) {
   let most = 0;
   for (const m of wire) {
-    const one = !m.on_wire && m.kind === "host_built";
-    const lanes = one ? 1 : Math.max(1, Math.abs(col(m.sender) - col(m.receiver)));
+    const lanes = Math.max(1, Math.abs(col(m.sender) - col(m.receiver)));
     const word = Math.max(...frameLabel(m).split(/\s+|(?<=\/)/).map((w) => w.length));
     most = Math.max(most, word / lanes);
   }
@@ -100,14 +99,10 @@ export function sequenceDiagram(wire, title) {
     const from = Math.min(a, b);
     const to = Math.max(a, b);
     const label = frameLabel(m);
-    const oneLane = local && m.kind === "host_built"; // drawn in the host's lane: the host wrote it
-    const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : "", oneLane ? "one-lane" : ""]
-      .filter(Boolean)
-      .join(" ");
+    const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : ""].filter(Boolean).join(" ");
     const name = t("diagram.frame_name", { n, total: wire.length, sender: m.sender, receiver: m.receiver, label, kind: kindWords(m.kind) || "" });
-    const where = oneLane
-      ? { "grid-row": row, "grid-column": `${col("host") || from} / span 1` }
-      : { "grid-row": row, "grid-column": `${from} / ${to + 1}`, "--span": to - from + 1 };
+    // A box the host built spans from the host to whoever it is for (the model), as an arrow would.
+    const where = { "grid-row": row, "grid-column": `${from} / ${to + 1}`, "--span": to - from + 1 };
     const button = h(
       "button",
       {

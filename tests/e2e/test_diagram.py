@@ -81,6 +81,10 @@ def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> No
     expect(built).to_have_count(1)
     expect(built).to_contain_text("built by the host, not on the wire")
     expect(built).to_contain_text("isError")
+    # It is for the model: the box reaches the model's lane, as an arrow to it would.
+    model = modern.locator(".seq-lane-head").filter(has_text=re.compile("^model$"))
+    box, lane = built.bounding_box(), model.bounding_box()
+    assert box and lane and box["x"] + box["width"] >= lane["x"] + lane["width"] / 2, (box, lane)
     built.click()
     detail = opened(modern).get_by_text(re.compile("^Frame \\d+ of \\d+: host → model · built by the host"))
     expect(detail).to_be_visible()
