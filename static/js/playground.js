@@ -332,7 +332,8 @@ export function mountPlayground(section, transport) {
   };
 
   // A press brings its changes into view, and on a phone they lie far below the event buttons. While
-  // those are above the screen, a button at its foot takes the learner back to the one last pressed.
+  // those are above the screen, a button at its foot takes the learner back to the one last pressed
+  // (an event, Undo or Reset; the first event when that one is now disabled, as Undo at the start is).
   const eventButtons = section.querySelector(".buttons.events");
   let lastEvent = null;
   let placeBack = () => {};
@@ -341,8 +342,9 @@ export function mountPlayground(section, transport) {
     section.append(h("div", { class: "to-events-dock" }, back));
     back.addEventListener("click", (event) => {
       event.stopPropagation(); // not a change to the playground
-      lastEvent.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
-      lastEvent.focus({ preventScroll: true });
+      const target = lastEvent.disabled ? eventButtons.querySelector("button:not(:disabled)") || lastEvent : lastEvent;
+      target.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
+      target.focus({ preventScroll: true });
     });
     // Worked out from where the buttons are on every scroll (once a frame), not from their crossing the
     // screen's edge: a jump past them, or a disclosure opened below them, crosses no edge.
@@ -366,7 +368,7 @@ export function mountPlayground(section, transport) {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || !log.handle) return;
     pressed = button;
-    if (button.dataset.button) {
+    if (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset") {
       lastEvent = button;
       placeBack();
     }

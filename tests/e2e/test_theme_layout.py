@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, open_playground, panel, press, restart_lab, servers
+from .helpers import LESSON_1, LESSON_2, log_labels, open_playground, panel, press, restart_lab, servers
 
 pytestmark = pytest.mark.e2e
 
@@ -201,6 +201,16 @@ def test_on_a_phone_a_press_far_from_its_changes_offers_the_way_back(browser: Br
     expect(turn).to_be_in_viewport()
     expect(turn).to_be_focused()
     expect(back).to_be_hidden()
+    # Undo is a press too: the way back leads to it, not to the event it took back.
+    press(outage, "A dies", 2)
+    undo = outage.get_by_role("button", name="Undo")
+    undo.click()
+    expect(log_labels(outage).last).to_have_text(re.compile("^Step 1: "))
+    summary.scroll_into_view_if_needed()  # reading on, down to the wire
+    expect(undo).not_to_be_in_viewport()
+    back.click()
+    expect(undo).to_be_focused()
+    expect(undo).to_be_in_viewport()
     context.close()
 
 
