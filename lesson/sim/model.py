@@ -120,6 +120,7 @@ class SimServer(Strict):
     gateway: bool = False
     backends: list[str] = Field(default_factory=list)
     unhealthy: list[str] = Field(default_factory=list)
+    backend_changes: dict[str, str] = Field(default_factory=dict)  # the table's "last change" of each backend
     other_listeners: list[str] = Field(default_factory=list)  # other hosts listening to a gateway
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0

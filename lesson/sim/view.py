@@ -156,7 +156,7 @@ def server_rows(state: State) -> list[ServerRow]:
                         transport="via gateway",
                         listen=f"through {name}",
                         tools=[] if hidden else [t.name for t in backend.tools],
-                        last_change="",
+                        last_change=srv.backend_changes.get(b, ""),
                         last_error="failing health checks"
                         if hidden
                         else "not running; the gateway has not health-checked it yet"

@@ -568,8 +568,10 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
     assert [r.name for r in v.servers if r.via is None] == ["G"]
     assert {t.server for t in v.next_prompt.tools} == {"G"} and origins(v) == {"A", "B"}
 
+    assert row(v, "A").last_change == ""  # nothing has happened to it yet
     run, v = step(run, BackendFailsHealthCheck(gateway="G", backend="A"))
     assert row(v, "A").status == "hidden" and origins(v) == {"B"}
+    assert row(v, "A").last_change.startswith("step 1:") and "health check" in row(v, "A").last_change
     changed = [m for m in wire(run) if label(m) == "notifications/tools/list_changed"]
     assert {m.receiver for m in changed} == {"host", "host-2", "host-3"}
     assert all(m.sender == "G" for m in changed)
@@ -577,7 +579,7 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
 
     run, v = step(run, BackendJoins(gateway="G", backend="C"))
     assert origins(v) == {"B", "C"} and ("find_slot", "G") in prompt(v)
-    assert row(v, "C").via == "G"
+    assert row(v, "C").via == "G" and row(v, "C").last_change.startswith("step 2:")
     assert {m.receiver for m in wire(run) if label(m) == "notifications/tools/list_changed"} == {
         "host",
         "host-2",
@@ -586,6 +588,7 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
 
     run, v = step(run, BackendRecovers(gateway="G", backend="A"))
     assert row(v, "A").status == "connected" and origins(v) == {"A", "B", "C"}
+    assert row(v, "A").last_change.startswith("step 3:") and row(v, "B").last_change == ""
     assert list(run.state.host.clients) == ["G"]
 
 

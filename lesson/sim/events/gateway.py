@@ -35,6 +35,7 @@ def _joins(st: Step, e: BackendJoins) -> None:
         raise Rejected(f"The host reaches {e.backend} directly; remove it from the host's config first.")
     gw.backends.append(e.backend)
     b.behind = e.gateway
+    gw.backend_changes[e.backend] = f"step {st.s.step}: joined {e.gateway}"
     st.say(f"{e.backend} joined gateway {e.gateway}. The host still holds one client, to the gateway.", "change")
     _announce(st, gw, f"backend {e.backend} joined")
 
@@ -53,6 +54,7 @@ def _leaves(st: Step, e: BackendLeaves) -> None:
         raise Rejected(f"{e.backend} is not behind {e.gateway}.")
     gw.backends.remove(e.backend)
     gw.unhealthy = [n for n in gw.unhealthy if n != e.backend]
+    gw.backend_changes.pop(e.backend, None)
     b.behind = None
     st.say(f"{e.backend} left gateway {e.gateway}.", "change")
     _announce(st, gw, f"backend {e.backend} left")
@@ -73,6 +75,7 @@ def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
     if e.backend in gw.unhealthy:
         raise Rejected(f"{e.backend} is already failing its health checks.")
     gw.unhealthy.append(e.backend)
+    gw.backend_changes[e.backend] = f"step {st.s.step}: hidden, health check failed"
     st.say(f"{e.backend} failed the gateway's health check. The gateway hides its tools.", "error")
     _announce(st, gw, f"backend {e.backend} failed its health check")
 
@@ -91,6 +94,7 @@ def _recovers(st: Step, e: BackendRecovers) -> None:
         raise Rejected(f"{e.backend} is not failing its health checks.")
     gw.unhealthy.remove(e.backend)
     b.up = True
+    gw.backend_changes[e.backend] = f"step {st.s.step}: shown again, health check passed"
     st.say(f"{e.backend} passes its health check again. The gateway shows its tools again.", "change")
     _announce(st, gw, f"backend {e.backend} recovered")
 
