@@ -19,7 +19,9 @@ function fromBase64Url(text) {
 export function encodeLink(panel, log) {
   const x = log.events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
   const data = toBase64Url(JSON.stringify({ v: VERSION, s: log.variant, e: log.era, x }));
-  const url = new URL(window.location.href);
+  // The lesson's own address (its public one when configured), not this page's: a link copied inside
+  // a portal's frame or in presenter mode opens the ordinary lesson.
+  const url = new URL(document.documentElement.dataset.lessonIri || window.location.href, window.location.href);
   url.hash = `pg=${panel}~${data}`;
   return url.toString();
 }

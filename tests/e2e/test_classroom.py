@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 import threading
 from pathlib import Path
@@ -41,6 +42,23 @@ def test_sigkill_and_restart_the_page_continues_its_playground(page: Page, spawn
     expect_status(outage, "A", "down")
     outage.get_by_role("button", name="Undo").click()
     expect(log_labels(outage)).to_have_count(3)
+
+
+@pytest.mark.parametrize("path", ["/embed/hot-swapping", LESSON_1 + "?present=1"])
+def test_a_link_shared_from_a_frame_or_presenter_mode_opens_the_lesson_itself(page: Page, path: str) -> None:
+    page.goto(path)
+    outage = page.get_by_role("region", name=TITLE, exact=True)
+    if "present" in path:
+        expect(page.get_by_role("navigation", name="Presenter controls")).to_be_visible()
+    for _ in range(5):  # presenter mode: on to the playground's screen
+        if outage.is_visible():
+            break
+        page.get_by_role("button", name="Next", exact=True).click()
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    press(outage, "A dies", 1)
+    outage.get_by_role("button", name="Share link").click()
+    url = outage.get_by_role("textbox", name="Link to this playground").input_value()
+    assert re.match(r"^http://127\.0\.0\.1:\d+/lessons/hot-swapping#pg=outage~", url), url
 
 
 def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(page: Page, browser: Browser) -> None:
