@@ -55,6 +55,9 @@ def describe(event: Event) -> str:
     return event.describe()
 
 
+NO_TWIN = "Switching eras has no counterpart in the other era: compare the two again from the next press."
+
+
 def _for_twin(event: Event) -> Event:
     if isinstance(event, SwitchEra):
         return event.model_copy(update={"era": other_era(event.era)})
@@ -89,6 +92,10 @@ def advance(run: Run, event: Event) -> Run:
         event = EVENT.validate_python(event)
     state, outcome = apply(run.state, event)
     twin, other = apply(run.twin, _for_twin(event))
+    if isinstance(event, SwitchEra) and not other.rejected:
+        # The twin switches the other way to stay in the other era; that is no counterpart of this
+        # step, and shown beside it reads as if the other era had done something.
+        other = make(Outcome, lines=[make(LogLine, text=NO_TWIN)], wire=[])
     checkpoint = run if len(run.playground.events) % STRIDE == 0 else run.checkpoint
     # Everything below is already valid; re-validating the whole history would cost O(events) per step.
     return make(

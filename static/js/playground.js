@@ -4,7 +4,7 @@
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize } from "./changes.js";
 import { fill, h } from "./dom.js";
-import { comparison, counterLine, handleState, logEntry, logList, promptList, serverTable, stepWire, wireList } from "./render.js";
+import { comparison, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { session } from "./store.js";
@@ -138,6 +138,7 @@ export function mountPlayground(section, transport) {
     // What an undo takes back is the newest step before it: say so, or it reads as a new press.
     const undone = frame.type === "undo" ? history[history.length - 1] : null;
     updateLog(answer.log_from, v.log);
+    const dropped = frame.type === "reset" ? log.events.length : 0; // presses a reset sets aside
     const events = frame.type === "open" ? (log && log.events) || [] : log.events.slice();
     if (frame.type === "press") events.push(["p", frame.button]);
     else if (frame.type === "era") events.push(["e", frame.era]);
@@ -161,6 +162,12 @@ export function mountPlayground(section, transport) {
     share.hide();
     const last = history[history.length - 1];
     let summary = last.step ? t("playground.after", { k, step: last.step, label: last.label, changes }) : t("playground.ready");
+    if (frame.type === "reset" && dropped) {
+      // A new storage choice (a variant) is a new start: say that the presses made so far are gone.
+      const chosen = frame.variant && section.querySelector(`[data-role="variant"] input[value="${CSS.escape(frame.variant)}"]`);
+      const presses = plural(dropped, "press");
+      summary = chosen ? t("playground.restarted_variant", { variant: chosen.closest("label").textContent.trim(), presses }) : t("playground.restarted", { presses });
+    }
     if (undone) summary = t("playground.undone", { label: undone.label, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label }) : t("playground.now_start"), changes });
     const notice = answer.notice || linkNotice;
     linkNotice = null;

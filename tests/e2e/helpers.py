@@ -61,7 +61,7 @@ def open_playground(page: Page, path: str, title: str) -> Locator:
     page.goto(path)
     section = panel(page, title)
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
-    expect(section.get_by_role("status")).to_have_text("Playground ready.")
+    expect(section.get_by_role("status")).to_have_text(message("playground.ready"))
     return section
 
 

@@ -17,7 +17,7 @@ from lesson.content import default_root
 from lesson.panels import PlaygroundPanel, load_panel
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, expect_step, log_labels, panel, press, scenario_box
+from .helpers import LESSON_1, expect_step, log_labels, message, panel, press, scenario_box
 
 pytestmark = pytest.mark.e2e
 
@@ -47,7 +47,7 @@ def open_answering(page: Page) -> Locator:
     page.get_by_text(DISCLOSURE).click()
     expect(section).to_be_visible()
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
-    expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+    expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))
     return section
 
 

@@ -250,7 +250,8 @@ def test_undo_and_reset(outage) -> None:
     expect_status(outage, "A", "connected")
     expect(prompt(outage)).to_contain_text("Turns taken: 0")
     expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
-    expect(outage.get_by_role("status")).to_have_text("Playground ready.")
+    set_aside = message("count.press.many", n=3)
+    expect(outage.get_by_role("status")).to_have_text(message("playground.restarted", presses=set_aside))
 
 
 def test_reset_keeps_the_chosen_era(outage) -> None:

@@ -172,10 +172,19 @@ def test_handles_in_process_memory(handles: Locator) -> None:
     expect(step).to_contain_text('"items": ["A-100"]')
     expect(step).to_contain_text("the memory of replica 1")
 
-    # Reset keeps the chosen variant.
+    # Reset keeps the chosen variant, and says the presses so far are set aside.
     handles.get_by_role("button", name="Reset").click()
     expect(log_labels(handles)).to_have_text(["Start"])
     expect(handles.get_by_role("radio", name="Baskets in process memory")).to_be_checked()
+    expect(handles.get_by_role("status")).to_contain_text(message("count.press.many", n=8))
+
+    # Another place for the baskets is another start: the status names it and what was set aside.
+    press(handles, "create_basket", 1)
+    handles.get_by_role("radio", name="Baskets in a durable store").check()
+    expect(log_labels(handles)).to_have_text(["Start"])
+    status = handles.get_by_role("status")
+    expect(status).to_contain_text("Baskets in a durable store")
+    expect(status).to_contain_text(message("count.press.one", n=1))
 
 
 def test_handles_add_item_before_any_basket(handles: Locator) -> None:

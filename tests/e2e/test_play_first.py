@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import LESSON_1, LESSON_2, panel
+from .helpers import LESSON_1, LESSON_2, message, panel
 
 pytestmark = pytest.mark.e2e
 
@@ -37,7 +37,7 @@ def test_the_first_playground_is_in_the_first_screen(desktop: Page, path: str, t
 
 def test_lesson_1_is_short_by_default(desktop: Page) -> None:
     desktop.goto(LESSON_1)
-    expect(panel(desktop, "Play out an outage").get_by_role("status")).to_have_text("Playground ready.")
+    expect(panel(desktop, "Play out an outage").get_by_role("status")).to_have_text(message("playground.ready"))
     # innerText holds only rendered text: what sits in a closed disclosure is not counted.
     words = desktop.evaluate("document.body.innerText.split(/\\s+/).filter(Boolean).length")
     height = desktop.evaluate("document.documentElement.scrollHeight")

@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from .helpers import LESSON_1, log_labels, open_playground, press
+from .helpers import LESSON_1, log_labels, message, open_playground, press
 
 pytestmark = pytest.mark.e2e
 
@@ -54,7 +54,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     start_over.click()
     dialog.get_by_role("button", name="Clear and start over").click()
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    expect(outage.get_by_role("status")).to_have_text("Playground ready.")
+    expect(outage.get_by_role("status")).to_have_text(message("playground.ready"))
     expect(log_labels(outage)).to_have_count(1)
     quiz = page.get_by_role("region", name="Quick check questions")
     expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
@@ -62,7 +62,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(page.get_by_role("radio", name="Dark")).to_be_checked()
     # Nothing comes back on a further reload.
     page.reload()
-    expect(outage.get_by_role("status")).to_have_text("Playground ready.")
+    expect(outage.get_by_role("status")).to_have_text(message("playground.ready"))
     expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
     # The progress file has no goal reached any more.
     with page.expect_download() as download:

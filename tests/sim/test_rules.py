@@ -775,6 +775,18 @@ def test_an_era_switch_while_the_user_answers_says_the_question_is_gone(era: str
     assert run.state.host.clients["W"].pending_input is None
 
 
+@era_param
+def test_an_era_switch_is_compared_with_nothing_and_the_next_press_with_its_twin(era: str) -> None:
+    """The twin switches the other way to stay in the other era; that is not this step's counterpart."""
+    other = "legacy" if era == "modern" else "modern"
+    run, v = step(play("outage", era), SwitchEra(era=other))
+    assert v.comparison is not None and v.comparison.this.wire  # this era re-connects, on the wire
+    assert v.comparison.other.wire == [] and "no counterpart" in v.comparison.other.lines[0].text
+    assert run.twin.host.era == era  # the twin did switch: it stays the other era
+    _, v = step(run, ServerDies(server="A"))
+    assert v.comparison.other.era == era and v.comparison.other.wire
+
+
 def test_the_tables_last_change_follows_every_new_list() -> None:
     """Whatever brings the host a new list (its own re-list before a turn, a sign-in with another
     role, a list_changed), the server table's "last change" names it, with its step."""
