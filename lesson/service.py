@@ -59,7 +59,7 @@ class _Frame(Strict):
         """An integer or an id: anything else (true, a lone surrogate) could not be echoed back as sent."""
         if value is None or isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, str) and len(value) <= 40 and re.match(ID_PATTERN, value):
+        if isinstance(value, str) and len(value) <= 40 and re.fullmatch(ID_PATTERN.strip("^$"), value):
             return value
         raise ValueError("must be an integer, or at most 40 lowercase letters, digits and '-'")
 
