@@ -60,14 +60,16 @@ function detail(m, n, total) {
 
 let uid = 0;
 
-// The longest word on an arrow, in characters, measured against the lanes it has: an arrow between
-// neighbours is one lane long, one across a lane two. The lanes are made at least that wide
-// (--words in the stylesheet), so "notifications/" is never cut in two; when that is wider than the
-// screen, the diagram scrolls sideways inside its box instead.
+// The longest word on an arrow, in characters, measured against the lanes its label has: the label of
+// an arrow between neighbours has one and a half lanes (a quarter lane beyond each end), one across a
+// lane two and a half, a box in one lane one. The lanes are made at least that wide (--words in the
+// stylesheet), so "notifications/" is never cut in two; when that is wider than the screen, the diagram
+// scrolls sideways inside its box instead.
 function longestWord(wire, col) {
   let most = 0;
   for (const m of wire) {
-    const lanes = Math.max(1, Math.abs(col(m.sender) - col(m.receiver)));
+    const apart = Math.abs(col(m.sender) - col(m.receiver));
+    const lanes = apart ? apart + 0.5 : 1;
     const word = Math.max(...frameLabel(m).split(/\s+|(?<=\/)/).map((w) => w.length));
     most = Math.max(most, word / lanes);
   }

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, OUTAGE_COMPARISON, comparison, open_playground, press, region, wire
+from .helpers import LESSON_1, LESSON_2, OUTAGE_COMPARISON, comparison, log_labels, open_playground, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -187,19 +187,27 @@ def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: st
     page.close()
 
 
-def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None:
-    """The host and two servers (lesson 2's playground) fit 375 px: every lane's name is read whole."""
+@pytest.mark.parametrize("legacy", [False, True])
+def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str, legacy: bool) -> None:
+    """The host and two servers (lesson 2's playground) fit 375 px: every lane's name is read whole,
+    and so is every word, "notifications/initialized" of the legacy handshake included."""
     page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
     section = open_playground(page, LESSON_2, "Misbehaving servers")
-    press(section, "Take a model turn", 1)  # calls on both servers
-    modern = diagram(section, "Modern (2026-07-28): this playground")
-    expect(arrows(modern).first).to_be_attached()
-    lanes = modern.evaluate("f => f.querySelectorAll('.seq-lane-head').length")
+    if legacy:  # the switch re-connects both servers: initialize, notifications/initialized, ...
+        section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+        expect(log_labels(section).last).to_have_text(re.compile("^Step 1: "))
+        figure = diagram(section, "Legacy (2025-11-25): this playground")
+    else:
+        press(section, "Take a model turn", 1)  # calls on both servers
+        figure = diagram(section, "Modern (2026-07-28): this playground")
+    expect(arrows(figure).first).to_be_attached()
+    lanes = figure.evaluate("f => f.querySelectorAll('.seq-lane-head').length")
     assert lanes == 3, lanes
-    wide = modern.evaluate(
+    wide = figure.evaluate(
         "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
     )
     assert wide[0] <= wide[1], wide
+    assert figure.evaluate(BROKEN_WORDS) == []
     page.close()
 
 
