@@ -40,6 +40,21 @@ def _service():
     return lesson_state().service
 
 
+class _KeepOpen:
+    """The connection's socket as simple-websocket's reader thread holds it, minus ``close``: the reader
+    closes it as soon as the socket is closed, before the client's answer to a close has arrived, and
+    the HTTP server would then read that answer as a new request. ``GuardedSocket.end`` closes it."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.real = sock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def close(self) -> None:
+        pass
+
+
 class GuardedSocket(Server):
     """simple-websocket's server with a bound on frames received but not yet handled, a handler that
     always learns that its socket closed, and a close on a frame too big that reaches the client.
@@ -51,6 +66,10 @@ class GuardedSocket(Server):
     linger = 2.0  # seconds to read what a refused client still sends, so the close frame reaches it
     linger_bytes = 1 << 20
     draining = False
+
+    def handshake(self) -> None:
+        super().handshake()
+        self.sock = _KeepOpen(self.sock)  # before the reader thread starts
 
     def _handle_events(self) -> bool:
         keep_going = super()._handle_events()
@@ -66,14 +85,14 @@ class GuardedSocket(Server):
             self.connected = False
             self.event.set()
             if self.draining:
-                self._drain()
+                self._drain(self.linger)
         return keep_going
 
-    def _drain(self) -> None:
-        """After closing on a frame too big, read (and drop) the rest of it for a short while before the
-        socket is closed: closing with unread bytes sends a reset, which can overtake the close frame,
-        and the client would see 1006 instead of 1009 and its reason."""
-        deadline, left = time.monotonic() + self.linger, self.linger_bytes
+    def _drain(self, seconds: float) -> None:
+        """Once the socket is closed, read (and drop) what the client still sends for a short while: the
+        rest of a frame too big, its answer to our close. Closing with unread bytes sends a reset, which
+        can overtake the close frame (the client would see 1006 instead of 1009 and its reason)."""
+        deadline, left = time.monotonic() + seconds, self.linger_bytes
         with contextlib.suppress(OSError), selectors.DefaultSelector() as sel:
             self.sock.shutdown(socket.SHUT_WR)
             sel.register(self.sock, selectors.EVENT_READ)
@@ -82,6 +101,18 @@ class GuardedSocket(Server):
                 if not chunk:
                     break
                 left -= len(chunk)
+
+    def end(self) -> None:
+        """End the connection, the socket closed: let the reader take the client's last frames (briefly:
+        a client may never answer), drop anything after them, and close it, so that the HTTP server
+        finds the connection ended instead of reading those bytes as a request and answering it."""
+        self.thread.join(self.linger + 1 if self.draining else 1.0)
+        if not self.draining:
+            self._drain(1.0)
+        real = self.sock.real if isinstance(self.sock, _KeepOpen) else self.sock
+        with contextlib.suppress(OSError):
+            real.shutdown(socket.SHUT_RDWR)
+        real.close()
 
     def _refuse(self, code: int, reason: str) -> None:
         with contextlib.suppress(ConnectionClosed, OSError):
@@ -182,8 +213,7 @@ def ws() -> Response:
         pass  # the client went away: nothing to log
     if conn.connected:
         conn._refuse(1000, "bye")
-    if conn.draining:  # the socket is closed when this returns: let the reader finish first
-        conn.thread.join(conn.linger + 1)
+    conn.end()
     return _Closed(conn.mode)
 
 

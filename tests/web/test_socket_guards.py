@@ -4,6 +4,7 @@ a code and a reason, and the server keeps answering everyone else."""
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import threading
 import time
@@ -155,6 +156,29 @@ def test_no_stray_bytes_after_a_close_and_no_traceback(serve_app, caplog):
         pass
     assert b"HTTP/1" not in tail
     assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_a_close_the_server_starts_leaves_nothing_behind(serve_app, caplog):
+    """The client's answer to a close from the server (here: too many frames a second) is taken as the
+    end of the socket, not read as a new HTTP request: no error in the log, no bytes after the close."""
+    base = serve_app(WS_RATE=2, WS_BURST=3)
+    for _ in range(3):
+        ws = websocket.create_connection(ws_url(base), timeout=10)
+        for _ in range(6):
+            ws.send(OPEN)
+        code, _ = close_of(ws)
+        assert code == 1008
+        ws.send_close()
+        tail = b""
+        ws.sock.settimeout(0.5)  # a stray answer would come at once
+        try:
+            while chunk := ws.sock.recv(65536):
+                tail += chunk
+        except (TimeoutError, OSError):
+            pass
+        ws.sock.close()
+        assert b"HTTP/1" not in tail
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
 
 
 @pytest.mark.parametrize("drop", [b"Sec-WebSocket-Key", b"Sec-WebSocket-Version"])
