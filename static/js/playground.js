@@ -236,7 +236,11 @@ export function mountPlayground(section, transport) {
     const quiet = reducedMotion();
     if (!quiet) for (const el of marked) el.classList.add("flash");
     // One layout for both: measuring what to bring into view, then the log's scroll position.
-    if (marked.length) bringIntoView(marked, button, quiet);
+    // The control to keep on screen: the one with the focus, when it is in this playground (the
+    // timeline's slider, a scenario's Next moment, a keyboard press), else the one pressed.
+    const focused = document.activeElement;
+    const keep = focused && focused !== section && section.contains(focused) ? focused : button;
+    if (marked.length) bringIntoView(marked, keep, quiet);
     const box = region("log");
     if (logMoved && box) box.scrollTop = box.scrollHeight;
     logMoved = false;

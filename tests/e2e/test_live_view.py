@@ -101,6 +101,34 @@ def test_the_pressed_button_stays_on_screen_with_the_first_change(outage: Locato
         expect(outage.locator("[data-mark]").first).to_be_in_viewport()
 
 
+def test_the_focused_control_stays_on_screen_when_it_is_not_the_one_pressed(outage: Locator) -> None:
+    """Scrubbing the timeline with the arrow keys, or stepping a scenario with Next moment, changes
+    the view without the focused control being pressed: it stays on screen with the first change."""
+    page = outage.page
+    page.emulate_media(reduced_motion="reduce")  # the page scrolls at once: no smooth scroll to wait out
+    for n, label in enumerate(["B deploys a new tool", "The model calls a tool on A"], start=1):
+        outage.get_by_role("button", name=label).focus()
+        page.keyboard.press("Enter")
+        expect(log_labels(outage)).to_have_count(n + 1)
+    slider = timeline(outage)
+    slider.focus()
+    # As a Tab reaches it: at the foot of the screen, the changes it will show further down.
+    slider.evaluate("el => window.scrollBy(0, el.getBoundingClientRect().bottom - window.innerHeight + 8)")
+    for value in ("1", "0"):
+        page.keyboard.press("ArrowLeft")
+        expect(slider).to_have_value(value)
+        expect(slider).to_be_focused()
+        expect(slider).to_be_in_viewport()
+    outage.get_by_role("button", name=re.compile("^Play the scenario: An outage during a call")).click()
+    step = outage.get_by_role("button", name="Next moment")
+    for _ in range(2):
+        step.focus()
+        page.keyboard.press("Enter")
+        expect(step).to_be_focused()
+        expect(step).to_be_in_viewport()
+        expect(outage.locator("[data-mark]").first).to_be_in_viewport()
+
+
 def test_a_new_server_and_its_tools_are_marked(outage: Locator) -> None:
     press(outage, "Add server C", 1)
     expect_marked(rowheader(outage, "C"), "new")
