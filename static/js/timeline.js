@@ -46,7 +46,9 @@ export function makeTimeline(section, onView) {
   });
   latest.addEventListener("click", () => {
     at = total;
-    show();
+    const hadFocus = document.activeElement === latest;
+    show(); // hides this button: the focus goes to the slider, not to the page
+    if (hadFocus) slider.focus();
     onView(at);
   });
   show();

@@ -223,10 +223,15 @@ def test_back_to_the_latest(outage: Locator) -> None:
     press(outage, "A is back", 2)
     timeline(outage).fill("1")
     expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
-    outage.get_by_role("button", name="Back to the latest").click()
+    latest = outage.get_by_role("button", name="Back to the latest")
+    latest.focus()
+    outage.page.keyboard.press("Enter")
     expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
     expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("connected")
     expect(log_labels(outage)).to_have_count(3)
+    # The button hides itself: the focus goes to the slider, not back to the top of the page.
+    expect(latest).to_be_hidden()
+    expect(timeline(outage)).to_be_focused()
 
 
 def test_axe_after_presses_in_both_themes(page: Page) -> None:
