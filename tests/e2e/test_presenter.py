@@ -194,3 +194,31 @@ def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back
     outage.get_by_role("link", name=re.compile("question")).click()
     expect(quiz.get_by_role("button", name=re.compile("^Check my playground"))).to_be_focused()
     expect(position(page)).to_have_text(f"Screen {at_quiz} of {total}")
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> None:
+    """Tabbing through a playground's screen, every control the focus reaches shows above the bar."""
+    page.set_viewport_size({"width": width, "height": 740})
+    page.emulate_media(reduced_motion="reduce")  # focus scrolls at once, not smoothly: measured after each Tab
+    page.goto(LESSON_1 + "?present=1")
+    bar = page.get_by_role("navigation", name="Presenter controls")
+    outage = panel(page, "Play out an outage")
+    for _ in range(5):
+        if outage.is_visible():
+            break
+        page.get_by_role("button", name="Next", exact=True).click()
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    outage.get_by_role("radio", name="Modern (2026-07-28)").focus()  # tab on from the era choice
+    covered = []
+    for _ in range(25):
+        page.keyboard.press("Tab")
+        box = page.evaluate(
+            """() => { const e = document.activeElement, r = e.getBoundingClientRect();
+                       return e.closest('.presenter-bar') ? null : [e.textContent.trim().slice(0, 30), r.bottom]; }"""
+        )
+        if box is None:
+            break  # reached the bar itself
+        if box[1] > bar.bounding_box()["y"] + 1:
+            covered.append(box)
+    assert covered == [], covered

@@ -214,6 +214,30 @@ def test_on_a_phone_a_press_far_from_its_changes_offers_the_way_back(browser: Br
     context.close()
 
 
+def test_the_way_back_never_covers_the_focus(browser: Browser, base_url: str) -> None:
+    """While "Back to the events" shows at the foot of a phone's screen, tabbing on through the
+    playground brings each control into view above it, not under it."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
+    page = context.new_page()
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "B deploys a new tool", 1)
+    back = outage.get_by_role("button", name="Back to the events")
+    expect(back).to_be_in_viewport()
+    covered = []
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        found = page.evaluate(
+            """() => { const e = document.activeElement, b = document.querySelector('.to-events');
+                       if (!e.closest('.playground') || b.hidden) return null;
+                       const r = e.getBoundingClientRect(), c = b.getBoundingClientRect();
+                       return [e.textContent.trim().slice(0, 30), r.bottom, c.top]; }"""
+        )
+        if found and found[1] > found[2] + 1 and found[0] != back.inner_text():
+            covered.append(found)
+    assert covered == [], covered
+    context.close()
+
+
 def test_before_any_press_there_is_no_way_back_to_offer(browser: Browser, base_url: str) -> None:
     """Read down a playground without pressing (or open one in a disclosure below its buttons): the
     button that leads back to a press stays away."""
