@@ -16,6 +16,10 @@ export function mountPredictions(section) {
     for (const input of set.querySelectorAll("input")) input.checked = false;
     set.querySelector('[data-role="predict-result"]').hidden = true;
     for (const label of set.querySelectorAll("label")) label.classList.remove("right-answer");
+    // Said with the press's own status, so a learner who does not see the question (a screen reader, a
+    // phone scrolled to the changes) knows it is there before pressing on.
+    const button = section.querySelector(`button[data-button="${CSS.escape(set.dataset.predictButton)}"]`);
+    if (announce && button) announce.textContent = `${announce.textContent} ${t("predict.asked", { button: button.textContent.trim() })}`;
   }
 
   function reveal(set, picked) {

@@ -10,7 +10,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.service import ViewAnswer
 
-from .helpers import LESSON_1, LESSON_2, log_step, open_playground, panel, press, region, wire
+from .helpers import LESSON_1, LESSON_2, log_step, message, open_playground, panel, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -92,6 +92,8 @@ def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
     question = prediction(outage)
     expect(question).to_be_visible()
     expect(question).to_contain_text("what does the model get back?")
+    # The press's status says a question is waiting, for whoever does not see it appear.
+    expect(outage.get_by_role("status")).to_contain_text(message("predict.asked", button="A dies"))
     question.get_by_role("radio", name=re.compile("^A JSON-RPC error response")).check()
     press(outage, "A dies", 2)
     expect(question).to_contain_text("Not quite")
