@@ -89,7 +89,7 @@ export function mountStepper(section) {
   window.addEventListener("beforeprint", early);
 
   // ``stepped``: the learner moved by a moment (a button or an arrow key), not a load or an era change.
-  function show(stepped = false) {
+  function show(stepped = false, eraChosen = false) {
     const steps = data[era];
     const step = steps[index];
     const v = step.view;
@@ -124,7 +124,11 @@ export function mountStepper(section) {
     next.disabled = index === steps.length - 1;
     if (focused === prev && prev.disabled) next.focus();
     if (focused === next && next.disabled) prev.focus();
-    status(position, t("stepper.moment", { n: step.number, total: steps.length, title: step.title }), true); // the moment's heading shows it
+    const moment = t("stepper.moment", { n: step.number, total: steps.length, title: step.title });
+    // The moment's heading shows it. After an era choice the moment is the same one: the era, said
+    // first, makes the line new, so a screen reader reads it again.
+    const chosen = eraChosen && section.querySelector('input[name="churn-era"]:checked')?.closest("label");
+    status(position, chosen ? t("stepper.in_era", { era: chosen.textContent.trim(), moment }) : moment, true);
   }
 
   prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));
@@ -137,6 +141,6 @@ export function mountStepper(section) {
     })(event);
   });
   section.addEventListener("change", when((event) => {
-    if (event.target.name === "churn-era") { era = event.target.value; show(); }
+    if (event.target.name === "churn-era") { era = event.target.value; show(false, true); }
   }));
 }
