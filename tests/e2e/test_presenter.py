@@ -7,7 +7,7 @@ import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from lesson.content import default_root
 from lesson.scripts import load_script
@@ -25,6 +25,16 @@ def screen_number(page: Page) -> tuple[int, int]:
     found = re.search(r"Screen (\d+) of (\d+)", position(page).inner_text())
     assert found, position(page).inner_text()
     return int(found.group(1)), int(found.group(2))
+
+
+def go_to_screen_of(page: Page, part: Locator) -> None:
+    """Next, screen by screen, until ``part`` shows (once presenter mode has split the lesson)."""
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    for _ in range(screen_number(page)[1]):
+        if part.is_visible():
+            return
+        page.get_by_role("button", name="Next", exact=True).click()
+    expect(part).to_be_visible()
 
 
 def test_keyboard_moves_between_screens(page: Page) -> None:
@@ -178,12 +188,9 @@ def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int
 def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back(page: Page) -> None:
     """The task question's link leads to the playground on an earlier screen, and its way back returns."""
     page.goto(LESSON_1 + "?present=1")
-    _, total = screen_number(page)
     quiz = page.get_by_role("region", name="Quick check questions")
-    for _ in range(total):  # on to the quick check's screen
-        if quiz.is_visible():
-            break
-        page.get_by_role("button", name="Next", exact=True).click()
+    go_to_screen_of(page, quiz)
+    total = screen_number(page)[1]
     at_quiz = screen_number(page)[0]
     quiz.get_by_role("link", name="Play out an outage").click()
     outage = panel(page, "Play out an outage")
@@ -204,10 +211,7 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
     page.goto(LESSON_1 + "?present=1")
     bar = page.get_by_role("navigation", name="Presenter controls")
     outage = panel(page, "Play out an outage")
-    for _ in range(5):
-        if outage.is_visible():
-            break
-        page.get_by_role("button", name="Next", exact=True).click()
+    go_to_screen_of(page, outage)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
     outage.get_by_role("radio", name="Modern (2026-07-28)").focus()  # tab on from the era choice
     covered = []
