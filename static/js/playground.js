@@ -104,6 +104,10 @@ export function mountPlayground(section, transport) {
   let pastShown = false; // log entries are marked "later" (an earlier step is on view)
   const fromLink = takeLink(panel);
   let linkNotice = null;
+  // A notice for the next answer's status line (a scenario left by this press says so there).
+  section.addEventListener("playground:notice", (event) => {
+    linkNotice = linkNotice ? `${linkNotice} ${event.detail}` : event.detail;
+  });
   if (fromLink !== null) {
     const decoded = decodeLink(fromLink);
     if (decoded) log = { handle: null, ...decoded, seq: decoded.events.length };

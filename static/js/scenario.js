@@ -154,7 +154,11 @@ async function play(section, scenario, opener) {
     }
     box.remove();
     const announce = section.querySelector('[data-role="announce"]');
-    if (announce && index > 0) announce.textContent = t("scenario.left", { n: index });
+    const left = index > 0 ? t("scenario.left", { n: index }) : null;
+    // Left by the Leave button: said now. Left by a press of the learner's own: said with that press's
+    // status, which would otherwise replace it at once.
+    if (left && focus && announce) announce.textContent = left;
+    else if (left) section.dispatchEvent(new CustomEvent("playground:notice", { detail: left }));
     if (focus) (section.querySelector("button[data-button]:not([disabled])") || opener).focus();
   }
 

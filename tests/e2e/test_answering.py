@@ -82,7 +82,7 @@ def test_the_scenario_replays_in_the_page_and_can_be_left_mid_way(page: Page) ->
     # Leave after the restart, before the user answers: the playground is the learner's from step 2.
     scenario.get_by_role("button", name="Leave the scenario").click()
     expect(scenario).to_have_count(0)
-    expect(section.locator('[data-role="announce"]')).to_contain_text("step 2")
+    expect(section.locator('[data-role="announce"]')).to_have_text(message("scenario.left", n=2))
     press(section, label("answer"), 3)
     expect(goal_state(section)).to_have_text("Done: you reached this goal.")
     # The modern retry carried a requestState the new process cannot verify.

@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from lesson.content import default_root
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, expect_status, expect_step, log_labels, open_playground, press, scenario_box
+from .helpers import LESSON_1, expect_status, expect_step, log_labels, message, open_playground, press, scenario_box
 
 pytestmark = pytest.mark.e2e
 
@@ -53,7 +53,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
 
     scenario.get_by_role("button", name="Leave the scenario").click()
     expect(scenario).to_have_count(0)
-    expect(outage.get_by_role("status")).to_contain_text("step 3")
+    expect(outage.get_by_role("status")).to_have_text(message("scenario.left", n=3))
     # The playground is the learner's from here: the next press is step 4 of the same run.
     press(outage, "A is back", 4)
     expect_status(outage, "A", "connected")
@@ -69,6 +69,10 @@ def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> N
     expect_step(outage, s, 2)
     press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
     expect(scenario_box(outage, s)).to_have_count(0)
+    # The press's status says the replay ended, as well as what the press did.
+    status = outage.get_by_role("status")
+    expect(status).to_contain_text(message("scenario.left", n=2))
+    expect(status).to_contain_text("Step 3: A dies")
     expect_status(outage, "A", "down")
 
 
