@@ -14,8 +14,8 @@ from pathlib import Path
 from .content import Content, Lesson, Task, load_content
 from .goals import holds
 from .panels import AnyPanel, PlaygroundPanel, load_panels
+from .protocol import Log
 from .scripts import check_script
-from .service import Log
 from .sim import begin, view
 from .tasks import TaskLogError, done, parse
 from .wire_schema import VERSIONS, message_errors

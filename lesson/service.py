@@ -13,172 +13,43 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import ValidationError
 
 from .goals import holds
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
+from .protocol import (
+    FRAME,
+    MAX_DEPTH,
+    TYPES,
+    Change,
+    EraFrame,
+    ErrorAnswer,
+    GoalState,
+    Log,
+    NeedLog,
+    OpenFrame,
+    PressFrame,
+    RestartAnswer,
+    RestartFrame,
+    UndoFrame,
+    ViewAnswer,
+    depth_ok,
+    echo_id,
+    plain,
+)
 from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
-from .sim.model import Era, Strict, make, replace
+from .sim.model import make, replace
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
 log = logging.getLogger(__name__)
-PROTOCOL_VERSION = 2
-MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation
-ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
-ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=40)]
-HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]
-# Numbers are JSON integers: "3", true and 3.0 are refused, not read as 3.
-SEQ = Annotated[int, Field(ge=0, le=1_000_000_000, strict=True)]
-# One press in a log: ["p", button] or ["e", era]. Undo pops the last one; reset starts a new log.
-Action = tuple[Literal["p"], ID] | tuple[Literal["e"], Era]
-
-
-class _Frame(Strict):
-    v: Literal[2]
-    id: int | str | None = Field(default=None)  # echoed back as "re", so a client can match answers
-
-    @field_validator("v", mode="before")
-    @classmethod
-    def _integer_version(cls, value: Any) -> Any:
-        if isinstance(value, float):  # 2.0 would pass as 2; any other wrong value is refused as a version
-            raise ValueError("must be the integer 2")
-        return value
-
-    @field_validator("id", mode="before")
-    @classmethod
-    def _id(cls, value: Any) -> Any:
-        """An integer or an id: anything else (true, a lone surrogate) could not be echoed back as sent."""
-        if value is None or isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str) and len(value) <= 40 and re.fullmatch(ID_PATTERN.strip("^$"), value):
-            return value
-        raise ValueError("must be an integer, or at most 40 lowercase letters, digits and '-'")
-
-
-class Log(Strict):
-    """What the page holds for one playground: its start, its presses and how many changes it made."""
-
-    panel: ID | None = None  # needed when the log comes with a change rather than an open
-    variant: ID | None = None
-    era: Era
-    events: list[Action] = Field(default_factory=list, max_length=MAX_EVENTS)
-    seq: SEQ = 0
-
-
-class OpenFrame(_Frame):
-    type: Literal["open"]
-    panel: ID
-    handle: HANDLE | None = None
-    variant: ID | None = None
-    log: Log | None = None
-
-
-class PressFrame(_Frame):
-    type: Literal["press"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
-    button: ID
-
-
-class UndoFrame(_Frame):
-    type: Literal["undo"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
-
-
-class ResetFrame(_Frame):
-    type: Literal["reset"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
-    variant: ID | None = None
-
-
-class EraFrame(_Frame):
-    type: Literal["era"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
-    era: Era
-
-
-class RestartFrame(_Frame):
-    type: Literal["restart"]
-    panel: ID
-    situation: ID
-    variants: list[ID] = Field(default_factory=list, max_length=12)
-
-
-Frame = Annotated[
-    OpenFrame | PressFrame | UndoFrame | ResetFrame | EraFrame | RestartFrame, Field(discriminator="type")
-]
-FRAME = TypeAdapter(Frame)
-TYPES = ("open", "press", "undo", "reset", "era", "restart")
-Change = PressFrame | UndoFrame | ResetFrame | EraFrame
-
-
-# --- answers: pydantic models, serialised once with model_dump_json ----------------------------
-
-
-class GoalState(BaseModel):
-    """Whether the panel's goal holds for the view in this answer (evaluated here, never by the page)."""
-
-    met: bool
-
-
-class ViewAnswer(BaseModel):
-    v: int = PROTOCOL_VERSION
-    type: Literal["view"] = "view"
-    re: int | str | None
-    panel: str
-    handle: str
-    seq: int  # changes the page has made to this playground; the next change carries seq + 1
-    variant: str | None
-    era: str
-    start_era: str
-    steps: int
-    can_undo: bool
-    restored: bool
-    notice: str | None
-    log_from: int  # view.log holds the log's entries from this index on; the page keeps the rest
-    goal: GoalState | None  # null when the panel declares no goal
-    view: View
-
-
-class NeedLog(BaseModel):
-    v: int = PROTOCOL_VERSION
-    type: Literal["need_log"] = "need_log"
-    re: int | str | None
-    handle: str
-    have: int | None  # the sequence number the server holds, or null when it holds nothing
-
-
-class ErrorAnswer(BaseModel):
-    v: int = PROTOCOL_VERSION
-    type: Literal["error"] = "error"
-    re: int | str | None
-    code: str
-    message: str
-
-
-class RestartAnswer(BaseModel):
-    v: int = PROTOCOL_VERSION
-    type: Literal["restart"] = "restart"
-    re: int | str | None
-    result: Any
-
-
 @dataclass(frozen=True)
 class Reply:
     """An encoded answer; ``code`` names the error, if it is one (the HTTP endpoint maps it to a status).
@@ -212,44 +83,6 @@ def new_handle() -> str:
     return secrets.token_urlsafe(24)
 
 
-def _depth(data: Any, limit: int) -> bool:
-    """True when ``data`` nests no deeper than ``limit`` (checked without recursion)."""
-    stack = [(data, 0)]
-    while stack:
-        item, d = stack.pop()
-        if d > limit:
-            return False
-        if isinstance(item, dict):
-            stack.extend((v, d + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, d + 1) for v in item)
-    return True
-
-
-def _plain(exc: ValidationError, kind: str | None) -> str:
-    err = exc.errors()[0]
-    parts = err["loc"][1:] if err["loc"] and err["loc"][0] in TYPES else err["loc"]  # [0] is the frame type
-    loc = [str(p) for p in parts if not str(p).startswith(("tuple[", "function-"))]
-    where = ".".join(loc)
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "missing":
-        msg = "this field is required"
-    elif err["type"] == "extra_forbidden":
-        msg = "this field is not allowed"
-    elif err["type"] == "literal_error" and loc == ["v"]:
-        return f"unsupported protocol version; this server speaks v={PROTOCOL_VERSION}"
-    prefix = f"{kind} frame: " if kind else ""
-    return f"{prefix}{where}: {msg}" if where else f"{prefix}{msg}"
-
-
-def _ref(value: Any) -> int | str | None:
-    """The ``re`` an error answer echoes: the frame's id, or null when it is not an integer or a string
-    of at most 64 printable characters (a lone surrogate, for one, cannot be written as JSON)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and len(value) <= 64 and value.isprintable():
-        return value
-    return None
 
 
 class Service:
@@ -304,7 +137,7 @@ class Service:
                 try:
                     return self.dispatch(frame)
                 except FrameError as exc:
-                    return self.error(exc.code, exc.message, _ref(frame.id))
+                    return self.error(exc.code, exc.message, echo_id(frame.id))
             try:
                 data = json.loads(text)
             except RecursionError:
@@ -321,7 +154,7 @@ class Service:
             return self.error("internal", "the server could not handle this frame; nothing was changed")
 
     def handle_data(self, data: Any) -> Reply:
-        ref = _ref(data.get("id")) if isinstance(data, dict) else None
+        ref = echo_id(data.get("id")) if isinstance(data, dict) else None
         try:
             if not isinstance(data, dict):
                 raise FrameError("bad_frame", "a frame must be a JSON object")
@@ -329,12 +162,12 @@ class Service:
             if kind not in TYPES:
                 expected = ", ".join(TYPES)
                 raise FrameError("unknown_type", f"unknown frame type {kind!r:.40}; expected one of: {expected}")
-            if not _depth(data, MAX_DEPTH):
+            if not depth_ok(data, MAX_DEPTH):
                 raise FrameError("bad_frame", f"frame nests deeper than {MAX_DEPTH} levels")
             try:
                 frame = FRAME.validate_python(data)
             except ValidationError as exc:
-                raise FrameError("bad_frame", _plain(exc, kind)) from None
+                raise FrameError("bad_frame", plain(exc, kind)) from None
             return self.dispatch(frame)
         except FrameError as exc:
             return self.error(exc.code, exc.message, ref)

@@ -23,8 +23,8 @@ from typing import Any
 from .content import Task
 from .goals import holds
 from .panels import PlaygroundPanel
+from .protocol import Log
 from .runcache import compact
-from .service import Log
 from .sim import advance, begin, build_view
 from .sim.events import SwitchEra
 from .sim.playground import MAX_EVENTS

@@ -10,8 +10,8 @@ import pytest
 
 from lesson.content import Task, load_content
 from lesson.panels import PlaygroundPanel, load_panels
+from lesson.protocol import Log
 from lesson.scripts import page_scenarios
-from lesson.service import Log
 from lesson.tasks import done
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"

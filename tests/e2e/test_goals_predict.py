@@ -8,7 +8,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.service import ViewAnswer
+from lesson.protocol import ViewAnswer
 
 from .helpers import LESSON_1, LESSON_2, log_step, message, open_playground, panel, press, region, wire
 
