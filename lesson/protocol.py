@@ -17,6 +17,7 @@ PROTOCOL_VERSION = 2
 MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=40)]
+_ID_RE = re.compile(ID_PATTERN)
 HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]
 # Numbers are JSON integers: "3", true and 3.0 are refused, not read as 3.
 SEQ = Annotated[int, Field(ge=0, le=1_000_000_000, strict=True)]
@@ -41,7 +42,7 @@ class _Frame(Strict):
         """An integer or an id: anything else (true, a lone surrogate) could not be echoed back as sent."""
         if value is None or isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, str) and len(value) <= 40 and re.fullmatch(ID_PATTERN.strip("^$"), value):
+        if isinstance(value, str) and len(value) <= 40 and _ID_RE.fullmatch(value):
             return value
         raise ValueError("must be an integer, or at most 40 lowercase letters, digits and '-'")
 
