@@ -117,7 +117,8 @@ export function sequenceDiagram(wire, title) {
       },
       h("span", { class: "seq-n", "aria-hidden": "true" }, `${n}`),
       // A narrow lane breaks a method name after its slashes ("elicitation/" then "create"), not mid-word.
-      h("span", { class: "seq-label", "data-content": "" }, breakAfter(label, /(?<=\/)/)),
+      // The words sit on their own background, so a lane's line that passes under them does not cross a letter.
+      h("span", { class: "seq-label", "data-content": "" }, h("span", { class: "seq-words" }, breakAfter(label, /(?<=\/)/))),
       local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? t("wire.host_built") : t("wire.stream_end")) : null,
       h("span", { class: "seq-line", "aria-hidden": "true" }),
     );

@@ -212,7 +212,7 @@ def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str, legacy:
 
 
 # A run of text without a space or a slash that is drawn on more than one line was broken mid-word.
-BROKEN_WORDS = """f => [...f.querySelectorAll('.seq-label')].flatMap(label => [...label.childNodes]
+BROKEN_WORDS = """f => [...f.querySelectorAll('.seq-words')].flatMap(label => [...label.childNodes]
     .filter(n => n.nodeType === Node.TEXT_NODE)
     .flatMap(n => [...n.textContent.matchAll(/[^\\s\\/]+\\/?/g)].filter(m => {
         const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
@@ -247,4 +247,40 @@ def test_arrow_labels_break_between_words_never_inside_one(
             "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
         )
         assert wide[0] <= wide[1], wide
+    page.close()
+
+
+# The boxes of an arrow's words that a lane's line passes through (the words reach a quarter lane past
+# the arrow's ends, over the lines of the lanes it starts and ends in).
+CROSSED_WORDS = """f => {
+    const lanes = [...f.querySelectorAll('.seq-lane')].map(l => l.getBoundingClientRect().left + 1);
+    return [...f.querySelectorAll('.seq-words')].flatMap(w => [...w.getClientRects()])
+        .filter(r => lanes.some(x => x > r.left && x < r.right))
+        .map(r => ({x: r.left, y: r.top, width: r.width, height: r.height}));  // as the viewport shows them
+}"""
+
+
+@pytest.mark.parametrize(
+    ("lesson", "title", "button"),
+    [
+        (LESSON_1, TITLE, "B deploys a new tool"),  # list_changed between neighbours
+        (LESSON_2, "Misbehaving servers", "Q sends list_changed without declaring it"),
+    ],
+)
+def test_no_lane_line_runs_through_an_arrows_words(
+    browser: Browser, base_url: str, lesson: str, title: str, button: str
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, base_url=base_url, reduced_motion="reduce")
+    section = open_playground(page, lesson, title)
+    press(section, button, 1)
+    figures = region(section, "Wire").get_by_role("figure")
+    expect(arrows(figures.first).or_(arrows(figures.last)).first).to_be_visible()
+    figures.first.scroll_into_view_if_needed()
+    page.mouse.move(0, 0)  # no arrow hovered
+    crossed = [box for i in range(figures.count()) for box in figures.nth(i).evaluate(CROSSED_WORDS)]
+    assert crossed, "no arrow's words reach over a lane's line here; the test would prove nothing"
+    shown = [page.screenshot(clip=box, animations="disabled") for box in crossed]
+    page.evaluate("() => document.querySelectorAll('.seq-lane').forEach(l => { l.style.visibility = 'hidden'; })")
+    hidden = [page.screenshot(clip=box, animations="disabled") for box in crossed]
+    assert [a == b for a, b in zip(shown, hidden, strict=True)] == [True] * len(crossed)
     page.close()
