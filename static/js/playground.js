@@ -370,7 +370,10 @@ export function mountPlayground(section, transport) {
       requestAnimationFrame(() => {
         queued = false;
         const r = eventButtons.getBoundingClientRect();
-        const show = lastEvent.isConnected && r.height > 0 && r.bottom < 0;
+        // Undo and Reset sit below the events: while the one last pressed is on screen, no way back is needed.
+        const last = lastEvent.getBoundingClientRect();
+        const seen = last.height > 0 && last.bottom > 0 && last.top < window.innerHeight;
+        const show = lastEvent.isConnected && r.height > 0 && r.bottom < 0 && !seen;
         back.hidden = !show;
         section.classList.toggle("backing", show); // room at its foot, so the button covers nothing at the end
       });
