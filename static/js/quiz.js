@@ -188,6 +188,11 @@ export function mountQuiz(section) {
     const title = form.querySelector("legend")?.textContent.replace(/\s+/g, " ").trim();
     document.dispatchEvent(new CustomEvent("lesson:answered", { detail: { quiz: slug, question, choice, correct, score, title } }));
   });
+  // A verdict speaks of the choice it graded: picking another clears it until that one is checked.
+  section.addEventListener("change", (event) => {
+    const form = event.target.closest("form.question");
+    if (form && !form.dataset.taskPanel && event.target.name === "choice") fill(form.querySelector('[data-role="feedback"]'));
+  });
   // Task questions need this script: show their check button, drop the note that says so.
   for (const form of section.querySelectorAll("form[data-task-panel]")) {
     form.querySelector('[data-role="task-check"]').hidden = false;

@@ -95,6 +95,10 @@ def test_quiz_with_javascript(page: Page, slug: str) -> None:
     expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
     assert page.url == url  # feedback came without navigating
 
+    # Another choice clears the verdict on the one before, until it is checked itself.
+    q2 = questions[1]
+    question(page, questions, 2).get_by_role("radio", name=choice_text(q2, q2["answer"]), exact=True).check()
+    expect(feedback(page, 2)).to_have_text("")
     # A second try replaces the first answer.
     answer(page, questions, 2, questions[1]["answer"])
     expect_right(page, questions, 2)
