@@ -65,34 +65,30 @@ class OpenFrame(_Frame):
     log: Log | None = None
 
 
-class PressFrame(_Frame):
-    type: Literal["press"]
+class _ChangeFrame(_Frame):
+    """A change to a playground the server may already hold: numbered, so a retry is applied once."""
+
     handle: HANDLE
     seq: SEQ
     log: Log | None = None  # the log before this change, sent after a need_log
+
+
+class PressFrame(_ChangeFrame):
+    type: Literal["press"]
     button: ID
 
 
-class UndoFrame(_Frame):
+class UndoFrame(_ChangeFrame):
     type: Literal["undo"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
 
 
-class ResetFrame(_Frame):
+class ResetFrame(_ChangeFrame):
     type: Literal["reset"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
     variant: ID | None = None
 
 
-class EraFrame(_Frame):
+class EraFrame(_ChangeFrame):
     type: Literal["era"]
-    handle: HANDLE
-    seq: SEQ
-    log: Log | None = None  # the log before this change, sent after a need_log
     era: Era
 
 
