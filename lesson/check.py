@@ -14,10 +14,9 @@ from pathlib import Path
 from .content import Content, Lesson, Task, load_content
 from .goals import holds
 from .panels import AnyPanel, PlaygroundPanel, load_panels
-from .protocol import Log
 from .scripts import check_script
 from .sim import begin, view
-from .tasks import TaskLogError, done, parse
+from .tasks import TaskLogError, done, done_at_start, parse
 from .wire_schema import VERSIONS, message_errors
 from .yamlfile import ContentError, parse_yaml
 
@@ -195,7 +194,7 @@ def _task_problems(task: Task, panels: dict[str, AnyPanel], lesson: Lesson | Non
     out = []
     if lesson is not None and task.panel not in lesson.widgets:
         out.append(("panel", f"lesson {lesson.meta.slug!r} does not show the {task.panel!r} playground"))
-    if done(task, panel, Log(era=panel.start.era)):
+    if done_at_start(task, panel):
         out.append(("when", "the task is already done at the start, before anything is pressed"))
     try:
         solved = done(task, panel, parse(f"{panel.id}:{panel.start.era}::{','.join(task.solution)}").log)

@@ -110,13 +110,13 @@ PressId = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$"
 
 class Task(_Strict):
     """Something to do in a playground on the page; the server replays the learner's presses and checks
-    ``when`` on the view they lead to (and ``earlier`` on the view after some press before the last)."""
+    ``when`` on the view after each press (and ``earlier`` on the view after some press before it)."""
 
     panel: Annotated[ItemId, Field(description="the playground panel the learner works in (on the same page)")]
-    when: Annotated[Condition, Field(description="what the view after the last press must show")]
+    when: Annotated[Condition, Field(description="what the view after some press must show")]
     earlier: Annotated[
         Condition | None,
-        Field(description="what the view after some earlier press must have shown (for 'do this, then that')"),
+        Field(description="what the view after a press before that one must have shown (for 'do this, then that')"),
     ] = None
     solution: Annotated[
         list[PressId],

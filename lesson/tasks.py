@@ -124,8 +124,10 @@ def _event(panel: PlaygroundPanel, kind: str, arg: str) -> Any:
 
 
 def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
-    """Replay the log on the panel and say whether it does the task. Raises TaskLogError for a log
-    the panel cannot replay (an unknown button or variant, an era switch the panel does not offer)."""
+    """Replay the log on the panel and say whether it does the task: ``when`` holds on the view after
+    some press (and ``earlier`` held after a press before that one). A task done stays done while the
+    learner goes on pressing. Raises TaskLogError for a log the panel cannot replay (an unknown button
+    or variant, an era switch the panel does not offer), wherever in the log it is."""
     if log.variant is not None and panel.variant(log.variant) is None:
         raise TaskLogError(
             "no_variant",
@@ -133,19 +135,26 @@ def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
             panel=panel.id,
             variant=log.variant,
         )
+    events = [_event(panel, kind, arg) for kind, arg in log.events]
     run = begin(panel.start_for(panel.variant(log.variant), era=log.era))
     history = list(run.log)
     earlier_met = task.earlier is None
-    for n, (kind, arg) in enumerate(log.events):
-        run = advance(compact(run), _event(panel, kind, arg))
+    for event in events:
+        run = advance(compact(run), event)
         history.append(run.log[-1])
-        if not earlier_met and n < len(log.events) - 1:
-            shown = build_view(run.state, history, run.last, run.other)
+        shown = build_view(run.state, history, run.last, run.other)
+        if earlier_met and holds(task.when, shown):
+            return True
+        if not earlier_met:
             earlier_met = holds(task.earlier, shown)
-    if not earlier_met:
-        return False
-    final = build_view(run.state, history, run.last, run.other)
-    return holds(task.when, final)
+    return False
+
+
+def done_at_start(task: Task, panel: PlaygroundPanel) -> bool:
+    """Whether the panel's start, before any press, already shows what the task asks for: a content
+    error (``lesson check`` reports it), since the learner would have nothing to do."""
+    run = begin(panel.start_for(None, era=panel.start.era))
+    return task.earlier is None and holds(task.when, build_view(run.state, list(run.log), run.last, run.other))
 
 
 class Grader:
@@ -186,4 +195,4 @@ class Grader:
         return verdict
 
 
-__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "encode", "parse"]
+__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "done_at_start", "encode", "parse"]

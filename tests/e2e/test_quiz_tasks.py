@@ -149,9 +149,14 @@ def test_a_check_grades_the_step_on_view_and_a_point_once_won_is_kept(page: Page
     check(page, n)
     expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
     expect(score(page)).to_have_text(f"Score: 1 of {total} correct ({1} answered)")
-    # Back at the latest step (A is back), the playground no longer does the task: the page says so,
-    # and the earlier success still counts.
+    # Back at the latest step: A came back after the turn, and a task once done stays done.
     outage.get_by_role("button", name="Back to the latest").click()
+    check(page, n)
+    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+    # Looking back at step 3, before the turn, the playground has not done the task: the page says
+    # so, and the earlier success still counts.
+    outage.get_by_role("slider").fill("3")
+    expect(outage.get_by_role("status").first).to_have_text(re.compile(r"^Viewing: "))
     check(page, n)
     expect(feedback(page, n)).to_contain_text("no longer does this task")
     expect(feedback(page, n)).to_contain_text("earlier success still counts")

@@ -24,6 +24,7 @@ def post(client, url: str, body: object):
         "outage:legacy::add-c,call-a,a-dies,turn",
         "outage:modern::call-a,a-dies,add-c,turn",  # C may come after the error, as long as it is there for the turn
         "outage:modern::@legacy,add-c,call-a,a-dies,a-back,a-dies,turn",
+        DONE + ",a-back",  # done once, and the learner went on: A came back after the turn
     ],
 )
 def test_a_log_that_does_the_task_scores(client, log: str) -> None:
@@ -57,6 +58,7 @@ def test_a_log_that_does_not_do_the_task_gets_the_hint(client, log: str) -> None
     ("log", "says"),
     [
         ("outage:modern::call-a,a-dies,teleport", "no button 'teleport'"),
+        (DONE + ",teleport", "no button 'teleport'"),  # a press that cannot be replayed, after the task
         ("outage:modern:night:call-a,a-dies,turn", "no variant 'night'"),
         ("outage:ancient::turn", "not a playground log"),
         (DONE + "\n", "not a playground log"),  # a trailing newline would be stored with the answer
@@ -102,7 +104,7 @@ def test_every_refusal_code_has_a_message_in_the_catalogue() -> None:
 
 def test_a_task_once_done_keeps_its_point_when_a_later_check_fails(client) -> None:
     held = {"host-error": DONE, "discover": "c"}
-    later = "outage:modern::add-c,call-a,a-dies,turn,a-back,turn"  # A is back: the playground no longer does it
+    later = "outage:modern::add-c,call-a,a-dies"  # the turn undone: the playground no longer does it
     status, reply = post(client, URL, {"log": later, "answers": held})
     assert status == 200
     assert reply["correct"] is True and reply["kept"] is True
@@ -154,6 +156,8 @@ def test_the_second_lesson_task_is_graded_on_its_own_playground(client) -> None:
     url = "/api/quiz/list-changed/silent-tool"
     assert post(client, url, {"log": "guide:modern::q-deploys,turn"})[1]["correct"] is True
     assert post(client, url, {"log": "guide:modern::q-deploys,timer,admin"})[1]["correct"] is False
+    # Done at the turn; the timer pressed after it takes nothing away.
+    assert post(client, url, {"log": "guide:modern::q-deploys,turn,timer"})[1]["correct"] is True
     assert post(client, url, {"log": DONE})[0] == 400
 
 
