@@ -68,7 +68,6 @@ export function mountStepper(section) {
   // Run `fn` once the moments are here (at once when they are).
   const when = (fn) => (event) => {
     if (data) return fn(event);
-    if (event.type === "keydown" && (event.key === "ArrowRight" || event.key === "ArrowLeft")) event.preventDefault();
     load().then((ok) => ok && fn(event));
   };
 
@@ -117,7 +116,12 @@ export function mountStepper(section) {
       ),
     );
     // Stepped from deep in a long moment (the buttons stick to the top): the new one is read from its heading.
-    if (stepped && region.getBoundingClientRect().top < nav.getBoundingClientRect().bottom - 1) region.scrollIntoView({ block: "start" });
+    // The margin is the buttons' height, measured: on a phone they wrap to two rows.
+    const navBox = nav.getBoundingClientRect();
+    if (stepped && region.getBoundingClientRect().top < navBox.bottom - 1) {
+      region.style.scrollMarginTop = `${Math.ceil(navBox.height) + 8}px`;
+      region.scrollIntoView({ block: "start" });
+    }
     // Disabling the focused button would drop the focus to <body> and end arrow-key stepping.
     const focused = document.activeElement;
     prev.disabled = index === 0;
@@ -135,9 +139,12 @@ export function mountStepper(section) {
   next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
   section.addEventListener("keydown", (event) => {
     if (event.target.matches("input, .table-wrap")) return; // a focused table box scrolls with the arrows
+    // The arrows belong to the stepper while the focus is in it, at its ends too: they must not
+    // fall through to the page (presenter mode would change screens).
+    if (event.key === "ArrowRight" || event.key === "ArrowLeft") event.preventDefault();
     when(() => {
-      if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(true); event.preventDefault(); }
-      if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(true); event.preventDefault(); }
+      if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(true); }
+      if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(true); }
     })(event);
   });
   section.addEventListener("change", when((event) => {

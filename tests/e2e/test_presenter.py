@@ -226,3 +226,29 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
         if box[1] > bar.bounding_box()["y"] + 1:
             covered.append(box)
     assert covered == [], covered
+
+
+def test_arrow_keys_past_the_steppers_last_moment_stay_in_the_stepper(page: Page) -> None:
+    """While the focus is in the stepper the arrows move its moments; at either end they do nothing,
+    and the presenter's screen stays where it is."""
+    page.goto(LESSON_1 + "?present=1")
+    stepper = panel(page, "A session with churn")
+    go_to_screen_of(page, stepper)
+    here = screen_number(page)
+    moment = stepper.get_by_role("heading", level=4)
+    expect(moment).to_have_text(re.compile(r"^Moment 1 of (\d+)"))
+    total = int(re.match(r"^Moment 1 of (\d+)", moment.inner_text()).group(1))
+    stepper.get_by_role("button", name="Next moment").focus()
+    for n in range(2, total + 1):
+        page.keyboard.press("ArrowRight")
+        expect(moment).to_have_text(re.compile(rf"^Moment {n} of {total}"))
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(moment).to_have_text(re.compile(rf"^Moment {total} of {total}"))
+    expect(position(page)).to_have_text(f"Screen {here[0]} of {here[1]}")
+    for n in range(total - 1, 0, -1):
+        page.keyboard.press("ArrowLeft")
+        expect(moment).to_have_text(re.compile(rf"^Moment {n} of {total}"))
+    page.keyboard.press("ArrowLeft")
+    expect(moment).to_have_text(re.compile(rf"^Moment 1 of {total}"))
+    expect(position(page)).to_have_text(f"Screen {here[0]} of {here[1]}")
