@@ -77,7 +77,7 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     figure = (
         f'<figure class="message message--{era}">'
         f'<figcaption><span class="message__era">{ERAS[era]}</span> '
-        f'<code class="message__def">{escapeHtml(token.meta["def_name"])}</code></figcaption>'
+        f'<code class="message__def">{_camel_breaks(token.meta["def_name"])}</code></figcaption>'
         f'<pre><code class="language-json">{body}</code></pre></figure>\n'
     )
     if era == "legacy" and era_of(tokens, idx + 1) == "modern":
@@ -110,9 +110,28 @@ def era_of(tokens: list[Token], idx: int) -> str | None:
     return None
 
 
+_BREAK_AFTER = re.compile(r"(?<=[/_.])(?=.)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _camel_breaks(name: str) -> str:
+    """A schema definition's name (``SubscriptionsAcknowledgedNotification``), escaped, with a line
+    break allowed between its words."""
+    return "<wbr>".join(escapeHtml(p) for p in _CAMEL.split(name))
+
+
+def _render_code_inline(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    """Inline code, with a line break allowed after each ``/``, ``_`` and ``.`` of a long name: on a
+    narrow screen ``notifications/tools/list_changed`` breaks at a slash, not inside a word."""
+    text = tokens[idx].content
+    parts = _BREAK_AFTER.split(text) if len(text) >= 14 else [text]
+    return "<code>" + "<wbr>".join(escapeHtml(p) for p in parts) + "</code>"
+
+
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("code_inline", _render_code_inline)
     return md
 
 

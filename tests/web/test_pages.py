@@ -322,3 +322,15 @@ def test_the_server_header_names_no_versions(serve_app):
     with urllib.request.urlopen(serve_app() + "/healthz") as resp:
         server = resp.headers["Server"]
     assert server == "mcp-churn-lab" and "/" not in server and "Python" not in server
+
+
+def test_long_inline_code_may_break_between_its_parts_only(fixture_client):
+    """A long name in code may wrap after a slash, underscore or dot, and a schema name between its
+    words; a short one stays whole. (The browser tests check where lines really break.)"""
+    from lesson.markup import MD, _camel_breaks
+
+    rendered = MD.renderInline("`notifications/tools/list_changed` and `tools/list` and `a<b_c/d_e_f_g_h`")
+    assert "<code>notifications/<wbr>tools/<wbr>list_<wbr>changed</code>" in rendered
+    assert "<code>tools/list</code>" in rendered
+    assert "<code>a&lt;b_<wbr>c/<wbr>d_<wbr>e_<wbr>f_<wbr>g_<wbr>h</code>" in rendered
+    assert _camel_breaks("ToolListChangedNotification") == "Tool<wbr>List<wbr>Changed<wbr>Notification"
