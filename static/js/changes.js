@@ -61,16 +61,52 @@ export function diffCounters(before, after) {
   }));
 }
 
+// Baskets by store (the handles panel): baskets new or gone from a store, baskets whose items
+// changed, handles the model holds now that it did not, and the store the next call lands on when
+// that moved. A store that is no longer shown loses its baskets with it.
+export function diffStores(before, after) {
+  const old = new Map((before.stores || []).map((s) => [s.label, s]));
+  const out = { added: [], removed: [], changed: [], current: null, held: [] };
+  for (const s of after.stores || []) {
+    const prev = old.get(s.label);
+    old.delete(s.label);
+    const had = (prev && prev.baskets) || {};
+    for (const [id, items] of Object.entries(s.baskets)) {
+      if (!(id in had)) out.added.push({ store: s.label, id });
+      else if (!same(had[id], items)) out.changed.push({ store: s.label, id });
+    }
+    for (const id of Object.keys(had)) if (!(id in s.baskets)) out.removed.push({ store: s.label, id });
+    if (s.current && !(prev && prev.current)) out.current = s.label;
+  }
+  for (const s of old.values()) for (const id of Object.keys(s.baskets)) out.removed.push({ store: s.label, id });
+  const held = new Set(before.handles || []);
+  out.held = (after.handles || []).filter((id) => !held.has(id));
+  return out;
+}
+
+const NO_STORES = { added: [], removed: [], changed: [], current: null, held: [] };
+
+// The turns taken and the prompt cache invalidations, said like the counters; false when neither moved.
+function diffTurns(before, after) {
+  const bits = [];
+  if (before.turns !== after.turns) bits.push(t("changes.was", { now: t("changes.turns", { n: after.turns }), was: before.turns }));
+  if (before.cache_invalidations !== after.cache_invalidations) {
+    bits.push(t("changes.was", { now: t("changes.invalidations", { n: after.cache_invalidations }), was: before.cache_invalidations }));
+  }
+  return bits.length ? bits : false;
+}
+
 // Everything one press changed. `before` is null for the first view of a playground: nothing is
 // marked then, since nothing was pressed.
 export function diffViews(before, after) {
-  if (!before) return { first: true, servers: { added: [], removed: [], changed: {} }, prompt: { joined: [], left: [] }, counters: [], turns: false, comparison: false };
+  if (!before) return { first: true, servers: { added: [], removed: [], changed: {} }, prompt: { joined: [], left: [] }, stores: NO_STORES, counters: [], turns: false, comparison: false };
   return {
     first: false,
     servers: diffServers(before.servers, after.servers),
     prompt: diffPrompt(before.next_prompt, after.next_prompt),
+    stores: diffStores(before, after),
     counters: diffCounters(before.counters, after.counters),
-    turns: before.next_prompt.turns !== after.next_prompt.turns || before.next_prompt.cache_invalidations !== after.next_prompt.cache_invalidations,
+    turns: diffTurns(before.next_prompt, after.next_prompt),
     comparison: !same(before.comparison, after.comparison) && Boolean(after.comparison),
   };
 }
@@ -82,13 +118,19 @@ export function isEmpty(d) {
     !Object.keys(d.servers.changed).length &&
     !d.prompt.joined.length &&
     !d.prompt.left.length &&
+    !d.stores.added.length &&
+    !d.stores.removed.length &&
+    !d.stores.changed.length &&
+    !d.stores.current &&
+    !d.stores.held.length &&
     !d.counters.length &&
     !d.turns
   );
 }
 
-// One sentence a screen reader can take in: what changed, in the order the page shows it.
-export function summarize(d) {
+// One sentence a screen reader can take in: what changed, in the order the page shows it, after
+// the error the step ended in when it failed (`failure`, the text of its log line).
+export function summarize(d, failure = null) {
   if (d.first) return "";
   const bits = [];
   for (const n of d.servers.added) bits.push(t("changes.added", { server: n }));
@@ -96,9 +138,16 @@ export function summarize(d) {
   for (const [n, fields] of Object.entries(d.servers.changed)) bits.push(t("changes.changed", { server: n, fields: fields.map((f) => t(`field.${f}`)).join(", ") }));
   if (d.prompt.joined.length) bits.push(t("changes.joined", { tools: d.prompt.joined.map((x) => x.name).join(", ") }));
   if (d.prompt.left.length) bits.push(t("changes.left", { tools: d.prompt.left.map((x) => x.name).join(", ") }));
+  for (const b of d.stores.added) bits.push(t("changes.basket_added", { basket: b.id, store: b.store }));
+  for (const b of d.stores.changed) bits.push(t("changes.basket_changed", { basket: b.id, store: b.store }));
+  for (const b of d.stores.removed) bits.push(t("changes.basket_removed", { basket: b.id, store: b.store }));
+  if (d.stores.held.length) bits.push(t("changes.held", { handles: d.stores.held.join(", ") }));
+  if (d.stores.current) bits.push(t("changes.current", { store: d.stores.current }));
+  if (d.turns) bits.push(...d.turns);
   for (const c of d.counters) bits.push(c.text);
-  if (!bits.length) return t("changes.none");
-  return t("changes.summary", { changes: bits.join("; ") });
+  const failed = failure ? t("changes.failed", { text: failure }) + " " : "";
+  if (!bits.length) return failed + t("changes.none");
+  return failed + t("changes.summary", { changes: bits.join("; ") });
 }
 
 // "after press 3 of 7": how the page names a step to a learner (step 0 is the start).

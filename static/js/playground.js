@@ -101,6 +101,7 @@ export function mountPlayground(section, transport) {
   let shown = null; // the view on screen, to find what the next one changed
   let pressed = null; // the control behind the change on its way, kept in view with what it changed
   let logMoved = false; // the log grew: scroll it to its end once the page has been laid out
+  let reveal = null; // scrolls the log and brings the marks into view, once the words above are in
   let pastShown = false; // log entries are marked "later" (an earlier step is on view)
   const fromLink = takeLink(panel);
   let linkNotice = null;
@@ -160,8 +161,10 @@ export function mountPlayground(section, transport) {
     if (keepFocus) section.querySelector("button[data-button]")?.focus();
     for (const input of section.querySelectorAll('[data-role="variant"] input')) input.checked = input.value === answer.variant;
     timeline.setTotal(k);
-    // An open draws a playground afresh: nothing was pressed, so nothing is marked.
-    const changes = draw(v, frame.type === "open" ? null : shown, k, pressed, undone !== null);
+    // An open draws a playground afresh: nothing was pressed, so nothing is marked. Neither is a
+    // new storage choice: it starts another playground, which did not change from this one.
+    const afresh = frame.type === "open" || (frame.type === "reset" && frame.variant);
+    const changes = draw(v, afresh ? null : shown, k, pressed, undone !== null);
     pressed = null;
     share.hide();
     const last = history[history.length - 1];
@@ -178,6 +181,7 @@ export function mountPlayground(section, transport) {
     announce.textContent = notice ? `${notice} ${summary}` : summary;
     // Other widgets (goals, predictions) listen for every answer the playground draws.
     section.dispatchEvent(new CustomEvent("playground:answer", { detail: answer }));
+    settle();
   }
 
   // Draw one view, mark what changed since `prev` (none when null), and bring the first change
@@ -217,7 +221,7 @@ export function mountPlayground(section, transport) {
         if (joined.has(`${t.name}@${t.server}`)) mark(items[i], "joined");
       });
       if (d.prompt.left.length) {
-        const note = h("p", { class: "change-note" }, t(undo ? "playground.left_undo" : "playground.left", { tools: d.prompt.left.map((x) => t("playground.tool_from", { tool: x.name, server: x.server })).join(", ") }));
+        const note = h("p", { class: "change-note" }, t(undo ? "playground.left_undo" : "playground.left", { tools: d.prompt.left.map((x) => t(x.origin ? "playground.tool_from_via" : "playground.tool_from", { tool: x.name, server: x.server, origin: x.origin })).join(", ") }));
         promptBox.querySelector(".meta")?.before(note);
         mark(note, "gone");
       }
@@ -231,24 +235,53 @@ export function mountPlayground(section, transport) {
     }
     drawWire(v);
     const handles = region("handles");
-    if (handles) fill(handles, handleState(v));
+    if (handles) {
+      fill(handles, handleState(v));
+      const inStore = (b) => handles.querySelector(`[data-store="${CSS.escape(b.store)}"] [data-basket="${CSS.escape(b.id)}"]`);
+      for (const b of d.stores.added) mark(inStore(b), "new");
+      for (const b of d.stores.changed) mark(inStore(b), "changed");
+      if (d.stores.current) mark(handles.querySelector(`[data-store="${CSS.escape(d.stores.current)}"] h5`), "changed");
+      const held = new Set(d.stores.held);
+      for (const code of handles.querySelectorAll(":scope > p > code")) if (held.has(code.textContent)) mark(code, "new");
+      if (d.stores.removed.length) {
+        const gone = d.stores.removed.map((b) => t("playground.basket_from", { basket: b.id, store: b.store })).join(", ");
+        const note = h("p", { class: "change-note" }, t(undo ? "playground.baskets_gone_undo" : "playground.baskets_gone", { baskets: gone }));
+        handles.append(note);
+        mark(note, "gone");
+      }
+    }
     drawDiagrams(v);
     markLogStep(k);
+    // A step that ended in an error (a tool call the server refused) may change nothing in the
+    // regions above: its lines in the log are the change, and the status line says the error first.
+    const failed = prev && !undo ? (history[k]?.lines || []).filter((line) => line.tone === "error") : [];
+    if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-error`) || []) mark(li, "failed");
     shown = v;
     // Marked elements are new nodes (every region but the log is redrawn), so adding the class
     // starts the flash without forcing a layout first.
     const quiet = reducedMotion();
     if (!quiet) for (const el of marked) el.classList.add("flash");
-    // One layout for both: measuring what to bring into view, then the log's scroll position.
     // The control to keep on screen: the one with the focus, when it is in this playground (the
     // timeline's slider, a scenario's Next moment, a keyboard press), else the one pressed.
     const focused = document.activeElement;
     const keep = focused && focused !== section && section.contains(focused) ? focused : button;
-    if (marked.length) bringIntoView(marked, keep, quiet);
-    const box = region("log");
-    if (logMoved && box) box.scrollTop = box.scrollHeight;
-    logMoved = false;
-    return summarize(d);
+    // Run by settle() once the status line and the goal above the regions have their new words (they
+    // move everything below them), in one layout: the log's scroll position first, so a marked line
+    // at its end is measured where it will show, then what to bring into view.
+    reveal = () => {
+      const box = region("log");
+      if (logMoved && box) box.scrollTop = box.scrollHeight;
+      else if (box) showLogEntry(box, k);
+      logMoved = false;
+      if (marked.length) bringIntoView(marked, keep, quiet);
+    };
+    return summarize(d, failed[0]?.text);
+  }
+
+  function settle() {
+    const r = reveal;
+    reveal = null;
+    r?.();
   }
 
   // The log entry of the step on view is the current one; entries after it are "later". At the
@@ -271,6 +304,7 @@ export function mountPlayground(section, transport) {
     if (views[k]) {
       const changes = draw(views[k], shown, k);
       announce.textContent = t("playground.viewing", { where, changes });
+      settle();
       return;
     }
     const { variant, era, events } = log;
@@ -279,6 +313,7 @@ export function mountPlayground(section, transport) {
     views[k] = answer.view;
     const changes = draw(answer.view, shown, k);
     announce.textContent = t("playground.viewing", { where, changes });
+    settle();
   }
 
   // Before a change made while an earlier step is on view: cut the log at that step, under a new
@@ -432,6 +467,16 @@ function bringIntoView(marked, button, quiet) {
     }
   }
   if (Math.abs(by) >= 1) window.scrollBy({ top: by, behavior });
+}
+
+// Scroll the log box (not the page) so the entry of step k shows in it, from its top when it does
+// not fit: the timeline moves the step on view, and the log marks it there.
+function showLogEntry(box, k) {
+  const entry = box.querySelector(`ol.log > li[data-step="${k}"]`);
+  if (!entry) return;
+  const b = box.getBoundingClientRect();
+  const e = entry.getBoundingClientRect();
+  if (e.top < b.top || e.bottom > b.bottom) box.scrollTop += e.top - b.top - 8;
 }
 
 function addShare(section) {

@@ -43,7 +43,8 @@ export function mountPredictions(section) {
       // The choice is read at the press: the answer to this press is what the learner predicted about.
       const set = sets.find((s) => s.dataset.predictButton === button.dataset.button && !s.hidden);
       const picked = set && set.querySelector("input:checked");
-      pending.push({ button: button.dataset.button, picked: picked ? picked.value : null });
+      const byScenario = section.hasAttribute("data-scenario-driving");
+      pending.push({ button: button.dataset.button, picked: picked ? picked.value : null, byScenario });
     } else if (button.dataset.action === "undo" || button.dataset.action === "reset") pending.push({ button: "" });
   });
   section.addEventListener("change", (event) => {
@@ -56,7 +57,9 @@ export function mountPredictions(section) {
     for (const set of sets) {
       const after = set.dataset.predictAfter;
       if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
-        reveal(set, press.picked);
+        // A scenario's press does not answer for the learner: with no choice picked, the question
+        // is left as it was, for a press of their own.
+        if (press.picked || !press.byScenario) reveal(set, press.picked);
       } else if (after && press.button === after) ask(set);
       else if (after) set.hidden = true;
     }

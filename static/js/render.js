@@ -48,8 +48,12 @@ const scrollStops =
     ? new ResizeObserver((entries) => {
         for (const { target } of entries) {
           if (!target.isConnected) scrollStops.unobserve(target);
-          else if (target.scrollWidth > target.clientWidth + 1) target.tabIndex = 0;
-          else target.removeAttribute("tabindex");
+          else {
+            const scrolls = target.scrollWidth > target.clientWidth + 1;
+            if (scrolls) target.tabIndex = 0;
+            else target.removeAttribute("tabindex");
+            target.classList.toggle("scrolls", scrolls);
+          }
         }
       })
     : null;
@@ -245,10 +249,10 @@ export function handleState(view) {
           stores.map((s) =>
             h(
               "section",
-              { class: s.current ? "store current" : "store", "aria-label": s.label },
+              { class: s.current ? "store current" : "store", "aria-label": s.label, "data-store": s.label },
               h("h5", {}, content(s.label), s.current ? t("handles.current") : ""),
               Object.keys(s.baskets).length
-                ? h("ul", { class: "lines" }, Object.entries(s.baskets).map(([id, items]) => h("li", {}, h("code", {}, id), ": ", items.length ? content(items.join(", ")) : t("handles.empty"))))
+                ? h("ul", { class: "lines" }, Object.entries(s.baskets).map(([id, items]) => h("li", { "data-basket": id }, h("code", {}, id), ": ", items.length ? content(items.join(", ")) : t("handles.empty"))))
                 : h("p", { class: "placeholder" }, t("handles.no_baskets")),
             ),
           ),

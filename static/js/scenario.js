@@ -56,12 +56,14 @@ function mountScenarios(section, scenarios) {
   const takeOver = (event) => {
     if (!active || active.section !== section || active.driving) return;
     const target = event.target;
-    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-role='era'], [data-role='variant']")) {
+    // The timeline too: an earlier step on view is not the moment the scenario is at.
+    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-role='era'], [data-role='variant'], .timeline")) {
       active.leave(false);
     }
   };
   section.addEventListener("click", takeOver, true);
   section.addEventListener("change", takeOver, true);
+  section.addEventListener("input", takeOver, true);
 }
 
 async function play(section, scenario, opener) {
@@ -111,6 +113,8 @@ async function play(section, scenario, opener) {
     if (busy || active !== state) return;
     busy = true;
     state.driving = true;
+    // Other widgets (predictions) tell the scenario's presses from the learner's own.
+    section.toggleAttribute("data-scenario-driving", true);
     try {
       await work();
       show();
@@ -120,6 +124,7 @@ async function play(section, scenario, opener) {
     } finally {
       busy = false;
       state.driving = false;
+      section.removeAttribute("data-scenario-driving");
     }
   }
 

@@ -21,7 +21,8 @@ function mount(article, slug) {
     "dialog",
     { class: "start-over-dialog", "aria-labelledby": "start-over-title", "aria-describedby": "start-over-text" },
     h("h2", { id: "start-over-title" }, t("startover.heading")),
-    h("p", { id: "start-over-text" }, t("startover.text")),
+    // Said only where the page has a theme control (a portal's frame has none).
+    h("p", { id: "start-over-text" }, document.querySelector('[data-role="theme"]') ? `${t("startover.text")} ${t("startover.theme")}` : t("startover.text")),
     h("div", { class: "buttons" }, cancel, confirm),
   );
   // In a portal's frame the frame is as tall as the lesson, so a modal dialog would open in its middle,

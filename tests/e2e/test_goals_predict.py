@@ -170,6 +170,47 @@ def test_baskets_in_process_memory_live_on_one_replica(page: Page) -> None:
     expect(one).to_contain_text("No baskets.")
 
 
+def expect_marked(el: Locator, word: str) -> None:
+    expect(el).to_have_attribute("data-mark", word)
+    expect(el).to_be_in_viewport()
+
+
+def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
+    """A basket made, filled, lost with its replica's memory, a call that fails on it: each press
+    marks it where it shows and says it in the status line, not only the conversation's length."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    status = handles.get_by_role("status")
+    handles.get_by_role("radio", name="Baskets in process memory").check()
+    expect(store(handles, "S: durable store (every replica)")).to_have_count(0)
+    one, two = store(handles, "S: replica 1 memory"), store(handles, "S: replica 2 memory")
+    expect(handles.locator("[data-mark]")).to_have_count(0)
+    press(handles, "create_basket", 1)
+    expect_marked(one.get_by_role("listitem"), "new")
+    expect_marked(baskets(handles).locator("p > code"), "new")
+    expect(status).to_contain_text(re.compile(r"basket bsk_\w+ is new in S: replica 1 memory"))
+    press(handles, "add_item", 2)
+    expect_marked(one.get_by_role("listitem"), "changed")
+    press(handles, "Next call lands on replica 2", 3)
+    expect_marked(two.get_by_role("heading"), "changed")
+    expect(status).to_contain_text("the next call lands on S: replica 2 memory")
+    expect(status).not_to_contain_text("Nothing")
+    press(handles, "Back to replica 1", 4)
+    press(handles, "Restart the shop server", 5)
+    gone = baskets(handles).get_by_text(re.compile(r"^Gone with this press: basket bsk_\w+ from S: replica 1 memory"))
+    expect_marked(gone, "gone")
+    expect(status).to_contain_text("is gone from S: replica 1 memory")
+    # The basket is gone, the model still quotes its handle: the call fails, and that is the news.
+    press(handles, "add_item", 6)
+    expect(status).to_contain_text("It failed:")
+    expect(status).to_contain_text("Unknown basket_id")
+    expect_marked(region(handles, "What happened").locator("li.step").last.get_by_role("listitem"), "failed")
+    # Undo: the failure is taken back, not announced again.
+    handles.get_by_role("button", name="Undo").click()
+    expect(status).to_contain_text("Undone")
+    expect(status).not_to_contain_text("It failed:")
+
+
 def test_a_durable_basket_outlives_a_restart(page: Page) -> None:
     handles = open_playground(page, LESSON_1, "Explicit state handles")
     press(handles, "create_basket", 1)

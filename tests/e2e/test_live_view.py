@@ -192,12 +192,13 @@ def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
     expect(slider).to_have_attribute("aria-valuetext", "after press 1 of 3")
     # The table shows the state after press 1, and the learner is told what a press will do.
     expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
-    expect(
-        outage.get_by_text(re.compile("Pressing a button now continues from after press 1 and drops the 2 presses"))
-    ).to_be_visible()
+    past = re.compile(r"Pressing a button now continues from here \(after press 1\) and drops the 2 presses")
+    expect(outage.get_by_text(past)).to_be_visible()
     # The start, the earliest state, can be viewed too.
     slider.fill("0")
     expect(outage.get_by_text("Viewing: at the start (before press 1 of 3)", exact=True)).to_be_visible()
+    start = re.compile(r"continues from here \(at the start\) and drops the 3 presses")
+    expect(outage.get_by_text(start)).to_be_visible()
     expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("connected")
     slider.fill("1")
     expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
@@ -210,6 +211,31 @@ def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
     page.reload()
     section = open_playground_again(page)
     expect(log_labels(section)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+
+
+def test_the_log_shows_the_step_on_view(outage: Locator) -> None:
+    """The log box scrolls by itself: viewing an earlier step brings that step's entry into it."""
+    for n in range(1, 9):
+        press(outage, "A dies" if n % 2 else "A is back", n)
+    log = region(outage, "What happened").locator('[data-region="log"]')
+    assert log.evaluate("e => e.scrollHeight > e.clientHeight + 100"), "the log fits its box: nothing to scroll"
+
+    def shows(step: int) -> bool:
+        return log.evaluate(
+            """(box, step) => {
+                 const e = box.querySelector(`li[data-step="${step}"]`).getBoundingClientRect();
+                 const b = box.getBoundingClientRect();
+                 return e.top >= b.top && e.top < b.bottom - 10; }""",
+            step,
+        )
+
+    assert not shows(1)
+    timeline(outage).fill("1")
+    expect(log.locator('li[aria-current="step"]')).to_have_attribute("data-step", "1")
+    assert shows(1)
+    outage.get_by_role("button", name="Back to the latest").click()
+    expect(log.locator('li[aria-current="step"]')).to_have_attribute("data-step", "8")
+    assert shows(8)
 
 
 def open_playground_again(page: Page) -> Locator:

@@ -57,6 +57,9 @@ def test_gateway_backend_fails_recovers_and_c_joins(gateway: Locator) -> None:
     expect(prompt_tool(gateway, "create_ticket", "B via G")).to_have_count(0)
     expect(prompt_tool(gateway, "assign_ticket", "B via G")).to_have_count(0)
     expect(prompt_tool(gateway, "search_docs", "A via G")).to_be_visible()
+    # The note says where the tools came from the way the prompt did: from B, via G.
+    left = gateway.get_by_text(re.compile("^Left the next prompt with this press"))
+    expect(left).to_contain_text("create_ticket from B via G")
     step = log_step(gateway, "Step 1: B fails its health check")
     expect(step).to_contain_text("health check")
     expect(step).to_contain_text("notifications/tools/list_changed")
@@ -66,6 +69,8 @@ def test_gateway_backend_fails_recovers_and_c_joins(gateway: Locator) -> None:
 
     press(gateway, "Take a model turn", 2)
     expect(log_step(gateway, "Step 2: The model takes a turn")).to_contain_text("prompt with 2 tools")
+    # The status line names every change it marks, the turns taken among them.
+    expect(gateway.get_by_role("status").filter(has_text="After press 2")).to_contain_text("turns taken 1 (was 0)")
 
     press(gateway, "B recovers", 3)
     expect_status(gateway, "B", "connected")

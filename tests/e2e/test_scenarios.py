@@ -100,3 +100,29 @@ def test_scenarios_are_offered_only_beside_their_panel(page: Page) -> None:
     expect(gateway.get_by_role("button", name=re.compile("^Play the scenario: "))).to_have_text(
         [f"Play the scenario: {script('gateway').title}"]
     )
+
+
+def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
+    """The outage scenario presses "A dies" right after the question about it is asked: a learner
+    who picked nothing is not told "you did not pick"; one who picked sees the verdict."""
+    s = script("outage")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    question = outage.get_by_role("group", name=re.compile("^Predict first: "))
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    expect(question).to_be_visible()
+    scenario = scenario_box(outage, s)
+    scenario.get_by_role("button", name="Next moment").click()
+    expect_step(outage, s, 2)
+    expect(question).to_be_visible()
+    expect(question.get_by_role("radio", checked=True)).to_have_count(0)
+    expect(question).not_to_contain_text("You did not pick")
+    expect(outage.get_by_role("status").first).not_to_contain_text("You did not pick")
+    # Played again, with a choice picked this time: the press answers the learner's own prediction.
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect(log_labels(outage)).to_have_count(2)
+    expect_step(outage, s, 1)
+    question.get_by_role("radio", name=re.compile("^A tool result marked isError")).check()
+    scenario.get_by_role("button", name="Next moment").click()
+    expect_step(outage, s, 2)
+    expect(question).to_contain_text("Your prediction was right")

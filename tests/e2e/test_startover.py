@@ -38,6 +38,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     dialog = page.get_by_role("dialog", name="Start this lesson over?")
     expect(dialog).to_be_visible()
     expect(dialog.get_by_role("button", name="Keep my progress")).to_be_focused()
+    expect(dialog).to_have_accessible_description(re.compile(re.escape(message("startover.theme")) + "$"))
     result = Axe().run(page)
     assert result.violations_count == 0, result.generate_report()
     dialog.get_by_role("button", name="Keep my progress").click()
@@ -81,6 +82,8 @@ def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     # In a frame as tall as the lesson a modal would open mid-frame, far away: it opens under the button.
     dialog = page.get_by_role("dialog", name="Start this lesson over?")
     expect(dialog.get_by_role("button", name="Keep my progress")).to_be_focused()
+    # A frame has no theme control, so the dialog does not speak of one.
+    expect(dialog).to_have_accessible_description(message("startover.text"))
     below, button = dialog.bounding_box(), start_over.bounding_box()
     assert 0 <= below["y"] - (button["y"] + button["height"]) < 200, (button, below)
     page.keyboard.press("Escape")

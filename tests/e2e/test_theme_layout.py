@@ -57,6 +57,52 @@ def test_no_sideways_scroll_at_375(browser: Browser, base_url: str, name: str) -
     context.close()
 
 
+# Each place where a line breaks inside inline code in the lesson's text, with the characters either
+# side of it: "tools/|list" is a break after a slash, "list_chang|ed" one inside a word.
+CODE_BREAKS = """() => {
+  const out = [];
+  for (const code of document.querySelectorAll("article :not(pre) > code")) {
+    if (code.getClientRects().length < 2) continue;
+    const text = code.textContent;
+    const range = document.createRange();
+    let top = null, at = 0;
+    for (const node of [...code.childNodes].filter((n) => n.nodeType === 3)) {
+      for (let i = 0; i < node.length; i++, at++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        const around = `${text.slice(Math.max(0, at - 6), at)}|${text.slice(at, at + 6)}`;
+        if (top !== null && rect.top > top + 2) out.push(around);
+        top = rect.top;
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize(("width", "present"), [(320, False), (375, False), (1280, True)])
+@pytest.mark.parametrize("path", [LESSON_1, LESSON_2])
+def test_inline_code_breaks_between_words_not_inside_them(
+    browser: Browser, base_url: str, path: str, width: int, present: bool
+) -> None:
+    context = browser.new_context(base_url=base_url, viewport={"width": width, "height": 800})
+    page = context.new_page()
+    page.goto(path + ("?present=1" if present else ""))
+    breaks = page.evaluate(CODE_BREAKS)
+    if present:  # one section per screen: read each screen
+        bar = page.get_by_role("navigation", name="Presenter controls")
+        while bar.get_by_role("button", name="Next", exact=True).is_enabled():
+            bar.get_by_role("button", name="Next", exact=True).click()
+            breaks += page.evaluate(CODE_BREAKS)
+    assert breaks, "no inline code wraps at this width: the test covers nothing"
+    # After a slash, underscore, dot, hyphen or space, or between the words of a CamelCase name.
+    inside = [b for b in breaks if not re.search(r"[/_.\s-]\||[a-z]\|[A-Z]", b)]
+    assert not inside, f"inline code broken inside a word: {inside}"
+    context.close()
+
+
 def test_server_table_reflows_at_375(browser: Browser, base_url: str) -> None:
     """On a narrow screen each server is a card, and it is still a table to a screen reader."""
     context = browser.new_context(base_url=base_url, viewport=NARROW)
@@ -302,8 +348,26 @@ def test_the_server_table_is_a_tab_stop_only_while_it_scrolls(page: Page) -> Non
     box = outage.get_by_role("group", name="Servers table")
     expect(box).to_be_visible()
     expect(box).not_to_have_attribute("tabindex", re.compile("."))
+    assert box.evaluate("e => getComputedStyle(e).boxShadow") == "none"
     box.evaluate("e => { e.querySelector('table').style.minWidth = '2000px'; e.style.width = '300px'; }")
     expect(box).to_have_attribute("tabindex", "0")
+    # And it shows that there is more to the right: a shadow at its edge, not the clipped column alone.
+    expect(box).to_have_class(re.compile(r"\bscrolls\b"))
+    assert box.evaluate("e => getComputedStyle(e).boxShadow") != "none"
+
+
+@pytest.mark.parametrize("width", [700, 768, 800, 1280])
+def test_the_second_lessons_table_fits_between_phone_and_desktop(browser: Browser, base_url: str, width: int) -> None:
+    """Six columns with long names: where they do not fit, each row is a card, never a clipped table."""
+    context = browser.new_context(base_url=base_url, viewport={"width": width, "height": 900})
+    section = open_playground(context.new_page(), LESSON_2, "Misbehaving servers")
+    buttons = section.get_by_role("group", name="Events").get_by_role("button")
+    for n in range(buttons.count()):
+        press(section, buttons.nth(n).inner_text(), n + 1)
+        box = section.get_by_role("group", name="Servers table")
+        over = box.evaluate("e => e.scrollWidth - e.clientWidth")
+        assert over <= 1, f"the table is {over} px wider than its box after press {n + 1}"
+    context.close()
 
 
 def theme_radio(page: Page, name: str):
