@@ -84,6 +84,7 @@ def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     expect(dialog.get_by_role("button", name="Keep my progress")).to_be_focused()
     # A frame has no theme control, so the dialog does not speak of one.
     expect(dialog).to_have_accessible_description(message("startover.text"))
+    expect(dialog).not_to_have_accessible_description(re.compile("theme", re.I))
     below, button = dialog.bounding_box(), start_over.bounding_box()
     assert 0 <= below["y"] - (button["y"] + button["height"]) < 200, (button, below)
     page.keyboard.press("Escape")

@@ -82,7 +82,7 @@ CODE_BREAKS = """() => {
 }"""
 
 
-@pytest.mark.parametrize(("width", "present"), [(320, False), (375, False), (1280, True)])
+@pytest.mark.parametrize(("width", "present"), [(320, False), (375, False), (375, True)])
 @pytest.mark.parametrize("path", [LESSON_1, LESSON_2])
 def test_inline_code_breaks_between_words_not_inside_them(
     browser: Browser, base_url: str, path: str, width: int, present: bool
