@@ -13,7 +13,9 @@ A client that does not accept brotli gets the plain file, which Flask-Compress t
 
 The stylesheet is served without its comments and spare whitespace (rcssmin, once at start-up): its
 comments explain the rules to whoever edits them, and were a third of its compressed bytes. The
-scripts are served as written: the Python JavaScript minifiers tried mangle nested template literals.
+scripts lose their whole-line ``//`` comments (a quarter of their compressed bytes), each left as an
+empty line so the line numbers in a browser's errors stay those of the file; nothing else of them
+changes, since the Python JavaScript minifiers tried mangle nested template literals.
 """
 
 from __future__ import annotations
@@ -33,6 +35,22 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 COMPRESSIBLE = ("text/", "application/json", "image/svg+xml")
 mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("image/svg+xml", ".svg")
+
+
+def strip_line_comments(source: str) -> str:
+    """A script with each line that holds only a ``//`` comment emptied. A line inside a template
+    literal that spans lines is text, not a comment, and stays: a line with an odd number of
+    backticks (not escaped) opens or closes one."""
+    out = []
+    in_template = False
+    for line in source.split("\n"):
+        if not in_template and line.lstrip().startswith("//"):
+            out.append("")
+            continue
+        if (line.count("`") - line.count("\\`")) % 2:
+            in_template = not in_template
+        out.append(line)
+    return "\n".join(out)
 
 
 @lru_cache(maxsize=512)
@@ -61,6 +79,8 @@ class Assets:
             digest.update(rel.encode() + b"\0" + data + b"\0")
             if rel.endswith(".css"):
                 data = rcssmin.cssmin(data)
+            elif rel.endswith(".js"):
+                data = strip_line_comments(data.decode()).encode()
             self.files[rel] = (data, mimetypes.guess_type(rel)[0] or "application/octet-stream")
         self._files_digest = digest
         self._fixed: dict[str, str] = {}  # documents that stay when the content is reloaded

@@ -234,7 +234,9 @@ def test_assets_are_compressed_once_at_brotlis_best_and_decode_to_the_file(fixtu
         from flask import url_for
 
         url = url_for("static", filename="js/playground.js")
-    raw = (data_root() / "static" / "js" / "playground.js").read_bytes()
+    from lesson.web.assets import strip_line_comments
+
+    raw = strip_line_comments((data_root() / "static" / "js" / "playground.js").read_text()).encode()
     br = client.get(url, headers={"Accept-Encoding": "gzip, deflate, br"})
     assert br.headers["Content-Encoding"] == "br" and "Accept-Encoding" in br.headers["Vary"]
     assert brotli.decompress(br.get_data()) == raw
@@ -266,6 +268,40 @@ def test_the_stylesheet_is_served_without_its_comments_and_keeps_every_rule(fixt
     assert set(re.findall(r"--[\w-]+(?=\s*:)", source)) == set(re.findall(r"--[\w-]+(?=:)", served))
     assert re.sub(r"/\*.*?\*/", "", source, flags=re.S).count("{") == served.count("{")
     assert "calc(" in served and not re.search(r"calc\([^;{}]*\w[+-]\d", served)
+
+
+def test_scripts_are_served_without_their_comment_lines_and_keep_their_line_numbers(fixture_client):
+    from lesson.paths import data_root
+
+    client = fixture_client
+    scripts = sorted((data_root() / "static" / "js").glob("*.js"))
+    assert len(scripts) > 10
+    for path in scripts:
+        with client.application.test_request_context():
+            from flask import url_for
+
+            url = url_for("static", filename=f"js/{path.name}")
+        source = path.read_text().split("\n")
+        served = client.get(url, headers={"Accept-Encoding": "identity"}).get_data(as_text=True).split("\n")
+        assert len(served) == len(source), path.name
+        for mine, theirs in zip(source, served, strict=True):
+            # A comment line is emptied; every other line is served exactly as written.
+            assert theirs == ("" if mine.lstrip().startswith("//") else mine), (path.name, mine)
+
+
+def test_a_comment_like_line_inside_a_template_literal_is_kept():
+    from lesson.web.assets import strip_line_comments
+
+    source = "// about x\nconst x = 1; // one\nconst t = `a\n// not a comment\nb`;\n  // indented\ny(`${x}`);"
+    assert strip_line_comments(source).split("\n") == [
+        "",
+        "const x = 1; // one",
+        "const t = `a",
+        "// not a comment",
+        "b`;",
+        "",
+        "y(`${x}`);",
+    ]
 
 
 @pytest.fixture
