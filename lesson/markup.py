@@ -1,6 +1,7 @@
 """The lesson's Markdown: how it is parsed and rendered, apart from what the lesson loader checks.
 
-Three additions to CommonMark: a ``json legacy|modern DefName`` fence is a wire message, drawn as a
+Four additions to CommonMark: long names in inline code may break after a ``/``, ``_`` or ``.``;
+a ``json legacy|modern DefName`` fence is a wire message, drawn as a
 captioned figure (a legacy block followed by its modern counterpart makes a side-by-side pair); every
 level-2 heading gets an anchor; and a disclosure container,
 
@@ -110,7 +111,9 @@ def era_of(tokens: list[Token], idx: int) -> str | None:
     return None
 
 
-_BREAK_AFTER = re.compile(r"(?<=[/_.])(?=.)")
+# After a separator that follows a letter and comes before one: "list_|changed", never "_|meta" at
+# the start or "https:/|/" between two slashes.
+_BREAK_AFTER = re.compile(r"(?<=[^/_.][/_.])(?=[^/_.])")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
@@ -120,12 +123,21 @@ def _camel_breaks(name: str) -> str:
     return "<wbr>".join(escapeHtml(p) for p in _CAMEL.split(name))
 
 
+def _breakable_word(word: str) -> str:
+    parts = _BREAK_AFTER.split(word) if len(word) >= 14 else [word]
+    return "<wbr>".join(escapeHtml(p) for p in parts)
+
+
+def breakable(text: str) -> str:
+    """Plain text as HTML, escaped, with a line break allowed after each ``/``, ``_`` and ``.`` of a
+    long word: on a narrow screen ``notifications/tools/list_changed`` breaks at a slash, not inside
+    a word. (Quiz prompts are plain text; the lesson's inline code goes through here too.)"""
+    return "".join(_breakable_word(p) if i % 2 else escapeHtml(p) for i, p in enumerate(re.split(r"(\S+)", text)))
+
+
 def _render_code_inline(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    """Inline code, with a line break allowed after each ``/``, ``_`` and ``.`` of a long name: on a
-    narrow screen ``notifications/tools/list_changed`` breaks at a slash, not inside a word."""
-    text = tokens[idx].content
-    parts = _BREAK_AFTER.split(text) if len(text) >= 14 else [text]
-    return "<code>" + "<wbr>".join(escapeHtml(p) for p in parts) + "</code>"
+    """Inline code, breakable after the separators of a long name (see :func:`breakable`)."""
+    return "<code>" + _breakable_word(tokens[idx].content) + "</code>"
 
 
 def _markdown() -> MarkdownIt:

@@ -12,7 +12,9 @@ from typing import Any, Literal
 from .frames import Frame
 from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, all_fields, make
 
-Tone = Literal["info", "change", "error", "model", "warn", "rejected"]
+# "failed": a tool call the model made came back as an error (the model reads it and goes on);
+# "error": something went wrong with a server or the host's link to it.
+Tone = Literal["info", "change", "error", "failed", "model", "warn", "rejected"]
 
 
 def count(n: int, one: str, many: str | None = None) -> str:

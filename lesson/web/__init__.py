@@ -16,11 +16,12 @@ from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_compress import Compress
-from markupsafe import escape
+from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..content import Content, ContentError, default_root, load_content
 from ..lrs import from_settings as lrs_from_settings
+from ..markup import breakable
 from ..panels import StepperPanel, load_panels, stepper_views
 from ..paths import data_root
 from ..scripts import page_scenarios
@@ -156,6 +157,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["asset"] = lambda rel: request.script_root + assets.url(rel)
     app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(name)
     app.jinja_env.globals["embed_origins"] = " ".join(embed_origins(app.config))
+    app.jinja_env.filters["breakable"] = lambda text: Markup(breakable(text))
     # Statements go to a learning record store only when one is configured; its thread starts in
     # the process that first sends one (so each gunicorn worker has its own).
     app.extensions["lrs"] = lrs_from_settings(app.config)

@@ -37,19 +37,27 @@ mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("image/svg+xml", ".svg")
 
 
+# Part of the build hash: a change to what is stripped gives every asset a new URL.
+STRIP_VERSION = b"line-comments-2"
+
+
 def strip_line_comments(source: str) -> str:
-    """A script with each line that holds only a ``//`` comment emptied. A line inside a template
-    literal that spans lines is text, not a comment, and stays: a line with an odd number of
-    backticks (not escaped) opens or closes one."""
+    """A script with each line that holds only a ``//`` comment emptied. Lines inside a template
+    literal that spans lines (a line with an odd number of unescaped backticks opens or closes one)
+    or inside a ``/* */`` comment stay as they are."""
     out = []
-    in_template = False
+    in_template = in_block = False
     for line in source.split("\n"):
-        if not in_template and line.lstrip().startswith("//"):
+        if not in_template and not in_block and line.lstrip().startswith("//"):
             out.append("")
             continue
-        if (line.count("`") - line.count("\\`")) % 2:
-            in_template = not in_template
         out.append(line)
+        if in_block:
+            in_block = "*/" not in line
+        elif not in_template and "/*" in line and "*/" not in line.split("/*")[-1]:
+            in_block = True
+        elif (line.count("`") - line.count("\\`")) % 2:
+            in_template = not in_template
     return "\n".join(out)
 
 
@@ -72,7 +80,7 @@ def asset_response(data: bytes, mimetype: str, cache: str) -> Response:
 class Assets:
     def __init__(self, root: Path, extra: dict[str, str] | None = None) -> None:
         self.files: dict[str, tuple[bytes, str]] = {}
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(STRIP_VERSION)
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             rel = path.relative_to(root).as_posix()
             data = path.read_bytes()

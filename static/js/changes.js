@@ -23,13 +23,15 @@ export function diffServers(before, after) {
   const added = [...now.keys()].filter((n) => !old.has(n));
   const removed = [...old.keys()].filter((n) => !now.has(n));
   const changed = {};
+  const status = {}; // the new status of each row whose status changed
   for (const [name, row] of now) {
     const prev = old.get(name);
     if (!prev) continue;
     const fields = SERVER_FIELDS.filter(([key]) => !same(prev[key], row[key])).map(([, field]) => field);
     if (fields.length) changed[name] = fields;
+    if (fields.includes("status")) status[name] = row.status;
   }
-  return { added, removed, changed };
+  return { added, removed, changed, status };
 }
 
 const toolKey = (t) => `${t.name}@${t.server}`;
@@ -99,7 +101,7 @@ function diffTurns(before, after) {
 // Everything one press changed. `before` is null for the first view of a playground: nothing is
 // marked then, since nothing was pressed.
 export function diffViews(before, after) {
-  if (!before) return { first: true, servers: { added: [], removed: [], changed: {} }, prompt: { joined: [], left: [] }, stores: NO_STORES, counters: [], turns: false, comparison: false };
+  if (!before) return { first: true, servers: { added: [], removed: [], changed: {}, status: {} }, prompt: { joined: [], left: [] }, stores: NO_STORES, counters: [], turns: false, comparison: false };
   return {
     first: false,
     servers: diffServers(before.servers, after.servers),
@@ -128,24 +130,34 @@ export function isEmpty(d) {
   );
 }
 
-// One sentence a screen reader can take in: what changed, in the order the page shows it, after
-// the error the step ended in when it failed (`failure`, the text of its log line).
-export function summarize(d, failure = null) {
+// One sentence a screen reader can take in: what changed, region by region, naming only the regions
+// the panel shows (`shows`: servers, prompt, handles), after the tool error the step ended in, if
+// any (`failure`, the text of its log line).
+export function summarize(d, { failure = null, refused = null, shows = { servers: true, prompt: true, handles: true } } = {}) {
   if (d.first) return "";
   const bits = [];
-  for (const n of d.servers.added) bits.push(t("changes.added", { server: n }));
-  for (const n of d.servers.removed) bits.push(t("changes.removed", { server: n }));
-  for (const [n, fields] of Object.entries(d.servers.changed)) bits.push(t("changes.changed", { server: n, fields: fields.map((f) => t(`field.${f}`)).join(", ") }));
-  if (d.prompt.joined.length) bits.push(t("changes.joined", { tools: d.prompt.joined.map((x) => x.name).join(", ") }));
-  if (d.prompt.left.length) bits.push(t("changes.left", { tools: d.prompt.left.map((x) => x.name).join(", ") }));
-  for (const b of d.stores.added) bits.push(t("changes.basket_added", { basket: b.id, store: b.store }));
-  for (const b of d.stores.changed) bits.push(t("changes.basket_changed", { basket: b.id, store: b.store }));
-  for (const b of d.stores.removed) bits.push(t("changes.basket_removed", { basket: b.id, store: b.store }));
-  if (d.stores.held.length) bits.push(t("changes.held", { handles: d.stores.held.join(", ") }));
-  if (d.stores.current) bits.push(t("changes.current", { store: d.stores.current }));
-  if (d.turns) bits.push(...d.turns);
-  for (const c of d.counters) bits.push(c.text);
-  const failed = failure ? t("changes.failed", { text: failure }) + " " : "";
+  if (shows.servers) {
+    for (const n of d.servers.added) bits.push(t("changes.added", { server: n }));
+    for (const n of d.servers.removed) bits.push(t("changes.removed", { server: n }));
+    for (const [n, fields] of Object.entries(d.servers.changed)) {
+      const named = fields.map((f) => (f === "status" ? t("changes.status_now", { status: d.servers.status[n] }) : t(`field.${f}`)));
+      bits.push(t("changes.changed", { server: n, fields: named.join(", ") }));
+    }
+  }
+  if (shows.prompt) {
+    if (d.prompt.joined.length) bits.push(t("changes.joined", { tools: d.prompt.joined.map((x) => x.name).join(", ") }));
+    if (d.prompt.left.length) bits.push(t("changes.left", { tools: d.prompt.left.map((x) => x.name).join(", ") }));
+    if (d.turns) bits.push(...d.turns);
+    for (const c of d.counters) bits.push(c.text);
+  }
+  if (shows.handles) {
+    for (const b of d.stores.added) bits.push(t("changes.basket_added", { basket: b.id, store: b.store }));
+    for (const b of d.stores.changed) bits.push(t("changes.basket_changed", { basket: b.id, store: b.store }));
+    for (const b of d.stores.removed) bits.push(t("changes.basket_removed", { basket: b.id, store: b.store }));
+    if (d.stores.held.length) bits.push(t("changes.held", { handles: d.stores.held.join(", ") }));
+    if (d.stores.current) bits.push(t("changes.current", { store: d.stores.current }));
+  }
+  const failed = failure ? `${t("changes.failed", { text: failure })} ` : refused ? `${t("changes.rejected", { text: refused })} ` : "";
   if (!bits.length) return failed + t("changes.none");
   return failed + t("changes.summary", { changes: bits.join("; ") });
 }

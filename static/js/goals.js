@@ -19,6 +19,8 @@ export function mountGoal(section) {
   section.addEventListener("playground:answer", (event) => {
     const goal = event.detail && event.detail.goal;
     if (!goal || typeof goal.met !== "boolean") return; // no goal to check, or a server that does not say
+    // A scenario's presses are not the learner reaching the goal: the block waits for their own.
+    if (section.hasAttribute("data-scenario-driving")) return;
     const nowMet = goal.met;
     if (nowMet) everMet = true;
     state.textContent = (nowMet ? DONE : everMet ? BEFORE : NOT_YET)();

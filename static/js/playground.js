@@ -252,10 +252,12 @@ export function mountPlayground(section, transport) {
     }
     drawDiagrams(v);
     markLogStep(k);
-    // A step that ended in an error (a tool call the server refused) may change nothing in the
-    // regions above: its lines in the log are the change, and the status line says the error first.
-    const failed = prev && !undo ? (history[k]?.lines || []).filter((line) => line.tone === "error") : [];
-    if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-error`) || []) mark(li, "failed");
+    // A tool call that came back as an error (a basket the server no longer has) may change nothing
+    // in the regions above: its lines in the log are the change, and the status line says it first.
+    const failed = prev && !undo ? (history[k]?.lines || []).filter((line) => line.tone === "failed") : [];
+    // A press the simulation would not do ("A is already down") says why, not only that nothing changed.
+    const refused = prev && !undo ? (history[k]?.lines || []).find((line) => line.tone === "rejected") : null;
+    if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-failed`) || []) mark(li, "failed");
     shown = v;
     // Marked elements are new nodes (every region but the log is redrawn), so adding the class
     // starts the flash without forcing a layout first.
@@ -275,7 +277,8 @@ export function mountPlayground(section, transport) {
       logMoved = false;
       if (marked.length) bringIntoView(marked, keep, quiet);
     };
-    return summarize(d, failed[0]?.text);
+    const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
+    return summarize(d, { failure: failed[0]?.text, refused: refused?.text, shows });
   }
 
   function settle() {
@@ -301,18 +304,18 @@ export function mountPlayground(section, transport) {
   async function viewStep(k) {
     const total = log ? log.events.length : 0;
     const where = stepName(k, total);
-    if (views[k]) {
-      const changes = draw(views[k], shown, k);
-      announce.textContent = t("playground.viewing", { where, changes });
-      settle();
-      return;
+    if (!views[k]) {
+      const { variant, era, events } = log;
+      const answer = await transport.send({ type: "open", panel, log: { variant, era, events: events.slice(0, k), seq: k } });
+      if (answer.type !== "view" || timeline.viewing !== k) return;
+      views[k] = answer.view;
     }
-    const { variant, era, events } = log;
-    const answer = await transport.send({ type: "open", panel, log: { variant, era, events: events.slice(0, k), seq: k } });
-    if (answer.type !== "view" || timeline.viewing !== k) return;
-    views[k] = answer.view;
-    const changes = draw(answer.view, shown, k);
-    announce.textContent = t("playground.viewing", { where, changes });
+    const changes = draw(views[k], shown, k);
+    // A scenario the timeline ended says so here: no answer is coming to say it with.
+    const notice = linkNotice;
+    linkNotice = null;
+    const viewing = t("playground.viewing", { where, changes });
+    announce.textContent = notice ? `${notice} ${viewing}` : viewing;
     settle();
   }
 
@@ -322,6 +325,7 @@ export function mountPlayground(section, transport) {
     if (!timeline.past) return;
     const k = timeline.viewing;
     const { variant, era } = log;
+    const dropped = log.events.length - k;
     const events = log.events.slice(0, k);
     log = { handle: null, variant, era, events, seq: k };
     const answer = await transport.send({ type: "open", panel, log: { variant, era, events, seq: k } });
@@ -329,6 +333,8 @@ export function mountPlayground(section, transport) {
       const held = views.slice(0, k + 1);
       render(answer, { type: "open" });
       views = held;
+      // Said with the change that follows: the presses after this step are gone.
+      linkNotice = t("playground.dropped", { presses: plural(dropped, "press") });
     }
   }
 

@@ -126,6 +126,8 @@ export function present(article) {
     if (target.closest("input, textarea, select, [contenteditable], dialog[open]")) return;
     // Space and arrows keep their own meaning on controls that use them.
     if (event.key === " " && target.closest("button, a, summary")) return;
+    // A table box that scrolls sideways (it has the focus only then) scrolls with the arrows.
+    if (event.key.startsWith("Arrow") && target.closest(".table-wrap")) return;
     if (FORWARD.has(event.key)) {
       event.preventDefault();
       step(true, event.key);

@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
 // Tone names are UI words; a tone without one (info) shows no label.
-const TONE = { change: "tone.change", error: "tone.error", model: "tone.model", warn: "tone.warn", rejected: "tone.rejected" };
+const TONE = { change: "tone.change", error: "tone.error", failed: "tone.failed", model: "tone.model", warn: "tone.warn", rejected: "tone.rejected" };
 
 const STATUS_MARK = {
   connected: "●",

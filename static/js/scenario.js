@@ -28,6 +28,15 @@ function nextAnswer(section) {
   });
 }
 
+// How many replays are pressing in each section (one left mid-step may still be finishing its
+// press): predictions tell the scenario's presses from the learner's own by the attribute.
+const driving = new WeakMap();
+function drivingBy(section, delta) {
+  const n = (driving.get(section) || 0) + delta;
+  driving.set(section, n);
+  section.toggleAttribute("data-scenario-driving", n > 0);
+}
+
 async function clickAndWait(section, button) {
   if (!button || button.disabled) throw new Error("control not available");
   const answer = nextAnswer(section);
@@ -113,8 +122,7 @@ async function play(section, scenario, opener) {
     if (busy || active !== state) return;
     busy = true;
     state.driving = true;
-    // Other widgets (predictions) tell the scenario's presses from the learner's own.
-    section.toggleAttribute("data-scenario-driving", true);
+    drivingBy(section, 1);
     try {
       await work();
       show();
@@ -124,15 +132,19 @@ async function play(section, scenario, opener) {
     } finally {
       busy = false;
       state.driving = false;
-      section.removeAttribute("data-scenario-driving");
+      drivingBy(section, -1);
     }
   }
 
+  // The box shows the moment before its presses go out: it sits above the playground's regions,
+  // so its new words must be in when the playground measures where the changes are.
   async function playStep(n) {
+    index = n;
+    show();
     for (const id of scenario.steps[n - 1].press) {
+      if (active !== state) return; // left (or replaced by another replay) mid-step
       await clickAndWait(section, section.querySelector(`button[data-button="${CSS.escape(id)}"]`));
     }
-    index = n;
   }
 
   function forward() {
@@ -142,10 +154,13 @@ async function play(section, scenario, opener) {
   function back() {
     if (index <= 1) return;
     drive(async () => {
-      for (const _ of scenario.steps[index - 1].press) {
+      const undone = scenario.steps[index - 1].press;
+      index -= 1;
+      show();
+      for (const _ of undone) {
+        if (active !== state) return;
         await clickAndWait(section, section.querySelector('[data-action="undo"]'));
       }
-      index -= 1;
     });
   }
 

@@ -139,6 +139,7 @@ export function mountStepper(section) {
   next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
   section.addEventListener("keydown", (event) => {
     if (event.target.matches("input, .table-wrap")) return; // a focused table box scrolls with the arrows
+    if (event.altKey || event.ctrlKey || event.metaKey) return; // Alt+Left is the browser's Back
     // The arrows belong to the stepper while the focus is in it, at its ends too: they must not
     // fall through to the page (presenter mode would change screens).
     if (event.key === "ArrowRight" || event.key === "ArrowLeft") event.preventDefault();

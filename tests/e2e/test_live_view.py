@@ -13,6 +13,7 @@ from .helpers import (
     LESSON_1,
     OUTAGE_COMPARISON,
     log_labels,
+    message,
     open_playground,
     press,
     prompt,
@@ -53,6 +54,17 @@ def status(section: Locator) -> Locator:
     return section.get_by_role("status")
 
 
+def test_a_press_the_simulation_refuses_says_why(outage: Locator) -> None:
+    press(outage, "A dies", 1)
+    press(outage, "A dies", 2)
+    said = status(outage)
+    expect(said).to_contain_text("After press 2.")
+    # The log's reason, not only "nothing changed".
+    reason = region(outage, "What happened").locator("li.step").last.locator(".tone-rejected")
+    expect(reason).to_have_count(1)
+    expect(said).to_contain_text(reason.locator("[data-content]").inner_text())
+
+
 def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
     press(outage, "A dies", 1)
     expect_marked(rowheader(outage, "A"), "changed")
@@ -62,7 +74,9 @@ def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
     expect(left).to_contain_text("search_docs from A")
     expect_marked(left, "gone")
     expect(status(outage)).to_contain_text("After press 1.")
-    expect(status(outage)).to_contain_text("server A: status")
+    expect(status(outage)).to_contain_text("server A: status (now down)")
+    # A server dying is news, not a tool call that failed.
+    expect(status(outage)).not_to_contain_text(message("changes.failed", text=""))
     expect(status(outage)).to_contain_text("left the next prompt: search_docs, read_page")
     # B did not change, so it carries no mark.
     expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
@@ -205,6 +219,10 @@ def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
 
     press(outage, "Take a model turn", 2)
     expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+    # The status says the later presses went.
+    expect(outage.get_by_role("status").filter(has_text="After press 2")).to_contain_text(
+        message("playground.dropped", presses="2 presses")
+    )
     expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
     expect(outage.get_by_text(re.compile("^Pressing a button now continues"))).to_be_hidden()
     # The shortened history is the playground now: it survives a reload.

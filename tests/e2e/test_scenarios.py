@@ -117,7 +117,9 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     expect(question).to_be_visible()
     expect(question.get_by_role("radio", checked=True)).to_have_count(0)
     expect(question).not_to_contain_text("You did not pick")
-    expect(outage.get_by_role("status").first).not_to_contain_text("You did not pick")
+    announce = outage.get_by_role("status").filter(has_text="After press 2")
+    expect(announce).to_have_count(1)
+    expect(announce).not_to_contain_text("You did not pick")
     # Played again, with a choice picked this time: the press answers the learner's own prediction.
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect(log_labels(outage)).to_have_count(2)
@@ -126,3 +128,19 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
     expect(question).to_contain_text("Your prediction was right")
+
+
+def test_a_scenario_does_not_reach_the_learners_goal(page: Page) -> None:
+    """The outage scenario's third moment is a turn without A, what the goal asks for: the goal is
+    still the learner's to reach."""
+    s = script("outage")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    goal = outage.locator('[data-role="goal"]')
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    scenario = scenario_box(outage, s)
+    for n in (2, 3):
+        expect_step(outage, s, n - 1)
+        scenario.get_by_role("button", name="Next moment").click()
+    expect_step(outage, s, 3)
+    expect(goal).to_contain_text("Not reached yet.")
+    expect(outage.get_by_role("status").filter(has_text="After press")).not_to_contain_text("Goal reached")

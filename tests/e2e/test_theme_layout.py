@@ -47,9 +47,10 @@ def sideways_overflow(page: Page) -> int:
     return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
 
 
+@pytest.mark.parametrize("width", [375, 320])
 @pytest.mark.parametrize("name", list(PAGES))
-def test_no_sideways_scroll_at_375(browser: Browser, base_url: str, name: str) -> None:
-    context = browser.new_context(base_url=base_url, viewport=NARROW)
+def test_no_sideways_scroll_on_a_phone(browser: Browser, base_url: str, name: str, width: int) -> None:
+    context = browser.new_context(base_url=base_url, viewport={**NARROW, "width": width})
     page = context.new_page()
     page.goto(PAGES[name])
     settle(page, name)
@@ -97,8 +98,9 @@ def test_inline_code_breaks_between_words_not_inside_them(
             bar.get_by_role("button", name="Next", exact=True).click()
             breaks += page.evaluate(CODE_BREAKS)
     assert breaks, "no inline code wraps at this width: the test covers nothing"
-    # After a slash, underscore, dot, hyphen or space, or between the words of a CamelCase name.
-    inside = [b for b in breaks if not re.search(r"[/_.\s-]\||[a-z]\|[A-Z]", b)]
+    # After a space, after a slash, underscore, dot or hyphen that follows a letter, or between the
+    # words of a CamelCase name.
+    inside = [b for b in breaks if not re.search(r"(?:[^/_.\s][/_.-]|\s)\||[a-z]\|[A-Z]", b)]
     assert not inside, f"inline code broken inside a word: {inside}"
     context.close()
 

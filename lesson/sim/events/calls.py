@@ -71,10 +71,10 @@ def _turn(st: Step, e: TakeTurn) -> None:
             st.say(
                 f"The model called {call.tool} on {call.server}: the host answered it with a tool error "
                 f"it built itself ({rec.text}) The conversation goes on.",
-                "error",
+                "failed",
             )
         elif rec.is_error:
-            st.say(f"The model called {call.tool} on {call.server} and got an error back: {rec.text}", "error")
+            st.say(f"The model called {call.tool} on {call.server} and got an error back: {rec.text}", "failed")
         else:
             st.say(f"The model called {call.tool} on {call.server}: {rec.text}.", "model")
     if not calls:

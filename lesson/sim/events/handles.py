@@ -19,7 +19,7 @@ def _basket_call(st: Step, server: str, tool: str, args: dict[str, str]) -> None
     srv = st.s.servers[server]
     where = "its durable store" if srv.handles_durable else f"the memory of replica {srv.replica}"
     if rec.is_error:
-        st.say(f"The model called {tool}: {rec.text}", "error")
+        st.say(f"The model called {tool}: {rec.text}", "failed")
     else:
         st.say(f"The model called {tool}; the server keeps the basket in {where}: {rec.text}", "model")
 
