@@ -29,7 +29,7 @@ function nextAnswer(section) {
 }
 
 // How many replays are pressing in each section (one left mid-step may still be finishing its
-// press): predictions tell the scenario's presses from the learner's own by the attribute.
+// press): predictions and goals tell the scenario's presses from the learner's own by the attribute.
 const driving = new WeakMap();
 function drivingBy(section, delta) {
   const n = (driving.get(section) || 0) + delta;
