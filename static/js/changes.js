@@ -131,9 +131,10 @@ export function isEmpty(d) {
 }
 
 // One sentence a screen reader can take in: what changed, region by region, naming only the regions
-// the panel shows (`shows`: servers, prompt, handles), after the tool error the step ended in, if
-// any (`failure`, the text of its log line).
-export function summarize(d, { failure = null, refused = null, shows = { servers: true, prompt: true, handles: true } } = {}) {
+// the panel shows (`shows`: servers, prompt, handles), after the tool error the step ended in or the
+// reason a press was refused, if any (`failure`, `refused`: the text of its log line); when nothing
+// changed, the step's note (`note`) says why.
+export function summarize(d, { failure = null, refused = null, note = null, shows = { servers: true, prompt: true, handles: true } } = {}) {
   if (d.first) return "";
   const bits = [];
   if (shows.servers) {
@@ -158,7 +159,7 @@ export function summarize(d, { failure = null, refused = null, shows = { servers
     if (d.stores.current) bits.push(t("changes.current", { store: d.stores.current }));
   }
   const failed = failure ? `${t("changes.failed", { text: failure })} ` : refused ? `${t("changes.rejected", { text: refused })} ` : "";
-  if (!bits.length) return failed + t("changes.none");
+  if (!bits.length) return failed + t("changes.none") + (note && !refused ? ` ${t("tone.warn")}${note}` : "");
   return failed + t("changes.summary", { changes: bits.join("; ") });
 }
 

@@ -257,6 +257,8 @@ export function mountPlayground(section, transport) {
     const failed = prev && !undo ? (history[k]?.lines || []).filter((line) => line.tone === "failed") : [];
     // A press the simulation would not do ("A is already down") says why, not only that nothing changed.
     const refused = prev && !undo ? (history[k]?.lines || []).find((line) => line.tone === "rejected") : null;
+    // A step that changes nothing on screen is explained by its note, when it has one.
+    const note = prev && !undo ? (history[k]?.lines || []).find((line) => line.tone === "warn") : null;
     if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-failed`) || []) mark(li, "failed");
     shown = v;
     // Marked elements are new nodes (every region but the log is redrawn), so adding the class
@@ -278,7 +280,7 @@ export function mountPlayground(section, transport) {
       if (marked.length) bringIntoView(marked, keep, quiet);
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
-    return summarize(d, { failure: failed[0]?.text, refused: refused?.text, shows });
+    return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
   }
 
   function settle() {

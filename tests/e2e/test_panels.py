@@ -221,6 +221,10 @@ def test_undeclared_list_changed_modern(guide: Locator) -> None:
     step = log_step(guide, "Step 1: Q sends list_changed without declaring it")
     expect(step).to_contain_text("nothing reaches the host")
     expect(step).not_to_contain_text("invalidated")
+    # Nothing changed on screen: the status line gives the step's note, not only that.
+    said = guide.get_by_role("status").filter(has_text="After press 1")
+    expect(said).to_contain_text(message("changes.none"))
+    expect(said).to_contain_text("nothing reaches the host")
     expect(prompt(guide).get_by_role("listitem")).to_have_text(before)
     expect(prompt(guide)).to_contain_text("Prompt cache invalidations: 0")
     expect(wire(guide)).to_contain_text(message("wire.none"))
