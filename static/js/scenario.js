@@ -4,6 +4,7 @@
 // asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel).
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { plural } from "./render.js";
 
 const ANSWER_WAIT_MS = 15000;
 let active = null; // the replay under way, if any: { next(), prev(), leave(), section }
@@ -190,9 +191,12 @@ async function play(section, scenario, opener) {
 
   await drive(async () => {
     await ready(section);
+    const pressed = Number(section.querySelector(".timeline input")?.max || 0); // the learner's presses
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
+    // Said with the first moment's status line (the reset's own is replaced at once).
+    if (pressed) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(pressed, "press") }) }));
     await playStep(1);
   });
   if (active === state) next.focus();

@@ -30,6 +30,9 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    # The learner's own press is gone, and the status line says so.
+    said = outage.get_by_role("status").filter(has_text="After press 1")
+    expect(said).to_contain_text(message("scenario.cleared", presses="1 press"))
     scenario = scenario_box(outage, s)
     expect(scenario.get_by_role("button", name="Previous moment")).to_be_disabled()
     expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
