@@ -7,6 +7,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def _check(root: Path | None) -> int:
@@ -141,18 +142,39 @@ def _trace(source: str) -> int:
     return 0
 
 
+def _bounded(low: int, high: int) -> Any:
+    """An argparse type: a whole number from ``low`` to ``high``, or a usage error saying so."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lesson", description="MCP Churn Lab")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve the lesson")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=_bounded(0, 65535), default=8000, help="0 picks a free port")
     serve.add_argument("--reload", action="store_true", help="load content edits again on the next page load")
     serve.add_argument(
-        "--workers", type=int, default=0, help="run the production server (gunicorn) with N worker processes"
+        "--workers",
+        type=_bounded(0, 64),
+        default=0,
+        help="run the production server (gunicorn) with N worker processes",
     )
     serve.add_argument(
-        "--threads", type=int, default=1100, help="threads per worker: each open WebSocket holds one (default 1100)"
+        "--threads",
+        type=_bounded(1, 100_000),
+        default=1100,
+        help="threads per worker: each open WebSocket holds one (default 1100)",
     )
     check = sub.add_parser("check", help="validate the content; list every problem as file:line: what")
     check.add_argument(
@@ -176,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export-scorm":
         return _export_scorm(args)
     if args.command == "serve":
+        if args.workers and not args.port:
+            parser.error("--port 0 (a free port) works only without --workers")
         return _serve(args.host, args.port, args.reload, args.workers, args.threads)
     if args.command == "schema":
         return _schema(args.out, args.check)

@@ -52,9 +52,11 @@ class LrsConfig:
     def __post_init__(self) -> None:
         parts = urlsplit(self.endpoint)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"LRS_ENDPOINT must be an http(s) URL, not {self.endpoint!r}")
+            raise ValueError(f"LESSON_LRS_ENDPOINT must be an http(s) URL, not {self.endpoint!r}")
         if parts.username or parts.password:
-            raise ValueError("LRS_ENDPOINT must not carry credentials: set LRS_USERNAME and LRS_PASSWORD")
+            raise ValueError(
+                "LESSON_LRS_ENDPOINT must not carry credentials: set LESSON_LRS_USERNAME and LESSON_LRS_PASSWORD"
+            )
         if bool(self.username) != bool(self.password):
             raise ValueError("set both LRS_USERNAME and LRS_PASSWORD, or neither")
         for name in ("queue_size", "batch_size"):

@@ -8,11 +8,14 @@ origins a framed page may talk to over postMessage (``data-embed-origins``).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from .i18n import locales
 
 PREFIX = "LESSON_"
 
@@ -79,7 +82,18 @@ def _origin_pattern(source: str) -> str | None:
     if m is None or not m["scheme"] or m["host"] == "*" or m["port"] == "*":
         return None
     port = f":{m['port']}" if m["port"] else ""
-    return f"{m['scheme'].lower()}://{m['host'].lower().rstrip('.')}{port}"
+    return canonical_origin(f"{m['scheme']}://{m['host'].rstrip('.')}{port}")
+
+
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def canonical_origin(origin: str) -> str:
+    """An origin as a browser writes it (``Origin`` header, ``MessageEvent.origin``): lowercase, no
+    trailing slash, no default port. ``HTTPS://Portal.example:443/`` is ``https://portal.example``."""
+    origin = origin.strip().lower().rstrip("/")
+    scheme = origin.partition("://")[0]
+    return origin.removesuffix(_DEFAULT_PORTS[scheme]) if scheme in _DEFAULT_PORTS else origin
 
 
 def parse_origins(value: Any, name: str = f"{PREFIX}EMBED_ORIGINS") -> list[str]:
@@ -110,7 +124,7 @@ def parse_origins(value: Any, name: str = f"{PREFIX}EMBED_ORIGINS") -> list[str]
             problems.append(f"{origin!r} is not an origin like https://portal.example (scheme, host, optional port)")
     if problems:
         raise SettingsError(f"{name}={value!r}: " + "; ".join(problems))
-    return [o.rstrip("/") for o in origins]
+    return [canonical_origin(o) for o in origins]
 
 
 def embed_origins(config: Mapping[str, Any]) -> list[str]:
@@ -132,6 +146,41 @@ def _positive_int(config: Mapping[str, Any], key: str, problems: list[str]) -> N
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         problems.append(f"{PREFIX}{key} must be a whole number of at least 1, not {config[key]!r}")
+
+
+def _number(config: Mapping[str, Any], key: str, problems: list[str], zero: bool = False) -> None:
+    """A number of seconds (or a rate) above 0; ``zero`` allows 0 as well (it turns the thing off)."""
+    if key not in config:
+        return
+    value = config[key]
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value and value != float("inf")
+    if not ok or value < 0 or value == 0 and not zero:
+        least = "0 or more" if zero else "above 0"
+        problems.append(f"{PREFIX}{key} must be a number {least}, not {config[key]!r}")
+
+
+def _whole(config: Mapping[str, Any], key: str, low: int, high: int | None, problems: list[str]) -> None:
+    if key not in config:
+        return
+    value = config[key]
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or high is not None and value > high:
+        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        problems.append(f"{PREFIX}{key} must be a whole number {span}, not {config[key]!r}")
+
+
+def _flag(config: Mapping[str, Any], key: str, problems: list[str]) -> None:
+    # The environment is read as JSON: true/false arrive as booleans, 1/0 as numbers; "yes" or "maybe"
+    # would arrive as a string that Python reads as true.
+    if key in config and config[key] not in (True, False, None):
+        problems.append(f"{PREFIX}{key} must be true or false, not {config[key]!r}")
+
+
+COMPRESSIONS = ("br", "gzip", "deflate", "zstd")  # what flask-compress can send
 
 
 def validate_settings(config: Mapping[str, Any]) -> None:
@@ -159,6 +208,21 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         "WS_MAX_PER_ADDRESS",
     ):
         _positive_int(config, key, problems)
+    for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT"):
+        _number(config, key, problems)
+    _number(config, "WS_PING_INTERVAL", problems, zero=True)
+    _whole(config, "PROXY_FIX", 0, None, problems)
+    _whole(config, "COMPRESS_BR_LEVEL", 0, 11, problems)
+    for key in ("SESSION_COOKIE_SECURE", "CONTENT_RELOAD", "BENCH_ECHO"):
+        _flag(config, key, problems)
+    algorithms = config.get("COMPRESS_ALGORITHM", ["br", "gzip"])
+    names = algorithms.split(",") if isinstance(algorithms, str) else algorithms
+    if not isinstance(names, list) or not names or any(str(n).strip() not in COMPRESSIONS for n in names):
+        known = ", ".join(COMPRESSIONS)
+        problems.append(f"{PREFIX}COMPRESS_ALGORITHM must name some of {known} (comma-separated), not {algorithms!r}")
+    locale = config.get("LOCALE", "en")
+    if locale not in locales():
+        problems.append(f"{PREFIX}LOCALE={locale!r} has no message catalogue (have: {', '.join(locales())})")
 
     samesite = config.get("SESSION_COOKIE_SAMESITE", "Lax")
     if samesite not in (None, "Lax", "Strict", "None"):
@@ -179,7 +243,7 @@ def validate_settings(config: Mapping[str, Any]) -> None:
 
     root = config.get("CONTENT_ROOT")
     if root and not Path(str(root)).is_dir():
-        problems.append(f"{PREFIX}CONTENT_ROOT={root!r} is not a folder")
+        problems.append(f"{PREFIX}CONTENT_ROOT (or {PREFIX}CONTENT)={root!r} is not a folder")
 
     if config.get("LRS_ENDPOINT"):
         from .lrs import from_settings

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from flask import Response, current_app, request
 
+from ..settings import canonical_origin
+
 
 def _origin_of(url: str) -> str:
     parts = urlsplit(url)
@@ -21,8 +23,8 @@ def _origin_of(url: str) -> str:
 
 def allowed_origins() -> set[str]:
     """The site's own origin and the configured ones, patterns included (``*``, ``https://*.example.com``)."""
-    own = f"{request.scheme}://{request.host}".lower()
-    extra = {o.strip().lower().rstrip("/") for o in current_app.config["EMBED_ORIGINS"].split() if o.strip()}
+    own = canonical_origin(f"{request.scheme}://{request.host}")
+    extra = {canonical_origin(o) for o in current_app.config["EMBED_ORIGINS"].split()}
     return {own} | extra
 
 
@@ -50,7 +52,7 @@ def origin_allowed() -> bool:
         if referer is None:
             return True
         origin = _origin_of(referer)
-    origin = origin.lower().rstrip("/")
+    origin = canonical_origin(origin)
     return origin not in ("", "null") and any(_matches(allowed, origin) for allowed in allowed_origins())
 
 

@@ -58,6 +58,21 @@ def test_embed_origins_come_from_exact_frame_ancestors_unless_set() -> None:
     assert embed_origins({"FRAME_ANCESTORS": "*"}) == []
 
 
+def test_origins_are_written_as_browsers_write_them() -> None:
+    # The page compares MessageEvent.origin exactly: an uppercase host or a default port in the setting
+    # used to stop every message to the portal while framing and the socket still worked.
+    config = {
+        "EMBED_ORIGINS": "http://LOCALHOST:8812 HTTPS://Portal.example:443/ http://a.example:80 https://b.example:8443"
+    }
+    assert embed_origins(config) == [
+        "http://localhost:8812",
+        "https://portal.example",
+        "http://a.example",
+        "https://b.example:8443",
+    ]
+    assert embed_origins({"FRAME_ANCESTORS": "'self' https://LMS.example:443"}) == ["https://lms.example"]
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [
@@ -72,6 +87,18 @@ def test_embed_origins_come_from_exact_frame_ancestors_unless_set() -> None:
         ({"CONTENT_ROOT": "/nowhere/at/all"}, "is not a folder"),
         ({"LRS_ENDPOINT": "https://lrs.example/xapi", "LRS_USERNAME": "u"}, "both LRS_USERNAME and LRS_PASSWORD"),
         ({"LRS_PASSWORD": "p"}, "LESSON_LRS_ENDPOINT is not"),
+        ({"LRS_ENDPOINT": "notaurl"}, "LESSON_LRS_ENDPOINT must be an http(s) URL"),
+        ({"WS_RATE": "abc"}, "LESSON_WS_RATE must be a number above 0"),
+        ({"WS_HELLO_TIMEOUT": 0}, "LESSON_WS_HELLO_TIMEOUT must be a number above 0"),
+        ({"WS_IDLE_TIMEOUT": "0"}, "LESSON_WS_IDLE_TIMEOUT must be a number above 0"),
+        ({"WS_SEND_TIMEOUT": float("nan")}, "LESSON_WS_SEND_TIMEOUT"),
+        ({"WS_PING_INTERVAL": -5}, "LESSON_WS_PING_INTERVAL must be a number 0 or more"),
+        ({"PROXY_FIX": "abc"}, "LESSON_PROXY_FIX must be a whole number of at least 0"),
+        ({"COMPRESS_BR_LEVEL": 99}, "LESSON_COMPRESS_BR_LEVEL must be a whole number from 0 to 11"),
+        ({"COMPRESS_ALGORITHM": "zip"}, "LESSON_COMPRESS_ALGORITHM must name some of br, gzip"),
+        ({"SESSION_COOKIE_SECURE": "maybe"}, "LESSON_SESSION_COOKIE_SECURE must be true or false"),
+        ({"CONTENT_RELOAD": "yes"}, "LESSON_CONTENT_RELOAD must be true or false"),
+        ({"LOCALE": "xx"}, "LESSON_LOCALE='xx' has no message catalogue (have: en"),
     ],
 )
 def test_other_malformed_settings_are_refused(config: dict, message: str) -> None:
@@ -90,3 +117,35 @@ def test_every_problem_is_listed_at_once() -> None:
 def test_the_app_defaults_are_valid(app) -> None:
     validate_settings(app.config)
     validate_settings({"SESSION_COOKIE_SAMESITE": "None", "SESSION_COOKIE_SECURE": True, "CACHE_BYTES": "10"})
+    # Values as the environment gives them (read as JSON where they can be).
+    validate_settings(
+        {"WS_RATE": 2.5, "WS_PING_INTERVAL": 0, "PROXY_FIX": 1, "COMPRESS_BR_LEVEL": "4", "COMPRESS_ALGORITHM": "gzip"}
+    )
+
+
+def test_a_bad_setting_stops_serve_with_a_message_not_a_traceback(monkeypatch, capsys) -> None:
+    from lesson.cli import main
+
+    monkeypatch.setenv("LESSON_WS_RATE", "abc")  # used to pass start-up and fail every socket
+    monkeypatch.setenv("LESSON_PROXY_FIX", "two")  # used to end start-up in a ValueError traceback
+    assert main(["serve", "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "bad settings" in err and "LESSON_WS_RATE" in err and "LESSON_PROXY_FIX" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "80000"], "80000 is outside 0..65535"),
+        (["--workers", "-1"], "-1 is outside 0..64"),
+        (["--workers", "2", "--port", "0"], "--port 0 (a free port) works only without --workers"),
+    ],
+)
+def test_serve_refuses_bad_arguments(args: list[str], message: str, capsys) -> None:
+    from lesson.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", *args])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err

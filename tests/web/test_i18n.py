@@ -173,9 +173,10 @@ def test_catalogue_fills_placeholders_and_rejects_unknown_keys() -> None:
 
 
 def test_an_unknown_locale_stops_start_up() -> None:
+    from lesson.settings import SettingsError
     from lesson.web import create_app
 
-    with pytest.raises(KeyError, match="no message catalogue"):
+    with pytest.raises(SettingsError, match="LESSON_LOCALE='xx' has no message catalogue"):
         create_app({"LOCALE": "xx"})
 
 

@@ -131,6 +131,8 @@ def test_embedding_origins_are_configurable():
         ("https://*.portal.example", "https://eu.portal.example.evil", False),
         ("*", "https://anyone.example", False),  # framing by anyone, but no site is trusted to post
         ("*", "null", False),
+        ("HTTPS://Portal.example:443", "https://portal.example", True),  # as the browser writes it
+        ("https://portal.example:8443", "https://portal.example", False),
     ],
 )
 def test_origin_patterns_admit_subdomains_to_posts_and_a_bare_star_admits_nobody(configured, origin, allowed):
