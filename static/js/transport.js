@@ -38,6 +38,7 @@ export class Transport {
     const url = appUrl("ws");
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     let opened = false;
+    let openedAt = 0;
     let socket;
     this.mode = "connecting";
     try {
@@ -56,7 +57,7 @@ export class Transport {
       const reconnected = this.everOpened;
       this.everOpened = true;
       this.mode = "ws";
-      this.retry = 250;
+      openedAt = Date.now();
       const quiet = this.quiet;
       this.quiet = false;
       if (reconnected && !quiet) this.status(t("transport.reconnected"));
@@ -70,6 +71,7 @@ export class Transport {
       } catch {
         return;
       }
+      this.retry = 250; // the server answers: the next drop is news, not a refusal repeating
       this.settle(answer);
     });
     socket.addEventListener("close", (event) => {
@@ -86,6 +88,9 @@ export class Transport {
       }
       this.mode = "connecting";
       this.status(t("transport.lost"));
+      // A server that accepts sockets and closes them at once (too many from this address, a policy
+      // close) is not to be hammered: the delay doubles until an answer arrives, or a socket lasts.
+      if (opened && Date.now() - openedAt > 10000) this.retry = 250;
       setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 5000);
     });

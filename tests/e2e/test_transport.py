@@ -198,3 +198,35 @@ def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Pa
     expect(refused.get_by_role("status").filter(has_text="plain HTTP")).to_be_visible()
     assert refused.get_by_role("heading", level=1).bounding_box() == calm
     refused.close()
+
+
+def test_a_server_that_keeps_refusing_sockets_is_not_hammered(page: Page, serve_app) -> None:
+    """Sockets the server accepts and closes at once (1013: too many from this address) are retried
+    after a delay that doubles; it used to start again at 250 ms on every open, four sockets a second."""
+    from websockets.sync.client import connect
+
+    base = serve_app(WS_MAX_PER_ADDRESS=1)
+    page.clock.install()
+    # When each socket is made and closed, on the page's (installed) clock; no role or text shows it.
+    page.add_init_script(
+        """(() => { const Real = window.WebSocket; window.__ws = [];
+        window.WebSocket = function (url, protocols) {
+          const socket = new Real(url, protocols), times = { made: Date.now() };
+          window.__ws.push(times);
+          socket.addEventListener("close", (e) => { times.closed = Date.now(); times.code = e.code; });
+          return socket;
+        };
+        Object.assign(window.WebSocket, Real); window.WebSocket.prototype = Real.prototype; })()"""
+    )
+    with connect(base.replace("http", "ws") + "/ws"):  # the address's one socket
+        page.goto(base + "/lessons/hot-swapping")
+        page.get_by_role("region", name=TITLE, exact=True).scroll_into_view_if_needed()
+        for _ in range(120):  # bounded: at most 60 s of the page's clock
+            if page.evaluate("window.__ws.filter((s) => s.closed).length") >= 5:
+                break
+            page.clock.run_for(500)
+        expect(connection_status(page)).to_contain_text("reconnecting")
+    sockets = page.evaluate("window.__ws")
+    assert [s.get("code") for s in sockets[:5]] == [1013] * 5, sockets
+    waits = [later["made"] - earlier["closed"] for earlier, later in zip(sockets, sockets[1:5], strict=False)]
+    assert waits == sorted(waits) and waits[-1] >= 4 * waits[0], waits
