@@ -384,6 +384,25 @@ export function mountPlayground(section, transport) {
     if (fresh.type === "view") render(fresh, { type: "open" });
   }
 
+  // Each storage choice keeps the presses made under it while another is tried: arrow keys in a
+  // radio group choose every option they pass, and going back must not have cost the learner's work.
+  const setAside = new Map(); // variant -> { era, events }
+  const variantName = (v) => section.querySelector(`[data-role="variant"] input[value="${CSS.escape(v)}"]`)?.closest("label").textContent.trim() || v;
+  const chooseVariant = (v) => {
+    chain = chain.then(continueFromPast).catch(() => {});
+    chain = chain.then(() => {
+      if (log.events.length) setAside.set(log.variant, { era: log.era, events: log.events.slice() });
+      const kept = setAside.get(v);
+      setAside.delete(v);
+      if (!kept) return exchange({ type: "reset", handle: log.handle, seq: log.seq + 1, variant: v });
+      const n = kept.events.length;
+      log = { handle: null, variant: v, era: kept.era, events: kept.events, seq: n };
+      linkNotice = t("playground.restored_variant", { variant: variantName(v), presses: plural(n, "press") });
+      return exchange(openFrame());
+    }).catch(() => {});
+    return chain;
+  };
+
   const change = (type, extra = {}) => {
     chain = chain.then(continueFromPast).catch(() => {});
     return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
@@ -443,7 +462,7 @@ export function mountPlayground(section, transport) {
     if (!log || !log.handle) return;
     pressed = input.closest("fieldset");
     if (input.closest('[data-role="era"]')) change("era", { era: input.value });
-    else if (input.closest('[data-role="variant"]')) change("reset", { variant: input.value });
+    else if (input.closest('[data-role="variant"]')) chooseVariant(input.value);
   });
   transport.onReconnect(() => send(openFrame));
   send(openFrame);

@@ -191,6 +191,32 @@ def test_handles_in_process_memory(handles: Locator) -> None:
     expect(status).to_contain_text("Baskets in a durable store")
     expect(status).to_contain_text(message("count.press.one", n=1))
 
+    # Choosing process memory again brings back the press made under it.
+    handles.get_by_role("radio", name="Baskets in process memory").check()
+    expect(log_labels(handles)).to_have_text(["Start", "Step 1: The model calls create_basket"])
+    expect(status).to_contain_text("Baskets in process memory")
+    expect(handles.get_by_role("button", name="Undo")).to_be_enabled()
+
+
+def test_arrowing_through_the_storage_choices_loses_no_presses(handles: Locator) -> None:
+    """Arrow keys in a radio group choose each option they pass: down and back up again used to
+    leave the learner at a fresh start with every press gone."""
+    press(handles, "create_basket", 1)
+    press(handles, "add_item", 2)
+    durable = handles.get_by_role("radio", name="Baskets in a durable store")
+    durable.focus()
+    durable.press("ArrowDown")
+    expect(handles.get_by_role("radio", name="Baskets in process memory")).to_be_checked()
+    expect(log_labels(handles)).to_have_text(["Start"])
+    handles.get_by_role("radio", name="Baskets in process memory").press("ArrowUp")
+    expect(durable).to_be_checked()
+    expect(log_labels(handles)).to_have_text(
+        ["Start", "Step 1: The model calls create_basket", "Step 2: The model calls add_item"]
+    )
+    expect(handles.get_by_role("status")).to_contain_text(message("count.press.many", n=2))
+    press(handles, "add_item", 3)  # and it carries on from there
+    expect(log_step(handles, "Step 3: The model calls add_item")).to_contain_text('"items": ["A-100", "A-100"]')
+
 
 def test_handles_add_item_before_any_basket(handles: Locator) -> None:
     press(handles, "add_item", 1)
