@@ -102,7 +102,12 @@ export function sequenceDiagram(wire, title) {
     const to = Math.max(a, b);
     const label = frameLabel(m);
     const classes = ["seq-arrow", `kind-${m.kind}`, a <= b ? "to-right" : "to-left", local ? "local" : "", a === b ? "self" : ""].filter(Boolean).join(" ");
-    const name = t("diagram.frame_name", { n, total: wire.length, sender: m.sender, receiver: m.receiver, label, kind: kindWords(m.kind) || "" });
+    // The name starts with what the arrow shows (WCAG 2.5.3: speech users say what they see), then
+    // adds who sends it to whom, and the kind when the label does not already say it.
+    const localText = local ? (m.kind === "host_built" ? t("wire.host_built") : t("wire.stream_end")) : null;
+    const shown = localText ? `${label} ${localText}` : label;
+    const kind = kindWords(m.kind) || "";
+    const name = t("diagram.frame_name", { n, total: wire.length, sender: m.sender, receiver: m.receiver, label: shown, kind: kind && !shown.includes(kind) ? `, ${kind}` : "" });
     // A box the host built spans from the host to whoever it is for (the model), as an arrow would.
     const where = { "grid-row": row, "grid-column": `${from} / ${to + 1}`, "--span": to - from + 1 };
     const button = h(
@@ -119,7 +124,7 @@ export function sequenceDiagram(wire, title) {
       // A narrow lane breaks a method name after its slashes ("elicitation/" then "create"), not mid-word.
       // The words sit on their own background, so a lane's line that passes under them does not cross a letter.
       h("span", { class: "seq-label", "data-content": "" }, h("span", { class: "seq-words" }, breakAfter(label, /(?<=\/)/))),
-      local ? h("span", { class: "seq-local" }, m.kind === "host_built" ? t("wire.host_built") : t("wire.stream_end")) : null,
+      localText ? h("span", { class: "seq-local" }, localText) : null,
       h("span", { class: "seq-line", "aria-hidden": "true" }),
     );
     return place(button, where);
