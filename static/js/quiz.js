@@ -165,6 +165,10 @@ export function mountQuiz(section) {
     if (!given) {
       const missing = task ? t("quiz.task.empty") : t("quiz.missing");
       fill(feedback, h("p", { class: "verdict verdict-missing" }, h("strong", {}, missing)));
+      // Tie the message to the choices and go to them (WCAG 3.3.1): the answer is given there.
+      const radios = [...form.querySelectorAll('input[name="choice"]')];
+      for (const r of radios) r.setAttribute("aria-invalid", "true");
+      radios[0]?.focus();
       return;
     }
     const body = task ? { log: given, answers: held() } : { choice: given, answers: held() };
@@ -191,7 +195,10 @@ export function mountQuiz(section) {
   // A verdict speaks of the choice it graded: picking another clears it until that one is checked.
   section.addEventListener("change", (event) => {
     const form = event.target.closest("form.question");
-    if (form && !form.dataset.taskPanel && event.target.name === "choice") fill(form.querySelector('[data-role="feedback"]'));
+    if (form && !form.dataset.taskPanel && event.target.name === "choice") {
+      fill(form.querySelector('[data-role="feedback"]'));
+      for (const r of form.querySelectorAll('input[name="choice"]')) r.removeAttribute("aria-invalid");
+    }
   });
   // Task questions need this script: show their check button, drop the note that says so.
   for (const form of section.querySelectorAll("form[data-task-panel]")) {

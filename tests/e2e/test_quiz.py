@@ -84,6 +84,12 @@ def test_quiz_with_javascript(page: Page, slug: str) -> None:
     check_button(page, 1).click()
     expect(feedback(page, 1)).to_have_text("Pick an answer first.")
     expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+    # The message belongs to the question: its choices are marked invalid, the first has the focus,
+    # and the group is described by the message (WCAG 3.3.1).
+    choices = question(page, questions, 1).get_by_role("radio")
+    expect(choices.first).to_be_focused()
+    expect(choices.first).to_have_attribute("aria-invalid", "true")
+    expect(question(page, questions, 1)).to_have_accessible_description(re.compile("Pick an answer first"))
 
     # Right, then wrong: immediate feedback with the explanation, no reload.
     url = page.url
