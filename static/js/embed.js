@@ -184,6 +184,7 @@ export function startResizer(channel) {
       friendly = true;
       document.body.style.height = "auto";
       document.body.style.overflow = "hidden"; // the parent's frame scrolls, not ours
+      document.documentElement.dataset.parentScrolls = ""; // see followInPageLinks and playground.js
       schedule();
     } else if (msg.action === "resizePrepared") {
       channel.send({ context: "h5p", action: "resize", scrollHeight: document.body.scrollHeight });
@@ -285,6 +286,23 @@ export function startEmbed(origins = configuredOrigins()) {
   if (channel.enabled) {
     startResizer(channel);
     emitter.ready();
+    followInPageLinks();
   }
   return { channel, emitter };
+}
+
+// A frame the parent sizes to the lesson (it answered the resizer's hello) never scrolls itself, so a "#section" link would move nothing the
+// learner sees: scroll the target into the portal's view instead (scrollIntoView crosses origins).
+function followInPageLinks() {
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest('a[href^="#"]');
+    if (!link || event.defaultPrevented || !("parentScrolls" in document.documentElement.dataset)) return;
+    const target = document.getElementById(decodeURIComponent(link.hash.slice(1)));
+    if (!target) return;
+    event.preventDefault();
+    history.replaceState(null, "", link.hash);
+    target.scrollIntoView({ block: "start" });
+    if (!target.hasAttribute("tabindex") && !target.matches("a, button, input, select, textarea")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: true });
+  });
 }

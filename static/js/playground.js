@@ -479,6 +479,11 @@ function bringIntoView(marked, button, quiet) {
   const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
   if (!boxes.length) return;
   const top = Math.min(...boxes.map((r) => r.top));
+  if (framedFullHeight()) {
+    // The portal scrolls, not this page, and only scrollIntoView reaches across to it.
+    marked[boxes.findIndex((r) => r.top === top)]?.scrollIntoView({ block: "nearest", behavior });
+    return;
+  }
   const bottom = Math.max(...boxes.map((r) => r.bottom));
   let by = 0;
   if (bottom - top + 2 * margin > height || top < margin) by = top - margin;
@@ -494,6 +499,12 @@ function bringIntoView(marked, button, quiet) {
     }
   }
   if (Math.abs(by) >= 1) window.scrollBy({ top: by, behavior });
+}
+
+// In a portal's frame that the portal sizes to the lesson (embed.js's resizer), the page never
+// scrolls itself: the portal's page does.
+function framedFullHeight() {
+  return "parentScrolls" in document.documentElement.dataset;
 }
 
 // Scroll the log box (not the page) so the entry of step k shows in it, from its top when it does

@@ -203,6 +203,28 @@ def test_the_frame_fits_the_lesson_as_it_grows_and_shrinks(page: Page, portal: t
     page.wait_for_function(f"{frame_height} <= {content + 100}")
 
 
+def test_links_and_presses_in_the_frame_scroll_the_portal(page: Page, portal: tuple[str, str]) -> None:
+    """The frame is as tall as the lesson, so only the portal's page scrolls: a contents link and a
+    press's changes must reach the portal's view (they used to scroll the frame, which moves nothing)."""
+    url, app = portal
+    page.set_viewport_size({"width": 800, "height": 700})
+    page.goto(url)
+    framed, _ = lesson_frame(page, app)
+    expect(framed.get_by_role("button", name="A dies").first).to_be_enabled()
+    contents = framed.get_by_role("navigation", name=re.compile("contents|this lesson", re.I))
+    contents.locator("summary").click()
+    link = contents.get_by_role("link").nth(3)
+    section = framed.locator(link.get_attribute("href"))
+    expect(section).not_to_be_in_viewport()
+    link.click()
+    expect(section).to_be_in_viewport()
+
+    outage = framed.get_by_role("region", name="Play out an outage", exact=True)
+    outage.get_by_role("button", name="Add server C").scroll_into_view_if_needed()
+    outage.get_by_role("button", name="Add server C").click()
+    expect(outage.get_by_role("row").filter(has_text="C (calendar)")).to_be_in_viewport()
+
+
 def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None:
     url, app = portal
     page.goto(url)
