@@ -109,6 +109,8 @@ def _reload_content() -> Response | None:
     app = current_app
     if not (app.config["CONTENT_RELOAD"] or app.debug) or request.blueprint != "pages" or request.method != "GET":
         return None
+    if request.endpoint == "pages.healthz":  # the process serves the last good content: it is healthy
+        return None
     state = lesson_state()
     if state.root is None:
         return None

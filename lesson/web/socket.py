@@ -231,7 +231,7 @@ def frame() -> Response:
 def frame_too_large(err: Exception) -> Response:
     """A body over LESSON_MAX_CONTENT_LENGTH gets an error frame, as a smaller one over the limit does."""
     size, limit = current_app.config["MAX_CONTENT_LENGTH"], _service().max_frame_bytes
-    reply = _service().error("too_large", f"frame is over {size} bytes; the limit is {limit}")
+    reply = _service().error("too_large", f"frame is over the limit of {limit} bytes (the body was over {size})")
     return Response(reply.text, 413, mimetype="application/json")
 
 

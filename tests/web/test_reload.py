@@ -49,6 +49,7 @@ def test_a_broken_edit_names_the_problem_and_keeps_the_last_good_content(root: P
     )
     frame = client.post("/api/frame", json={"v": 2, "type": "open", "panel": "lights"}).get_json()
     assert frame["type"] == "view"  # the playgrounds carry on with the last good content
+    assert client.get("/healthz").get_json()["ok"] is True  # so a health check does not restart it
     edit(root / "quizzes" / "first.yaml", "answer: q", "answer: b")
     assert client.get("/lessons/first").status_code == 200
 
