@@ -362,6 +362,9 @@ export function mountPlayground(section, transport) {
   }
 
   async function exchange(frame, tries = 0) {
+    // The header says a lost connection too, but it may be far off screen (a long page, a portal's
+    // tall frame): say it where the learner pressed, until the answer replaces it.
+    if (transport.mode === "connecting" && frame.type !== "open") announce.textContent = t("playground.waiting");
     const answer = await transport.send(frame);
     if (answer.type === "view") render(answer, frame);
     else if (answer.type === "need_log" && tries < 2) {

@@ -230,3 +230,29 @@ def test_a_server_that_keeps_refusing_sockets_is_not_hammered(page: Page, serve_
     assert [s.get("code") for s in sockets[:5]] == [1013] * 5, sockets
     waits = [later["made"] - earlier["closed"] for earlier, later in zip(sockets, sockets[1:5], strict=False)]
     assert waits == sorted(waits) and waits[-1] >= 4 * waits[0], waits
+
+
+
+def test_a_press_made_while_the_connection_is_down_says_so_where_it_was_made(page: Page) -> None:
+    """The header's "reconnecting" may be far off screen: the playground's own status says the press
+    waits, and the press goes through once the socket is back."""
+    allow = {"open": True}
+    sockets: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        if not allow["open"]:
+            ws.close()  # refused before it opens: the page keeps trying
+            return
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.route_web_socket("**/ws", route)
+    outage = open_playground(page, LESSON_1, TITLE)
+    allow["open"] = False
+    sockets[0].close()
+    expect(connection_status(page)).to_contain_text("reconnecting")
+    outage.get_by_role("button", name="A dies", exact=True).click()
+    expect(outage.get_by_role("status")).to_have_text(message("playground.waiting"))
+    allow["open"] = True
+    expect(log_labels(outage).last).to_have_text("Step 1: A dies", timeout=15_000)
+    expect_status(outage, "A", "down")
