@@ -138,16 +138,6 @@ def embed_origins(config: Mapping[str, Any]) -> list[str]:
     return [o for o in map(_origin_pattern, sources) if o]
 
 
-def _positive_int(config: Mapping[str, Any], key: str, problems: list[str]) -> None:
-    if key not in config:
-        return
-    value = config[key]
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        problems.append(f"{PREFIX}{key} must be a whole number of at least 1, not {config[key]!r}")
-
-
 def _number(config: Mapping[str, Any], key: str, problems: list[str], zero: bool = False) -> None:
     """A number of seconds (or a rate) above 0; ``zero`` allows 0 as well (it turns the thing off)."""
     if key not in config:
@@ -207,7 +197,7 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         "WS_BURST",
         "WS_MAX_PER_ADDRESS",
     ):
-        _positive_int(config, key, problems)
+        _whole(config, key, 1, None, problems)
     for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT"):
         _number(config, key, problems)
     _number(config, "WS_PING_INTERVAL", problems, zero=True)

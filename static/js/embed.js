@@ -291,8 +291,9 @@ export function startEmbed(origins = configuredOrigins()) {
   return { channel, emitter };
 }
 
-// A frame the parent sizes to the lesson (it answered the resizer's hello) never scrolls itself, so a "#section" link would move nothing the
-// learner sees: scroll the target into the portal's view instead (scrollIntoView crosses origins).
+// A frame the parent sizes to the lesson (it answered the resizer's hello) never scrolls itself, so
+// a "#section" link would move nothing the learner sees: scroll the target into the portal's view
+// instead (scrollIntoView crosses origins).
 function followInPageLinks() {
   document.addEventListener("click", (event) => {
     const link = event.target.closest('a[href^="#"]');

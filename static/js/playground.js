@@ -138,6 +138,9 @@ export function mountPlayground(section, transport) {
     logMoved = true;
   }
 
+  // A storage choice (variant) by the words of its radio button.
+  const variantName = (v) => section.querySelector(`[data-role="variant"] input[value="${CSS.escape(v)}"]`)?.closest("label").textContent.trim() || v;
+
   function render(answer, frame) {
     const v = answer.view;
     // What an undo takes back is the newest step before it: say so, or it reads as a new press.
@@ -171,9 +174,8 @@ export function mountPlayground(section, transport) {
     let summary = last.step ? t("playground.after", { k, step: last.step, label: last.label, changes }) : t("playground.ready");
     if (frame.type === "reset" && dropped) {
       // A new storage choice (a variant) is a new start: say that the presses made so far are gone.
-      const chosen = frame.variant && section.querySelector(`[data-role="variant"] input[value="${CSS.escape(frame.variant)}"]`);
       const presses = plural(dropped, "press");
-      summary = chosen ? t("playground.restarted_variant", { variant: chosen.closest("label").textContent.trim(), presses }) : t("playground.restarted", { presses });
+      summary = frame.variant ? t("playground.restarted_variant", { variant: variantName(frame.variant), presses }) : t("playground.restarted", { presses });
     }
     if (undone) summary = t("playground.undone", { label: undone.label, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label }) : t("playground.now_start"), changes });
     const notice = answer.notice || linkNotice;
@@ -390,20 +392,18 @@ export function mountPlayground(section, transport) {
   // Each storage choice keeps the presses made under it while another is tried: arrow keys in a
   // radio group choose every option they pass, and going back must not have cost the learner's work.
   const setAside = new Map(); // variant -> { era, events }
-  const variantName = (v) => section.querySelector(`[data-role="variant"] input[value="${CSS.escape(v)}"]`)?.closest("label").textContent.trim() || v;
   const chooseVariant = (v) => {
     chain = chain.then(continueFromPast).catch(() => {});
-    chain = chain.then(() => {
+    return send(() => {
       if (log.events.length) setAside.set(log.variant, { era: log.era, events: log.events.slice() });
       const kept = setAside.get(v);
       setAside.delete(v);
-      if (!kept) return exchange({ type: "reset", handle: log.handle, seq: log.seq + 1, variant: v });
+      if (!kept) return { type: "reset", handle: log.handle, seq: log.seq + 1, variant: v };
       const n = kept.events.length;
       log = { handle: null, variant: v, era: kept.era, events: kept.events, seq: n };
       linkNotice = t("playground.restored_variant", { variant: variantName(v), presses: plural(n, "press") });
-      return exchange(openFrame());
-    }).catch(() => {});
-    return chain;
+      return openFrame();
+    });
   };
 
   const change = (type, extra = {}) => {
