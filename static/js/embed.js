@@ -8,7 +8,8 @@
 //   -> 'resizePrepared' -> 'resize'.
 // - An xAPI statement emitter: statements (see lesson/xapi.py) posted to the parent as
 //   {context: 'lesson', action: 'statement', statement}. The parent may answer our
-//   {context: 'lesson', action: 'ready'} with {context: 'lesson', action: 'resume', progress, learner}.
+//   {context: 'lesson', action: 'ready'} with {context: 'lesson', action: 'resume', progress, learner};
+//   {context: 'lesson', action: 'cleared'} tells it the learner started over.
 //
 // Messages go to, and are accepted from, only the origins in <html data-embed-origins="..."> (space
 // separated; "https://*.example.com" matches subdomains; "*" any parent). No attribute: no messages.
@@ -262,6 +263,8 @@ export function createEmitter(channel, lessonIri = null) {
   return {
     /** Ask the parent for saved progress; it arrives as a 'lesson:resume' event on window. */
     ready: () => channel.send({ context: "lesson", action: "ready" }),
+    /** The learner started over: the parent forgets the progress it would hand back on 'resume'. */
+    cleared: () => channel.send({ context: "lesson", action: "cleared" }),
     experienced: (section, title) => emit(statement("experienced", "section", section, title)),
     answered: (question, response, success, title) =>
       emit(statement("answered", "question", question, title, { success: !!success, response: String(response) })),
@@ -287,6 +290,7 @@ export function startEmbed(origins = configuredOrigins()) {
     startResizer(channel);
     emitter.ready();
     followInPageLinks();
+    window.addEventListener("lesson:cleared", () => emitter.cleared()); // from "Start over"
   }
   return { channel, emitter };
 }

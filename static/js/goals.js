@@ -1,7 +1,10 @@
 // Goals: a playground panel with a goal shows it, a hint behind a disclosure, and whether the goal is
 // reached. The simulation decides: every answer carries `goal: {met: true|false}` (or `goal: null` when
 // the panel has none); the page only shows it. Reaching it is said in words, in the goal block and in
-// the panel's status line, and told to the rest of the page as a `lesson:goal` event.
+// the panel's status line, and told to the rest of the page as a `lesson:goal` event. A goal the
+// learner's saved progress says was reached (this browser's, a portal's resume, a file) reads "reached
+// earlier" until the playground reaches it again: progress.js names those goals in
+// <html data-goals-reached> and a `lesson:goals-known` event on document.
 import { t } from "./i18n.js";
 const DONE = () => t("goal.done");
 const NOT_YET = () => t("goal.open");
@@ -15,6 +18,15 @@ export function mountGoal(section) {
   const text = block.dataset.goalText;
   let met = null; // unknown until the first answer
   let everMet = false;
+
+  const known = (panels) => {
+    if (everMet || !panels.includes(section.dataset.panelId)) return;
+    everMet = true;
+    if (met !== true) state.textContent = BEFORE();
+  };
+  // Whichever script runs first: the list already made, and any later one.
+  known((document.documentElement.dataset.goalsReached || "").split(" "));
+  document.addEventListener("lesson:goals-known", (event) => known(event.detail.panels));
 
   section.addEventListener("playground:answer", (event) => {
     const goal = event.detail && event.detail.goal;

@@ -45,6 +45,12 @@ export function mountProgress({ emitter, slug, quiz, box }) {
   const saved = local.get(KEY) || {};
   const state = { sections: idList(saved.sections), goals: idList(saved.goals), scored: saved.scored ?? null };
   const save = () => local.set(KEY, state);
+  // Goal blocks show what progress says was reached, even when the playground no longer shows it.
+  const tellGoals = () => {
+    document.documentElement.dataset.goalsReached = state.goals.join(" ");
+    document.dispatchEvent(new CustomEvent("lesson:goals-known", { detail: { panels: [...state.goals] } }));
+  };
+  if (state.goals.length) tellGoals();
   const say = (text) => {
     const el = box && box.querySelector('[data-role="progress-status"]');
     if (el) el.textContent = text;
@@ -101,6 +107,7 @@ export function mountProgress({ emitter, slug, quiz, box }) {
     for (const s of progress.sections) if (!state.sections.includes(s)) state.sections.push(s);
     for (const g of progress.goals) if (!state.goals.includes(g)) state.goals.push(g);
     save();
+    if (state.goals.length) tellGoals();
     if (quiz && Object.keys(progress.answers).length) {
       quiz.dispatchEvent(new CustomEvent("lesson:load-answers", { detail: { answers: progress.answers } }));
     }

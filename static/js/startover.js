@@ -1,7 +1,8 @@
 // "Start over": clears this lesson's progress after a confirmation, then loads the lesson fresh.
 // What is cleared: each playground's log (sessionStorage, see playground.js), the quiz answers the
 // page holds (localStorage, see quiz.js), the sections read and goals reached (see progress.js) and
-// the answers the no-JavaScript form left in the session cookie. The theme is not progress, so it stays.
+// the answers the no-JavaScript form left in the session cookie, and what a portal keeps to resume
+// from. The theme is not progress, so it stays.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { local, session } from "./store.js";
@@ -47,6 +48,8 @@ function mount(article, slug) {
   dialog.addEventListener("close", () => button.focus());
   confirm.addEventListener("click", async () => {
     confirm.disabled = true;
+    // A portal that hands progress back on the next visit forgets it too (embed.js tells it).
+    window.dispatchEvent(new CustomEvent("lesson:cleared"));
     for (const section of document.querySelectorAll('[data-panel="playground"]')) {
       session.remove(`churn-lab:playground:${section.dataset.panelId}`);
     }

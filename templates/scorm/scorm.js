@@ -3,7 +3,8 @@
  * The lesson (in the iframe) posts {context: 'lesson', action: 'ready'} and then
  * {context: 'lesson', action: 'statement', statement} messages whose statements are xAPI-shaped
  * (see lesson/xapi.py). This page answers 'ready' with {context: 'lesson', action: 'resume',
- * progress, learner} so a returning learner continues where they left off, and speaks the parent
+ * progress, learner} so a returning learner continues where they left off (and forgets that
+ * progress on {context: 'lesson', action: 'cleared'}, when the learner starts over), and speaks the parent
  * side of the H5P resizer protocol so the frame fits its content. Only messages from the lesson's
  * own frame and origin count.
  */
@@ -47,7 +48,8 @@
   }
   function set(key, value) { return call('LMSSetValue', key, String(value)); }
 
-  var progress = { v: 1, s: [], a: {}, g: [], c: false, sc: null, p: null };
+  function fresh() { return { v: 1, s: [], a: {}, g: [], c: false, sc: null, p: null }; }
+  var progress = fresh();
   var learner = null;
   var finished = false;
 
@@ -172,6 +174,11 @@
       h5p[data.action](data, function (action) { post({ context: 'h5p', action: action }); });
     } else if (data.context === 'lesson' && data.action === 'ready') {
       post({ context: 'lesson', action: 'resume', progress: progress, learner: learner });
+    } else if (data.context === 'lesson' && data.action === 'cleared') {
+      // The learner started over: nothing to resume from. The status and score the LMS recorded
+      // stay until new statements change them.
+      progress = fresh();
+      report();
     } else if (data.context === 'lesson' && data.action === 'statement' && data.statement) {
       if (apply(data.statement)) report();
     }

@@ -10,7 +10,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.protocol import ViewAnswer
 
-from .helpers import LESSON_1, LESSON_2, log_step, message, open_playground, panel, press, region, wire
+from .helpers import LESSON_1, LESSON_2, log_labels, log_step, message, open_playground, panel, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -79,6 +79,20 @@ def test_a_goal_is_reached_and_shown_done(outage: Locator) -> None:
     press(outage, "Take a model turn", 3)
     expect(goal_block(outage)).to_contain_text("Done: you reached this goal.")
     expect(outage.get_by_role("status")).to_contain_text("Goal reached")
+
+
+def test_a_goal_reached_earlier_is_still_said_after_a_reload(outage: Locator) -> None:
+    """The page's progress remembers the goal: a playground reloaded in a state short of it says it was
+    reached earlier, not that it never was."""
+    press(outage, "A dies", 1)
+    press(outage, "Take a model turn", 2)
+    expect(goal_block(outage)).to_contain_text("Done: you reached this goal.")
+    outage.get_by_role("button", name="Undo", exact=True).click()
+    expect(goal_block(outage)).to_contain_text("Reached earlier")
+    outage.page.reload()
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))  # the playground came back
+    expect(goal_block(outage)).to_contain_text("Reached earlier")
+    expect(goal_block(outage)).not_to_contain_text("Not reached yet")
 
 
 # --- predict, then see -------------------------------------------------------------------------

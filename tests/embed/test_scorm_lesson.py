@@ -67,3 +67,31 @@ def test_the_real_lesson_reports_to_the_lms_and_resumes(page: Page, browser: Bro
         expect(lesson.get_by_text("Not quite.")).to_have_count(1)
     finally:
         fresh.close()
+
+
+def test_start_over_in_the_lms_forgets_what_the_lms_would_resume(page: Page, lms: str) -> None:
+    """A returning learner sees the goal they reached; after Start over the LMS keeps nothing to hand back,
+    so the lesson that loads again starts empty."""
+    first, second = QUESTIONS[0], QUESTIONS[1]
+    saved = {"v": 1, "s": ["why-churn"], "a": {second["id"]: [second["answer"], 1]}, "g": ["outage"]}
+    page.goto(f"{lms}?status=incomplete&suspend={quote(json.dumps(saved | {'c': False, 'sc': None, 'p': None}))}")
+    lesson = page.frame_locator("#sco").frame_locator("#lesson-frame")
+    quiz = lesson.get_by_role("region", name="Quick check questions")
+    score = quiz.get_by_role("status").filter(has_text=re.compile(r"^Score: "))
+    expect(score).to_contain_text("(1 answered)")
+    # The playground is new, but the goal was reached on an earlier visit: the block says so.
+    goal = lesson.locator('[data-panel-id="outage"] [data-role="goal"]')
+    expect(goal).to_contain_text("Reached earlier")
+
+    lesson.get_by_role("button", name="Start over", exact=True).click()
+    lesson.get_by_role("dialog", name="Start this lesson over?").get_by_role("button", name="Start over").click()
+    page.wait_for_function("JSON.parse(lmsData['cmi.suspend_data'] || '{}').g?.length === 0")
+    suspend = json.loads(page.evaluate("lmsData['cmi.suspend_data']"))
+    assert suspend["a"] == {} and suspend["s"] == [] and suspend["g"] == []
+    # The lesson loads again with nothing handed back: one new answer is the only one.
+    expect(goal).to_contain_text("Not reached yet")
+    text = next(c["text"] for c in first["choices"] if c["id"] == first["answer"])
+    quiz.get_by_role("radio", name=text).check()
+    quiz.get_by_role("button", name="Check answer").first.click()
+    expect(score).to_contain_text("(1 answered)")
+    expect(score).to_contain_text("Score: 1 of")
