@@ -51,6 +51,12 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
             from . import create_app
 
             app = create_app()
+            # The app's own warnings (sockets refused, the record store unreachable) in gunicorn's error
+            # log, stamped like its lines; without a handler Python would print them bare.
+            app_log = logging.getLogger("lesson")
+            app_log.handlers = logging.getLogger("gunicorn.error").handlers
+            app_log.setLevel(logging.WARNING)
+            app_log.propagate = False
             # Content, panels and schemas live as long as the worker: keep the collector from walking
             # them on every full collection, which would otherwise pause every learner on it.
             gc.freeze()

@@ -34,6 +34,32 @@ TRY_LATER = 1013  # too many sockets from this address
 IDLE = 4408  # no frame for a while; the page reconnects on its next press
 
 
+class Refusals:
+    """Warnings for sockets the guards refuse or close, so an operator sees why learners reconnect (a
+    class behind one address hitting the per-address cap, a portal's origin left out of the settings).
+    One line per kind every ``every`` seconds, counting those in between: a client refused in a loop must
+    not flood the log. One per app (its ``extensions["lesson.refusals"]``)."""
+
+    def __init__(self, every: float = 60.0, clock: Any = time.monotonic) -> None:
+        self.every = every
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._held: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def note(self, kind: str, message: str) -> None:
+        now = self.clock()
+        with self._lock:
+            last = self._last.get(kind)
+            if last is not None and now - last < self.every:
+                self._held[kind] += 1
+                return
+            held = self._held.pop(kind, 0)
+            self._last[kind] = now
+        more = f" ({held} more like it in the last {now - last:.0f} s)" if held and last is not None else ""
+        log.warning("%s%s", message, more)
+
+
 def _service():
     from . import lesson_state
 
@@ -66,6 +92,12 @@ class GuardedSocket(Server):
     linger = 2.0  # seconds to read what a refused client still sends, so the close frame reaches it
     linger_bytes = 1 << 20
     draining = False
+    addr = "?"  # the client's address and the app's refusal log, set once the handshake is done
+    refusals: Refusals | None = None
+
+    def noted(self, kind: str, message: str) -> None:
+        if self.refusals is not None:
+            self.refusals.note(kind, f"socket from {self.addr}: {message}")
 
     def handshake(self) -> None:
         super().handshake()
@@ -76,6 +108,8 @@ class GuardedSocket(Server):
         if keep_going and len(self.input_buffer) > self.max_queued:
             self.input_buffer.clear()
             self._refuse(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
+            why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
+            self.noted("unhandled", f"closed (1008): {why}")
             return False
         if not keep_going:
             # The base class wakes the handler before it marks the socket closed (a frame too big, a
@@ -85,6 +119,8 @@ class GuardedSocket(Server):
             self.connected = False
             self.event.set()
             if self.draining:
+                limit = self.max_message_size
+                self.noted("too_big", f"closed (1009): a frame over {limit} bytes (LESSON_WS_MAX_MESSAGE_BYTES)")
                 self._drain(self.linger)
         return keep_going
 
@@ -175,6 +211,7 @@ def _serve(conn: GuardedSocket, cfg: Any) -> None:
         stamp = now
         if tokens < 1:
             conn._refuse(POLICY, f"more than {rate:g} frames a second")
+            conn.noted("rate", f"closed (1008): more than {rate:g} frames a second (LESSON_WS_RATE, LESSON_WS_BURST)")
             return
         tokens -= 1
         reply = service.handle_text(text, defer=True)
@@ -187,7 +224,10 @@ def _serve(conn: GuardedSocket, cfg: Any) -> None:
 @bp.route("/ws", websocket=True)
 def ws() -> Response:
     cfg = current_app.config
+    refusals: Refusals = current_app.extensions["lesson.refusals"]
     if not origin_allowed():
+        origin = request.headers.get("Origin") or request.headers.get("Referer") or ""
+        refusals.note("origin", f"socket refused (403): origin {origin[:200]!r} is not in LESSON_EMBED_ORIGINS")
         return Response("This origin may not open the playground socket.\n", 403, mimetype="text/plain")
     addr = request.remote_addr or "?"
     addresses: Addresses = current_app.extensions["lesson.addresses"]  # this app's sockets only
@@ -198,18 +238,24 @@ def ws() -> Response:
     except (RemoteProtocolError, ConnectionError) as exc:
         return Response(f"Not a WebSocket handshake this server can accept: {exc}\n", 400, mimetype="text/plain")
     GuardedSocket.max_queued = cfg["WS_MAX_QUEUED"]
+    conn.addr, conn.refusals = addr, refusals
     try:
         # A send blocked this long means the client stopped reading: drop it rather than wait.
         # (The reader thread only calls recv once select says data is there, so this is send-only.)
         conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
         if not addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"]):
             conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
+            cap = cfg["WS_MAX_PER_ADDRESS"]
+            conn.noted("per_address", f"refused (1013): {cap} sockets already open from it (LESSON_WS_MAX_PER_ADDRESS)")
         else:
             try:
                 _serve(conn, cfg)
             finally:
                 addresses.leave(addr)
-    except (ConnectionClosed, OSError):  # socket.timeout is an OSError
+    except TimeoutError:  # a send blocked for WS_SEND_TIMEOUT
+        why = f"an answer waited {cfg['WS_SEND_TIMEOUT']:g} s to be read (LESSON_WS_SEND_TIMEOUT)"
+        conn.noted("send_timeout", f"dropped: {why}")
+    except (ConnectionClosed, OSError):
         pass  # the client went away: nothing to log
     if conn.connected:
         conn._refuse(1000, "bye")
@@ -237,4 +283,5 @@ def frame_too_large(err: Exception) -> Response:
 
 def init_app(app: Flask) -> None:
     app.extensions["lesson.addresses"] = Addresses()
+    app.extensions["lesson.refusals"] = Refusals()
     app.register_blueprint(bp)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import websocket
@@ -42,7 +44,7 @@ def test_a_socket_that_never_speaks_is_closed(serve_app):
     still_serves(base)
 
 
-def test_too_many_frames_a_second_close_that_socket_only(serve_app):
+def test_too_many_frames_a_second_close_that_socket_only(serve_app, caplog):
     base = serve_app(WS_RATE=2, WS_BURST=5)
     calm = websocket.create_connection(ws_url(base), timeout=10)
     calm.send(OPEN)
@@ -56,6 +58,7 @@ def test_too_many_frames_a_second_close_that_socket_only(serve_app):
         if opcode == websocket.ABNF.OPCODE_CLOSE:
             codes.append((int.from_bytes(data[:2], "big"), data[2:].decode()))
     assert codes[0][0] == 1008 and "frames a second" in codes[0][1]
+    assert [line for line in refusal_lines(caplog) if "1008" in line and "LESSON_WS_RATE" in line]
     calm.send(json.dumps({"v": 2, "type": "press", "handle": handle, "seq": 1, "button": "a-dies"}))
     assert json.loads(calm.recv())["steps"] == 1
 
@@ -71,6 +74,68 @@ def test_too_many_sockets_from_one_address(serve_app):
     assert code == 1013 and "too many open connections" in reason
     held[0].close()
     assert json.loads(served_again(base, within=20))["type"] == "view"
+
+
+def refusal_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "lesson.web.socket" and r.levelno == logging.WARNING]
+
+
+def test_refusals_are_logged_once_a_minute_per_kind_with_a_count(serve_app, caplog):
+    """An operator sees why learners are refused (here a class behind one address hitting the cap),
+    and the setting to change; a client refused in a loop adds one line a minute, not one a try."""
+    base = serve_app(WS_MAX_PER_ADDRESS=1)
+    held = websocket.create_connection(ws_url(base), timeout=10)
+    held.send(OPEN)
+    held.recv()
+    for _ in range(3):
+        extra = websocket.create_connection(ws_url(base), timeout=10)
+        assert close_of(extra)[0] == 1013
+        extra.close()
+    lines = refusal_lines(caplog)
+    assert len(lines) == 1, lines
+    assert "127.0.0.1" in lines[0] and "1013" in lines[0] and "LESSON_WS_MAX_PER_ADDRESS" in lines[0]
+    held.close()
+
+
+def test_a_refused_origin_is_logged_with_the_setting_to_change(serve_app, caplog):
+    base = serve_app()
+    with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+        websocket.create_connection(ws_url(base), timeout=10, origin="https://portal.example")
+    assert refused.value.status_code == 403
+    lines = refusal_lines(caplog)
+    assert len(lines) == 1 and "https://portal.example" in lines[0] and "LESSON_EMBED_ORIGINS" in lines[0]
+
+
+def test_the_refusal_log_counts_what_it_held_back():
+    from lesson.web.socket import Refusals
+
+    now = [0.0]
+    refusals = Refusals(every=60, clock=lambda: now[0])
+    with _warnings() as lines:
+        refusals.note("rate", "first")
+        for t in (1, 2, 30):
+            now[0] = t
+            refusals.note("rate", "again")
+        refusals.note("too_big", "another kind")  # each kind has its own minute
+        now[0] = 61
+        refusals.note("rate", "later")
+        now[0] = 200
+        refusals.note("rate", "much later")
+    assert lines == ["first", "another kind", "later (3 more like it in the last 61 s)", "much later"]
+
+
+class _warnings:
+    """The socket module's warnings, as the lines it logs."""
+
+    def __enter__(self) -> list[str]:
+        self.lines: list[str] = []
+        self.handler = logging.Handler()
+        self.handler.emit = lambda record: self.lines.append(record.getMessage())  # type: ignore[method-assign]
+        logging.getLogger("lesson.web.socket").addHandler(self.handler)
+        return self.lines
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger("lesson.web.socket").removeHandler(self.handler)
 
 
 def served_again(base: str, within: float) -> bytes:
@@ -104,20 +169,24 @@ def oversized_frames_close_with_1009_and_free_their_slot(base: str) -> None:
         served_again(base, within=5)  # its handler let go of the address's one socket at once
 
 
-def test_a_frame_over_the_socket_limit_closes_with_a_reason(serve_app):
+def test_a_frame_over_the_socket_limit_closes_with_a_reason(serve_app, caplog):
     base = serve_app(WS_MAX_MESSAGE_BYTES=4096, WS_MAX_PER_ADDRESS=1)
     oversized_frames_close_with_1009_and_free_their_slot(base)
+    assert [line for line in refusal_lines(caplog) if "1009" in line and "4096" in line]
     mid = websocket.create_connection(ws_url(base), timeout=10)
     mid.send(json.dumps({"v": 2, "type": "open", "panel": "outage", "pad": "x" * 3000}))
     assert json.loads(mid.recv())["code"] == "bad_frame"  # under the socket limit: an error frame
 
 
 def test_the_production_server_closes_an_oversized_frame_with_1009_too(spawn):
-    base, _ = spawn(workers=1, env={"LESSON_WS_MAX_MESSAGE_BYTES": "4096", "LESSON_WS_MAX_PER_ADDRESS": "1"})
+    base, proc = spawn(workers=1, env={"LESSON_WS_MAX_MESSAGE_BYTES": "4096", "LESSON_WS_MAX_PER_ADDRESS": "1"})
     oversized_frames_close_with_1009_and_free_their_slot(base)
+    # Said once in the server's error log, stamped like gunicorn's own lines.
+    said = [line for line in Path(proc.log_path).read_text().splitlines() if "LESSON_WS_MAX_MESSAGE_BYTES" in line]
+    assert len(said) == 1 and re.match(r"^\[\d{4}-\d\d-\d\d ", said[0]), said
 
 
-def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_app):
+def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_app, caplog):
     base = serve_app(WS_MAX_QUEUED=4, WS_SEND_TIMEOUT=1.0, WS_RATE=100_000, WS_BURST=100_000)
     ws = websocket.create_connection(ws_url(base), timeout=10)
     ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -137,6 +206,8 @@ def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_
     t.start()
     t.join(timeout=60)
     assert closed.is_set()  # the server closed the socket instead of buffering without bound
+    said = refusal_lines(caplog)
+    assert [line for line in said if "LESSON_WS_MAX_QUEUED" in line or "LESSON_WS_SEND_TIMEOUT" in line], said
     still_serves(base)
 
 
