@@ -86,7 +86,8 @@ class Verb(_Strict):
 class Definition(_Strict):
     name: dict[str, str] | None = None
     type: str
-    interactionType: Literal["choice"] | None = None
+    # "choice" for a question of choices; "other" for a playground task, whose response is its log.
+    interactionType: Literal["choice", "other"] | None = None
 
     @field_validator("type")
     @classmethod
@@ -206,12 +207,12 @@ def _statement(
     part: str | None,
     title: str | None,
     result: Result | None,
-    interaction: bool = False,
+    interaction: Literal["choice", "other"] | None = None,
 ) -> Statement:
     definition = Definition(
         name={"en-US": title} if title else None,
         type=ACTIVITY_TYPES[kind],
-        interactionType="choice" if interaction else None,
+        interactionType=interaction,
     )
     return Statement(
         id=uuid.uuid4(),
@@ -228,10 +229,18 @@ def experienced(actor: Agent, lesson_iri: str, section: str, title: str | None =
 
 
 def answered(
-    actor: Agent, lesson_iri: str, question: str, response: str, success: bool, title: str | None = None
+    actor: Agent,
+    lesson_iri: str,
+    question: str,
+    response: str,
+    success: bool,
+    title: str | None = None,
+    task: bool = False,
 ) -> Statement:
+    """An answer: a choice's id, or for a task (``task``) the playground log that did it."""
     result = Result(success=success, response=response)
-    return _statement(actor, "answered", "question", lesson_iri, question, title, result, interaction=True)
+    kind = "other" if task else "choice"
+    return _statement(actor, "answered", "question", lesson_iri, question, title, result, interaction=kind)
 
 
 def goal_completed(actor: Agent, lesson_iri: str, goal: str, title: str | None = None) -> Statement:

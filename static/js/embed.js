@@ -239,11 +239,11 @@ export function createEmitter(channel, lessonIri = null) {
     window.dispatchEvent(new CustomEvent("lesson:resume", { detail: { progress: msg.progress || null, learner: learner || null } }));
   });
 
-  const statement = (verb, kind, part, title, result) => {
+  const statement = (verb, kind, part, title, result, task = false) => {
     if (kind !== "lesson" && !PART.test(String(part))) throw new Error(`bad ${kind} id for a statement: ${part}`);
     const definition = { type: TYPES[kind] };
     if (title) definition.name = { "en-US": String(title) };
-    if (kind === "question") definition.interactionType = "choice";
+    if (kind === "question") definition.interactionType = task ? "other" : "choice";
     const out = {
       id: uuid(),
       actor: actor || (actor = visitActor()),
@@ -266,8 +266,9 @@ export function createEmitter(channel, lessonIri = null) {
     /** The learner started over: the parent forgets the progress it would hand back on 'resume'. */
     cleared: () => channel.send({ context: "lesson", action: "cleared" }),
     experienced: (section, title) => emit(statement("experienced", "section", section, title)),
-    answered: (question, response, success, title) =>
-      emit(statement("answered", "question", question, title, { success: !!success, response: String(response) })),
+    /** A choice's id, or with `task` the playground log that did the task (interactionType "other"). */
+    answered: (question, response, success, title, task = false) =>
+      emit(statement("answered", "question", question, title, { success: !!success, response: String(response) }, task)),
     goalCompleted: (goal, title) => emit(statement("completed", "goal", goal, title, { completion: true })),
     lessonCompleted: (title) => emit(statement("completed", "lesson", null, title, { completion: true })),
     /** 'passed' when correct/total reaches `passing` (0..1), else 'failed'; the score is scaled to 0..1. */

@@ -81,8 +81,8 @@ export function mountProgress({ emitter, slug, quiz, box }) {
   }
 
   document.addEventListener("lesson:answered", (event) => {
-    const { question, choice, correct, score, title } = event.detail;
-    safely(() => emitter.answered(question, choice, correct, title));
+    const { question, choice, correct, score, title, task } = event.detail;
+    safely(() => emitter.answered(question, choice, correct, title, Boolean(task)));
     if (score && score.total > 0 && score.answered >= score.total) {
       const key = `${score.correct}/${score.total}`;
       if (state.scored === key) return; // the same result again says nothing new

@@ -190,7 +190,9 @@ export function mountQuiz(section) {
     // For progress and statements (progress.js): the server's verdict, never the page's own.
     const { question, choice, correct, score } = reply.result;
     const title = form.querySelector("legend")?.textContent.replace(/\s+/g, " ").trim();
-    document.dispatchEvent(new CustomEvent("lesson:answered", { detail: { quiz: slug, question, choice, correct, score, title } }));
+    // A task's "choice" is the playground log that did it.
+    const detail = { quiz: slug, question, choice, correct, score, title, task: Boolean(task) };
+    document.dispatchEvent(new CustomEvent("lesson:answered", { detail }));
   });
   // A verdict speaks of the choice it graded: picking another clears it until that one is checked.
   section.addEventListener("change", (event) => {

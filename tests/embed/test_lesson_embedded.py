@@ -259,6 +259,10 @@ def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None
     assert answers[1].result.response == QUESTIONS[1]["answer"]
     for q, a in zip(QUESTIONS[1:], answers[1:], strict=True):
         assert a.result.response == held_answer(q, a.result.response)  # a task's response is its log
+    # A task's response is no choice: its interaction says so.
+    kinds = {q["id"]: ("other" if "task" in q else "choice") for q in QUESTIONS}
+    assert {a.object.id.rsplit("/", 1)[1]: a.object.definition.interactionType for a in answers} == kinds
+    assert "other" in kinds.values()
     assert done.object.id == iri and scored.object.id == iri
     assert scored.result.score.scaled == round((n - 1) / n, 4)
     assert scored.result.score.raw == n - 1 and scored.result.score.max == n

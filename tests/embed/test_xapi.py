@@ -76,6 +76,17 @@ def test_malformed_statements_are_refused_with_a_reason(change, message: str) ->
         xapi.validate_statement(data)
 
 
+def test_a_task_answer_is_an_other_interaction_and_a_choice_a_choice() -> None:
+    log = "outage:modern::add-c,call-a,a-dies,turn"
+    task = xapi.validate_statement(xapi.answered(ACTOR, LESSON, "host-error", log, True, task=True).to_json())
+    assert task.object.definition.interactionType == "other" and task.result.response == log
+    choice = xapi.answered(ACTOR, LESSON, "q1", "b", True).to_json()
+    assert choice["object"]["definition"]["interactionType"] == "choice"
+    choice["object"]["definition"]["interactionType"] = "likert"
+    with pytest.raises(ValidationError, match="interactionType"):
+        xapi.validate_statement(choice)
+
+
 def test_answered_needs_success_and_response() -> None:
     data = xapi.answered(ACTOR, LESSON, "q1", "b", True).to_json()
     del data["result"]["response"]
