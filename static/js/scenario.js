@@ -7,6 +7,7 @@ import { t } from "./i18n.js";
 import { plural } from "./render.js";
 
 const ANSWER_WAIT_MS = 15000;
+const MAX_SAID = 3; // a moment's last few presses are said with it; the log has them all
 let active = null; // the replay under way, if any: { next(), prev(), leave(), section }
 
 export function activeScenario() {
@@ -44,6 +45,9 @@ async function clickAndWait(section, button) {
   button.click();
   return answer;
 }
+
+// A moment's title has no full stop of its own: give it one, so it is not read into the narration.
+const sentence = (text) => (/[.!?…:]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 function ready(section) {
   const reset = section.querySelector('[data-action="reset"]');
@@ -83,7 +87,21 @@ async function play(section, scenario, opener) {
   const total = scenario.steps.length;
   const position = h("p", { class: "scenario-position" }, t("scenario.starting"));
   const narration = h("p", { class: "scenario-narration" });
-  const status = h("div", { role: "status", "aria-live": "polite", "aria-atomic": "true" }, position, narration);
+  // What a screen reader hears: once a moment's presses are answered, the moment and what they did, in
+  // one sentence (the playground's status line is quiet meanwhile, see drivingBy). The words on show
+  // change before the presses go out, so they are not the live region themselves.
+  const said = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+  const status = h("div", {}, position, narration, said);
+  // The playground's status line keeps showing what each press did, but is quiet while the scenario is
+  // on: two live regions at once would talk over each other. A press of the learner's own ends the
+  // scenario before it goes out, so its line speaks again.
+  const line = section.querySelector('[data-role="announce"]');
+  line?.setAttribute("aria-live", "off");
+  const heard = [];
+  const hear = () => {
+    if (active === state && state.driving && line) heard.push(line.textContent);
+  };
+  section.addEventListener("playground:answer", hear);
   const prev = h("button", { type: "button", "data-scenario-action": "prev", disabled: "" }, t("scenario.prev"));
   const next = h("button", { type: "button", "data-scenario-action": "next", disabled: "" }, t("scenario.next"));
   const leave = h("button", { type: "button", "data-scenario-action": "leave" }, t("scenario.leave"));
@@ -124,11 +142,13 @@ async function play(section, scenario, opener) {
     busy = true;
     state.driving = true;
     drivingBy(section, 1);
+    heard.length = 0;
     try {
       await work();
       show();
+      said.textContent = [position.textContent, narration.textContent, ...heard.slice(-MAX_SAID)].map(sentence).join(" ");
     } catch {
-      narration.textContent = t("scenario.failed");
+      narration.textContent = said.textContent = t("scenario.failed");
       end(false, true);
     } finally {
       busy = false;
@@ -142,6 +162,7 @@ async function play(section, scenario, opener) {
   async function playStep(n) {
     index = n;
     show();
+    heard.length = 0; // not the reset and era change that went before the first moment
     for (const id of scenario.steps[n - 1].press) {
       if (active !== state) return; // left (or replaced by another replay) mid-step
       await clickAndWait(section, section.querySelector(`button[data-button="${CSS.escape(id)}"]`));
@@ -167,6 +188,8 @@ async function play(section, scenario, opener) {
 
   function end(focus, keepMessage = false) {
     if (active === state) active = null;
+    section.removeEventListener("playground:answer", hear);
+    if (!active || active.section !== section) line?.setAttribute("aria-live", "polite");
     if (keepMessage) {
       // The box stays, saying what went wrong, until the learner plays again.
       for (const b of [prev, next]) b.disabled = true;

@@ -182,12 +182,15 @@ def scenario_box(section: Locator, s: Script) -> Locator:
 
 
 def expect_step(section: Locator, s: Script, n: int) -> None:
-    """Step n of the scenario is on show: its title and its narration, in the box's status line."""
-    status = scenario_box(section, s).get_by_role("status")
+    """Step n of the scenario is on show in its box (its title and narration) and said in the box's one
+    live region, with what its presses did."""
+    box = scenario_box(section, s)
     step = s.steps[n - 1]
-    expect(status).to_contain_text(message("scenario.step", n=n, total=len(s.steps), title=step.title))
-    expect(status).to_contain_text(step.narration)
-    expect(status).to_be_visible()
+    moment = message("scenario.step", n=n, total=len(s.steps), title=step.title)
+    expect(box.get_by_text(moment, exact=True)).to_be_visible()
+    said = box.get_by_role("status")
+    expect(said).to_contain_text(moment)
+    expect(said).to_contain_text(step.narration)
 
 
 def takes_room(locator: Locator) -> bool:

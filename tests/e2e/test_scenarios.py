@@ -30,10 +30,14 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
-    # The learner's own press is gone, and the status line says so.
-    said = outage.get_by_role("status").filter(has_text="After press 1")
-    expect(said).to_contain_text(message("scenario.cleared", presses="1 press"))
+    # The learner's own press is gone, and the moment says so, in the one region that speaks: the
+    # playground's own status line shows each press but stays quiet while the scenario plays.
     scenario = scenario_box(outage, s)
+    said = scenario.get_by_role("status")
+    expect(said).to_contain_text(message("scenario.cleared", presses="1 press"))
+    expect(said).to_contain_text("After press 1")
+    line = outage.get_by_role("status").filter(has_text="After press 1").and_(outage.locator(".announce"))
+    expect(line).to_have_attribute("aria-live", "off")
     expect(scenario.get_by_role("button", name="Previous moment")).to_be_disabled()
     expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
 
@@ -57,6 +61,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     scenario.get_by_role("button", name="Leave the scenario").click()
     expect(scenario).to_have_count(0)
     expect(outage.get_by_role("status")).to_have_text(message("scenario.left", n=3))
+    expect(outage.get_by_role("status")).to_have_attribute("aria-live", "polite")  # it speaks again
     # The playground is the learner's from here: the next press is step 4 of the same run.
     press(outage, "A is back", 4)
     expect_status(outage, "A", "connected")
@@ -121,8 +126,9 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     expect(question.get_by_role("radio", checked=True)).to_have_count(0)
     expect(question).not_to_contain_text("You did not pick")
     announce = outage.get_by_role("status").filter(has_text="After press 2")
-    expect(announce).to_have_count(1)
-    expect(announce).not_to_contain_text("You did not pick")
+    expect(announce).to_have_count(2)  # the status line on show, and the scenario's spoken moment
+    for n in range(2):
+        expect(announce.nth(n)).not_to_contain_text("You did not pick")
     # Played again, with a choice picked this time: the press answers the learner's own prediction.
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect(log_labels(outage)).to_have_count(2)
@@ -146,4 +152,7 @@ def test_a_scenario_does_not_reach_the_learners_goal(page: Page) -> None:
         scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 3)
     expect(goal).to_contain_text("Not reached yet.")
-    expect(outage.get_by_role("status").filter(has_text="After press")).not_to_contain_text("Goal reached")
+    said = outage.get_by_role("status").filter(has_text="After press")
+    expect(said).to_have_count(2)
+    for n in range(2):
+        expect(said.nth(n)).not_to_contain_text("Goal reached")
