@@ -37,6 +37,8 @@ def test_a_missing_lesson_in_a_frame_is_a_404_that_keeps_to_the_frame(path: str)
     assert '<header class="site-header">' not in page and "<footer" not in page
     assert 'href="/"' not in page  # no link that would take the frame to the site's own index
     assert "<h1>" in page
+    assert "data-storage-notice" not in page  # no progress here to warn about
+    assert "data-storage-notice" in client().get(f"/embed/{SLUG}").get_data(as_text=True)
     ordinary = client().get("/lessons/no-such-lesson").get_data(as_text=True)
     assert '<header class="site-header">' in ordinary and 'href="/"' in ordinary
 
