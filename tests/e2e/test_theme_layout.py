@@ -394,6 +394,22 @@ def test_theme_switch_is_a_labelled_radio_group(page: Page) -> None:
     expect(theme_radio(page, "Light")).to_be_checked()
 
 
+def test_the_chosen_theme_shows_in_forced_colours_by_more_than_weight(page: Page) -> None:
+    """Forced colours drop author backgrounds: the chosen option keeps a system highlight."""
+    page.emulate_media(forced_colors="active")
+    page.goto("/")
+    group = page.get_by_role("group", name="Theme")
+    expect(theme_radio(page, "Auto")).to_be_checked()
+    background = "el => getComputedStyle(el.closest('label')).backgroundColor"
+    page_colour = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    chosen = theme_radio(page, "Auto").evaluate(background)
+    assert chosen != page_colour and not chosen.endswith(", 0)"), (chosen, page_colour)  # a fill that shows
+    theme_radio(page, "Light").check()
+    assert theme_radio(page, "Light").evaluate(background) == chosen
+    assert theme_radio(page, "Auto").evaluate(background) != chosen
+    expect(group).to_be_visible()
+
+
 def test_dark_theme_applies_and_persists(page: Page) -> None:
     page.emulate_media(color_scheme="light")
     page.goto(LESSON_1)
