@@ -261,7 +261,7 @@ def test_undeclared_list_changed_legacy(guide: Locator) -> None:
     expect_era(guide, "legacy (2025-11-25)")
     press(guide, "Q sends list_changed without declaring it", 2)
     step = log_step(guide, "Step 2: Q sends list_changed without declaring it")
-    expect(step).to_contain_text("spec violation")
+    expect(step).to_contain_text("tools.listChanged")
     expect(step).to_contain_text("ignores it")
     expect(prompt(guide)).to_contain_text("Ignored notifications: 1")
     messages = wire(guide)

@@ -246,7 +246,7 @@ class BaseClient:
             self.link.reply(
                 w.error(rid, -32602, text),
                 "tools/call",
-                note="A protocol error: the server does not offer this tool (invalid params, so HTTP 400).",
+                note="A protocol error: no such tool here (invalid params; the SDK server uses HTTP 400).",
             )
             return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
         text, is_error = servers.run_tool(self.st, srv, tool_name, args)

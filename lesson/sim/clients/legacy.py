@@ -189,7 +189,7 @@ class LegacyClient(BaseClient):
             self.link.stream_opened()
             self.say(
                 f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "
-                "it with Last-Event-ID and missed nothing.",
+                "it with Last-Event-ID and the server replayed the events it had stored.",
                 "warn",
             )
             return

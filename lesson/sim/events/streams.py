@@ -58,11 +58,11 @@ def _undeclared(st: Step, e: UndeclaredListChanged) -> None:
     link = Link(st, c)
     if srv.transport == "http" and not c.listen.open:
         raise Rejected(f"The host has no open stream to {e.server}: there is nowhere to send it.")
-    link.event(w.list_changed("legacy", None), note="Sent without the capability: a spec violation.")
+    link.event(w.list_changed("legacy", None), note="Sent without the capability: one the server never offered.")
     c.ignored_notifications += 1
     st.say(
-        f"{e.server} sent list_changed without declaring tools.listChanged: a spec violation the "
-        "client need not react to. The host ignores it; nothing changes.",
+        f"{e.server} sent list_changed without declaring tools.listChanged: the client goes by the "
+        "declared capabilities and need not react. The host ignores it; nothing changes.",
         "warn",
     )
 
