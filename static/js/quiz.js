@@ -176,8 +176,9 @@ export function mountQuiz(section) {
     try {
       reply = await post(appUrl(`api/quiz/${slug}/${form.dataset.question}`), body);
     } catch {
-      if (task) fill(feedback, h("p", { class: "verdict verdict-missing" }, t("quiz.offline")));
-      else form.submit();
+      // The server cannot be reached: say so and keep the choice for another try (posting the form
+      // instead would only trade the lesson for the browser's error page).
+      fill(feedback, h("p", { class: "verdict verdict-missing" }, t("quiz.offline")));
       return;
     }
     if (!reply.ok) {

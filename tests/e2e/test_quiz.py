@@ -72,6 +72,21 @@ def expect_wrong(page: Page, questions: list[dict], n: int) -> None:
     expect(feedback(page, n)).to_have_text(f"Not quite. The answer is: {right}. {q['explanation']}")
 
 
+def test_an_answer_checked_while_the_server_is_unreachable_keeps_the_learner_on_the_lesson(page: Page) -> None:
+    questions = load("list-changed")
+    page.goto(LESSONS["list-changed"])
+    url = page.url
+    page.route("**/api/quiz/**", lambda route: route.abort("connectionrefused"))
+    answer(page, questions, 1, questions[0]["answer"])
+    expect(feedback(page, 1)).to_contain_text("could not be reached")
+    assert page.url == url
+    chosen = question(page, questions, 1).get_by_role("radio", name=choice_text(questions[0], questions[0]["answer"]))
+    expect(chosen).to_be_checked()  # kept for another try
+    page.unroute("**/api/quiz/**")
+    check_button(page, 1).click()
+    expect_right(page, questions, 1)
+
+
 @pytest.mark.parametrize("slug", ["hot-swapping", "list-changed"])
 def test_quiz_with_javascript(page: Page, slug: str) -> None:
     questions = load(slug)
