@@ -82,6 +82,19 @@ def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
     expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
 
 
+def test_a_mark_does_not_look_like_the_focus_ring(outage: Locator) -> None:
+    """A keyboard press leaves the focus on its button and marks beside it: the two must not look alike."""
+    button = outage.get_by_role("button", name="A dies")
+    button.focus()
+    outage.page.keyboard.press("Enter")
+    expect_marked(rowheader(outage, "A"), "changed")
+    expect(button).to_be_focused()
+    ring = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineColor, s.outlineWidth]; }"
+    focus, mark = button.evaluate(ring), rowheader(outage, "A").evaluate(ring)
+    assert focus[0] == "solid" and mark[0] == "dashed", (focus, mark)
+    assert focus[1] != mark[1], (focus, mark)
+
+
 def test_an_undo_is_said_to_be_one(outage: Locator) -> None:
     """What an undo changes is marked like a press's changes, but in words that say it was an undo
     and what it took back, not as if the step on view had just made them."""
