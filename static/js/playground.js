@@ -330,6 +330,8 @@ export function mountPlayground(section, transport) {
     const k = timeline.viewing;
     const { variant, era } = log;
     const dropped = log.events.length - k;
+    // Set aside, not lost: an Undo right after the change that follows brings them back (see change).
+    branch = { k, variant, era, events: log.events.slice(), views: views.slice() };
     const events = log.events.slice(0, k);
     log = { handle: null, variant, era, events, seq: k };
     const answer = await transport.send({ type: "open", panel, log: { variant, era, events, seq: k } });
@@ -393,6 +395,7 @@ export function mountPlayground(section, transport) {
   // radio group choose every option they pass, and going back must not have cost the learner's work.
   const setAside = new Map(); // variant -> { era, events }
   const chooseVariant = (v) => {
+    branch = null;
     chain = chain.then(continueFromPast).catch(() => {});
     return send(() => {
       if (log.events.length) setAside.set(log.variant, { era: log.era, events: log.events.slice() });
@@ -406,10 +409,31 @@ export function mountPlayground(section, transport) {
     });
   };
 
+  // The presses a change made from an earlier state set aside (continueFromPast), until the next change.
+  let branch = null;
   const change = (type, extra = {}) => {
+    if (type === "undo" && branch && !timeline.past && log.events.length === branch.k + 1) return restoreBranch();
+    if (!timeline.past) branch = null; // a change from the latest state: what was set aside is gone
     chain = chain.then(continueFromPast).catch(() => {});
     return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
   };
+
+  // Undo of the one change made from an earlier state: the playground as it was before it, that
+  // earlier state on view and every press after it back.
+  function restoreBranch() {
+    const b = branch;
+    branch = null;
+    const label = history[history.length - 1]?.label || "";
+    return send(() => {
+      log = { handle: null, variant: b.variant, era: b.era, events: b.events, seq: b.events.length };
+      return openFrame();
+    }).then(() => {
+      if (!log || log.events.length !== b.events.length) return; // the open failed: said already
+      views = b.views.map((v, i) => views[i] || v);
+      linkNotice = t("playground.branch_back", { label, presses: plural(b.events.length - b.k, "press") });
+      timeline.view(b.k);
+    });
+  }
 
   // A press brings its changes into view, and on a phone they lie far below the event buttons. While
   // those are above the screen, a button at its foot takes the learner back to the one last pressed

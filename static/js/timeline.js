@@ -60,6 +60,12 @@ export function makeTimeline(section, onView) {
       at = n;
       show();
     },
+    // Put step k on view, as the slider would.
+    view(k) {
+      at = Math.max(0, Math.min(k, total));
+      show();
+      onView(at);
+    },
     get viewing() {
       return at;
     },

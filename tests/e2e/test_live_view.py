@@ -244,6 +244,29 @@ def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
     expect(log_labels(section)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
 
 
+def test_undo_right_after_a_press_from_an_earlier_state_brings_the_later_presses_back(outage: Locator) -> None:
+    press(outage, "A dies", 1)
+    press(outage, "A is back", 2)
+    press(outage, "Take a model turn", 3)
+    timeline(outage).fill("1")
+    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    press(outage, "A dies", 2)  # refused (A is already down), and still it dropped presses 2 and 3
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A dies"])
+    outage.get_by_role("button", name="Undo").click()
+    # The playground as it was: three presses, the state the press was made from on view.
+    expect(log_labels(outage)).to_have_count(4)
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
+    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    said = outage.get_by_role("status").filter(has_text="Viewing")
+    expect(said).to_contain_text("2 presses")
+    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
+    outage.get_by_role("button", name="Back to the latest").click()
+    expect(outage.get_by_text("Now: after press 3", exact=True)).to_be_visible()
+    # A second Undo is an ordinary one: it takes back press 3.
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A is back"])
+
+
 def test_the_log_shows_the_step_on_view(outage: Locator) -> None:
     """The log box scrolls by itself: viewing an earlier step brings that step's entry into it."""
     for n in range(1, 9):
