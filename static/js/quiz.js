@@ -34,14 +34,17 @@ export function taskLine(panel) {
   return `${panel}:${log.era}:${log.variant || ""}:${presses.join(",")}`;
 }
 
-// A way back from the playground to the question that sent the learner there: a link right after the
-// playground's buttons, which puts the focus back on the question's check button. One per playground,
-// pointing at the question followed last; gone once used.
+// A way back from the playground to the question that sent the learner there: right after the
+// playground's buttons, the task in words (the playground's own goal, above, may ask for something
+// else) and a link that puts the focus back on the question's check button. One per playground,
+// for the question followed last; gone once used.
 function offerWayBack(section, form) {
   let back = section.querySelector('[data-role="back-to-question"]');
+  const task = form.querySelector("legend [data-content]")?.textContent.trim() || "";
   if (!back) {
     const link = h("a", { href: `#${form.id}` }, t("quiz.task.back"));
-    back = h("p", { class: "back-to-question", "data-role": "back-to-question" }, link);
+    const what = h("span", { "data-role": "task-text" });
+    back = h("p", { class: "back-to-question", "data-role": "back-to-question" }, h("strong", {}, t("quiz.task.doing")), " ", what, " ", link);
     const controls = section.querySelector(".controls");
     if (controls) controls.after(back);
     else section.querySelector("h3")?.after(back);
@@ -56,6 +59,7 @@ function offerWayBack(section, form) {
     });
   }
   back.querySelector("a").setAttribute("href", `#${form.id}`);
+  back.querySelector('[data-role="task-text"]').textContent = task;
 }
 
 // "Do it in the playground": bring the playground into view and put the focus on its first button.

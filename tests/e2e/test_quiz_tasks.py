@@ -174,6 +174,9 @@ def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page
     group.get_by_role("link", name="Play out an outage").focus()
     page.keyboard.press("Enter")
     expect(outage.get_by_role("group", name="Events").get_by_role("button").first).to_be_focused()
+    # The task is said there too: the playground's own goal, above its buttons, asks for something else.
+    task = outage.get_by_role("paragraph").filter(has_text="Your task from the quick check:")
+    expect(task).to_contain_text(q["prompt"])
     # The way back is a link right after the playground's buttons: a few Tab presses away.
     for _ in range(12):
         if back.evaluate("el => el === document.activeElement") if back.count() else False:
