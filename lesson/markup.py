@@ -101,7 +101,8 @@ def json_lines(text: str) -> str:
         css = f"ln i{indent}" if indent <= MAX_INDENT else "ln"
         # The indent never wraps: a long key then breaks where the line is full, not after its indent.
         lead = f'<span class="ind">{line[:indent]}</span>' if indent else ""
-        out.append(f'<span class="{css}">{lead}{escapeHtml(line[indent:])}</span>')
+        # A long name breaks after its separators (io.modelcontextprotocol/|subscriptionId), not mid-word.
+        out.append(f'<span class="{css}">{lead}{breakable(line[indent:])}</span>')
     return "\n".join(out)
 
 

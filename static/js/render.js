@@ -168,6 +168,8 @@ function offWire(m) {
 // not at the left edge (the .ln and .iN rules in lesson.css; lesson/markup.py does the same for the
 // lesson's messages). The newlines stay as text between the boxes, so a copy is the JSON as it was.
 const MAX_INDENT = 16;
+// After a "/", "_" or "." between two other characters (never between the slashes of "https://").
+const JSON_BREAK = /(?<=[^/_.][/_.])(?=[^/_.])/;
 export function jsonLines(text) {
   const out = [];
   text.split("\n").forEach((line, i) => {
@@ -176,7 +178,9 @@ export function jsonLines(text) {
     // The indent in a span of its own that never wraps: a long key then breaks where the line is
     // full, not after its indent (which would leave a line of bare spaces).
     const lead = indent ? h("span", { class: "ind" }, line.slice(0, indent)) : null;
-    out.push(h("span", { class: indent <= MAX_INDENT ? `ln i${indent}` : "ln" }, lead, line.slice(indent)));
+    // A long name breaks after its separators (io.modelcontextprotocol/|subscriptionId), not mid-word.
+    const words = line.slice(indent).split(/(\S{14,})/).flatMap((part, n) => (n % 2 ? breakAfter(part, JSON_BREAK) : [part]));
+    out.push(h("span", { class: indent <= MAX_INDENT ? `ln i${indent}` : "ln" }, lead, ...words));
   });
   return out;
 }

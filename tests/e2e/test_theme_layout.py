@@ -125,12 +125,19 @@ WRAPS = """(pre) => {
   // Each line of the JSON that the screen wrapped: where its text starts, and where its later rows start.
   const out = [];
   for (const line of pre.querySelectorAll(".ln")) {
-    const text = [...line.childNodes].find((n) => n.nodeType === Node.TEXT_NODE);
-    if (!text) continue;
     const range = document.createRange();
-    range.selectNodeContents(text);
-    const rows = [...range.getClientRects()].filter((r) => r.width > 0);
-    if (rows.length > 1) out.push({ first: rows[0].left, later: rows.slice(1).map((r) => r.left) });
+    range.selectNodeContents(line);
+    const ind = line.querySelector(".ind");
+    if (ind) range.setStartAfter(ind);
+    // The text may be several nodes (a long name has break points): its rows by their tops.
+    const rows = new Map();
+    for (const r of range.getClientRects()) {
+      if (r.width <= 0) continue;
+      const top = Math.round(r.top);
+      rows.set(top, Math.min(rows.get(top) ?? Infinity, r.left));
+    }
+    const lefts = [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, left]) => left);
+    if (lefts.length > 1) out.push({ first: lefts[0], later: lefts.slice(1) });
   }
   return out;
 }"""
@@ -154,6 +161,47 @@ def test_long_json_lines_wrap_under_their_indent_at_375(browser: Browser, base_u
         for line in wrapped:
             assert all(left > line["first"] for left in line["later"]), line
         assert isinstance(json.loads(pre.inner_text()), dict)
+    context.close()
+
+
+# The lines a word's text takes on screen (a range over its first occurrence in the element).
+LINES_OF = """(el, word) => {
+  const nodes = [];
+  let text = "";
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    nodes.push([n, text.length]);
+    text += n.data;
+  }
+  const at = text.indexOf(word);
+  if (at < 0) return 0;
+  const locate = (i) => {
+    for (let j = nodes.length - 1; j >= 0; j--) if (nodes[j][1] <= i) return [nodes[j][0], i - nodes[j][1]];
+  };
+  const r = document.createRange();
+  r.setStart(...locate(at));
+  r.setEnd(...locate(at + word.length));
+  return new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top))).size;
+}"""
+
+
+def test_a_long_json_key_breaks_after_a_separator_not_inside_a_word_at_375(browser: Browser, base_url: str) -> None:
+    """`io.modelcontextprotocol/subscriptionId` does not fit a phone's line: it breaks after its slash,
+    so no part of it reads like a typo, in the lesson's messages and in the playground's wire."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    guide = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(guide, "P's timer fires list_changed", 1)
+    guide.get_by_text("Wire messages of the last step").click()
+    wire = guide.locator("ol.wire pre").filter(has_text="subscriptionId").first
+    lesson = page.locator("figure.message pre").filter(has_text="subscriptionId").first
+    lesson.evaluate("(pre) => pre.closest('details')?.setAttribute('open', '')")
+    for pre in (wire, lesson):
+        expect(pre).to_be_visible()
+        key = pre.locator("span.ln").filter(has_text="io.modelcontextprotocol/subscriptionId").first
+        assert key.evaluate(LINES_OF, "io.modelcontextprotocol/subscriptionId") == 2, "the key fits: nothing tested"
+        assert key.evaluate(LINES_OF, "subscriptionId") == 1
+        assert "io.modelcontextprotocol/subscriptionId" in pre.inner_text()  # a copy reads as it was
     context.close()
 
 
