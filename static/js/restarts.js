@@ -93,7 +93,7 @@ export function mountRestarts(section, transport) {
       h("div", { class: "sides" }, r.sides.map((side) =>
         h(
           "section",
-          { class: `era-side era-${side.era}`, "aria-labelledby": `${pid}-${side.era} ${pid}-title` },
+          { class: `era-side era-${side.era}`, "aria-labelledby": `${pid}-${side.era} ${pid}-sep ${pid}-title` },
           h("h4", { id: `${pid}-${side.era}` }, LABEL(side.era)),
           side.steps.map((step) =>
             h("div", { class: "restart-step" },

@@ -101,8 +101,8 @@ export function mountStepper(section) {
         h("h4", { id: "churn-moment-title" }, t("stepper.moment", { n: step.number, total: steps.length, title: step.title })),
         h("p", { class: "caption" }, step.caption),
         h("div", { class: "moment-grid" },
-          h("section", { "aria-labelledby": "churn-servers churn-title" }, h("h5", { id: "churn-servers" }, t("stepper.servers")), serverTable(v.servers)),
-          h("section", { "aria-labelledby": "churn-model churn-title" },
+          h("section", { "aria-labelledby": "churn-servers churn-sep churn-title" }, h("h5", { id: "churn-servers" }, t("stepper.servers")), serverTable(v.servers)),
+          h("section", { "aria-labelledby": "churn-model churn-sep churn-title" },
             h("h5", { id: "churn-model" }, turn ? t("stepper.saw", { n: turn.number }) : t("stepper.will_see")),
             turn
               ? h("ul", { class: "prompt" }, turn.tools_seen.map((tool) =>
@@ -111,7 +111,7 @@ export function mountStepper(section) {
               : promptList(v.next_prompt),
           ),
           // Each step by its number: the table's "last change" names steps, and a moment may hold several.
-          h("section", { "aria-labelledby": "churn-happened churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")), logList(v.log)),
+          h("section", { "aria-labelledby": "churn-happened churn-sep churn-title" }, h("h5", { id: "churn-happened" }, t("stepper.happened")), logList(v.log)),
         ),
       ),
     );

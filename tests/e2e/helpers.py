@@ -41,7 +41,7 @@ def panel(page: Page, title: str) -> Locator:
 
 def region(scope: Locator, name: str) -> Locator:
     """A region inside a panel, by the start of its name: the page may add the panel's title after
-    the region's own heading ("Servers, as the host sees them Play out an outage")."""
+    the region's own heading ("Servers, as the host sees them, Play out an outage")."""
     return scope.get_by_role("region", name=re.compile("^" + re.escape(name)))
 
 

@@ -82,6 +82,14 @@ def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
     expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
 
 
+def test_a_views_name_says_its_heading_then_its_playground_apart(outage: Locator) -> None:
+    """Landmark lists read every region's name: the view's heading and the panel's title, with a pause
+    between them rather than run together."""
+    expect(region(outage, "What happened")).to_have_accessible_name(
+        re.compile(r"^What happened\s*, Play out an outage$")
+    )
+
+
 def test_a_mark_does_not_look_like_the_focus_ring(outage: Locator) -> None:
     """A keyboard press leaves the focus on its button and marks beside it: the two must not look alike."""
     button = outage.get_by_role("button", name="A dies")
