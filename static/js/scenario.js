@@ -87,11 +87,13 @@ async function play(section, scenario, opener) {
   const total = scenario.steps.length;
   const position = h("p", { class: "scenario-position" }, t("scenario.starting"));
   const narration = h("p", { class: "scenario-narration" });
+  // A moment may hold several presses, so its number is not the log's: say which steps it made.
+  const inLog = h("p", { class: "scenario-steps subtle" });
   // What a screen reader hears: once a moment's presses are answered, the moment and what they did, in
   // one sentence (the playground's status line is quiet meanwhile, see drivingBy). The words on show
   // change before the presses go out, so they are not the live region themselves.
   const said = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true" });
-  const status = h("div", {}, position, narration, said);
+  const status = h("div", {}, position, inLog, narration, said);
   // The playground's status line keeps showing what each press did, but is quiet while the scenario is
   // on: two live regions at once would talk over each other. A press of the learner's own ends the
   // scenario before it goes out, so its line speaks again.
@@ -129,6 +131,10 @@ async function play(section, scenario, opener) {
   function show() {
     const step = scenario.steps[index - 1];
     position.textContent = t("scenario.step", { n: index, total, title: step.title });
+    const before = scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
+    const count = step.press.length;
+    inLog.textContent = t(count === 1 ? "scenario.log.one" : "scenario.log.many", { first: before + 1, last: before + count });
+    inLog.hidden = count === 0;
     narration.textContent = index === total ? `${step.narration} ${t("scenario.finished")}` : step.narration;
     const focused = document.activeElement;
     prev.disabled = index <= 1;

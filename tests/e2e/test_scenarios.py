@@ -73,8 +73,14 @@ def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> N
     outage = open_playground(page, LESSON_1, "Play out an outage")
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
-    scenario_box(outage, s).get_by_role("button", name="Next moment").click()
-    expect_step(outage, s, 2)
+    for n in range(2, 5):  # the fourth moment is two presses: steps 4 and 5 of the log
+        scenario_box(outage, s).get_by_role("button", name="Next moment").click()
+        expect_step(outage, s, n)
+    expect(scenario_box(outage, s).get_by_text("In the log: steps 4 to 5.", exact=True)).to_be_visible()
+    for n in (3, 2):
+        scenario_box(outage, s).get_by_role("button", name="Previous moment").click()
+        expect_step(outage, s, n)
+    expect(log_labels(outage)).to_have_count(3)  # the start and steps 1 and 2
     press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
     expect(scenario_box(outage, s)).to_have_count(0)
     # The press's status says the replay ended, as well as what the press did.
@@ -93,6 +99,9 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
         expect_step(gateway, s, n)
         scenario.get_by_role("button", name="Next moment").click()
     expect_step(gateway, s, len(s.steps))
+    # A moment's number is not the log's: the box says which steps of the log it made.
+    done = sum(1 if isinstance(step.press, str) else len(step.press or []) for step in s.steps)
+    expect(scenario.get_by_text(f"In the log: step {done}.", exact=True)).to_be_visible()
     expect(scenario.get_by_role("button", name="Next moment")).to_be_disabled()
     # The focus was on Next, which is now disabled: it moves to Leave rather than to the page.
     expect(scenario.get_by_role("button", name="Leave the scenario")).to_be_focused()
