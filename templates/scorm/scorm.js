@@ -145,7 +145,8 @@
       set('cmi.core.score.min', 0);
       set('cmi.core.score.max', 100);
       set('cmi.core.score.raw', raw);
-      set('cmi.core.lesson_status', progress.p === null ? (raw >= mastery ? 'passed' : 'failed') : (progress.p ? 'passed' : 'failed'));
+      // The package's mastery score decides (export-scorm --mastery), not the lesson's own 80%.
+      set('cmi.core.lesson_status', raw >= mastery ? 'passed' : 'failed');
     } else if (progress.c) {
       set('cmi.core.lesson_status', 'completed');
     }

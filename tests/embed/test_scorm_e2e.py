@@ -101,6 +101,24 @@ def test_reports_completion_score_and_suspend_data(page: Page, lms: str, embed_s
     assert ["LMSSetValue", "cmi.core.exit", ""] in calls  # finished: nothing to resume
 
 
+def test_the_packages_mastery_score_decides_passed_or_failed(
+    page: Page, embed_server: str, static_origin: Callable[[Path], str], tmp_path: Path
+) -> None:
+    """A package built with --mastery 75 passes a learner at 3 of 4, though the lesson's own verdict
+    (at 80%) is "failed"; the score itself is the lesson's."""
+    shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
+    data = scorm.build_package(SLUG, "Hot-swapping", embed_server, mastery=75)
+    zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path / "pkg")
+    page.goto(static_origin(tmp_path) + "/lms.html")
+    frame = lesson_frame(page, embed_server)
+    iri = f"{embed_server}/lessons/{SLUG}"
+    scored = xapi.lesson_scored(xapi.anonymous_actor(embed_server, "visit-1"), iri, 3, 4).to_json()
+    assert scored["verb"]["id"].endswith("/failed")  # the lesson's own verdict, at 80%
+    send(frame, [scored])
+    expect(page.get_by_label("Score")).to_have_text("75")
+    expect(page.get_by_label("Lesson status")).to_have_text("passed")
+
+
 def test_a_long_task_log_is_left_out_of_suspend_data_and_the_other_answers_kept(
     page: Page, lms: str, embed_server: str
 ) -> None:
