@@ -413,8 +413,9 @@ export function mountPlayground(section, transport) {
   let branch = null;
   const change = (type, extra = {}) => {
     if (type === "undo" && branch && !timeline.past && log.events.length === branch.k + 1) return restoreBranch();
-    if (!timeline.past) branch = null; // a change from the latest state: what was set aside is gone
-    chain = chain.then(continueFromPast).catch(() => {});
+    if (!timeline.past || type === "reset") branch = null; // what was set aside is gone for good
+    // A reset clears every press, the later ones too: no cut first, so it says how many it cleared.
+    if (type !== "reset") chain = chain.then(continueFromPast).catch(() => {});
     return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
   };
 
@@ -422,6 +423,7 @@ export function mountPlayground(section, transport) {
   // earlier state on view and every press after it back.
   function restoreBranch() {
     const b = branch;
+    const before = shown; // what the learner saw before Undo: the changes are marked against it
     branch = null;
     const label = history[history.length - 1]?.label || "";
     return send(() => {
@@ -430,6 +432,7 @@ export function mountPlayground(section, transport) {
     }).then(() => {
       if (!log || log.events.length !== b.events.length) return; // the open failed: said already
       views = b.views.map((v, i) => views[i] || v);
+      shown = before;
       linkNotice = t("playground.branch_back", { label, presses: plural(b.events.length - b.k, "press") });
       timeline.view(b.k);
     });
@@ -491,7 +494,16 @@ export function mountPlayground(section, transport) {
     if (input.closest('[data-role="era"]')) change("era", { era: input.value });
     else if (input.closest('[data-role="variant"]')) chooseVariant(input.value);
   });
-  transport.onReconnect(() => send(openFrame));
+  // A reconnect opens the playground again; an earlier step the learner was looking at stays on view.
+  transport.onReconnect(() => {
+    const at = timeline.past ? timeline.viewing : null;
+    const held = views.slice();
+    return send(openFrame).then(() => {
+      if (!log) return;
+      views = held.map((v, i) => views[i] || v);
+      if (at !== null && at < log.events.length) timeline.view(at);
+    });
+  });
   send(openFrame);
 }
 

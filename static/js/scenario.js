@@ -116,6 +116,7 @@ async function play(section, scenario, opener) {
   );
   section.querySelector(".scenario-offer").after(box);
   let index = 0; // steps played
+  let startSteps = 0; // steps in the log before the first moment (an era change is one)
   let busy = false;
   const state = {
     section,
@@ -131,7 +132,7 @@ async function play(section, scenario, opener) {
   function show() {
     const step = scenario.steps[index - 1];
     position.textContent = t("scenario.step", { n: index, total, title: step.title });
-    const before = scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
+    const before = startSteps + scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
     const count = step.press.length;
     inLog.textContent = t(count === 1 ? "scenario.log.one" : "scenario.log.many", { first: before + 1, last: before + count });
     inLog.hidden = count === 0;
@@ -224,6 +225,7 @@ async function play(section, scenario, opener) {
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
+    startSteps = Number(section.querySelector(".timeline input")?.max || 0);
     // Said with the first moment's status line (the reset's own is replaced at once).
     if (pressed) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(pressed, "press") }) }));
     await playStep(1);

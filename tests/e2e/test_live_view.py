@@ -246,6 +246,15 @@ def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
     )
     expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
     expect(outage.get_by_text(re.compile("^Pressing a button now continues"))).to_be_hidden()
+    # A reset made while looking back clears every press, and says how many: none is set aside.
+    slider.fill("1")
+    outage.get_by_role("button", name="Reset").click()
+    said = outage.get_by_role("status").filter(has_text=message("playground.restarted", presses="2 presses"))
+    expect(said).to_be_visible()
+    expect(said).not_to_contain_text("set aside")
+    expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
+    press(outage, "A dies", 1)
+    press(outage, "Take a model turn", 2)
     # The shortened history is the playground now: it survives a reload.
     page.reload()
     section = open_playground_again(page)
@@ -263,6 +272,9 @@ def test_undo_right_after_a_press_from_an_earlier_state_brings_the_later_presses
     outage.get_by_role("button", name="Undo").click()
     # The playground as it was: three presses, the state the press was made from on view.
     expect(log_labels(outage)).to_have_count(4)
+    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    # Marked against what was on screen before Undo (A was down there too), not against press 3.
+    expect(rowheader(outage, "A")).not_to_have_attribute("data-mark", re.compile("."))
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
     expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
     said = outage.get_by_role("status").filter(has_text="Viewing")

@@ -109,6 +109,19 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     expect(log_labels(gateway).last).to_have_text(re.compile(rf"^Step {presses}: "))
 
 
+def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Page) -> None:
+    """From the legacy era, a modern scenario's first step in the log is the era change: its first
+    moment is step 2 there."""
+    s = script("churn")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(log_labels(outage)).to_have_count(2)
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    expect(scenario_box(outage, s).get_by_text("In the log: step 2.", exact=True)).to_be_visible()
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
+
+
 def test_scenarios_are_offered_only_beside_their_panel(page: Page) -> None:
     outage = open_playground(page, LESSON_1, "Play out an outage")
     offers = outage.get_by_role("button", name=re.compile("^Play the scenario: "))

@@ -83,6 +83,30 @@ def test_a_dropped_socket_reconnects(page: Page) -> None:
     expect(log_labels(outage)).to_have_count(5)
 
 
+def test_a_reconnect_keeps_an_earlier_step_on_view(page: Page) -> None:
+    """The learner was looking back on the timeline: after a reconnect the same step is on view, so
+    the next press still continues from there, as the note on screen says."""
+    sockets: list[WebSocketRoute] = []
+
+    def forward(ws: WebSocketRoute) -> None:
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    page.route_web_socket("**/ws", forward)
+    outage = open_playground(page, LESSON_1, TITLE)
+    press(outage, "A dies", 1)
+    press(outage, "A is back", 2)
+    press(outage, "Take a model turn", 3)
+    outage.get_by_role("slider", name="Timeline of presses").fill("1")
+    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    sockets[0].close()
+    expect(connection_status(page)).to_have_text("Reconnected.")
+    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    expect_status(outage, "A", "down")
+    press(outage, "Add server C", 2)  # continues from press 1
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: An admin adds C"])
+
+
 def test_reload_brings_the_same_playground_back(page: Page) -> None:
     outage = open_playground(page, LESSON_1, TITLE)
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
@@ -230,7 +254,6 @@ def test_a_server_that_keeps_refusing_sockets_is_not_hammered(page: Page, serve_
     assert [s.get("code") for s in sockets[:5]] == [1013] * 5, sockets
     waits = [later["made"] - earlier["closed"] for earlier, later in zip(sockets, sockets[1:5], strict=False)]
     assert waits == sorted(waits) and waits[-1] >= 4 * waits[0], waits
-
 
 
 def test_a_press_made_while_the_connection_is_down_says_so_where_it_was_made(page: Page) -> None:
