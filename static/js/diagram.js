@@ -87,7 +87,7 @@ export function sequenceDiagram(wire, title) {
   const id = `seq-${++uid}`;
   const parties = lanes(wire);
   const col = (p) => parties.indexOf(p) + 1;
-  const info = h("div", { class: "seq-detail", id: `${id}-detail` }, h("p", { class: "subtle" }, t("diagram.choose")));
+  const info = h("div", { class: "seq-detail", id: `${id}-detail` }, h("p", { class: "subtle" }, t(wire.some((m) => m.on_wire) ? "diagram.choose" : "diagram.choose_local")));
   // The detail moves to its arrow, and a live region that moves is often not announced: a fixed one
   // says which frame opened.
   const said = h("p", { class: "visually-hidden", "aria-live": "polite" });

@@ -218,6 +218,15 @@ export function wireList(wire) {
   );
 }
 
+// "3 wire messages"; items that never crossed the wire (a result the host built, a stream's end) are
+// counted apart, so a step where nothing crossed does not read as if something did.
+function wireCount(wire) {
+  const on = wire.filter((m) => m.on_wire).length;
+  const off = wire.length - on;
+  if (!off) return plural(on, "wire_message");
+  return t(on ? "wire.count_with_local" : "wire.count_only_local", { messages: plural(on, "wire_message"), local: plural(off, "local_item") });
+}
+
 export function comparison(cmp) {
   if (!cmp) return h("p", { class: "placeholder" }, t("comparison.empty"));
   const side = (s, mine) =>
@@ -226,7 +235,7 @@ export function comparison(cmp) {
       { class: `era-side era-${s.era}` },
       h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: `${s.label[0].toUpperCase()}${s.label.slice(1)}` })),
       h("ul", { class: "lines" }, s.lines.map(logLine)),
-      h("p", { class: "meta" }, plural(s.wire.length, "wire_message")),
+      h("p", { class: "meta" }, wireCount(s.wire)),
     );
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h("div", { class: "eras" }, side(legacy, legacy === cmp.this), side(modern, modern === cmp.this));

@@ -11,6 +11,7 @@ from .helpers import (
     LESSON_1,
     NEW,
     OUTAGE_COMPARISON,
+    comparison,
     era_sides,
     expect_era,
     expect_status,
@@ -297,6 +298,19 @@ def test_wire_view_host_made_error(outage) -> None:
     expect(messages).to_contain_text("built by the host, not on the wire")
     expect(messages).not_to_contain_text("A → ")
     expect(messages).to_contain_text('"isError": true')
+
+
+def test_a_call_cut_short_by_a_death_is_said_and_nothing_is_counted_as_on_the_wire(outage) -> None:
+    """A dies while a call on it runs: the log says the host built the error result itself, and the
+    era comparison does not count the host's own items as wire messages."""
+    press(outage, "The model calls a tool on A", 1)
+    press(outage, "A dies", 2)
+    step = outage.get_by_role("listitem").filter(has_text=re.compile(r"^Step 2: A dies"))
+    expect(step).to_contain_text("isError: true")
+    expect(step).to_contain_text("sent nothing")
+    counts = comparison(outage, OUTAGE_COMPARISON).get_by_text(re.compile(r"^Nothing crossed the wire: "))
+    expect(counts).to_have_count(2)  # each era's side
+    expect(comparison(outage, OUTAGE_COMPARISON).get_by_text(re.compile(r"^\d+ wire message"))).to_have_count(0)
 
 
 def test_badges_read_as_separate_words(outage) -> None:

@@ -322,6 +322,12 @@ class BaseClient:
         if stdio or c.listen.open or lost:
             self.mark_down(f"{srv.name}'s process exited." if stdio else f"{srv.name}'s stream dropped.")
             for call in lost:
+                # Said in the log too: the error result is the host's own, and no message carried it.
+                self.say(
+                    f"The call to {call.tool} was cut short: the host gives the model an error result it builds "
+                    f"itself (isError: true); {srv.name} sent nothing.",
+                    "failed",
+                )
                 self.deliver(
                     self.host_error(
                         call.tool,
