@@ -267,10 +267,12 @@ export function mountPlayground(section, transport) {
     // starts the flash without forcing a layout first.
     const quiet = reducedMotion();
     if (!quiet) for (const el of marked) el.classList.add("flash");
-    // The control to keep on screen: the one with the focus, when it is in this playground (the
-    // timeline's slider, a scenario's Next moment, a keyboard press), else the one pressed.
+    // What to keep on screen: a scenario's box while it plays (its moment's words with its buttons), else
+    // the control with the focus, when it is in this playground (the timeline's slider, a keyboard
+    // press), else the one pressed.
     const focused = document.activeElement;
-    const keep = focused && focused !== section && section.contains(focused) ? focused : button;
+    const scenarioBox = section.hasAttribute("data-scenario-driving") ? section.querySelector(".scenario-box") : null;
+    const keep = scenarioBox || (focused && focused !== section && section.contains(focused) ? focused : button);
     // Run by settle() once the status line and the goal above the regions have their new words (they
     // move everything below them), in one layout: the log's scroll position first, so a marked line
     // at its end is measured where it will show, then what to bring into view.
@@ -519,8 +521,11 @@ function bringIntoView(marked, button, quiet) {
   if (!boxes.length) return;
   const top = Math.min(...boxes.map((r) => r.top));
   if (framedFullHeight()) {
-    // The portal scrolls, not this page, and only scrollIntoView reaches across to it.
-    marked[boxes.findIndex((r) => r.top === top)]?.scrollIntoView({ block: "nearest", behavior });
+    // The portal scrolls, not this page, and only scrollIntoView reaches across to it. This page
+    // cannot see the portal's screen, so it cannot keep two things on it: a scenario's box (its words
+    // and its Next moment) comes first, else the first change.
+    const target = button?.classList.contains("scenario-box") ? button : marked[boxes.findIndex((r) => r.top === top)];
+    target?.scrollIntoView({ block: "nearest", behavior });
     return;
   }
   const bottom = Math.max(...boxes.map((r) => r.bottom));

@@ -60,6 +60,9 @@ function mount(article, slug) {
     } catch {
       // The page's own progress is gone either way; only answers sent without JavaScript stay.
     }
+    // In a portal's frame as tall as the lesson, the portal's page would stay where Start over was:
+    // bring the lesson's top into its view first (scrollIntoView crosses origins).
+    if ("parentScrolls" in document.documentElement.dataset) document.body.scrollIntoView({ block: "start" });
     window.location.replace(window.location.pathname + window.location.search);
   });
 }

@@ -90,6 +90,23 @@ def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> N
     expect_status(outage, "A", "down")
 
 
+def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
+    """A press brings its changes into view; while a scenario plays, its box (the moment and its
+    narration, not only Next) stays on screen with them."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    s = script("churn")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    box = scenario_box(outage, s)
+    for n in range(2, len(s.steps) + 1):
+        page.keyboard.press("Enter")  # the focus is on Next moment, as a keyboard user goes on
+        expect_step(outage, s, n)
+        moment = message("scenario.step", n=n, total=len(s.steps), title=s.steps[n - 1].title)
+        expect(box.get_by_text(moment, exact=True)).to_be_in_viewport(ratio=1)
+        narration = box.get_by_role("paragraph").filter(has_text=s.steps[n - 1].narration[:40]).first
+        expect(narration).to_be_in_viewport()
+
+
 def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     s = script("gateway")
     gateway = open_playground(page, LESSON_1, "A gateway in front")

@@ -225,6 +225,32 @@ def test_links_and_presses_in_the_frame_scroll_the_portal(page: Page, portal: tu
     expect(outage.get_by_role("row").filter(has_text="C (calendar)")).to_be_in_viewport()
 
 
+def test_in_the_frame_a_scenario_keeps_its_box_and_start_over_the_lessons_top_in_the_portals_view(
+    page: Page, portal: tuple[str, str]
+) -> None:
+    url, app = portal
+    page.set_viewport_size({"width": 800, "height": 700})
+    page.goto(url)
+    framed, _ = lesson_frame(page, app)
+    outage = framed.get_by_role("region", name="Play out an outage", exact=True)
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    play = outage.get_by_role("button", name=re.compile("^Play the scenario: ")).first
+    play.scroll_into_view_if_needed()
+    play.click()
+    box = outage.get_by_role("region", name=re.compile("^Scenario: "))
+    for n in (2, 3):
+        box.get_by_role("button", name="Next moment").click()
+        expect(box.get_by_text(re.compile(rf"^Moment {n} of ")).first).to_be_in_viewport()
+        expect(box.get_by_role("button", name="Next moment")).to_be_in_viewport()
+
+    start_over = framed.get_by_role("button", name="Start over", exact=True)
+    start_over.scroll_into_view_if_needed()
+    start_over.click()
+    framed.get_by_role("dialog", name="Start this lesson over?").get_by_role("button", name="Start over").click()
+    # The lesson loads afresh with its top on the portal's screen, not the middle the button was in.
+    expect(framed.get_by_role("heading", level=1)).to_be_in_viewport()
+
+
 def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None:
     url, app = portal
     page.goto(url)
