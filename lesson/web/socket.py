@@ -107,9 +107,10 @@ class GuardedSocket(Server):
         keep_going = super()._handle_events()
         if keep_going and len(self.input_buffer) > self.max_queued:
             self.input_buffer.clear()
-            self._refuse(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
+            # Logged before the close goes out, so whoever sees the close can find the line.
             why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
             self.noted("unhandled", f"closed (1008): {why}")
+            self._refuse(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
             return False
         if not keep_going:
             # The base class wakes the handler before it marks the socket closed (a frame too big, a
@@ -210,8 +211,8 @@ def _serve(conn: GuardedSocket, cfg: Any) -> None:
         tokens = min(burst, tokens + (now - stamp) * rate)
         stamp = now
         if tokens < 1:
-            conn._refuse(POLICY, f"more than {rate:g} frames a second")
             conn.noted("rate", f"closed (1008): more than {rate:g} frames a second (LESSON_WS_RATE, LESSON_WS_BURST)")
+            conn._refuse(POLICY, f"more than {rate:g} frames a second")
             return
         tokens -= 1
         reply = service.handle_text(text, defer=True)
@@ -244,9 +245,9 @@ def ws() -> Response:
         # (The reader thread only calls recv once select says data is there, so this is send-only.)
         conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
         if not addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"]):
-            conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
             cap = cfg["WS_MAX_PER_ADDRESS"]
             conn.noted("per_address", f"refused (1013): {cap} sockets already open from it (LESSON_WS_MAX_PER_ADDRESS)")
+            conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
         else:
             try:
                 _serve(conn, cfg)
