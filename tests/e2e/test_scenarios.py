@@ -98,6 +98,8 @@ def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
     outage = open_playground(page, LESSON_1, "Play out an outage")
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     box = scenario_box(outage, s)
+    expect_step(outage, s, 1)
+    expect(box.get_by_role("button", name="Next moment")).to_be_focused()
     for n in range(2, len(s.steps) + 1):
         page.keyboard.press("Enter")  # the focus is on Next moment, as a keyboard user goes on
         expect_step(outage, s, n)
