@@ -143,18 +143,32 @@ WRAPS = """(pre) => {
 }"""
 
 
+def json_on_a_phone(browser: Browser, base_url: str, where: tuple[str, str, str], in_wire: str, in_lesson: str):
+    """At 375 px, after one press (page, playground, button): a JSON block of the wire list that holds
+    ``in_wire`` and one of the lesson's messages that holds ``in_lesson``, its disclosure open."""
+    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    page = context.new_page()
+    path, title, button = where
+    section = open_playground(page, path, title)
+    press(section, button, 1)
+    section.get_by_text("Wire messages of the last step").click()
+    wire = section.locator("ol.wire pre").filter(has_text=in_wire).first
+    lesson = page.locator("figure.message pre").filter(has_text=in_lesson).first
+    lesson.evaluate("(pre) => pre.closest('details')?.setAttribute('open', '')")
+    return context, (wire, lesson)
+
+
 def test_long_json_lines_wrap_under_their_indent_at_375(browser: Browser, base_url: str) -> None:
     """On a phone a JSON line too long for the screen goes on under its own indent, not at the left
     edge, and the text is still the JSON (a copy parses), in the lesson and in the playground's wire."""
-    context = browser.new_context(base_url=base_url, viewport=NARROW)
-    page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
-    press(outage, "B deploys a new tool", 1)
-    outage.get_by_text("Wire messages of the last step").click()
-    request = outage.locator("ol.wire pre").filter(has_text='"method": "tools/list"').first
-    lesson = page.locator("figure.message pre").filter(has_text="connection refused").first
-    lesson.evaluate("(pre) => pre.closest('details')?.setAttribute('open', '')")
-    for pre in (request, lesson):
+    context, pres = json_on_a_phone(
+        browser,
+        base_url,
+        (LESSON_1, "Play out an outage", "B deploys a new tool"),
+        '"method": "tools/list"',
+        "connection refused",
+    )
+    for pre in pres:
         expect(pre).to_be_visible()
         wrapped = pre.evaluate(WRAPS)
         assert wrapped, "no line wraps at 375 px: the test no longer covers a long line"
@@ -188,15 +202,14 @@ LINES_OF = """(el, word) => {
 def test_a_long_json_key_breaks_after_a_separator_not_inside_a_word_at_375(browser: Browser, base_url: str) -> None:
     """`io.modelcontextprotocol/subscriptionId` does not fit a phone's line: it breaks after its slash,
     so no part of it reads like a typo, in the lesson's messages and in the playground's wire."""
-    context = browser.new_context(base_url=base_url, viewport=NARROW)
-    page = context.new_page()
-    guide = open_playground(page, LESSON_2, "Misbehaving servers")
-    press(guide, "P's timer fires list_changed", 1)
-    guide.get_by_text("Wire messages of the last step").click()
-    wire = guide.locator("ol.wire pre").filter(has_text="subscriptionId").first
-    lesson = page.locator("figure.message pre").filter(has_text="subscriptionId").first
-    lesson.evaluate("(pre) => pre.closest('details')?.setAttribute('open', '')")
-    for pre in (wire, lesson):
+    context, pres = json_on_a_phone(
+        browser,
+        base_url,
+        (LESSON_2, "Misbehaving servers", "P's timer fires list_changed"),
+        "subscriptionId",
+        "subscriptionId",
+    )
+    for pre in pres:
         expect(pre).to_be_visible()
         key = pre.locator("span.ln").filter(has_text="io.modelcontextprotocol/subscriptionId").first
         assert key.evaluate(LINES_OF, "io.modelcontextprotocol/subscriptionId") == 2, "the key fits: nothing tested"
