@@ -169,8 +169,13 @@ def do_task(scope: Page | FrameLocator, n: int) -> None:
     during it, a model turn; then "Check my playground"."""
     outage = scope.get_by_role("region", name="Play out an outage", exact=True)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    # One press at a time, each answered before the next: an answer scrolls its changes into view, and
+    # a click aimed while that scroll is still to come can land on the button beside the one meant.
+    steps = log_labels(outage).count()
     for label in ("Add server C", "The model calls a tool on A", "A dies", "Take a model turn"):
         outage.get_by_role("button", name=label, exact=True).click()
+        steps += 1
+        expect(log_labels(outage)).to_have_count(steps)
     expect(log_labels(outage).last).to_have_text(re.compile(r": The model takes a turn$"))
     quiz = scope.get_by_role("region", name="Quick check questions")
     quiz.get_by_role("button", name=f"Check my playground to question {n}").click()

@@ -11,6 +11,7 @@ from .helpers import (
     LESSON_1,
     expect_era,
     expect_status,
+    message,
     moment_title,
     panel,
     refuse_first,
@@ -400,6 +401,10 @@ def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: P
     page.set_viewport_size({"width": width, "height": 740})
     section = panel(page, "A session with churn")
     reading = section.locator("xpath=following-sibling::*[1]")  # what comes right after the stepper
+    # The playground above draws its first view when its socket answers: let it take its room first,
+    # or the page shifting under it is what moves, not the moments.
+    above = panel(page, "Play out an outage")
+    expect(above.get_by_role("status")).to_have_text(message("playground.ready"))
     with page.expect_request("**/churn.json"):
         # Just past the stepper: near enough to fetch its moments, none of it on screen.
         section.evaluate("(s) => window.scrollTo(0, s.getBoundingClientRect().bottom + window.scrollY + 100)")
