@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .goals import holds
+from .jsonout import dumps
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .protocol import (
     FRAME,
@@ -50,6 +51,8 @@ from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
 log = logging.getLogger(__name__)
+
+
 @dataclass(frozen=True)
 class Reply:
     """An encoded answer; ``code`` names the error, if it is one (the HTTP endpoint maps it to a status).
@@ -81,8 +84,6 @@ class FrameError(Exception):
 def new_handle() -> str:
     """An unguessable playground handle: 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
-
-
 
 
 class Service:
@@ -341,21 +342,23 @@ class Service:
             log_from, entries = entry.log_len - 1, run.log[-1:]
         shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
-            make(
-                ViewAnswer,
-                re=ref,
-                panel=entry.panel,
-                handle=handle,
-                seq=entry.seq,
-                variant=entry.variant,
-                era=run.state.host.era,
-                start_era=entry.era,
-                steps=len(run.playground.events),
-                can_undo=bool(run.playground.events),
-                restored=restored,
-                notice=notice,
-                log_from=log_from,
-                goal=self.goal(entry.panel, shown),
-                view=shown,
-            ).model_dump_json()
+            dumps(
+                make(
+                    ViewAnswer,
+                    re=ref,
+                    panel=entry.panel,
+                    handle=handle,
+                    seq=entry.seq,
+                    variant=entry.variant,
+                    era=run.state.host.era,
+                    start_era=entry.era,
+                    steps=len(run.playground.events),
+                    can_undo=bool(run.playground.events),
+                    restored=restored,
+                    notice=notice,
+                    log_from=log_from,
+                    goal=self.goal(entry.panel, shown),
+                    view=shown,
+                )
+            )
         )
