@@ -5,7 +5,8 @@ It starts `lesson serve --workers W` (gunicorn, gthread) with the bench echo rou
 then, from this process (the client is never the server's process), measures:
 
 1. one learner pressing every 2 s, as in class (``--pace 0``: back to back): median press round trip
-   vs a bare echo whose answers are the same size, sent at the same pace in the same minutes;
+   vs a bare echo whose answers are each as long as the press's they are paired with, sent at the
+   same pace in the same minutes;
 2. N learners (default 1,000), each pressing every 2 s: p50/p99/max and errors; then N echo
    clients doing the same, for the baseline;
 3. server memory per stored playground (RSS of all server processes, before and after storing
@@ -129,42 +130,44 @@ async def answer_size(ws_base: str) -> int:
 
 async def one_learner(
     ws_base: str, presses: int, pace: float, deflate: bool = False
-) -> tuple[list[float], list[float], int]:
-    """One learner's press round trips and a bare echo's, the same number of each.
+) -> tuple[list[float], list[float], list[int]]:
+    """One learner's press round trips and a bare echo's, the same number of each, and the sizes.
 
-    With ``pace`` > 0 the learner presses every ``pace`` seconds, as a class does, and an echo client
-    sends at the same pace half a period later: each socket, and the machine, is as idle between
-    frames as in class, and both figures come from the same minutes. With ``pace`` 0 both go back to
-    back (the press first, then the echo)."""
-    size = await answer_size(ws_base)
+    Each echo answer is as long as the answer to the press it is paired with (its frame names that
+    size): the two medians compare the same bytes moved, the press's work apart. With ``pace`` > 0
+    the learner presses every ``pace`` seconds, as a class does, and the echo client sends half a
+    period later: each socket, and the machine, is as idle between frames as in class, and both
+    figures come from the same minutes. With ``pace`` 0 both go back to back (the presses first,
+    then the echoes)."""
     async with (
         connect(ws_base + "/ws", deflate, max_size=None) as ws,
-        connect(f"{ws_base}/bench/echo?size={size}", deflate, max_size=None) as echo_ws,
+        connect(f"{ws_base}/bench/echo", deflate, max_size=None) as echo_ws,
     ):
         learner = Learner()
         learner.handle = (await open_playground(ws))["handle"]
-        echo_frame = json.dumps({"v": 2, "type": "press", "handle": learner.handle, "seq": 1, "button": BUTTONS[0]})
         times: list[float] = []
         echo: list[float] = []
+        sizes: list[int] = []
 
-        async def round_trip(sock, frame: str, into: list[float]) -> None:
+        async def round_trip(sock, frame: str, into: list[float]) -> int:
             t0 = time.perf_counter()
             await sock.send(frame)
-            await sock.recv()
+            answer = await sock.recv()
             into.append(time.perf_counter() - t0)
+            return len(answer)
 
         if pace <= 0:
             for _ in range(presses):
-                await round_trip(ws, learner.press(), times)
-            for _ in range(presses):
-                await round_trip(echo_ws, echo_frame, echo)
-            return times, echo, size
+                sizes.append(await round_trip(ws, learner.press(), times))
+            for size in sizes:
+                await round_trip(echo_ws, str(size), echo)
+            return times, echo, sizes
         for _ in range(presses):
             await asyncio.sleep(pace / 2)
-            await round_trip(ws, learner.press(), times)
+            sizes.append(await round_trip(ws, learner.press(), times))
             await asyncio.sleep(pace / 2)
-            await round_trip(echo_ws, echo_frame, echo)
-    return times, echo, size
+            await round_trip(echo_ws, str(sizes[-1]), echo)
+    return times, echo, sizes
 
 
 async def crowd(url: str, n: int, seconds: float, playground: bool) -> tuple[list[float], int, int]:
@@ -246,9 +249,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1100)
     ap.add_argument("--presses", type=int, default=60, help="presses for the one-learner comparison")
-    ap.add_argument(
-        "--pace", type=float, default=2.0, help="seconds between one learner's presses (0: back to back)"
-    )
+    ap.add_argument("--pace", type=float, default=2.0, help="seconds between one learner's presses (0: back to back)")
     ap.add_argument("--deflate", action="store_true", help="the one learner's sockets use permessage-deflate")
     ap.add_argument("--stored", type=int, default=3000, help="playgrounds stored for the memory figure")
     ap.add_argument("--parts", default="one,crowd,memory,unread", help="which of one,crowd,memory,unread to run")
@@ -259,17 +260,16 @@ def main() -> None:
     try:
         print(f"server: lesson serve --workers {args.workers} --threads {args.threads} (pid {proc.pid})")
         if "one" in parts:
-            times, echo, size = asyncio.run(one_learner(ws_base, args.presses, args.pace, args.deflate))
+            times, echo, sizes = asyncio.run(one_learner(ws_base, args.presses, args.pace, args.deflate))
             press_med, echo_med = statistics.median(times) * 1000, statistics.median(echo) * 1000
             how = f"a press every {args.pace:g} s" if args.pace > 0 else "back to back"
             print(
                 f"one learner, {args.presses} presses, {how}: press median {press_med:.3f} ms, "
-                f"echo of {size} B median {echo_med:.3f} ms, ratio {press_med / echo_med:.2f}x"
+                f"echo of the same sizes ({min(sizes)}-{max(sizes)} B, median {statistics.median(sizes):.0f} B) "
+                f"median {echo_med:.3f} ms, ratio {press_med / echo_med:.2f}x"
             )
-        else:
-            size = asyncio.run(answer_size(ws_base))
         if "crowd" in parts:
-            crowd_figures(args, ws_base, proc, size)
+            crowd_figures(args, ws_base, proc, asyncio.run(answer_size(ws_base)))
         if "memory" in parts:
             memory_figure(args, ws_base, proc)
         if "unread" in parts:

@@ -2,7 +2,8 @@
 
 It answers every frame with a real playground answer cut or repeated to the size asked for (so
 permessage-deflate works as hard as on a press), and the bench can compare a press with the cost of
-just moving a message of the same size through the same server."""
+just moving a message of the same size through the same server: the size in the URL, or one a frame
+names (its text a number), so each echo can match the press it is compared with."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ _SAMPLE: list[str] = []
 
 
 def _sample() -> str:
+    """A real answer repeated to 1 MiB (made once): every echo answer is a slice of it."""
     if not _SAMPLE:
         from . import lesson_state
 
@@ -27,7 +29,7 @@ def _sample() -> str:
         for seq, button in enumerate(["deploy", "a-dies", "turn"], start=1):
             frame = {"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button}
             text = service.handle_text(json.dumps(frame)).text
-        _SAMPLE.append(text)
+        _SAMPLE.append((text * ((1 << 20) // len(text) + 1))[: 1 << 20])
     return _SAMPLE[0]
 
 
@@ -38,14 +40,16 @@ def echo() -> Response:
     except ValueError:
         size = 64
     sample = _sample()
-    body = (sample * (size // len(sample) + 1))[:size]
+    body = sample[:size]
     conn = Server(request.environ, ping_interval=current_app.config["WS_PING_INTERVAL"])
     try:
         while True:
             text = conn.receive()
             if text is None:
                 break
-            conn.send(body)
+            # A frame that is a number asks for an answer of that many characters (the size of the press
+            # it stands beside); any other frame gets the size the URL asked for.
+            conn.send(sample[: max(2, int(text))] if len(text) < 8 and text.isdigit() else body)
     except (ConnectionClosed, OSError):
         pass
     return _Closed(conn.mode)
