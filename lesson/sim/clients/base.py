@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from .. import gateway, servers
 from .. import wire as w
-from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
+from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef, make
 from ..step import CallRecord, Step, Tone
 from ..transport import Link
 
@@ -128,7 +128,7 @@ class BaseClient:
             c.token = "valid"
             self.open_stream()
         else:
-            c.listen = ListenStream()
+            c.listen = make(ListenStream)
         return True
 
     def rpc(self, build: Callable[[int], dict]) -> int | None:
@@ -197,7 +197,7 @@ class BaseClient:
             c.status = "down"
             c.last_change = f"step {self.st.s.step}: down"
         c.last_error = why
-        c.listen = ListenStream()
+        c.listen = make(ListenStream)
         if self.srv.transport == "stdio":
             c.session_id, c.greeted = None, False  # the next process is a new one, met from scratch
         self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
@@ -211,7 +211,7 @@ class BaseClient:
             w.call_result_body(self.era, text, True),
             "Built by the host for the model: the server sent nothing.",
         )
-        return CallRecord(server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
+        return make(CallRecord, server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
 
     def unreachable(self, tool: str) -> CallRecord:
         why = "needs the user to sign in again" if self.c.status == "reconnecting" else "is not reachable"
@@ -240,7 +240,7 @@ class BaseClient:
                     "tools/call",
                     note="A tool execution error from the gateway, which is up.",
                 )
-                return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
+                return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
         if tool_name not in {t.name for t in servers.visible_tools(self.st.s, srv, c.role)}:
             text = f"Unknown tool: {tool_name}"
             self.link.reply(
@@ -248,14 +248,14 @@ class BaseClient:
                 "tools/call",
                 note="A protocol error: no such tool here (invalid params; the SDK server uses HTTP 400).",
             )
-            return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
+            return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
         text, is_error = servers.run_tool(self.st, srv, tool_name, args)
         self.link.reply(
             w.result(rid, w.call_result_body(c.era, text, is_error)),
             "tools/call",
             note="A tool execution error: the server ran and reports the problem to the model." if is_error else None,
         )
-        return CallRecord(server=c.server, tool=tool_name, text=text, is_error=is_error)
+        return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=is_error)
 
     def default_args(self, tool: str) -> dict[str, str]:
         if tool == "add_item":
@@ -265,14 +265,16 @@ class BaseClient:
         return {arg: ARGUMENTS.get(arg, "release 2.0")}
 
     def deliver(self, rec: CallRecord) -> None:
-        self.st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
+        self.st.s.host.conversation.append(make(Message, role="tool", text=f"{rec.tool}: {rec.text}"))
 
     def start_call(self, tool: ToolDef) -> bool:
         args = self.default_args(tool.name)
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
             return False
-        self.c.in_flight.append(InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
+        self.c.in_flight.append(
+            make(InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent)
+        )
         return True
 
     # --- notifications -----------------------------------------------------------------------------
@@ -394,7 +396,7 @@ class BaseClient:
                 "client re-issues it with a new request id).",
                 "change",
             )
-            self.deliver(self.call_tool(ToolCall(server=c.server, tool=call.tool, arguments=call.arguments)))
+            self.deliver(self.call_tool(make(ToolCall, server=c.server, tool=call.tool, arguments=call.arguments)))
 
     def resume(self, call: InFlight) -> bool:
         """Legacy, when everything outlived the process: replay the result. Modern: never."""

@@ -115,7 +115,7 @@ class LegacyClient(BaseClient):
             "work outside the process, so the result was replayed.",
             "change",
         )
-        self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
+        self.deliver(make(CallRecord, server=c.server, tool=call.tool, text=text, is_error=err))
         return True
 
     def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
@@ -131,9 +131,15 @@ class LegacyClient(BaseClient):
             stream=True,
             note="A server-to-client request on the open call's stream, tied to the session.",
         )
-        c.in_flight.append(InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
-        c.pending_input = PendingInput(
-            tool=tool.name, arguments=args, question=QUESTION, call_id=rid, elicit_id=eid, generation=srv.generation
+        c.in_flight.append(make(InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
+        c.pending_input = make(
+            PendingInput,
+            tool=tool.name,
+            arguments=args,
+            question=QUESTION,
+            call_id=rid,
+            elicit_id=eid,
+            generation=srv.generation,
         )
         self.say(
             f"{c.server} asked the user a question mid-call (elicitation/create with its own id). The call "
@@ -146,7 +152,7 @@ class LegacyClient(BaseClient):
         p = c.pending_input
         assert p is not None and p.elicit_id is not None
         c.pending_input = None
-        tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
+        tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
         self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
         if self.session_gone():
             c.lost_answers += 1
@@ -176,7 +182,7 @@ class LegacyClient(BaseClient):
                 note="The open call finishes, answering the call's own id.",
             )
             self.say(f"The user answered {answer}; the call finished.", "model")
-            self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
+            self.deliver(make(CallRecord, server=c.server, tool=p.tool, text=text, is_error=err))
             return
         c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
         self.begin_input(tool, p.arguments)

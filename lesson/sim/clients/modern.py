@@ -92,7 +92,8 @@ class ModernClient(BaseClient):
             "tools/call",
             note="The request is finished; the client holds inputRequests and requestState.",
         )
-        c.pending_input = PendingInput(
+        c.pending_input = make(
+            PendingInput,
             tool=tool.name,
             arguments=args,
             question=QUESTION,
@@ -111,7 +112,7 @@ class ModernClient(BaseClient):
         p = c.pending_input
         assert p is not None
         c.pending_input = None
-        tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
+        tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
         responses = {w.INPUT_KEY: {"action": "accept", "content": {"state": answer}}}
         rid = self.rpc(self.call(p.tool, p.arguments, inputResponses=responses, requestState=p.request_state or ""))
         if rid is None:
@@ -128,7 +129,7 @@ class ModernClient(BaseClient):
                 )
             else:
                 self.say(f"The user answered {answer}; the retry (a new request id) finished the call.", "model")
-            self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
+            self.deliver(make(CallRecord, server=c.server, tool=p.tool, text=text, is_error=err))
             return
         self.link.reply(
             w.error(rid, -32602, "Invalid or expired requestState"),

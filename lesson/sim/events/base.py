@@ -14,11 +14,12 @@ class EventBase(Strict):
     label: ClassVar[str]  # for the log, in the lesson's words; fields fill {placeholders}
 
     def describe(self) -> str:
-        fields = {k: ("on" if v is True else "off" if v is False else v) for k, v in self.model_dump().items()}
+        # The fields as held (a model_dump would serialise every nested model for a label that names none).
+        fields = {k: ("on" if v is True else "off" if v is False else v) for k, v in self.__dict__.items()}
         if fields.get("tool") is None:
             fields["tool"] = "a tool"
-        elif isinstance(fields["tool"], dict):
-            fields["tool"] = fields["tool"]["name"]
+        elif isinstance(fields["tool"], Strict):
+            fields["tool"] = fields["tool"].name
         text = self.label.format_map(fields)
         return text[0].upper() + text[1:]
 

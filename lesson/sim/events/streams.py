@@ -7,7 +7,7 @@ from typing import Literal
 
 from .. import wire as w
 from ..clients import client_for
-from ..model import ERA_LABEL, Era, ListenStream
+from ..model import ERA_LABEL, Era, ListenStream, make
 from ..step import Rejected, Step, count
 from ..transport import Link
 from .base import EventBase, handles
@@ -157,7 +157,7 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
             old.leave()
         c.era = e.era
         c.session_id, c.greeted = None, False
-        c.listen = ListenStream()
+        c.listen = make(ListenStream)
         c.pending_input, c.in_flight = None, []
         st.say(f"The client for {c.server} now speaks {ERA_LABEL[e.era]}.", "change")
         if srv.up and c.status != "down":
