@@ -20,7 +20,7 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     the step count and says why."""
     st = Step(state)
     st.s.step += 1
-    before = prompt_keys(st.s)
+    before = prompt_keys(state)  # the same as the working copy's, read without forking its clients
     try:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
@@ -30,7 +30,7 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
         count_change(st, before)
     if not st.lines:
         st.say("Nothing visible changed.")
-    return st.s, make(Outcome, lines=st.lines, wire=st.frames, turn=st.turn)
+    return st.done(), make(Outcome, lines=st.lines, wire=st.frames, turn=st.turn)
 
 
 __all__ = ["CallRecord", "LogLine", "Outcome", "TurnRecord", "apply", "prompt_defs", "prompt_tools", "tool_keys"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from .model import PromptTool, State, ToolCall, ToolDef, make
-from .step import Step
+from .step import Step, peek
 
 
 def tool_keys(tools: list[PromptTool]) -> set[tuple[str, str]]:
@@ -18,7 +18,7 @@ def prompt_defs(state: State) -> list[tuple[str, ToolDef]]:
     """(server, tool) for every tool the host would put in the model's next prompt, in order."""
     out: list[tuple[str, ToolDef]] = []
     for name in state.host.configured:
-        client = state.host.clients[name]
+        client = peek(state.host.clients, name)  # read only: a step's working copy need not fork it
         if client.status == "connected":
             out += [(name, t) for t in client.tools]
     return out

@@ -156,4 +156,4 @@ def start(spec: Start) -> State:
         client_for(st, c).connect()
         c.last_change = "step 0: connected"
     st.s.host.pending_changes = 0
-    return st.s
+    return st.done()

@@ -100,6 +100,103 @@ def fork(value: Any) -> Any:
 _setattr = object.__setattr__
 
 
+class _Forking(dict):  # type: ignore[type-arg]
+    """A working copy's servers or clients: each is forked the first time a rule reaches it, so a step
+    copies only the servers and clients it touches. Every way in (``[]``, ``get``, ``values``, ``items``,
+    ``pop``) forks first; ``peek`` reads without forking, for code that only reads."""
+
+    __slots__ = ("_own",)
+
+    def __init__(self, items: dict[str, Any]) -> None:
+        super().__init__(items)
+        self._own: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        value = dict.__getitem__(self, key)
+        if key not in self._own:
+            value = fork(value)
+            dict.__setitem__(self, key, value)
+            self._own.add(key)
+        return value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._own.add(key)
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self, key)
+        self._own.discard(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default  # noqa: SIM401 (self.get is this method)
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[key] for key in dict.keys(self)]
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return [(key, self[key]) for key in dict.keys(self)]
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key in self:
+            value = self[key]
+            del self[key]
+            return value
+        return dict.pop(self, key, *default)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a working copy's servers and clients change only by [], del and pop")
+
+    setdefault = update = popitem = clear = copy = __ior__ = _refuse  # type: ignore[assignment]
+
+    def plain(self) -> dict[str, Any]:
+        """An ordinary dict of what it holds now: forked where a rule reached, shared elsewhere."""
+        return {key: dict.__getitem__(self, key) for key in dict.keys(self)}
+
+
+def peek(mapping: dict[str, Any], key: str) -> Any:
+    """``mapping[key]`` without forking it: only for reading (see ``_Forking``)."""
+    return dict.__getitem__(mapping, key)
+
+
+def _working_copier(annotation: Any) -> Any:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is dict and args[1] in _MUTABLE:
+        return _Forking
+    if annotation in _MUTABLE:
+        return _working_copy
+    return _copier(annotation)
+
+
+@functools.cache
+def _working_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
+    fields = ((name, _working_copier(f.annotation)) for name, f in cls.model_fields.items())
+    return tuple((name, copy) for name, copy in fields if copy is not None)
+
+
+def _working_copy(value: Any) -> Any:
+    """``fork``, except that dicts of servers or clients fork each one only as it is reached."""
+    kind = type(value)
+    fields = dict(value.__dict__)
+    for name, copy in _working_fields(kind):
+        fields[name] = copy(fields[name])
+    new = kind.__new__(kind)
+    _setattr(new, "__dict__", fields)
+    _setattr(new, "__pydantic_fields_set__", all_fields(kind))
+    _setattr(new, "__pydantic_extra__", None)
+    _setattr(new, "__pydantic_private__", None)
+    return new
+
+
+def _settle(value: Any) -> None:
+    """Turn a working copy's lazily forked dicts back into ordinary ones, in place."""
+    fields = value.__dict__
+    for name, copy in _working_fields(type(value)):
+        if copy is _Forking:
+            fields[name] = fields[name].plain()
+        elif copy is _working_copy:
+            _settle(fields[name])
+
+
 def _sharer(annotation: Any) -> Any:
     """How to share a value of this type with an equal older one (see ``share``)."""
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
@@ -146,7 +243,7 @@ class Step:
     """The working copy, the log lines, the frames in the order they cross, and calls a death cut short."""
 
     def __init__(self, state: State) -> None:
-        self.s: State = fork(state)
+        self.s: State = _working_copy(state)
         self.lines: list[LogLine] = []
         self.frames: list[Frame] = []
         self.turn: TurnRecord | None = None
@@ -169,4 +266,14 @@ class Step:
         return self.s.host.clients[name]
 
     def clients_of(self, server: str) -> list[Client]:
-        return [c for c in self.s.host.clients.values() if c.server == server]
+        clients = self.s.host.clients
+        return [clients[name] for name in list(clients) if peek(clients, name).server == server]
+
+    def peek_clients(self) -> list[Client]:
+        """The host's clients, for reading only: not forked (see ``_Forking``)."""
+        return list(dict.values(self.s.host.clients))
+
+    def done(self) -> State:
+        """The state the step made, its servers and clients in ordinary dicts; the step is over."""
+        _settle(self.s)
+        return self.s
