@@ -42,6 +42,7 @@ from .protocol import (
     depth_ok,
     echo_id,
     plain,
+    quick_press,
 )
 from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
@@ -130,10 +131,12 @@ class Service:
                     raise FrameError("bad_json", f"frame is not valid UTF-8 ({why})") from None
             # A well-formed frame is parsed and validated in one pass; anything else takes the path
             # below, which names what is wrong with it.
-            try:
-                frame = FRAME.validate_json(text)
-            except ValidationError:
-                frame = None
+            frame = quick_press(text)
+            if frame is None:
+                try:
+                    frame = FRAME.validate_json(text)
+                except ValidationError:
+                    frame = None
             if frame is not None:
                 try:
                     return self.dispatch(frame)
