@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import signal
 from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
@@ -28,6 +29,21 @@ def make_dev_server(host: str, port: int, app: Any) -> BaseWSGIServer:
 def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
     from gunicorn.app.base import BaseApplication
 
+    loaded: dict[str, Any] = {}  # the worker's app, once ``load`` has made it
+
+    def post_worker_init(worker: Any) -> None:
+        # SIGTERM (a deploy, a restart) stops a worker gracefully: before gunicorn's own handler stops
+        # its loop, every open socket is told to close with 1001 and a reason. Without this the
+        # worker waits out its graceful timeout and the sockets end with no close frame at all.
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def stopping(signum: int, frame: Any) -> None:
+            loaded["app"].extensions["lesson.addresses"].going_away()
+            if callable(previous):
+                previous(signum, frame)
+
+        signal.signal(signal.SIGTERM, stopping)
+
     class _App(BaseApplication):
         def load_config(self) -> None:
             options = {
@@ -43,6 +59,7 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
                 "accesslog": None,
                 "errorlog": "-",
                 "loglevel": "warning",
+                "post_worker_init": post_worker_init,
             }
             for key, value in options.items():
                 self.cfg.set(key, value)
@@ -60,6 +77,7 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
             # Content, panels and schemas live as long as the worker: keep the collector from walking
             # them on every full collection, which would otherwise pause every learner on it.
             gc.freeze()
+            loaded["app"] = app
             return app
 
     logging.getLogger("gunicorn.error").setLevel(logging.WARNING)

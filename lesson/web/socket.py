@@ -32,6 +32,8 @@ POLICY = 1008  # too fast, or frames left unread
 TOO_BIG = 1009
 TRY_LATER = 1013  # too many sockets from this address
 IDLE = 4408  # no frame for a while; the page reconnects on its next press
+GOING_AWAY = 1001  # the server is stopping (a deploy, a restart): the page reconnects
+_LEAVING = object()  # put in a socket's input by ``Addresses.going_away``: its handler closes it
 
 
 class Refusals:
@@ -158,24 +160,38 @@ class GuardedSocket(Server):
 
 
 class Addresses:
-    """Open sockets per client address, for one app (its ``extensions["lesson.addresses"]``)."""
+    """Open sockets, counted per client address, for one app (its ``extensions["lesson.addresses"]``)."""
 
     def __init__(self) -> None:
         self.open: Counter[str] = Counter()
+        self.sockets: set[GuardedSocket] = set()
         self._lock = threading.Lock()
 
-    def enter(self, addr: str, cap: int) -> bool:
+    def enter(self, addr: str, cap: int, conn: GuardedSocket | None = None) -> bool:
         with self._lock:
             if self.open[addr] >= cap:
                 return False
             self.open[addr] += 1
+            if conn is not None:
+                self.sockets.add(conn)
             return True
 
-    def leave(self, addr: str) -> None:
+    def leave(self, addr: str, conn: GuardedSocket | None = None) -> None:
         with self._lock:
             self.open[addr] -= 1
             if self.open[addr] <= 0:
                 del self.open[addr]
+            self.sockets.discard(conn)
+
+    def going_away(self) -> int:
+        """The server is stopping: each socket's handler closes it with 1001 once its current answer,
+        if any, is sent. Safe from a signal handler: it only queues a marker. Returns how many."""
+        with self._lock:
+            conns = list(self.sockets)
+        for conn in conns:
+            conn.input_buffer.append(_LEAVING)
+            conn.event.set()
+        return len(conns)
 
 
 class _Closed(Response):
@@ -201,6 +217,9 @@ def _serve(conn: GuardedSocket, cfg: Any) -> None:
     timeout = cfg["WS_HELLO_TIMEOUT"]
     while True:
         text = conn.receive(timeout=timeout)
+        if text is _LEAVING:
+            conn._refuse(GOING_AWAY, "the server is restarting; the page reconnects")
+            return
         if text is None:
             if not conn.connected:
                 return
@@ -244,7 +263,7 @@ def ws() -> Response:
         # A send blocked this long means the client stopped reading: drop it rather than wait.
         # (The reader thread only calls recv once select says data is there, so this is send-only.)
         conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
-        if not addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"]):
+        if not addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"], conn):
             cap = cfg["WS_MAX_PER_ADDRESS"]
             conn.noted("per_address", f"refused (1013): {cap} sockets already open from it (LESSON_WS_MAX_PER_ADDRESS)")
             conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
@@ -252,7 +271,7 @@ def ws() -> Response:
             try:
                 _serve(conn, cfg)
             finally:
-                addresses.leave(addr)
+                addresses.leave(addr, conn)
     except TimeoutError:  # a send blocked for WS_SEND_TIMEOUT
         why = f"an answer waited {cfg['WS_SEND_TIMEOUT']:g} s to be read (LESSON_WS_SEND_TIMEOUT)"
         conn.noted("send_timeout", f"dropped: {why}")

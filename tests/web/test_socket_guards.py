@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import signal
 import socket
 import threading
 import time
@@ -304,3 +306,20 @@ def test_an_embedding_origin_may_open_the_socket(serve_app):
     ws = websocket.create_connection(ws_url(base), timeout=10, origin="https://portal.example")
     ws.send(OPEN)
     assert json.loads(ws.recv())["type"] == "view"
+
+
+def test_a_production_server_told_to_stop_closes_every_socket_with_going_away(spawn):
+    """SIGTERM (a deploy, a restart): each open socket gets a close frame, 1001 with a reason, instead
+    of the connection simply ending; the page reconnects either way, and the log says no more."""
+    base, proc = spawn(workers=1)
+    sockets = [websocket.create_connection(ws_url(base), timeout=10) for _ in range(2)]
+    for ws in sockets:
+        ws.send(OPEN)
+        assert json.loads(ws.recv())["type"] == "view"
+    os.kill(proc.pid, signal.SIGTERM)  # gunicorn's arbiter: it stops its workers gracefully
+    for ws in sockets:
+        code, reason = close_of(ws)
+        assert code == 1001
+        assert "restart" in reason
+    assert proc.wait(timeout=30) == 0
+    assert "Traceback" not in Path(proc.log_path).read_text()
