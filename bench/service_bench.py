@@ -1,6 +1,6 @@
 """The path a press takes on the server, in process: `Service.handle_text` on a press frame, split
 into the simulation's advance (both eras) and view, and what the service itself adds (decoding,
-validation, the run cache, `model_dump_json`). No socket: see load_bench.py for that.
+validation, the run cache, the answer's JSON). No socket: see load_bench.py for that.
 
     .venv/bin/python bench/service_bench.py [--presses 2000]
 
