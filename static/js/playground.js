@@ -411,6 +411,39 @@ export function mountPlayground(section, transport) {
     });
   };
 
+  // A scenario starts afresh: the learner's own presses wait here, and a button beside Undo and Reset
+  // brings them back, until the learner uses it or sets a later playground of their own aside.
+  let aside = null; // { variant, era, events, views }
+  let own = true; // a change of the learner's own since the last set-aside (a scenario's are not)
+  const bringBack = h("button", { type: "button", "data-action": "bring-back", hidden: "" });
+  section.querySelector(".controls .history")?.append(bringBack);
+  section.addEventListener("playground:set-aside", () => {
+    // A second scenario after the first replaces no presses of the learner's: keep the ones set aside.
+    if (!log || !log.events.length || (aside && !own)) return;
+    aside = { variant: log.variant, era: log.era, events: log.events.slice(), views: views.slice() };
+    own = false;
+    bringBack.textContent = t("playground.bring_back", { presses: plural(aside.events.length, "press") });
+    bringBack.hidden = false;
+  });
+
+  function restoreAside() {
+    const a = aside;
+    aside = null;
+    own = true;
+    branch = null;
+    const focusBack = document.activeElement === bringBack;
+    bringBack.hidden = true;
+    if (focusBack) section.querySelector("button[data-button]:not([disabled])")?.focus();
+    return send(() => {
+      log = { handle: null, variant: a.variant, era: a.era, events: a.events, seq: a.events.length };
+      linkNotice = t("playground.aside_back", { presses: plural(a.events.length, "press") });
+      return openFrame();
+    }).then(() => {
+      if (!log || log.events.length !== a.events.length) return; // the open failed: said already
+      views = a.views.map((v, i) => views[i] || v);
+    });
+  }
+
   // The presses a change made from an earlier state set aside (continueFromPast), until the next change.
   let branch = null;
   const change = (type, extra = {}) => {
@@ -479,6 +512,9 @@ export function mountPlayground(section, transport) {
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || !log.handle) return;
+    if (button.dataset.action === "bring-back") return aside && restoreAside();
+    const mine = !section.hasAttribute("data-scenario-driving");
+    if (mine && (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset")) own = true;
     pressed = button;
     if (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset") {
       lastEvent = button;
@@ -492,6 +528,7 @@ export function mountPlayground(section, transport) {
   section.addEventListener("change", (event) => {
     const input = event.target;
     if (!log || !log.handle) return;
+    if (!section.hasAttribute("data-scenario-driving")) own = true;
     pressed = input.closest("fieldset");
     if (input.closest('[data-role="era"]')) change("era", { era: input.value });
     else if (input.closest('[data-role="variant"]')) chooseVariant(input.value);

@@ -71,7 +71,7 @@ function mountScenarios(section, scenarios) {
     if (!active || active.section !== section || active.driving) return;
     const target = event.target;
     // The timeline too: an earlier step on view is not the moment the scenario is at.
-    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-role='era'], [data-role='variant'], .timeline")) {
+    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-action='bring-back'], [data-role='era'], [data-role='variant'], .timeline")) {
       active.leave(false);
     }
   };
@@ -222,6 +222,8 @@ async function play(section, scenario, opener) {
   await drive(async () => {
     await ready(section);
     const pressed = Number(section.querySelector(".timeline input")?.max || 0); // the learner's presses
+    // Kept aside by the playground, with a button that brings them back (the reset below clears them).
+    if (pressed) section.dispatchEvent(new CustomEvent("playground:set-aside"));
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);

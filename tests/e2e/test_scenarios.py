@@ -68,6 +68,39 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     expect(log_labels(outage).nth(3)).to_have_text(re.compile(r"^Step 3: "))
 
 
+def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> None:
+    """Playing a scenario starts afresh but sets the learner's presses aside: a button beside Undo and
+    Reset brings them back (ending the scenario), once; a second scenario keeps the same ones aside."""
+    s, other = script("outage"), script("churn")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "Add server C", 1)
+    press(outage, "A dies", 2)
+    history = outage.get_by_role("group", name="History")  # Undo and Reset
+    bring_back = history.get_by_role("button", name=message("playground.bring_back", presses="2 presses"))
+    expect(bring_back).to_have_count(0)  # nothing set aside yet
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(
+        message("scenario.cleared", presses="2 presses")
+    )
+    expect(bring_back).to_be_visible()
+    # Another scenario replaces the first one's presses, not the learner's: the same two stay aside.
+    outage.get_by_role("button", name=f"Play the scenario: {other.title}").click()
+    expect_step(outage, other, 1)
+    expect(bring_back).to_be_visible()
+
+    bring_back.focus()
+    page.keyboard.press("Enter")
+    expect(scenario_box(outage, other)).to_have_count(0)  # touching the playground ends the scenario
+    expect(log_labels(outage)).to_have_count(3)  # Start and the learner's two steps
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: A dies"))
+    expect_status(outage, "A", "down")
+    expect(outage.get_by_role("status")).to_contain_text(message("playground.aside_back", presses="2 presses"))
+    expect(bring_back).to_have_count(0)  # once
+    expect(outage.get_by_role("button", name="B deploys a new tool", exact=True)).to_be_focused()
+    press(outage, "A is back", 3)  # the playground goes on from the learner's own state
+
+
 def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
     s = script("churn")
     outage = open_playground(page, LESSON_1, "Play out an outage")
