@@ -55,4 +55,7 @@ def _default(value: Any) -> Any:
 
 def dumps(model: BaseModel) -> str:
     """``model.model_dump_json()``, the same text."""
-    return orjson.dumps(model, default=_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        return orjson.dumps(model, default=_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # what orjson cannot write (an integer past 64 bits): pydantic can
+        return model.model_dump_json()

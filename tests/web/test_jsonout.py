@@ -104,8 +104,16 @@ class Loose(BaseModel):
         Loose(items=[Excluded(shown=3, hidden=[9])], other=Serialised(n=4)),
         Loose(other=Computed(n=5)),
         Loose(payload={"set": {3}, "tuple": (1, "a")}),
+        Loose(payload={"id": 2**64, "neg": -(2**70)}),
     ],
-    ids=["excluded", "any-payload", "serializer", "computed", "set-and-tuple"],
+    ids=["excluded", "any-payload", "serializer", "computed", "set-and-tuple", "past-64-bits"],
 )
 def test_model_shapes_come_out_as_pydantic_writes_them(model: BaseModel) -> None:
     assert dumps(model) == model.model_dump_json()
+
+
+def test_a_frame_id_past_64_bits_is_echoed_as_pydantic_writes_it() -> None:
+    service = Service(PANELS)
+    answer = service.handle_text('{"v": 2, "type": "open", "panel": "outage", "id": 18446744073709551616}')
+    assert answer.code is None
+    assert answer.data()["re"] == 2**64
