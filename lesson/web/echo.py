@@ -49,7 +49,7 @@ def echo() -> Response:
                 break
             # A frame that is a number asks for an answer of that many characters (the size of the press
             # it stands beside); any other frame gets the size the URL asked for.
-            conn.send(sample[: max(2, int(text))] if len(text) < 8 and text.isdigit() else body)
+            conn.send(sample[: max(2, int(text))] if len(text) < 8 and text.isascii() and text.isdigit() else body)
     except (ConnectionClosed, OSError):
         pass
     return _Closed(conn.mode)

@@ -24,8 +24,9 @@ def test_the_echo_answers_at_the_size_asked_for(serve_app) -> None:
         assert len(ws.recv()) == 2345
         ws.send("17")
         assert len(ws.recv()) == 17
-        ws.send("not a size")
-        assert ws.recv() == fixed
+        for other in ("not a size", "²"):  # "²" is a digit to str.isdigit, not to int()
+            ws.send(other)
+            assert ws.recv() == fixed
     finally:
         ws.close()
 
