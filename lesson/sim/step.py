@@ -146,7 +146,7 @@ class _Forking(dict):  # type: ignore[type-arg]
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("a working copy's servers and clients change only by [], del and pop")
 
-    setdefault = update = popitem = clear = copy = __ior__ = _refuse  # type: ignore[assignment]
+    setdefault = update = popitem = clear = copy = __ior__ = __or__ = __ror__ = _refuse  # type: ignore[assignment]
 
     def plain(self) -> dict[str, Any]:
         """An ordinary dict of what it holds now: forked where a rule reached, shared elsewhere."""
