@@ -39,7 +39,10 @@ import urllib.request
 import psutil
 import websockets
 
-BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+# A round every press of which changes the playground: a press the simulation refuses (C added
+# twice, a deploy with none left) does less work than a real one and would flatter the figures.
+# Only a learner's first press can be refused (A is back when A was never down).
+BUTTONS = ["call-a", "a-dies", "turn", "a-back", "turn"]
 
 
 def connect(url: str, deflate: bool = False, **kw):

@@ -27,7 +27,7 @@ from lesson.panels import load_panels  # noqa: E402
 from lesson.service import Service  # noqa: E402
 from lesson.sim import advance, view  # noqa: E402
 
-BUTTONS = ["deploy", "a-dies", "turn", "a-back", "add-c"]
+BUTTONS = ["call-a", "a-dies", "turn", "a-back", "turn"]  # every press changes the playground (see load_bench.py)
 
 
 def main() -> None:
