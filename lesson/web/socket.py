@@ -165,11 +165,12 @@ class Addresses:
     def __init__(self) -> None:
         self.open: Counter[str] = Counter()
         self.sockets: set[GuardedSocket] = set()
+        self.stopping = False  # set by ``going_away``: a socket opened after it is closed at once
         self._lock = threading.Lock()
 
     def enter(self, addr: str, cap: int, conn: GuardedSocket | None = None) -> bool:
         with self._lock:
-            if self.open[addr] >= cap:
+            if self.stopping or self.open[addr] >= cap:
                 return False
             self.open[addr] += 1
             if conn is not None:
@@ -185,8 +186,11 @@ class Addresses:
 
     def going_away(self) -> int:
         """The server is stopping: each socket's handler closes it with 1001 once its current answer,
-        if any, is sent. Safe from a signal handler: it only queues a marker. Returns how many."""
+        if any, is sent, and a socket opened from now on is closed the same way. It only queues a
+        marker; called from a gunicorn worker's SIGTERM handler, it runs on the worker's main thread,
+        which never holds these locks. Returns how many sockets were open."""
         with self._lock:
+            self.stopping = True
             conns = list(self.sockets)
         for conn in conns:
             conn.input_buffer.append(_LEAVING)
@@ -263,7 +267,10 @@ def ws() -> Response:
         # A send blocked this long means the client stopped reading: drop it rather than wait.
         # (The reader thread only calls recv once select says data is there, so this is send-only.)
         conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
-        if not addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"], conn):
+        entered = addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"], conn)
+        if not entered and addresses.stopping:
+            conn._refuse(GOING_AWAY, "the server is restarting; the page reconnects")
+        elif not entered:
             cap = cfg["WS_MAX_PER_ADDRESS"]
             conn.noted("per_address", f"refused (1013): {cap} sockets already open from it (LESSON_WS_MAX_PER_ADDRESS)")
             conn._refuse(TRY_LATER, "too many open connections from this address; try again later")

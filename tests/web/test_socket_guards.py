@@ -323,3 +323,26 @@ def test_a_production_server_told_to_stop_closes_every_socket_with_going_away(sp
         assert "restart" in reason
     assert proc.wait(timeout=30) == 0
     assert "Traceback" not in Path(proc.log_path).read_text()
+
+
+def test_a_socket_opened_once_the_server_is_stopping_is_closed_with_going_away():
+    """Between the signal and the worker's exit a socket may still open: it is closed at once, 1001."""
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    app = create_app({"SECRET_KEY": "t"})
+    server = make_dev_server("127.0.0.1", 0, app)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        before = websocket.create_connection(ws_url(base), timeout=10)
+        before.send(OPEN)
+        assert json.loads(before.recv())["type"] == "view"
+        assert app.extensions["lesson.addresses"].going_away() == 1  # what SIGTERM calls under gunicorn
+        code, reason = close_of(before)
+        assert code == 1001 and "restart" in reason
+        after = websocket.create_connection(ws_url(base), timeout=10)
+        code, reason = close_of(after)
+        assert code == 1001 and "restart" in reason
+    finally:
+        server.shutdown()
