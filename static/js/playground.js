@@ -11,6 +11,7 @@ import { session } from "./store.js";
 import { decodeLink, encodeLink, takeLink } from "./share.js";
 
 const KEY = (id) => `churn-lab:playground:${id}`;
+const ASIDE = (id) => `churn-lab:aside:${id}`; // the learner's presses a scenario set aside
 const LINK_BROKEN = () => t("playground.link_broken");
 
 const MARKED = "data-mark";
@@ -411,36 +412,53 @@ export function mountPlayground(section, transport) {
     });
   };
 
-  // A scenario starts afresh: the learner's own presses wait here, and a button beside Undo and Reset
-  // brings them back, until the learner uses it or sets a later playground of their own aside.
-  let aside = null; // { variant, era, events, views }
-  let own = true; // a change of the learner's own since the last set-aside (a scenario's are not)
+  // A scenario starts afresh: the learner's own presses wait here (and in this tab's storage, so a
+  // reload keeps them), and a button beside Undo and Reset brings them back.
+  let aside = session.get(ASIDE(panel)); // { variant, era, events }
+  let asideViews = []; // the views drawn for them, while this page holds them
+  let own = false; // a press, era or storage choice of the learner's own since the last set-aside
   const bringBack = h("button", { type: "button", "data-action": "bring-back", hidden: "" });
   section.querySelector(".controls .history")?.append(bringBack);
-  section.addEventListener("playground:set-aside", () => {
-    // A second scenario after the first replaces no presses of the learner's: keep the ones set aside.
+  function showAside() {
+    bringBack.hidden = !(aside && Array.isArray(aside.events) && aside.events.length);
+    if (!bringBack.hidden) bringBack.textContent = t("playground.bring_back", { presses: plural(aside.events.length, "press") });
+  }
+  showAside();
+  // Sent by a scenario before it resets the playground: set the learner's presses aside, unless those
+  // on the playground are a scenario's (a second scenario keeps the first set-aside). The event's
+  // detail learns how many were set aside now, for the scenario to say so.
+  section.addEventListener("playground:set-aside", (event) => {
     if (!log || !log.events.length || (aside && !own)) return;
-    aside = { variant: log.variant, era: log.era, events: log.events.slice(), views: views.slice() };
+    aside = { variant: log.variant, era: log.era, events: log.events.slice() };
+    asideViews = views.slice();
     own = false;
-    bringBack.textContent = t("playground.bring_back", { presses: plural(aside.events.length, "press") });
-    bringBack.hidden = false;
+    session.set(ASIDE(panel), aside);
+    showAside();
+    if (event.detail) event.detail.setAside = aside.events.length;
   });
 
+  // Back to the presses set aside. What the learner did since the scenario is set aside in their
+  // place (the button then offers it back), so neither is lost; a scenario's own presses are not.
   function restoreAside() {
     const a = aside;
-    aside = null;
-    own = true;
+    const av = asideViews;
+    const mine = own && log && log.events.length;
+    aside = mine ? { variant: log.variant, era: log.era, events: log.events.slice() } : null;
+    asideViews = mine ? views.slice() : [];
+    own = Boolean(mine);
     branch = null;
+    if (aside) session.set(ASIDE(panel), aside);
+    else session.remove(ASIDE(panel));
     const focusBack = document.activeElement === bringBack;
-    bringBack.hidden = true;
-    if (focusBack) section.querySelector("button[data-button]:not([disabled])")?.focus();
+    showAside();
+    if (focusBack && bringBack.hidden) section.querySelector("button[data-button]:not([disabled])")?.focus();
     return send(() => {
       log = { handle: null, variant: a.variant, era: a.era, events: a.events, seq: a.events.length };
       linkNotice = t("playground.aside_back", { presses: plural(a.events.length, "press") });
       return openFrame();
     }).then(() => {
       if (!log || log.events.length !== a.events.length) return; // the open failed: said already
-      views = a.views.map((v, i) => views[i] || v);
+      views = av.map((v, i) => views[i] || v);
     });
   }
 
@@ -513,8 +531,8 @@ export function mountPlayground(section, transport) {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || !log.handle) return;
     if (button.dataset.action === "bring-back") return aside && restoreAside();
-    const mine = !section.hasAttribute("data-scenario-driving");
-    if (mine && (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset")) own = true;
+    // Work of the learner's own (an Undo or a Reset only takes a scenario's presses away).
+    if (button.dataset.button && !section.hasAttribute("data-scenario-driving")) own = true;
     pressed = button;
     if (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset") {
       lastEvent = button;

@@ -68,10 +68,13 @@ function mountScenarios(section, scenarios) {
   else (section.querySelector(".controls") || heading).after(offer);
   // A learner's own press, undo, reset or era change ends the replay where it stands.
   const takeOver = (event) => {
-    if (!active || active.section !== section || active.driving) return;
+    if (!active || active.section !== section) return;
     const target = event.target;
+    // Bringing the learner's presses back ends the replay even mid-moment: no later press of it goes out.
+    if (target.closest("[data-action='bring-back']")) return active.leave(false);
+    if (active.driving) return;
     // The timeline too: an earlier step on view is not the moment the scenario is at.
-    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-action='bring-back'], [data-role='era'], [data-role='variant'], .timeline")) {
+    if (target.closest("[data-button], [data-action='undo'], [data-action='reset'], [data-role='era'], [data-role='variant'], .timeline")) {
       active.leave(false);
     }
   };
@@ -222,14 +225,16 @@ async function play(section, scenario, opener) {
   await drive(async () => {
     await ready(section);
     const pressed = Number(section.querySelector(".timeline input")?.max || 0); // the learner's presses
-    // Kept aside by the playground, with a button that brings them back (the reset below clears them).
-    if (pressed) section.dispatchEvent(new CustomEvent("playground:set-aside"));
+    // Kept aside by the playground, with a button that brings them back (the reset below clears them);
+    // none when those on the playground are an earlier scenario's.
+    const kept = {};
+    if (pressed) section.dispatchEvent(new CustomEvent("playground:set-aside", { detail: kept }));
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
     startSteps = Number(section.querySelector(".timeline input")?.max || 0);
     // Said with the first moment's status line (the reset's own is replaced at once).
-    if (pressed) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(pressed, "press") }) }));
+    if (kept.setAside) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(kept.setAside, "press") }) }));
     await playStep(1);
   });
   if (active === state) next.focus();

@@ -52,6 +52,7 @@ function mount(article, slug) {
     window.dispatchEvent(new CustomEvent("lesson:cleared"));
     for (const section of document.querySelectorAll('[data-panel="playground"]')) {
       session.remove(`churn-lab:playground:${section.dataset.panelId}`);
+      session.remove(`churn-lab:aside:${section.dataset.panelId}`); // presses a scenario set aside
     }
     local.remove(`churn-lab:quiz:${slug}`);
     local.remove(`churn-lab:progress:${slug}`); // sections read, goals reached, the score reported

@@ -101,6 +101,28 @@ def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> Non
     press(outage, "A is back", 3)  # the playground goes on from the learner's own state
 
 
+def test_bringing_presses_back_keeps_what_the_learner_did_after_the_scenario(page: Page) -> None:
+    """What the learner pressed on the scenario's playground is set aside in turn (the button offers
+    it back), and what is set aside survives a reload of the page."""
+    s = script("outage")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "Add server C", 1)
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    scenario_box(outage, s).get_by_role("button", name="Leave the scenario").click()
+    page.reload()
+    outage = outage.page.get_by_role("region", name="Play out an outage", exact=True)
+    one = outage.get_by_role("button", name=message("playground.bring_back", presses="1 press"))
+    expect(one).to_be_visible()  # kept in this tab's storage
+    steps = log_labels(outage).count() - 1
+    press(outage, "Take a model turn", steps + 1)  # the learner's own work on the scenario's playground
+    one.click()
+    expect(log_labels(outage)).to_have_count(2)
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    swapped = message("playground.bring_back", presses=f"{steps + 1} presses")
+    expect(outage.get_by_role("button", name=swapped)).to_be_visible()
+
+
 def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
     s = script("churn")
     outage = open_playground(page, LESSON_1, "Play out an outage")
