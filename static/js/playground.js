@@ -414,9 +414,16 @@ export function mountPlayground(section, transport) {
 
   // A scenario starts afresh: the learner's own presses wait here (and in this tab's storage, so a
   // reload keeps them), and a button beside Undo and Reset brings them back.
-  let aside = session.get(ASIDE(panel)); // { variant, era, events }
+  let aside = session.get(ASIDE(panel)); // { variant, era, events, own }
   let asideViews = []; // the views drawn for them, while this page holds them
-  let own = false; // a press, era or storage choice of the learner's own since the last set-aside
+  // A press, era or storage choice of the learner's own since the last set-aside (kept with the
+  // presses set aside, so a reload does not take the learner's later work for a scenario's).
+  let own = Boolean(aside && aside.own);
+  function mineNow() {
+    if (own) return;
+    own = true;
+    if (aside) session.set(ASIDE(panel), { ...aside, own });
+  }
   const bringBack = h("button", { type: "button", "data-action": "bring-back", hidden: "" });
   section.querySelector(".controls .history")?.append(bringBack);
   function showAside() {
@@ -432,7 +439,7 @@ export function mountPlayground(section, transport) {
     aside = { variant: log.variant, era: log.era, events: log.events.slice() };
     asideViews = views.slice();
     own = false;
-    session.set(ASIDE(panel), aside);
+    session.set(ASIDE(panel), { ...aside, own });
     showAside();
     if (event.detail) event.detail.setAside = aside.events.length;
   });
@@ -447,7 +454,7 @@ export function mountPlayground(section, transport) {
     asideViews = mine ? views.slice() : [];
     own = Boolean(mine);
     branch = null;
-    if (aside) session.set(ASIDE(panel), aside);
+    if (aside) session.set(ASIDE(panel), { ...aside, own });
     else session.remove(ASIDE(panel));
     const focusBack = document.activeElement === bringBack;
     showAside();
@@ -532,7 +539,7 @@ export function mountPlayground(section, transport) {
     if (!button || button.disabled || !log || !log.handle) return;
     if (button.dataset.action === "bring-back") return aside && restoreAside();
     // Work of the learner's own (an Undo or a Reset only takes a scenario's presses away).
-    if (button.dataset.button && !section.hasAttribute("data-scenario-driving")) own = true;
+    if (button.dataset.button && !section.hasAttribute("data-scenario-driving")) mineNow();
     pressed = button;
     if (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset") {
       lastEvent = button;
@@ -546,7 +553,7 @@ export function mountPlayground(section, transport) {
   section.addEventListener("change", (event) => {
     const input = event.target;
     if (!log || !log.handle) return;
-    if (!section.hasAttribute("data-scenario-driving")) own = true;
+    if (!section.hasAttribute("data-scenario-driving")) mineNow();
     pressed = input.closest("fieldset");
     if (input.closest('[data-role="era"]')) change("era", { era: input.value });
     else if (input.closest('[data-role="variant"]')) chooseVariant(input.value);

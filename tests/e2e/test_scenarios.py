@@ -123,6 +123,27 @@ def test_bringing_presses_back_keeps_what_the_learner_did_after_the_scenario(pag
     expect(outage.get_by_role("button", name=swapped)).to_be_visible()
 
 
+def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: Page) -> None:
+    """Presses the learner made on a scenario's playground are theirs: after a reload, the next
+    scenario sets them aside (one set is kept aside: the newest of the learner's own)."""
+    s = script("outage")
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "Add server C", 1)
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    scenario_box(outage, s).get_by_role("button", name="Leave the scenario").click()
+    steps = log_labels(outage).count() - 1
+    press(outage, "Take a model turn", steps + 1)
+    page.reload()
+    outage = page.get_by_role("region", name="Play out an outage", exact=True)
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    expect_step(outage, s, 1)
+    mine = f"{steps + 1} presses"
+    expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(message("scenario.cleared", presses=mine))
+    expect(outage.get_by_role("button", name=message("playground.bring_back", presses=mine))).to_be_visible()
+
+
 def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
     s = script("churn")
     outage = open_playground(page, LESSON_1, "Play out an outage")
