@@ -71,6 +71,21 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     assert json.loads(Path(download.value.path()).read_text())["goals"] == []
 
 
+def test_start_over_forgets_the_presses_a_scenario_set_aside(page: Page) -> None:
+    outage = open_playground(page, LESSON_1, "Play out an outage")
+    press(outage, "A dies", 1)
+    outage.get_by_role("button", name=re.compile("^Play the scenario: ")).first.click()
+    bring_back = outage.get_by_role("button", name=message("playground.bring_back", presses="1 press"))
+    expect(bring_back).to_be_visible()
+    page.get_by_role("button", name="Start over").click()
+    dialog = page.get_by_role("dialog", name="Start this lesson over?")
+    dialog.get_by_role("button", name="Clear and start over").click()
+    # The page loads afresh: no scenario box, the playground at its start, nothing set aside.
+    expect(outage.get_by_role("region", name=re.compile("^Scenario: "))).to_have_count(0)
+    expect(outage.get_by_role("status")).to_have_text(message("playground.ready"))
+    expect(bring_back).to_have_count(0)
+
+
 def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     """The embedded address (/embed/<slug>) offers Start over as the lesson's own address does, and
     leaves out presenter mode, whose bar would sit at the foot of a frame as tall as the lesson."""
