@@ -87,9 +87,13 @@ class WireWatch:
                 assert schemas.errors(p, m.era, c.definition, c.pointer) == [], f"{c.definition}: {p}"
             _valid.add(key)
         # a legacy client's first message is initialize
-        if m.sender == "host" and m.era == "legacy" and m.receiver in self.fresh:
+        # (A client that never saw the restart, with no stream open to lose, still sends its old session
+        # id: the new process takes it if it kept its sessions, else answers 404 and the client's next
+        # message is initialize.)
+        stale = m.era == "legacy" and "Mcp-Session-Id" in m.headers and p.get("method") != "initialize"
+        if m.sender == "host" and m.era == "legacy" and m.receiver in self.fresh and not stale:
             assert p.get("method") == "initialize", f"legacy client for {m.receiver} began with {p.get('method')}"
-        if m.sender == "host" and m.receiver in self.fresh:
+        if m.sender == "host" and m.receiver in self.fresh and not stale:
             self.fresh.discard(m.receiver)
         # every response answers exactly one open request of the same pair, in either direction
         if "method" in p and "id" in p:
