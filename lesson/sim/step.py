@@ -84,10 +84,15 @@ def _nested_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
 def fork(value: Any) -> Any:
     """A copy of a state (or a part the rules change in place) deep enough for the rules to change
     it: much cheaper than a deep copy, since what is only ever replaced is shared."""
+    return _copy(value, _nested_fields(type(value)))
+
+
+def _copy(value: Any, copiers: tuple[tuple[str, Any], ...]) -> Any:
+    """``value`` with each field named in ``copiers`` copied by its copier, the rest shared."""
     kind = type(value)
     # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
     fields = dict(value.__dict__)
-    for name, copy in _nested_fields(kind):
+    for name, copy in copiers:
         fields[name] = copy(fields[name])
     new = kind.__new__(kind)
     _setattr(new, "__dict__", fields)
@@ -175,16 +180,7 @@ def _working_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
 
 def _working_copy(value: Any) -> Any:
     """``fork``, except that dicts of servers or clients fork each one only as it is reached."""
-    kind = type(value)
-    fields = dict(value.__dict__)
-    for name, copy in _working_fields(kind):
-        fields[name] = copy(fields[name])
-    new = kind.__new__(kind)
-    _setattr(new, "__dict__", fields)
-    _setattr(new, "__pydantic_fields_set__", all_fields(kind))
-    _setattr(new, "__pydantic_extra__", None)
-    _setattr(new, "__pydantic_private__", None)
-    return new
+    return _copy(value, _working_fields(type(value)))
 
 
 def _settle(value: Any) -> None:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from lesson.content import default_root
 from lesson.scripts import Script, load_script
@@ -101,15 +101,22 @@ def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> Non
     press(outage, "A is back", 3)  # the playground goes on from the learner's own state
 
 
-def test_bringing_presses_back_keeps_what_the_learner_did_after_the_scenario(page: Page) -> None:
-    """What the learner pressed on the scenario's playground is set aside in turn (the button offers
-    it back), and what is set aside survives a reload of the page."""
+def left_a_scenario_after_one_press(page: Page) -> Locator:
+    """The outage playground after one press of the learner's, a scenario played from it, and left at
+    its first moment: that press is set aside."""
     s = script("outage")
     outage = open_playground(page, LESSON_1, "Play out an outage")
     press(outage, "Add server C", 1)
     outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
     expect_step(outage, s, 1)
     scenario_box(outage, s).get_by_role("button", name="Leave the scenario").click()
+    return outage
+
+
+def test_bringing_presses_back_keeps_what_the_learner_did_after_the_scenario(page: Page) -> None:
+    """What the learner pressed on the scenario's playground is set aside in turn (the button offers
+    it back), and what is set aside survives a reload of the page."""
+    outage = left_a_scenario_after_one_press(page)
     page.reload()
     outage = outage.page.get_by_role("region", name="Play out an outage", exact=True)
     one = outage.get_by_role("button", name=message("playground.bring_back", presses="1 press"))
@@ -127,11 +134,7 @@ def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: 
     """Presses the learner made on a scenario's playground are theirs: after a reload, the next
     scenario sets them aside (one set is kept aside: the newest of the learner's own)."""
     s = script("outage")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
-    press(outage, "Add server C", 1)
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
-    expect_step(outage, s, 1)
-    scenario_box(outage, s).get_by_role("button", name="Leave the scenario").click()
+    outage = left_a_scenario_after_one_press(page)
     steps = log_labels(outage).count() - 1
     press(outage, "Take a model turn", steps + 1)
     page.reload()
