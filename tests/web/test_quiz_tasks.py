@@ -3,6 +3,8 @@ grades the result; nothing the page says about the verdict counts. Uses the ship
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from lesson.i18n import catalogue, translate
@@ -163,11 +165,11 @@ def test_the_second_lesson_task_is_graded_on_its_own_playground(client) -> None:
 
 def test_without_javascript_a_task_says_it_needs_the_playground(client) -> None:
     page = client.get("/lessons/hot-swapping").get_data(as_text=True)
-    assert "the playground needs JavaScript; the other questions work without it" in page
+    assert html.escape(translate("en", "quiz.task.noscript").strip(" ().")) in page
     resp = client.post("/lessons/hot-swapping/quiz/host-error", data={"choice": "a"})
     assert resp.status_code == 303 and "error=host-error" in resp.headers["Location"]
     page = client.get(resp.headers["Location"]).get_data(as_text=True)
-    assert "This question is answered in a playground, and the playgrounds need JavaScript." in page
+    assert html.escape(translate("en", "quiz.task.needs_script")) in page
     # The choice questions still work as plain forms.
     assert client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"}).status_code == 303
     assert "Score: 1 of 4 correct (1 answered)" in client.get("/lessons/hot-swapping").get_data(as_text=True)
