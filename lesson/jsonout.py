@@ -20,6 +20,10 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 
+def _as_held(model: BaseModel) -> Any:
+    return model.__dict__
+
+
 @functools.cache
 def _writer(cls: type[BaseModel]) -> Callable[[BaseModel], Any]:
     """How a model of ``cls`` becomes what orjson writes in its place."""
@@ -37,19 +41,24 @@ def _writer(cls: type[BaseModel]) -> Callable[[BaseModel], Any]:
         return lambda model: model.model_dump(mode="json")
     excluded = frozenset(name for name, f in cls.model_fields.items() if f.exclude is True)
     if not excluded:
-        return lambda model: model.__dict__
+        return _as_held
     return lambda model: {k: v for k, v in model.__dict__.items() if k not in excluded}
 
 
 _WRITERS: dict[type, Callable[[Any], Any]] = {}  # by class: a dict lookup, the cheapest per model
+_AS_HELD: set[type] = set()  # classes written through ``__dict__`` as it is: most, and no call more
 
 
 def _default(value: Any) -> Any:
+    if type(value) in _AS_HELD:
+        return value.__dict__
     write = _WRITERS.get(type(value))
     if write is None:
         if not isinstance(value, BaseModel):
             return to_jsonable_python(value)  # what pydantic makes of a value it has no schema for (a set, …)
         write = _WRITERS[type(value)] = _writer(type(value))
+        if write is _as_held:
+            _AS_HELD.add(type(value))
     return write(value)
 
 

@@ -32,7 +32,6 @@ class Strict(BaseModel):
 
 
 M = TypeVar("M", bound=BaseModel)
-_setattr = object.__setattr__
 
 
 @functools.cache
@@ -54,27 +53,37 @@ def make(cls: type[M], /, **values: Any) -> M:
     Every instance shares one set of "fields set" per class, holding every field name: adding a name to
     it (as pydantic does on assignment) changes nothing, and nothing here reads it."""
     template, factories, names = _shape(cls)
-    fields = template.copy()  # field order: JSON keys come out in this order
-    fields.update(values)
+    fields = {**template, **values}  # field order: JSON keys come out in this order
     for name, factory in factories:
         if name not in values:
             fields[name] = factory()
-    new = cls.__new__(cls)
-    _setattr(new, "__dict__", fields)
-    _setattr(new, "__pydantic_fields_set__", names)
-    _setattr(new, "__pydantic_extra__", None)
-    _setattr(new, "__pydantic_private__", None)
+    return assemble(cls, fields, names)
+
+
+# BaseModel's own slots, set through their descriptors: ``object.__setattr__`` looks each name up
+# through the class's MRO first, and a step builds some hundred models.
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def assemble(cls: type[M], fields: dict[str, Any], names: set[str]) -> M:
+    """An instance of ``cls`` holding ``fields`` (every field, in order, already valid), as pydantic's
+    own copy leaves one: no extra fields, no private attributes."""
+    new = _new(cls)
+    _set_dict(new, fields)
+    _set_fields_set(new, names)
+    _set_extra(new, None)
+    _set_private(new, None)
     return new
 
 
 def replace(model: M, /, **changes: Any) -> M:
     """A shallow copy of ``model`` with ``changes`` (already valid): ``model_copy(update=...)`` minus its cost."""
-    new = model.__class__.__new__(model.__class__)
-    _setattr(new, "__dict__", {**model.__dict__, **changes})
-    _setattr(new, "__pydantic_fields_set__", all_fields(model.__class__))
-    _setattr(new, "__pydantic_extra__", None)
-    _setattr(new, "__pydantic_private__", None)
-    return new
+    cls = type(model)
+    return assemble(cls, {**model.__dict__, **changes}, all_fields(cls))
 
 
 def all_fields(cls: type[BaseModel]) -> set[str]:

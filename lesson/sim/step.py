@@ -10,7 +10,7 @@ import typing
 from typing import Any, Literal
 
 from .frames import Frame
-from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, all_fields, make
+from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, all_fields, assemble, make
 
 # "failed": a tool call the model made came back as an error (the model reads it and goes on);
 # "error": something went wrong with a server or the host's link to it.
@@ -94,15 +94,7 @@ def _copy(value: Any, copiers: tuple[tuple[str, Any], ...]) -> Any:
     fields = dict(value.__dict__)
     for name, copy in copiers:
         fields[name] = copy(fields[name])
-    new = kind.__new__(kind)
-    _setattr(new, "__dict__", fields)
-    _setattr(new, "__pydantic_fields_set__", all_fields(kind))  # shared: see model.make
-    _setattr(new, "__pydantic_extra__", None)
-    _setattr(new, "__pydantic_private__", None)
-    return new
-
-
-_setattr = object.__setattr__
+    return assemble(kind, fields, all_fields(kind))  # the shared "fields set": see model.make
 
 
 class _Forking(dict):  # type: ignore[type-arg]
