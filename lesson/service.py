@@ -262,9 +262,11 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
-        # What makes a change this change (a retry carries the same); cheaper than a model_dump.
-        key = (frame.type, frame.seq, getattr(frame, "button", None), getattr(frame, "era", None))
-        key += (getattr(frame, "variant", None),)
+        # What makes a change this change (a retry carries the same); cheaper than a model_dump. Read
+        # from the fields, not by getattr: a field another kind has would go through pydantic's
+        # __getattr__ and raise on the way.
+        fields = frame.__dict__
+        key = (frame.type, frame.seq, fields.get("button"), fields.get("era"), fields.get("variant"))
         if entry is not None:
             with entry.lock:
                 if frame.seq == entry.seq and entry.last == key:

@@ -31,6 +31,19 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Mutable(Strict):
+    """A model the rules change in place (the state, the host, its clients, the servers): a step
+    assigns some dozens of fields, so assignment to a field skips pydantic's handler lookup."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        fields = self.__dict__
+        if name in fields:
+            fields[name] = value
+            self.__pydantic_fields_set__.add(name)
+        else:
+            super().__setattr__(name, value)
+
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -102,7 +115,7 @@ class ToolDef(Strict):
     destructive: bool = False  # destructiveHint, sent whenever readOnlyHint is false
 
 
-class SimServer(Strict):
+class SimServer(Mutable):
     """A simulated MCP server process, as it really is (the host may know less)."""
 
     name: str
@@ -167,7 +180,7 @@ class PendingInput(Strict):
     stream_dropped: bool = False  # legacy: the call's SSE stream ended while the user was thinking
 
 
-class Client(Strict):
+class Client(Mutable):
     """The host's client for one configured server."""
 
     server: str
@@ -212,7 +225,7 @@ class Message(Strict):
     text: str
 
 
-class Host(Strict):
+class Host(Mutable):
     era: Era = "modern"  # the era new clients speak
     conversation: list[Message] = Field(default_factory=list)
     configured: list[str] = Field(default_factory=list)  # servers, in config order
@@ -226,7 +239,7 @@ class Host(Strict):
     handles: list[str] = Field(default_factory=list)  # handles the model has seen
 
 
-class State(Strict):
+class State(Mutable):
     scenario: str
     host: Host
     servers: dict[str, SimServer]

@@ -40,7 +40,9 @@ def _turn(st: Step, e: TakeTurn) -> None:
     new = [t for t in prompt if (t.name, t.server) not in before]
     removed = [t for t in h.last_prompt if (t.name, t.server) not in now]
     h.turns += 1
-    if h.batching and h.pending_changes and prompt != h.last_prompt:
+    # Compared as (name, server) pairs in order: all a PromptTool holds, without pydantic's __eq__.
+    changed = [(t.name, t.server) for t in prompt] != [(t.name, t.server) for t in h.last_prompt]
+    if h.batching and h.pending_changes and changed:
         h.cache_invalidations += 1
         cost = "batched, they cost" if h.pending_changes > 1 else "it costs"
         changes = count(h.pending_changes, "tool-list change")
