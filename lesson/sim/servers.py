@@ -7,7 +7,7 @@ import json
 
 from . import wire as w
 from .model import SimServer, State, ToolDef
-from .step import Step
+from .step import Step, peek
 
 
 def visible_tools(state: State, srv: SimServer, role: str) -> list[ToolDef]:
@@ -15,7 +15,7 @@ def visible_tools(state: State, srv: SimServer, role: str) -> list[ToolDef]:
     if srv.gateway:
         tools: list[ToolDef] = []
         for name in srv.backends:
-            backend = state.servers[name]
+            backend = peek(state.servers, name)  # read only: not forked
             if name not in srv.unhealthy:  # what passes the gateway's health checks
                 tools += [t.model_copy(update={"origin": name}) for t in visible_tools(state, backend, role)]
         return tools

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import frames as f
 from .model import VERSION, Client, SimServer
-from .step import Step
+from .step import Step, peek
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -58,8 +58,13 @@ class Link:
         return self.st.s.servers[self.c.server]
 
     @property
+    def seen(self) -> SimServer:
+        """The server, for reading only: not forked (see ``step._Forking``)."""
+        return peek(self.st.s.servers, self.c.server)
+
+    @property
     def stdio(self) -> bool:
-        return self.srv.transport == "stdio"
+        return self.seen.transport == "stdio"
 
     # --- host to server -------------------------------------------------------------------------
 
@@ -99,7 +104,7 @@ class Link:
     def close(self, note: str) -> None:
         """The client closes a stream it holds open (stdio: it cancels the pending request instead)."""
         c = self.c
-        self.st.show(f.stream_end(c.era, "host", c.server, self.srv.transport, "closed", note))
+        self.st.show(f.stream_end(c.era, "host", c.server, self.seen.transport, "closed", note))
 
     # --- server to host -------------------------------------------------------------------------
 
@@ -180,7 +185,7 @@ class Link:
         """The server's end went away: an open HTTP stream breaks, or stdout reaches EOF."""
         c = self.c
         how = "eof" if self.stdio else "dropped"
-        self.st.show(f.stream_end(c.era, c.server, "host", self.srv.transport, how, note))
+        self.st.show(f.stream_end(c.era, c.server, "host", self.seen.transport, how, note))
 
     def refused(self, what: str) -> None:
         """Nothing listens at the server's address: the POST never got through."""
@@ -189,4 +194,4 @@ class Link:
         self.st.show(f.stream_end(c.era, "host", c.server, "http", "refused", note))
 
     def host_built(self, body: dict[str, Any], note: str) -> None:
-        self.st.show(f.host_built(self.c.era, self.srv.transport, body, note))
+        self.st.show(f.host_built(self.c.era, self.seen.transport, body, note))

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from .. import gateway, servers
 from .. import wire as w
 from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef, make
-from ..step import CallRecord, Step, Tone
+from ..step import CallRecord, Step, Tone, peek
 from ..transport import Link
 
 # The one string the model passes for each argument: a plausible value, not the same words everywhere.
@@ -43,6 +43,11 @@ class BaseClient:
     @property
     def srv(self) -> SimServer:
         return self.st.s.servers[self.c.server]
+
+    @property
+    def seen(self) -> SimServer:
+        """The server, for reading only: not forked (see ``step._Forking``)."""
+        return peek(self.st.s.servers, self.c.server)
 
     def say(self, text: str, tone: Tone = "info") -> None:
         self.st.say(text, tone)
@@ -90,7 +95,7 @@ class BaseClient:
 
     def connect(self) -> None:
         """Everything a client does to start talking to a server it has just been told about."""
-        if not self.srv.up:
+        if not self.seen.up:
             self.mark_down(f"{self.c.server} is not running.")
             return
         self.greet()
@@ -102,7 +107,7 @@ class BaseClient:
 
     def send(self, payload: dict[str, Any]) -> str:
         """Send one request; say what the transport answered before any JSON-RPC."""
-        c, srv = self.c, self.srv
+        c, srv = self.c, self.seen
         if not srv.up:
             self.link.refused(payload["method"])
             return "refused"
@@ -120,7 +125,7 @@ class BaseClient:
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
         c = self.c
-        if self.srv.transport != "http" or c.token not in ("expired", "revoked"):
+        if self.seen.transport != "http" or c.token not in ("expired", "revoked"):
             return False
         self.unauthorized()
         if c.token == "expired":
@@ -173,10 +178,11 @@ class BaseClient:
 
     def relist(self, why: str = "") -> bool:
         """tools/list; True if the list changed."""
-        c, srv = self.c, self.srv
+        c = self.c
         rid = self.rpc(self.request("tools/list"))
         if rid is None:
             return False
+        srv = self.seen  # read after the request: a new session on the way may have forked it
         tools = servers.visible_tools(self.st.s, srv, c.role)
         self.link.reply(w.tools_list_result(c.era, rid, tools, srv.title, srv.generation), "tools/list")
         c.refetches += 1
@@ -198,7 +204,7 @@ class BaseClient:
             c.last_change = f"step {self.st.s.step}: down"
         c.last_error = why
         c.listen = make(ListenStream)
-        if self.srv.transport == "stdio":
+        if self.seen.transport == "stdio":
             c.session_id, c.greeted = None, False  # the next process is a new one, met from scratch
         self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
 
@@ -216,7 +222,7 @@ class BaseClient:
     def unreachable(self, tool: str) -> CallRecord:
         why = "needs the user to sign in again" if self.c.status == "reconnecting" else "is not reachable"
         return self.host_error(
-            tool, f"MCP server '{self.srv.title}' ({self.c.server}) {why}; the call was not executed."
+            tool, f"MCP server '{self.seen.title}' ({self.c.server}) {why}; the call was not executed."
         )
 
     def call_tool(self, call: ToolCall) -> CallRecord:

@@ -33,7 +33,7 @@ class LegacyClient(BaseClient):
         self.link.accepted()
 
     def session_gone(self) -> bool:
-        c, srv = self.c, self.srv
+        c, srv = self.c, self.seen
         if srv.transport != "http" or not c.session_id or c.session_id in srv.sessions:
             return False
         self.link.status(
