@@ -87,6 +87,9 @@ def new_handle() -> str:
     return secrets.token_urlsafe(24)
 
 
+_GOAL = {met: GoalState(met=met) for met in (False, True)}  # shared: an answer never changes its parts
+
+
 class Service:
     """Turns frames into answers. Thread-safe: each playground has its own lock."""
 
@@ -105,7 +108,7 @@ class Service:
         panel = self.panels.get(panel_id)
         if not isinstance(panel, PlaygroundPanel) or panel.goal is None:
             return None
-        return make(GoalState, met=holds(panel.goal.when, shown))
+        return _GOAL[holds(panel.goal.when, shown)]
 
     # --- decoding ---------------------------------------------------------------------------
 
@@ -298,8 +301,12 @@ class Service:
         except BaseException:
             entry.restore(saved)
             raise
-        self.cache.put(frame.handle, entry)  # new, or its cost changed
-        return Reply(reply.text, reply.code, entry.settle_locked)
+
+        def after() -> None:  # once the answer is on its way: compact the run, then count its cost
+            entry.settle_locked()
+            self.cache.put(frame.handle, entry)  # new, or its cost changed
+
+        return Reply(reply.text, reply.code, after)
 
     def _apply(self, entry: Entry, frame: Change) -> None:
         entry.settle()  # the run advanced from must be compact: it may become a checkpoint
