@@ -50,6 +50,10 @@ export function present(article) {
     leave,
   );
   document.body.append(bar);
+  // The position keeps the width of its longest text ("Screen 12 of 12"), so the bar never rewraps
+  // and Next stays under the presenter's pointer from the first screen to the last.
+  position.textContent = t("present.position", { n: screens.length, total: screens.length });
+  position.style.minWidth = `${Math.ceil(position.getBoundingClientRect().width)}px`;
 
   function show(n, focus) {
     current = Math.max(0, Math.min(screens.length - 1, n));

@@ -252,3 +252,25 @@ def test_arrow_keys_past_the_steppers_last_moment_stay_in_the_stepper(page: Page
     page.keyboard.press("ArrowLeft")
     expect(moment).to_have_text(re.compile(rf"^Moment 1 of {total}"))
     expect(position(page)).to_have_text(f"Screen {here[0]} of {here[1]}")
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_next_stays_where_it_is_from_the_first_screen_to_the_last(page: Page, width: int) -> None:
+    """The presenter clicks Next without looking: the bar keeps its shape on every screen, whatever the
+    position's number ("Screen 9 of 12", "Screen 10 of 12") or the screen's own height."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(LESSON_1 + "?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
+    bar = page.get_by_role("navigation", name="Presenter controls")
+    next_ = bar.get_by_role("button", name="Next", exact=True)
+    total = screen_number(page)[1]
+    places = set()
+    for n in range(1, total + 1):
+        expect(position(page)).to_have_text(f"Screen {n} of {total}")
+        box = next_.bounding_box()
+        assert box
+        places.add((round(box["x"]), round(box["y"]), round(bar.bounding_box()["height"])))
+        if n < total:
+            page.keyboard.press("ArrowRight")
+    expect(next_).to_be_disabled()
+    assert len(places) == 1, places
