@@ -10,7 +10,7 @@ then, from this process (the client is never the server's process), measures:
 2. N learners (default 1,000), each pressing every 2 s: p50/p99/max and errors; then N echo
    clients doing the same, for the baseline;
 3. server memory per stored playground (RSS of all server processes, before and after storing
-   a few thousand playgrounds);
+   a few thousand playgrounds, and the slope over the last two thirds of them);
 4. a client that sends presses and never reads: server memory before, at its worst, and after.
 
 The client runs in this process, on the same two cores as the server, and does not negotiate
