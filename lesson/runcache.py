@@ -121,9 +121,14 @@ class RunCache:
             self._items.move_to_end(handle)
             return item[0]
 
-    def put(self, handle: str, entry: Entry) -> None:
+    def put(self, handle: str, entry: Entry, *, over_another: bool = True) -> None:
+        """Cache ``entry`` under ``handle``, most recently used. With ``over_another=False`` a different
+        entry that took the handle meanwhile stays: an answer's accounting runs once the answer is sent,
+        and a send that waited on a slow client must not put back a playground rebuilt since."""
         cost = entry.cost
         with self._lock:
+            if not over_another and self._items.get(handle, (entry,))[0] is not entry:
+                return
             old = self._items.pop(handle, None)
             if old is not None:
                 self.bytes -= old[1]

@@ -197,6 +197,8 @@ class Service:
         return variant.id if variant else None
 
     def dispatch(self, frame: Any) -> Reply:
+        """Answer a parsed frame. The reply's ``finish()`` must run once it is sent (``handle_text``
+        sees to it): a change's run is compacted and cached there."""
         if isinstance(frame, RestartFrame):
             panel = self.panels.get(frame.panel)
             if not isinstance(panel, RestartLabPanel):
@@ -302,9 +304,9 @@ class Service:
             entry.restore(saved)
             raise
 
-        def after() -> None:  # once the answer is on its way: compact the run, then count its cost
+        def after() -> None:  # once the answer is on its way: count the run's cost, then compact it
+            self.cache.put(frame.handle, entry, over_another=False)  # new, or its cost changed
             entry.settle_locked()
-            self.cache.put(frame.handle, entry)  # new, or its cost changed
 
         return Reply(reply.text, reply.code, after)
 

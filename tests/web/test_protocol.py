@@ -220,6 +220,27 @@ def test_a_server_that_lost_the_playground_asks_for_the_log_and_carries_on(panel
     assert on_one.do("undo")["view"]["servers"] == expected["view"]["servers"]
 
 
+def test_an_answer_held_up_by_a_slow_send_never_puts_back_an_older_playground(panels):
+    """The cache is updated once an answer is sent. A send that waits on a client gone quiet must not
+    put its rebuilt playground back over the one another socket rebuilt, and moved on, meanwhile."""
+    one, two = Service(panels), Service(panels)
+    page = Page(one)
+    page.open()
+    page.do("press", button="deploy")
+    log = {**page.log, "panel": "outage"}
+    frame = json.dumps({"v": 2, "type": "press", "handle": page.handle, "seq": 2, "button": "a-dies", "log": log})
+    stuck = two.handle_text(frame, defer=True)  # rebuilt from the log; its socket's send hangs
+    assert stuck.data()["seq"] == 2
+    page.service = two
+    again = two.handle_text(frame)  # the page, reconnected, sends the change again
+    assert again.data()["seq"] == 2
+    page.log = {**page.log, "events": [*page.log["events"], ["p", "a-dies"]], "seq": 2}
+    assert send(two, type="press", handle=page.handle, seq=3, button="turn")["seq"] == 3
+    stuck.finish()  # the first send gives up at last
+    moved_on = send(two, type="press", handle=page.handle, seq=4, button="a-back")
+    assert moved_on["type"] == "view" and moved_on["seq"] == 4 and moved_on["steps"] == 4
+
+
 def test_a_retried_change_is_applied_once_and_a_gap_is_asked_for(service):
     page = Page(service)
     page.open()
