@@ -11,7 +11,6 @@ presses and over random models.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +23,6 @@ def _as_held(model: BaseModel) -> Any:
     return model.__dict__
 
 
-@functools.cache
 def _writer(cls: type[BaseModel]) -> Callable[[BaseModel], Any]:
     """How a model of ``cls`` becomes what orjson writes in its place."""
     decorators = cls.__pydantic_decorators__

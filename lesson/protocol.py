@@ -40,12 +40,17 @@ class _Frame(Strict):
     @field_validator("id", mode="before")
     @classmethod
     def _id(cls, value: Any) -> Any:
-        """An integer or an id: anything else (true, a lone surrogate) could not be echoed back as sent."""
-        if value is None or isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str) and len(value) <= 40 and _ID_RE.fullmatch(value):
+        if _id_ok(value):
             return value
         raise ValueError("must be an integer, or at most 40 lowercase letters, digits and '-'")
+
+
+def _id_ok(value: Any) -> bool:
+    """A frame's id is an integer or an id: anything else (true, a lone surrogate) could not be echoed
+    back as sent."""
+    if value is None or isinstance(value, int) and not isinstance(value, bool):
+        return True
+    return isinstance(value, str) and len(value) <= 40 and _ID_RE.fullmatch(value) is not None
 
 
 class Log(Strict):
@@ -127,11 +132,7 @@ def quick_press(text: str) -> PressFrame | None:
         return None
     if type(button) is not str or len(button) > 40 or not _ID_RE.fullmatch(button):
         return None
-    if (
-        ident is not None
-        and type(ident) is not int
-        and not (type(ident) is str and len(ident) <= 40 and _ID_RE.fullmatch(ident))
-    ):
+    if not _id_ok(ident):
         return None
     return make(PressFrame, v=v, id=ident, handle=handle, seq=seq, log=None, type="press", button=button)
 

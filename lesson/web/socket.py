@@ -76,7 +76,7 @@ class _KeepOpen:
     def __init__(self, sock: socket.socket) -> None:
         self.real = sock
         # What every frame uses, bound once: __getattr__ is for the rest.
-        self.recv, self.send, self.sendall = sock.recv, sock.send, sock.sendall
+        self.recv, self.send = sock.recv, sock.send
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)

@@ -419,10 +419,12 @@ export function mountPlayground(section, transport) {
   // A press, era or storage choice of the learner's own since the last set-aside (kept with the
   // presses set aside, so a reload does not take the learner's later work for a scenario's).
   let own = Boolean(aside && aside.own);
+  const keepAside = () => (aside ? session.set(ASIDE(panel), { ...aside, own }) : session.remove(ASIDE(panel)));
+  const onPlayground = () => ({ variant: log.variant, era: log.era, events: log.events.slice() });
   function mineNow() {
     if (own) return;
     own = true;
-    if (aside) session.set(ASIDE(panel), { ...aside, own });
+    keepAside();
   }
   const bringBack = h("button", { type: "button", "data-action": "bring-back", hidden: "" });
   section.querySelector(".controls .history")?.append(bringBack);
@@ -436,10 +438,10 @@ export function mountPlayground(section, transport) {
   // detail learns how many were set aside now, for the scenario to say so.
   section.addEventListener("playground:set-aside", (event) => {
     if (!log || !log.events.length || (aside && !own)) return;
-    aside = { variant: log.variant, era: log.era, events: log.events.slice() };
+    aside = onPlayground();
     asideViews = views.slice();
     own = false;
-    session.set(ASIDE(panel), { ...aside, own });
+    keepAside();
     showAside();
     if (event.detail) event.detail.setAside = aside.events.length;
   });
@@ -450,12 +452,11 @@ export function mountPlayground(section, transport) {
     const a = aside;
     const av = asideViews;
     const mine = own && log && log.events.length;
-    aside = mine ? { variant: log.variant, era: log.era, events: log.events.slice() } : null;
+    aside = mine ? onPlayground() : null;
     asideViews = mine ? views.slice() : [];
     own = Boolean(mine);
     branch = null;
-    if (aside) session.set(ASIDE(panel), { ...aside, own });
-    else session.remove(ASIDE(panel));
+    keepAside();
     const focusBack = document.activeElement === bringBack;
     showAside();
     if (focusBack && bringBack.hidden) section.querySelector("button[data-button]:not([disabled])")?.focus();
