@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from .facts import says
+
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 
 
@@ -129,7 +131,7 @@ def test_schema_error(broken: Broken) -> None:
 
 
 def test_quiz_answer_out_of_range(broken: Broken) -> None:
-    assert "questions[0].answer: 'e' is not one of the choices a, b" in broken.at("first.yaml", broken.lines["answer"])
+    says(broken.at("first.yaml", broken.lines["answer"]), "questions[0].answer", "'e'", "a, b")
 
 
 def test_yaml_syntax_error(broken: Broken) -> None:
@@ -142,7 +144,7 @@ def test_unknown_event(broken: Broken) -> None:
 
 def test_unknown_server(broken: Broken) -> None:
     found = broken.at("lights.yaml", broken.lines["server"])
-    assert "button 'kill' names Z, which is not a server of scenario 'outage'" in found
+    says(found, "button 'kill'", "Z", "scenario 'outage'")
 
 
 def test_goal_path_that_names_nothing(broken: Broken) -> None:
@@ -151,52 +153,44 @@ def test_goal_path_that_names_nothing(broken: Broken) -> None:
 
 def test_wire_example_that_is_not_json(broken: Broken) -> None:
     found = broken.at("01-first.md", broken.lines["json"])
-    assert "'json modern ToolListChangedNotification' block is not valid JSON" in found
+    says(found, "'json modern ToolListChangedNotification'", "not valid JSON")
 
 
 def test_wire_example_that_fails_its_era_schema(broken: Broken) -> None:
     found = broken.at("02-second.md", broken.lines["wire"])
-    assert "'json modern ListToolsRequest' block does not fit the 2026-07-28 schema" in found
+    says(found, "'json modern ListToolsRequest'", "2026-07-28 schema")
 
 
 def test_panel_referenced_but_missing(broken: Broken) -> None:
-    assert "unknown widget 'ghost': there is no panels/ghost.yaml" in broken.at(
-        "02-second.md", broken.lines["missing-panel"]
-    )
+    says(broken.at("02-second.md", broken.lines["missing-panel"]), "'ghost'", "panels/ghost.yaml")
 
 
 def test_broken_internal_links(broken: Broken) -> None:
     assert "broken link '#q-nine'" in broken.at("01-first.md", broken.lines["link"])
-    assert "broken link '/lessons/third': there is no lesson 'third'" in broken.at(
-        "02-second.md", broken.lines["lesson-link"]
-    )
+    says(broken.at("02-second.md", broken.lines["lesson-link"]), "broken link '/lessons/third'", "lesson 'third'")
 
 
 def test_scenario_pressing_a_button_its_panel_lacks(broken: Broken) -> None:
     found = broken.at("story.yaml", broken.lines["press"])
-    assert "step 2 presses 'jump', which is not a button of panel 'lights'" in found
+    says(found, "step 2", "'jump'", "panel 'lights'")
 
 
 def test_scenario_that_does_not_replay(broken: Broken) -> None:
-    assert "step 2 names Q, which is not a server of scenario 'outage'" in broken.at(
-        "late.yaml", broken.lines["replay"]
-    )
+    says(broken.at("late.yaml", broken.lines["replay"]), "step 2", "Q", "scenario 'outage'")
 
 
 def test_scenario_expectation_that_does_not_hold(broken: Broken) -> None:
     found = broken.at("late.yaml", broken.lines["expect"])
-    assert "step 1 (modern): expected servers[name=A].status equals 'down', which does not hold" in found
+    says(found, "step 1 (modern)", "servers[name=A].status equals 'down'", "does not hold")
 
 
 def test_schema_pointer_to_nowhere(broken: Broken) -> None:
-    assert "the schema '../schema/nope.schema.json' does not exist" in broken.at(
-        "pointed.yaml", broken.lines["pointer"]
-    )
+    says(broken.at("pointed.yaml", broken.lines["pointer"]), "'../schema/nope.schema.json'", "does not exist")
 
 
 def test_notice_naming_another_subscription(broken: Broken) -> None:
     found = broken.at("02-second.md", broken.lines["subscription"])
-    assert "names subscription 'listen-2', but the listen request this lesson shows has id 'listen-1'" in found
+    says(found, "'listen-2'", "'listen-1'")
 
 
 def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) -> None:
@@ -216,7 +210,7 @@ def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) ->
     bad.write_text("id: typo\ntitle: Typo\npanel: lights\nsteps:\n  - {press: [kill, fly], narration: Two.}\n")
     (found,) = check_script(bad)
     assert "typo.yaml:5:" in str(found)
-    assert "presses 'fly', which is not a button of panel 'lights'" in str(found)
+    says(found, "'fly'", "panel 'lights'")
 
 
 def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> None:

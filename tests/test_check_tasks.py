@@ -10,6 +10,8 @@ import pytest
 
 from lesson.check import check
 
+from .facts import says
+
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 GOOD = """  - id: task
     prompt: "Take A out of the next prompt, then take a turn."
@@ -44,17 +46,16 @@ def test_a_good_task_passes(tmp_path: Path) -> None:
 
 def test_unknown_panel(tmp_path: Path) -> None:
     quiz, problems = with_task(tmp_path, GOOD.replace("panel: lights", "panel: ghost"))
-    assert problems == [
-        f"{quiz}:{line_of(quiz, 'panel: ghost')}: question 'task': there is no panel 'ghost' "
-        "(known: lab, lights, story)"
-    ]
+    (found,) = problems
+    assert found.startswith(f"{quiz}:{line_of(quiz, 'panel: ghost')}: ")
+    says(found, "'task'", "'ghost'", "lab, lights, story")
 
 
 def test_panel_that_is_not_a_playground(tmp_path: Path) -> None:
     quiz, problems = with_task(tmp_path, GOOD.replace("panel: lights", "panel: story"))
     (found,) = problems
     assert found.startswith(f"{quiz}:{line_of(quiz, 'panel: story')}: ")
-    assert "'story' is a stepper panel; a task is done in a playground" in found
+    says(found, "'story'", "stepper", "playground")
 
 
 def test_playground_the_lesson_does_not_show(tmp_path: Path) -> None:
@@ -64,9 +65,9 @@ def test_playground_the_lesson_does_not_show(tmp_path: Path) -> None:
         "{id: turn, label: T, event: {kind: take_turn}}]\n"
     )
     quiz, problems = with_task(tmp_path, GOOD.replace("panel: lights", "panel: extra"), extra)
-    assert problems == [
-        f"{quiz}:{line_of(quiz, 'panel: extra')}: question 'task': lesson 'first' does not show the 'extra' playground"
-    ]
+    (found,) = problems
+    assert found.startswith(f"{quiz}:{line_of(quiz, 'panel: extra')}: ")
+    says(found, "'task'", "lesson 'first'", "'extra'")
 
 
 def test_condition_path_that_names_nothing(tmp_path: Path) -> None:
@@ -81,25 +82,23 @@ def test_task_done_before_anything_is_pressed(tmp_path: Path) -> None:
         "when: {path: turn.number, at_least: 1}", "when: {path: counters.conversation, at_least: 1}"
     )
     quiz, problems = with_task(tmp_path, text)
-    assert problems == [
-        f"{quiz}:{line_of(quiz, 'when:')}: question 'task': the task is already done at the "
-        "start, before anything is pressed"
-    ]
+    (found,) = problems
+    assert found.startswith(f"{quiz}:{line_of(quiz, 'when:')}: ")
+    says(found, "'task'", "already done")
 
 
 def test_solution_that_does_not_do_the_task(tmp_path: Path) -> None:
     quiz, problems = with_task(tmp_path, GOOD.replace("solution: [kill, turn]", "solution: [turn, kill]"))
-    assert problems == [
-        f"{quiz}:{line_of(quiz, 'solution:')}: question 'task': the solution's presses do not do the task"
-    ]
+    (found,) = problems
+    assert found.startswith(f"{quiz}:{line_of(quiz, 'solution:')}: ")
+    says(found, "'task'", "do not do the task")
 
 
 def test_solution_pressing_a_button_the_panel_lacks(tmp_path: Path) -> None:
     quiz, problems = with_task(tmp_path, GOOD.replace("solution: [kill, turn]", "solution: [kill, jump]"))
-    assert problems == [
-        f"{quiz}:{line_of(quiz, 'solution:')}: question 'task': the solution cannot be replayed: "
-        "the 'lights' playground has no button 'jump'"
-    ]
+    (found,) = problems
+    assert found.startswith(f"{quiz}:{line_of(quiz, 'solution:')}: ")
+    says(found, "'task'", "'lights'", "'jump'")
 
 
 @pytest.mark.parametrize(
