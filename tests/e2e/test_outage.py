@@ -99,7 +99,7 @@ def test_the_buttons_in_source_order(outage) -> None:
     # 4. A turn: C's tools are in the prompt, and no longer marked new.
     press(outage, "Take a model turn", 4)
     step = log_step(outage, "Step 4: The model takes a turn")
-    expect(step).to_contain_text("New since the last turn: find_slot (C), book_meeting (C).")
+    expect(step).to_contain_text(re.compile(r"[Nn]ew\b.*find_slot \(C\), book_meeting \(C\)"))
     expect(prompt(outage).get_by_text(NEW)).to_have_count(0)
 
     # 5. A dies: A is down and its tools leave the next prompt.
@@ -118,7 +118,7 @@ def test_the_buttons_in_source_order(outage) -> None:
     step = log_step(outage, "Step 6: The model takes a turn")
     expect(step).to_contain_text("is not reachable")
     expect(step).to_contain_text("built itself")
-    expect(step).to_contain_text("Gone since the last turn: search_docs (A), read_page (A).")
+    expect(step).to_contain_text(re.compile(r"[Gg]one\b.*search_docs \(A\), read_page \(A\)"))
     expect(gone_list(outage)).to_have_count(0)
 
     # 7. A is back: connected again; the comparison shows what each era costs.
@@ -138,8 +138,8 @@ def test_the_buttons_in_source_order(outage) -> None:
     # 8. A turn: A's tools are back, and the call to A works.
     press(outage, "Take a model turn", 8)
     step = log_step(outage, "Step 8: The model takes a turn")
-    expect(step).to_contain_text("New since the last turn: search_docs (A), read_page (A).")
-    expect(step).to_contain_text("The model called search_docs on A: search_docs done")
+    expect(step).to_contain_text(re.compile(r"[Nn]ew\b.*search_docs \(A\), read_page \(A\)"))
+    expect(step).to_contain_text(re.compile(r"search_docs on A\b.*search_docs done"))
 
     # The log keeps every step, newest last.
     expect(log_labels(outage)).to_have_text(
