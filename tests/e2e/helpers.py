@@ -166,11 +166,14 @@ def wire(section: Locator) -> Locator:
 
 def do_task(scope: Page | FrameLocator, n: int) -> None:
     """Do lesson 1's task question (question n) in the outage playground: C is added, a call on A, A dies
-    during it, a model turn; then "Check my playground"."""
+    during it, a model turn; then "Check my playground". The page is left in reduced motion: an answer
+    scrolls its changes into view, smoothly otherwise, and a click aimed while that scroll runs can
+    land beside the button meant, or on nothing."""
+    page = scope if isinstance(scope, Page) else scope.owner.page
+    page.emulate_media(reduced_motion="reduce")
     outage = scope.get_by_role("region", name="Play out an outage", exact=True)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    # One press at a time, each answered before the next: an answer scrolls its changes into view, and
-    # a click aimed while that scroll is still to come can land on the button beside the one meant.
+    # One press at a time, each answered before the next.
     steps = log_labels(outage).count()
     for label in ("Add server C", "The model calls a tool on A", "A dies", "Take a model turn"):
         outage.get_by_role("button", name=label, exact=True).click()
