@@ -553,6 +553,15 @@ def test_restart_token_in_process_with_a_stream_open_the_stream_is_refused_too(e
     assert "tools/list" in labels(wire(run))
 
 
+@era_param
+def test_restart_token_in_process_nobody_signs_in_while_the_process_is_gone(era: str) -> None:
+    run = restart(era, RestartServer(server="W"), listen=True, auth_in_process=True)
+    run, _ = step(run, ServerDies(server="W"))
+    run, v = step(run, TokenRefreshed(server="W"))
+    assert run.last.rejected and wire(run) == []  # nothing reaches a server that is not running
+    assert row(v, "W").status == "reconnecting" and prompt(v) == []
+
+
 # --- 7. gateway ----------------------------------------------------------------------------------
 
 

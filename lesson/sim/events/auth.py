@@ -6,7 +6,7 @@ from typing import Literal
 
 from ..clients import client_for
 from ..model import Role
-from ..step import Rejected, Step
+from ..step import Rejected, Step, peek
 from .base import EventBase, handles
 
 
@@ -40,9 +40,12 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
     c = st.client(e.server)
     if c.token == "valid":
         raise Rejected(f"The token for {e.server} is valid; there is nothing to refresh.")
+    srv = peek(st.s.servers, e.server)
+    if srv.auth_in_process and not srv.up:  # the user signs in there: nobody can while the process is gone
+        raise Rejected(f"{e.server} signs users in inside its own process, which is not running: no new token now.")
     was = c.token
     c.token = "valid"
-    if was == "revoked":
+    if was == "revoked":  # only an in-process authorization server revokes: its server is up
         st.say(f"The user signed in again; {e.server} accepts the new token.", "change")
         if c.status == "reconnecting":
             c.status = "connected"
