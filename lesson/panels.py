@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from .goals import Goal
 from .sim import Event, Playground, Run, Start, advance, begin, view
@@ -100,8 +100,14 @@ class PlaygroundPanel(Strict):
         _no_duplicates(list(self.shows), "view")
         return self
 
+    # Every press looks its button up: by id, indexed once per buttons list (a copy may bring another).
+    _by_id: tuple[list[Button], dict[str, Button]] | None = PrivateAttr(default=None)
+
     def button(self, button_id: str) -> Button | None:
-        return next((b for b in self.buttons if b.id == button_id), None)
+        index = self._by_id
+        if index is None or index[0] is not self.buttons:
+            index = self._by_id = (self.buttons, {b.id: b for b in self.buttons})
+        return index[1].get(button_id)
 
     def variant(self, variant_id: str | None) -> Variant | None:
         if variant_id is None:

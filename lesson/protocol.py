@@ -125,7 +125,8 @@ def quick_press(text: str) -> PressFrame | None:
         return None
     if type(data) is not dict or data.get("type") != "press" or not data.keys() <= _PRESS_KEYS:
         return None
-    v, ident, handle, seq, button = (data.get(k) for k in ("v", "id", "handle", "seq", "button"))
+    get = data.get
+    v, ident, handle, seq, button = get("v"), get("id"), get("handle"), get("seq"), get("button")
     if type(v) is not int or v != PROTOCOL_VERSION or type(seq) is not int or not 0 <= seq <= 1_000_000_000:
         return None
     if type(handle) is not str or not _HANDLE_RE.fullmatch(handle):

@@ -70,7 +70,12 @@ def make(cls: type[M], /, **values: Any) -> M:
     for name, factory in factories:
         if name not in values:
             fields[name] = factory()
-    return assemble(cls, fields, names)
+    new = _new(cls)  # ``assemble``, written out: a step makes some dozens of models
+    _set_dict(new, fields)
+    _set_fields_set(new, names)
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
 
 
 # BaseModel's own slots, set through their descriptors: ``object.__setattr__`` looks each name up

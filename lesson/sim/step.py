@@ -150,9 +150,9 @@ class _Forking(dict):  # type: ignore[type-arg]
         return {key: dict.__getitem__(self, key) for key in dict.keys(self)}
 
 
-def peek(mapping: dict[str, Any], key: str) -> Any:
-    """``mapping[key]`` without forking it: only for reading (see ``_Forking``)."""
-    return dict.__getitem__(mapping, key)
+# ``peek(mapping, key)``: ``mapping[key]`` without forking it, only for reading (see ``_Forking``).
+# dict's own method, not a function around it: a step peeks some dozens of times.
+peek = dict.__getitem__
 
 
 def _working_copier(annotation: Any) -> Any:

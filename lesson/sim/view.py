@@ -197,14 +197,19 @@ def next_prompt(state: State) -> NextPrompt:
 
 
 def counters(state: State) -> Counters:
-    cs = state.host.clients.values()
+    wasted = ignored = lost = refetches = 0
+    for c in state.host.clients.values():  # one pass: this runs on every press
+        wasted += c.wasted_refetches
+        ignored += c.ignored_notifications
+        lost += c.lost_answers
+        refetches += c.refetches
     return make(
         Counters,
         conversation=len(state.host.conversation),
-        wasted_refetches=sum(c.wasted_refetches for c in cs),
-        ignored_notifications=sum(c.ignored_notifications for c in cs),
-        lost_answers=sum(c.lost_answers for c in cs),
-        refetches=sum(c.refetches for c in cs),
+        wasted_refetches=wasted,
+        ignored_notifications=ignored,
+        lost_answers=lost,
+        refetches=refetches,
     )
 
 
