@@ -16,6 +16,7 @@ number, or a list's length). :func:`holds` is pure: it reads the view and nothin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any, Union
 
@@ -207,27 +208,106 @@ def _size(value: Any) -> int | None:
     return None
 
 
-def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
-    """Whether the condition holds for this view."""
+def _read_one(path: str) -> Callable[[Any], Any] | None:
+    """``resolve`` for a path that takes no ``[*]``, walking one value instead of a list of them (a
+    goal is evaluated on every press); None for a path that takes ``[*]``."""
+    steps: list[tuple[str, int | None, tuple[str, str] | None]] = []
+    for key, selector in _segments(path):
+        if selector == "*":
+            return None
+        if selector is None:
+            steps.append((key, None, None))
+        elif selector.isdigit():
+            steps.append((key, int(selector), None))
+        else:
+            field, wanted = selector.split("=", 1)
+            steps.append((key, None, (field, wanted)))
+
+    def read(view: Any) -> Any:
+        value = view
+        for key, index, match in steps:
+            value = _get(value, key)
+            if index is None and match is None:
+                continue
+            if not isinstance(value, list):
+                return None  # as resolve: nothing further down a missing list
+            if index is not None:
+                value = value[index] if index < len(value) else None
+            else:
+                field, wanted = match  # type: ignore[misc]
+                value = next((x for x in value if str(_get(x, field)) == wanted), None)
+        return _plain(value)
+
+    return read
+
+
+def _compile(condition: Condition) -> Callable[[Any], bool]:
+    """The condition as a function of a view, worked out once (see ``holds``)."""
     if isinstance(condition, All):
-        return all(holds(c, view) for c in condition.all)
+        parts = [_compile(c) for c in condition.all]
+
+        def all_of(view: Any) -> bool:
+            for part in parts:  # noqa: SIM110 (a loop, not all(): no generator made per press)
+                if not part(view):
+                    return False
+            return True
+
+        return all_of
     if isinstance(condition, AnyOf):
-        return any(holds(c, view) for c in condition.any)
+        options = [_compile(c) for c in condition.any]
+
+        def any_of(view: Any) -> bool:
+            for option in options:  # noqa: SIM110 (a loop, not any(): no generator made per press)
+                if option(view):
+                    return True
+            return False
+
+        return any_of
     if isinstance(condition, Not):
-        return not holds(condition.not_, view)
-    value = resolve(view, condition.path)
+        inner = _compile(condition.not_)
+        return lambda view: not inner(view)
+    path = condition.path
+    read = _read_one(path) or (lambda view: resolve(view, path))
     if condition.equals is not None:
-        return value == condition.equals
+        equals = condition.equals
+        return lambda view: read(view) == equals
     if condition.contains is not None:
-        if isinstance(value, str):
-            return str(condition.contains) in value
-        return isinstance(value, list) and condition.contains in value
-    size = _size(value)
-    if size is None:
-        return False
-    if condition.at_least is not None:
-        return size >= condition.at_least
-    return condition.at_most is not None and size <= condition.at_most
+        want = condition.contains
+        piece = str(want)
+
+        def contains(view: Any) -> bool:
+            value = read(view)
+            if isinstance(value, str):
+                return piece in value
+            return isinstance(value, list) and want in value
+
+        return contains
+    at_least, at_most = condition.at_least, condition.at_most
+
+    def sized(view: Any) -> bool:
+        size = _size(read(view))
+        if size is None:
+            return False
+        if at_least is not None:
+            return size >= at_least
+        return at_most is not None and size <= at_most
+
+    return sized
+
+
+# Conditions compiled, by id (each entry holds its condition, so an id is not reused while it is here).
+_COMPILED: dict[int, tuple[Any, Callable[[Any], bool]]] = {}
+
+
+def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
+    """Whether the condition holds for this view. Each condition is compiled once: a panel's goal is
+    evaluated on every press."""
+    entry = _COMPILED.get(id(condition))
+    if entry is None or entry[0] is not condition:
+        if len(_COMPILED) >= 4096:  # conditions come from content; only tests make them by the thousand
+            _COMPILED.clear()
+        entry = _COMPILED[id(condition)] = (condition, _compile(condition))
+    return entry[1](view)
 
 
 def describe(condition: Condition) -> str:

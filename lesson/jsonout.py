@@ -40,7 +40,14 @@ def _writer(cls: type[BaseModel]) -> Callable[[BaseModel], Any]:
     excluded = frozenset(name for name, f in cls.model_fields.items() if f.exclude is True)
     if not excluded:
         return _as_held
-    return lambda model: {k: v for k, v in model.__dict__.items() if k not in excluded}
+
+    def without_excluded(model: BaseModel) -> dict[str, Any]:
+        fields = model.__dict__.copy()  # the fields in order; a copy drops one without a pass over all
+        for name in excluded:
+            del fields[name]
+        return fields
+
+    return without_excluded
 
 
 _WRITERS: dict[type, Callable[[Any], Any]] = {}  # by class: a dict lookup, the cheapest per model

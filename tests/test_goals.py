@@ -73,6 +73,37 @@ def test_a_view_model_reads_as_its_json_does() -> None:
     assert seen == {True, False}  # the conditions tell states apart
 
 
+def test_a_compiled_path_reads_what_resolve_reads() -> None:
+    """``holds`` walks a path without [*] through one value, not resolve's lists: the two must agree,
+    misses included (a missing list, an index past the end, a selection that matches nothing)."""
+    from lesson.goals import _read_one
+
+    run = begin(Start(name="outage"))
+    paths = [
+        "servers[name=A].status",
+        "servers[name=Z].status",
+        "servers[1].tools",
+        "servers[7].name",
+        "servers[transport=http].tools[0]",
+        "turn.number",
+        "turn.calls[0].text",
+        "turn.calls[is_error=False].tool",  # a selection compares the text of a value that is not text
+        "comparison.other.wire[0].payload",
+        "era[0]",
+        "counters",
+        "next_prompt.removed",
+    ]
+    for event in [None, {"kind": "server_dies", "server": "A"}, {"kind": "take_turn"}]:
+        if event is not None:
+            run = advance(run, parse_event(event))
+        shown = view(run)
+        for data in (shown, shown.model_dump(mode="json")):
+            for path in paths:
+                read = _read_one(path)
+                assert read is not None and read(data) == resolve(data, path), (event, path)
+    assert _read_one("servers[*].name") is None  # a fanned path is left to resolve
+
+
 def test_tests_and_combinators(a_down: dict) -> None:
     assert holds(cond({"path": "servers[name=A].status", "equals": "down"}), a_down)
     assert not holds(cond({"path": "next_prompt.tools[*].server", "contains": "A"}), a_down)

@@ -98,6 +98,22 @@ def assemble(cls: type[M], fields: dict[str, Any], names: set[str]) -> M:
     return new
 
 
+def copy_model(model: M, copiers: tuple[tuple[str, Any], ...]) -> M:
+    """``model`` with each field named in ``copiers`` copied by its copier, the rest shared: what a step
+    does to each part of the state it may change (see ``step.fork``), so ``assemble`` is written out."""
+    cls = type(model)
+    # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
+    fields = dict(model.__dict__)
+    for name, copy in copiers:
+        fields[name] = copy(fields[name])
+    new = _new(cls)
+    _set_dict(new, fields)
+    _set_fields_set(new, _shape(cls)[2])  # the shared "fields set": see ``make``
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
+
+
 def replace(model: M, /, **changes: Any) -> M:
     """A shallow copy of ``model`` with ``changes`` (already valid): ``model_copy(update=...)`` minus its cost."""
     cls = type(model)

@@ -4,6 +4,7 @@ changes cost in prompt-cache invalidations (one per change, or one per turn when
 from __future__ import annotations
 
 import functools
+from itertools import repeat
 
 from .model import PromptTool, State, ToolCall, ToolDef, make
 from .step import Step, peek
@@ -20,7 +21,7 @@ def prompt_defs(state: State) -> list[tuple[str, ToolDef]]:
     for name in state.host.configured:
         client = peek(state.host.clients, name)  # read only: a step's working copy need not fork it
         if client.status == "connected":
-            out += [(name, t) for t in client.tools]
+            out += zip(repeat(name), client.tools)  # pairs made in C: this runs several times a press
     return out
 
 

@@ -10,7 +10,7 @@ import typing
 from typing import Any, Literal
 
 from .frames import Frame
-from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, all_fields, assemble, make
+from .model import Client, Host, InFlight, PromptTool, SimServer, State, Strict, copy_model, make
 
 # "failed": a tool call the model made came back as an error (the model reads it and goes on);
 # "error": something went wrong with a server or the host's link to it.
@@ -84,17 +84,7 @@ def _nested_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
 def fork(value: Any) -> Any:
     """A copy of a state (or a part the rules change in place) deep enough for the rules to change
     it: much cheaper than a deep copy, since what is only ever replaced is shared."""
-    return _copy(value, _nested_fields(type(value)))
-
-
-def _copy(value: Any, copiers: tuple[tuple[str, Any], ...]) -> Any:
-    """``value`` with each field named in ``copiers`` copied by its copier, the rest shared."""
-    kind = type(value)
-    # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
-    fields = dict(value.__dict__)
-    for name, copy in copiers:
-        fields[name] = copy(fields[name])
-    return assemble(kind, fields, all_fields(kind))  # the shared "fields set": see model.make
+    return copy_model(value, _nested_fields(type(value)))
 
 
 class _Forking(dict):  # type: ignore[type-arg]
@@ -146,8 +136,9 @@ class _Forking(dict):  # type: ignore[type-arg]
     setdefault = update = popitem = clear = copy = __ior__ = __or__ = __ror__ = _refuse  # type: ignore[assignment]
 
     def plain(self) -> dict[str, Any]:
-        """An ordinary dict of what it holds now: forked where a rule reached, shared elsewhere."""
-        return {key: dict.__getitem__(self, key) for key in dict.keys(self)}
+        """An ordinary dict of what it holds now: forked where a rule reached, shared elsewhere. (``dict()``
+        copies a dict subclass that keeps dict's own iterator entry by entry, never through ``[]``.)"""
+        return dict(self)
 
 
 # ``peek(mapping, key)``: ``mapping[key]`` without forking it, only for reading (see ``_Forking``).
@@ -172,17 +163,30 @@ def _working_fields(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
 
 def _working_copy(value: Any) -> Any:
     """``fork``, except that dicts of servers or clients fork each one only as it is reached."""
-    return _copy(value, _working_fields(type(value)))
+    return copy_model(value, _working_fields(type(value)))
+
+
+@functools.cache
+def _forking_paths(cls: type[Strict]) -> tuple[tuple[str, ...], ...]:
+    """The field paths from a working copy of ``cls`` to its lazily forked dicts (for a state: its
+    servers, and its host's clients)."""
+    paths: list[tuple[str, ...]] = []
+    for name, copy in _working_fields(cls):
+        if copy is _Forking:
+            paths.append((name,))
+        elif copy is _working_copy:
+            paths += [(name, *rest) for rest in _forking_paths(cls.model_fields[name].annotation)]
+    return tuple(paths)
 
 
 def _settle(value: Any) -> None:
     """Turn a working copy's lazily forked dicts back into ordinary ones, in place."""
-    fields = value.__dict__
-    for name, copy in _working_fields(type(value)):
-        if copy is _Forking:
-            fields[name] = fields[name].plain()
-        elif copy is _working_copy:
-            _settle(fields[name])
+    for *way, name in _forking_paths(type(value)):
+        holder = value
+        for step in way:
+            holder = holder.__dict__[step]
+        fields = holder.__dict__
+        fields[name] = fields[name].plain()
 
 
 def _sharer(annotation: Any) -> Any:

@@ -36,3 +36,17 @@ def test_a_mutable_model_takes_its_fields_and_refuses_anything_else() -> None:
     assert SimServer.model_validate_json(srv.model_dump_json()) == srv
     with pytest.raises(ValidationError):
         SimServer.model_validate({"name": "A", "title": "Docs", "tools": [], "upp": False})
+
+
+def test_a_working_copy_settles_to_what_it_forked_and_shares_the_rest() -> None:
+    from lesson.sim import Start, begin
+    from lesson.sim.step import Step
+
+    state = begin(Start(name="outage")).state
+    st = Step(state)
+    reached = st.s.servers["A"]  # a rule reached A: forked
+    assert reached is not state.servers["A"]
+    done = st.done()
+    assert type(done.servers) is dict and type(done.host.clients) is dict
+    assert done.servers["A"] is reached and done.servers["B"] is state.servers["B"]  # B never forked
+    assert done.host.clients["A"] is state.host.clients["A"]
