@@ -59,23 +59,28 @@ def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], l
     trying a brand-new tool first, unless that tool is destructive: a careful host asks the user
     before any such call, so the model leaves it alone. Returns the calls and the tools held back."""
     last = st.s.host.last_prompt
-    defs = {(t.name, server): t for server, t in prompt_defs(st.s)}
-    servers = [s for s in st.s.host.configured if any(t.server == s for t in prompt + last)]
+    # A tool is destructive by its definition in the next prompt; one no longer there is not.
+    destructive = {(t.name, server) for server, t in prompt_defs(st.s) if t.destructive}
+    present = {t.server for t in prompt} | {t.server for t in last}
+    servers = [s for s in st.s.host.configured if s in present]
     servers += [t.server for t in last if t.server not in servers and t.server not in st.s.host.configured]
     calls: list[ToolCall] = []
     held: list[PromptTool] = []
     seen = tool_keys(last)
     for name in dict.fromkeys(servers):
-        safe = [t for t in prompt if t.server == name and not _destructive(defs, t)]
-        held += [t for t in prompt if t.server == name and (t.name, t.server) not in seen and _destructive(defs, t)]
-        new = [t for t in safe if (t.name, t.server) not in seen]
-        before = [t for t in last if t.server == name and not _destructive(defs, t)]
+        safe, new = [], []
+        for t in prompt:
+            if t.server != name:
+                continue
+            key = (t.name, t.server)
+            if key not in destructive:
+                safe.append(t)
+                if key not in seen:
+                    new.append(t)
+            elif key not in seen:
+                held.append(t)
+        before = [t for t in last if t.server == name and (t.name, t.server) not in destructive]
         pick = (new or safe or before or [None])[0]
         if pick is not None:
             calls.append(make(ToolCall, server=name, tool=pick.name))
     return calls, held
-
-
-def _destructive(defs: dict[tuple[str, str], ToolDef], t: PromptTool) -> bool:
-    d = defs.get((t.name, t.server))
-    return d is not None and d.destructive

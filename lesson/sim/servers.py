@@ -29,9 +29,11 @@ def handle_store(srv: SimServer) -> dict[str, list[str]]:
     return srv.process_handles.setdefault(str(srv.replica), {})
 
 
-def run_tool(st: Step, srv: SimServer, tool: str, args: dict[str, str]) -> tuple[str, bool]:
-    """The server runs a tool: (text, is_error). Errors here are tool execution errors the model reads."""
+def run_tool(st: Step, server: str, tool: str, args: dict[str, str]) -> tuple[str, bool]:
+    """The server runs a tool: (text, is_error). Errors here are tool execution errors the model reads.
+    Only the basket tools change the server; any other tool leaves it as it is (not forked)."""
     if tool == "create_basket":
+        srv = st.srv(server)
         srv.handle_seq += 1
         handle = "bsk_" + w.digest(srv.name, srv.handle_seq, n=4)
         handle_store(srv)[handle] = []
@@ -39,7 +41,7 @@ def run_tool(st: Step, srv: SimServer, tool: str, args: dict[str, str]) -> tuple
         return json.dumps({"basket_id": handle}), False
     if tool == "add_item":
         handle, sku = args.get("basket_id", ""), args.get("sku", "")
-        store = handle_store(srv)
+        store = handle_store(st.srv(server))
         if handle not in store:
             return (
                 f"Unknown basket_id '{handle}': it has expired or this server no longer has it. "

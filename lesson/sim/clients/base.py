@@ -237,7 +237,7 @@ class BaseClient:
 
     def serve(self, rid: int, tool_name: str, args: dict[str, str]) -> CallRecord:
         """The server runs a tool (or refuses), and its answer comes back."""
-        c, srv = self.c, self.srv
+        c, srv = self.c, self.seen  # read only: ``run_tool`` forks the server if the tool changes it
         if srv.gateway:
             text = gateway.unavailable(self.st, srv, tool_name)
             if text:
@@ -255,7 +255,7 @@ class BaseClient:
                 note="A protocol error: no such tool here (invalid params; the SDK server uses HTTP 400).",
             )
             return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
-        text, is_error = servers.run_tool(self.st, srv, tool_name, args)
+        text, is_error = servers.run_tool(self.st, c.server, tool_name, args)
         self.link.reply(
             w.result(rid, w.call_result_body(c.era, text, is_error)),
             "tools/call",

@@ -104,7 +104,7 @@ class LegacyClient(BaseClient):
             return False
         self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume the broken stream.")
         self.link.stream_opened()
-        text, err = servers.run_tool(self.st, srv, call.tool, call.arguments)
+        text, err = servers.run_tool(self.st, c.server, call.tool, call.arguments)
         self.link.event(
             w.result(call.request_id, w.call_result_body(c.era, text, err)),
             "tools/call",
@@ -175,7 +175,7 @@ class LegacyClient(BaseClient):
         else:
             self.link.accepted()
             c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
-            text, err = servers.run_tool(self.st, srv, p.tool, p.arguments)
+            text, err = servers.run_tool(self.st, c.server, p.tool, p.arguments)
             self.link.event(
                 w.result(p.call_id, w.call_result_body("legacy", text, err)),
                 "tools/call",

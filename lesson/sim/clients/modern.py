@@ -119,7 +119,7 @@ class ModernClient(BaseClient):
             c.pending_input = p
             return
         if servers.verifies(srv, p.generation) and not after_expiry:
-            text, err = servers.run_tool(self.st, srv, p.tool, p.arguments)
+            text, err = servers.run_tool(self.st, c.server, p.tool, p.arguments)
             self.link.reply(w.result(rid, w.call_result_body("modern", text, err)), "tools/call")
             if p.generation != srv.generation:
                 self.say(
