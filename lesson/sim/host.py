@@ -20,13 +20,15 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     the step count and says why."""
     st = Step(state)
     st.s.step += 1
-    before = prompt_keys(state)  # the same as the working copy's, read without forking its clients
+    # The prompt before the step (read without forking the working copy's clients); a turn accounts
+    # for the prompt's changes itself.
+    before = None if event.kind == "take_turn" else prompt_keys(state)
     try:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
         rejected = state.model_copy(update={"step": state.step + 1})
         return rejected, make(Outcome, lines=[make(LogLine, text=str(why), tone="rejected")], wire=[], rejected=True)
-    if event.kind != "take_turn":
+    if before is not None:
         count_change(st, before)
     if not st.lines:
         st.say("Nothing visible changed.")

@@ -79,8 +79,9 @@ def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], l
                     new.append(t)
             elif key not in seen:
                 held.append(t)
-        before = [t for t in last if t.server == name and (t.name, t.server) not in destructive]
-        pick = (new or safe or before or [None])[0]
+        pick = (new or safe or [None])[0]
+        if pick is None:  # nothing safe there in this prompt: a safe tool it saw there last turn
+            pick = next((t for t in last if t.server == name and (t.name, t.server) not in destructive), None)
         if pick is not None:
             calls.append(make(ToolCall, server=name, tool=pick.name))
     return calls, held

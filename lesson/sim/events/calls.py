@@ -7,7 +7,7 @@ from typing import Literal
 from ..clients import client_for
 from ..model import Client, Message, ToolCall, ToolDef, make
 from ..notify import poll_silent_servers
-from ..prompt import default_calls, prompt_tools, tool_keys
+from ..prompt import default_calls, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count
 from .base import EventBase, handles
 
@@ -36,12 +36,13 @@ def _turn(st: Step, e: TakeTurn) -> None:
     h = st.s.host
     poll_silent_servers(st)
     prompt = prompt_tools(st.s)
-    before, now = tool_keys(h.last_prompt), tool_keys(prompt)
-    new = [t for t in prompt if (t.name, t.server) not in before]
-    removed = [t for t in h.last_prompt if (t.name, t.server) not in now]
+    # Compared as (name, server) pairs: all a PromptTool holds, without pydantic's __eq__.
+    keys_now, keys_before = [(t.name, t.server) for t in prompt], [(t.name, t.server) for t in h.last_prompt]
+    before, now = set(keys_before), set(keys_now)
+    new = [t for t, key in zip(prompt, keys_now, strict=True) if key not in before]
+    removed = [t for t, key in zip(h.last_prompt, keys_before, strict=True) if key not in now]
     h.turns += 1
-    # Compared as (name, server) pairs in order: all a PromptTool holds, without pydantic's __eq__.
-    changed = [(t.name, t.server) for t in prompt] != [(t.name, t.server) for t in h.last_prompt]
+    changed = keys_now != keys_before  # in order
     if h.batching and h.pending_changes and changed:
         h.cache_invalidations += 1
         cost = "batched, they cost" if h.pending_changes > 1 else "it costs"
