@@ -22,6 +22,7 @@ check: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # Browser tests need a Chromium. Order: $$LESSON_CHROMIUM, /usr/bin/chromium,
 # Playwright's own managed browser; else install Debian's package when we can.
@@ -41,6 +42,7 @@ chromium: $(VENV)/.installed
 
 test: $(VENV)/.installed chromium
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed chromium

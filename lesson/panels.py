@@ -79,7 +79,7 @@ class PlaygroundPanel(Strict):
     start: Start
     era_choice: bool = True
     variants: list[Variant] = Field(default_factory=list)
-    variants_legend: Label | None = Field(default=None, description="the variants' legend; by default \"Variant\"")
+    variants_legend: Label | None = Field(default=None, description='the variants\' legend; by default "Variant"')
     buttons: Annotated[list[Button], Field(min_length=1)]
     shows: list[ViewName] = Field(default_factory=lambda: list(VIEWS), description="the views shown, in this order")
     titles: dict[ViewName, Label] = Field(default_factory=dict, description="headings that replace a view's default")

@@ -430,5 +430,3 @@ def test_arrow_keys_in_a_table_that_scrolls_sideways_scroll_it(browser, base_url
     expect_moment(section, 5)
     expect(box).to_be_focused()
     context.close()
-
-

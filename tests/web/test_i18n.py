@@ -130,7 +130,7 @@ def test_the_finder_reads_playgrounds_and_skips_only_content(app, client) -> Non
     html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
     broken = html.replace(">⟦Undo⟧<", ">Undo<", 1)
     assert untranslated(broken) == ["Undo"]
-    broken = html.replace("<summary class=\"toc-title\">⟦", "<summary class=\"toc-title\">Sections ⟦", 1)
+    broken = html.replace('<summary class="toc-title">⟦', '<summary class="toc-title">Sections ⟦', 1)
     assert untranslated(broken) == ["Sections"]
     # Lesson prose is skipped only between its comments.
     broken = html.replace("<!--/content-->", "<!--/content--><p>Loose prose</p>", 1)

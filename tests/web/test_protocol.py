@@ -310,7 +310,9 @@ def test_http_bodies_are_read_as_socket_frames_and_refusals_say_why_in_json(clie
     assert resp.status_code == 413 and resp.get_json()["code"] == "too_large"
     frame_limit = client.application.config["MAX_FRAME_BYTES"]
     assert resp.get_json()["message"].startswith(f"frame is over the limit of {frame_limit} bytes")
-    resp = client.post("/api/frame", data=frame, content_type="application/json", headers={"Origin": "https://evil.example"})
+    resp = client.post(
+        "/api/frame", data=frame, content_type="application/json", headers={"Origin": "https://evil.example"}
+    )
     assert resp.status_code == 403 and "origin" in resp.get_json()["error"]
     for path in ("/api/quiz/hot-swapping", "/api/quiz/hot-swapping/discover"):
         resp = client.post(path, data="[" * 5000 + "]" * 5000, content_type="application/json")
