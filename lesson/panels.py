@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from .goals import Goal
 from .sim import Event, Playground, Run, Start, advance, begin, view
@@ -70,6 +70,10 @@ class Prediction(Strict):
         return self
 
 
+# Buttons by id, per buttons list (by id; each entry holds its list, so an id is not reused meanwhile).
+_BUTTON_INDEX: dict[int, tuple[list[Button], dict[str, Button]]] = {}
+
+
 class PlaygroundPanel(Strict):
     """A playground: buttons that fire events on a start scenario, and the views it shows after each."""
 
@@ -100,13 +104,14 @@ class PlaygroundPanel(Strict):
         _no_duplicates(list(self.shows), "view")
         return self
 
-    # Every press looks its button up: by id, indexed once per buttons list (a copy may bring another).
-    _by_id: tuple[list[Button], dict[str, Button]] | None = PrivateAttr(default=None)
-
     def button(self, button_id: str) -> Button | None:
-        index = self._by_id
+        # Every press looks its button up: by id, indexed once per buttons list (a copy may bring another).
+        # The index lives beside the panel, not in it, so it never changes what the panel equals.
+        index = _BUTTON_INDEX.get(id(self.buttons))
         if index is None or index[0] is not self.buttons:
-            index = self._by_id = (self.buttons, {b.id: b for b in self.buttons})
+            if len(_BUTTON_INDEX) >= 1024:  # panels are loaded once; only tests copy them by the hundred
+                _BUTTON_INDEX.clear()
+            index = _BUTTON_INDEX[id(self.buttons)] = (self.buttons, {b.id: b for b in self.buttons})
         return index[1].get(button_id)
 
     def variant(self, variant_id: str | None) -> Variant | None:

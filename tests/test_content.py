@@ -326,3 +326,11 @@ def test_load_yaml_model_is_generic(tmp_path: Path) -> None:
 def test_content_error_without_a_line() -> None:
     assert str(ContentError(Path("x.yaml"), None, "broken")) == "x.yaml: broken"
     assert str(ContentError(Path("x.yaml"), 4, "broken")) == "x.yaml:4: broken"
+
+
+def test_a_panel_finds_its_buttons_and_stays_equal_to_a_fresh_load() -> None:
+    pressed, fresh = load_panels(default_root())["outage"], load_panels(default_root())["outage"]
+    assert pressed.button("a-dies") is not None and pressed.button("no-such-button") is None
+    assert pressed == fresh  # looking a button up leaves nothing in the panel
+    emptied = pressed.model_copy(update={"buttons": []})
+    assert emptied.button("a-dies") is None and pressed.button("a-dies") is not None

@@ -59,8 +59,10 @@ def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], l
     trying a brand-new tool first, unless that tool is destructive: a careful host asks the user
     before any such call, so the model leaves it alone. Returns the calls and the tools held back."""
     last = st.s.host.last_prompt
-    # A tool is destructive by its definition in the next prompt; one no longer there is not.
-    destructive = {(t.name, server) for server, t in prompt_defs(st.s) if t.destructive}
+    # A tool is destructive by its definition in the next prompt (the last one listed, should a gateway
+    # list a name twice); one no longer there is not.
+    defs = {(t.name, server): t for server, t in prompt_defs(st.s)}
+    destructive = {key for key, t in defs.items() if t.destructive}
     present = {t.server for t in prompt} | {t.server for t in last}
     servers = [s for s in st.s.host.configured if s in present]
     servers += [t.server for t in last if t.server not in servers and t.server not in st.s.host.configured]
