@@ -70,12 +70,7 @@ def make(cls: type[M], /, **values: Any) -> M:
     for name, factory in factories:
         if name not in values:
             fields[name] = factory()
-    new = _new(cls)  # ``assemble``, written out: a step makes some dozens of models
-    _set_dict(new, fields)
-    _set_fields_set(new, names)
-    _set_extra(new, None)
-    _set_private(new, None)
-    return new
+    return assemble(cls, fields, names)
 
 
 # BaseModel's own slots, set through their descriptors: ``object.__setattr__`` looks each name up
@@ -100,18 +95,12 @@ def assemble(cls: type[M], fields: dict[str, Any], names: set[str]) -> M:
 
 def copy_model(model: M, copiers: tuple[tuple[str, Any], ...]) -> M:
     """``model`` with each field named in ``copiers`` copied by its copier, the rest shared: what a step
-    does to each part of the state it may change (see ``step.fork``), so ``assemble`` is written out."""
-    cls = type(model)
-    # BaseModel.__copy__, minus what these models never have (extra fields, private attributes).
+    does to each part of the state it may change (see ``step.fork``). BaseModel.__copy__, minus what
+    these models never have (extra fields, private attributes)."""
     fields = dict(model.__dict__)
     for name, copy in copiers:
         fields[name] = copy(fields[name])
-    new = _new(cls)
-    _set_dict(new, fields)
-    _set_fields_set(new, _shape(cls)[2])  # the shared "fields set": see ``make``
-    _set_extra(new, None)
-    _set_private(new, None)
-    return new
+    return assemble(type(model), fields, all_fields(type(model)))  # the shared "fields set": see ``make``
 
 
 def replace(model: M, /, **changes: Any) -> M:
