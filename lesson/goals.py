@@ -22,6 +22,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
+from .identity import ByIdentity
 from .sim.view import View
 
 Value = str | int | bool
@@ -295,19 +296,13 @@ def _compile(condition: Condition) -> Callable[[Any], bool]:
     return sized
 
 
-# Conditions compiled, by id (each entry holds its condition, so an id is not reused while it is here).
-_COMPILED: dict[int, tuple[Any, Callable[[Any], bool]]] = {}
+_compiled = ByIdentity(_compile, limit=4096)
 
 
 def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
     """Whether the condition holds for this view. Each condition is compiled once: a panel's goal is
     evaluated on every press."""
-    entry = _COMPILED.get(id(condition))
-    if entry is None or entry[0] is not condition:
-        if len(_COMPILED) >= 4096:  # conditions come from content; only tests make them by the thousand
-            _COMPILED.clear()
-        entry = _COMPILED[id(condition)] = (condition, _compile(condition))
-    return entry[1](view)
+    return _compiled(condition)(view)
 
 
 def describe(condition: Condition) -> str:

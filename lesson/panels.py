@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from .goals import Goal
+from .identity import ByIdentity
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
 from .sim.model import Era, Strict
@@ -70,8 +71,9 @@ class Prediction(Strict):
         return self
 
 
-# Buttons by id, per buttons list (by id; each entry holds its list, so an id is not reused meanwhile).
-_BUTTON_INDEX: dict[int, tuple[list[Button], dict[str, Button]]] = {}
+# Every press looks its button up: by id, indexed once per buttons list (a copy may bring another). The
+# index lives beside the panel, not in it, so it never changes what the panel equals.
+_buttons_by_id: ByIdentity[dict[str, Button]] = ByIdentity(lambda buttons: {b.id: b for b in buttons})
 
 
 class PlaygroundPanel(Strict):
@@ -105,14 +107,7 @@ class PlaygroundPanel(Strict):
         return self
 
     def button(self, button_id: str) -> Button | None:
-        # Every press looks its button up: by id, indexed once per buttons list (a copy may bring another).
-        # The index lives beside the panel, not in it, so it never changes what the panel equals.
-        index = _BUTTON_INDEX.get(id(self.buttons))
-        if index is None or index[0] is not self.buttons:
-            if len(_BUTTON_INDEX) >= 1024:  # panels are loaded once; only tests copy them by the hundred
-                _BUTTON_INDEX.clear()
-            index = _BUTTON_INDEX[id(self.buttons)] = (self.buttons, {b.id: b for b in self.buttons})
-        return index[1].get(button_id)
+        return _buttons_by_id(self.buttons).get(button_id)
 
     def variant(self, variant_id: str | None) -> Variant | None:
         if variant_id is None:
