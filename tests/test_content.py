@@ -17,6 +17,7 @@ from lesson.check import SCHEMAS, check, schema_pointer
 from lesson.content import Content, ContentError, Lesson, default_root, load_content, load_yaml_model, messages
 from lesson.panels import load_panels
 from lesson.scripts import load_scripts
+from tests.facts import says
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 REPO_CONTENT = Path(__file__).resolve().parents[1] / "content"
@@ -254,8 +255,7 @@ def test_json_block_that_does_not_parse(root: Path) -> None:
     replace_line(lesson, fence + 2, '  "method": "notifications/tools/list_changed"')  # drop the comma
     err = load_error(root)
     assert err.path == lesson and err.line == fence
-    assert "'json modern ToolListChangedNotification' block is not valid JSON" in err.message
-    assert "line 3 of the block" in err.message
+    says(err.message, "json modern ToolListChangedNotification", "not valid JSON", "line 3 of the block")
 
 
 def test_bad_message_info_string(root: Path) -> None:
