@@ -11,6 +11,7 @@ import contextlib
 import logging
 import selectors
 import socket
+import struct
 import threading
 import time
 from collections import Counter
@@ -200,6 +201,15 @@ class Addresses:
         return len(conns)
 
 
+def send_timeout(sock: Any, seconds: float) -> None:
+    """A send blocked ``seconds`` means the client stopped reading: it fails (EAGAIN), and the client is
+    dropped rather than waited for. Set in the kernel (SO_SNDTIMEO), not as Python's socket timeout:
+    with that one, every send and every recv on the socket first polls it, one more system call per
+    frame each way. The socket stays blocking, so a send still hands over the whole answer."""
+    micro = max(1, round(seconds * 1e6))  # 0 would mean no timeout at all
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", *divmod(micro, 1_000_000)))
+
+
 class _Closed(Response):
     """What the route returns once the socket is done: nothing more may be written to it.
 
@@ -266,9 +276,7 @@ def ws() -> Response:
     GuardedSocket.max_queued = cfg["WS_MAX_QUEUED"]
     conn.addr, conn.refusals = addr, refusals
     try:
-        # A send blocked this long means the client stopped reading: drop it rather than wait.
-        # (The reader thread only calls recv once select says data is there, so this is send-only.)
-        conn.sock.settimeout(cfg["WS_SEND_TIMEOUT"])
+        send_timeout(conn.sock, cfg["WS_SEND_TIMEOUT"])
         entered = addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"], conn)
         if not entered and addresses.stopping:
             conn._refuse(GOING_AWAY, "the server is restarting; the page reconnects")
@@ -281,7 +289,7 @@ def ws() -> Response:
                 _serve(conn, cfg)
             finally:
                 addresses.leave(addr, conn)
-    except TimeoutError:  # a send blocked for WS_SEND_TIMEOUT
+    except (TimeoutError, BlockingIOError):  # a send blocked for WS_SEND_TIMEOUT
         why = f"an answer waited {cfg['WS_SEND_TIMEOUT']:g} s to be read (LESSON_WS_SEND_TIMEOUT)"
         conn.noted("send_timeout", f"dropped: {why}")
     except (ConnectionClosed, OSError):

@@ -230,6 +230,28 @@ def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_
     still_serves(base)
 
 
+def test_a_send_blocked_past_the_send_timeout_drops_the_client(serve_app, caplog):
+    # The frame queue's bound is out of reach here: only the send timeout can end this socket.
+    base = serve_app(WS_MAX_QUEUED=1_000_000, WS_SEND_TIMEOUT=0.5, WS_RATE=100_000, WS_BURST=100_000)
+    ws = websocket.create_connection(ws_url(base), timeout=10)
+    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    ws.send(OPEN)
+    handle = json.loads(ws.recv())["handle"]
+    reopen = json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": handle})  # a whole view each
+    dropped = False
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            ws.send(reopen)
+            time.sleep(0.001)
+    except (OSError, websocket.WebSocketException):
+        dropped = True
+    assert dropped
+    said = refusal_lines(caplog, "LESSON_WS_SEND_TIMEOUT")
+    assert [line for line in said if "LESSON_WS_SEND_TIMEOUT" in line and "dropped" in line], said
+    still_serves(base)
+
+
 def test_no_stray_bytes_after_a_close_and_no_traceback(serve_app, caplog):
     base = serve_app()
     host, port = base.removeprefix("http://").split(":")
