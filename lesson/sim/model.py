@@ -7,6 +7,8 @@ that change it live in the clients, the servers' lifecycle and the event handler
 from __future__ import annotations
 
 import functools
+import sys
+from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,10 +27,68 @@ def other_era(era: Era) -> Era:
     return "modern" if era == "legacy" else "legacy"
 
 
+def _generic_reads() -> Callable[[type], bool] | None:
+    """How to give a model class CPython's own attribute lookup, or None where that cannot be done safely.
+
+    BaseModel defines ``__getattr__`` (for private attributes and extra fields), and any class with one
+    gets CPython's slow attribute hook: every read of a field looks the class up again, and the
+    interpreter cannot specialise it. A press reads a thousand fields. For a class with neither private
+    attributes nor extra fields, the generic lookup finds exactly the same values, and for a name that
+    is not there raises the same AttributeError, so the class's lookup slot is set back to it. The
+    slot's place is checked on two classes of known lookup first; elsewhere (another interpreter, a
+    layout not known) nothing changes, and only speed differs."""
+    if sys.implementation.name != "cpython":
+        return None
+    import ctypes
+
+    generic = ctypes.cast(ctypes.pythonapi.PyObject_GenericGetAttr, ctypes.c_void_p).value
+    offset = 18 * ctypes.sizeof(ctypes.c_void_p)  # PyTypeObject.tp_getattro, after 18 pointer-sized fields
+
+    def slot(cls: type) -> Any:
+        return ctypes.c_void_p.from_address(id(cls) + offset)
+
+    class Plain:
+        pass
+
+    class Hooked:
+        def __getattr__(self, name: str) -> Any:
+            raise AttributeError(name)
+
+    hook = slot(Hooked).value
+    if slot(Plain).value != generic or hook in (None, generic):
+        return None
+
+    def make_generic(cls: type) -> bool:
+        where = slot(cls)
+        if where.value != hook:  # only a class whose lookup is exactly the hook
+            return False
+        where.value = generic
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))  # drop what the interpreter cached
+        return True
+
+    return make_generic
+
+
+_MAKE_GENERIC = _generic_reads()
+
+
+def generic_reads(cls: type[BaseModel]) -> bool:
+    """Give ``cls`` CPython's own attribute lookup if it has no private attributes and no extra fields
+    (see ``_generic_reads``); True if it now has it."""
+    if _MAKE_GENERIC is None or cls.__private_attributes__ or cls.model_config.get("extra") == "allow":
+        return False
+    return _MAKE_GENERIC(cls)
+
+
 class Strict(BaseModel):
     """Unknown fields are errors: a typo in a scenario or a frame must not pass silently."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        generic_reads(cls)  # every model of the simulation, its views and the frames
 
 
 class Mutable(Strict):
