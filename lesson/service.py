@@ -87,6 +87,7 @@ def new_handle() -> str:
     return secrets.token_urlsafe(24)
 
 
+_ADVANCES = (PressFrame, EraFrame)  # the changes that advance the run by one event
 _GOAL = {met: GoalState(met=met) for met in (False, True)}  # shared: an answer never changes its parts
 
 
@@ -313,7 +314,7 @@ class Service:
     def _apply(self, entry: Entry, frame: Change) -> None:
         entry.settle()  # the run advanced from must be compact: it may become a checkpoint
         panel = self._playground_panel(entry.panel)
-        if isinstance(frame, PressFrame | EraFrame):
+        if isinstance(frame, _ADVANCES):
             kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)
             if len(entry.events) >= MAX_EVENTS:
                 raise FrameError("too_many_events", f"this playground has reached {MAX_EVENTS} steps; reset to go on")
