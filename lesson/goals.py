@@ -236,7 +236,12 @@ def _read_one(path: str) -> Callable[[Any], Any] | None:
                 value = value[index] if index < len(value) else None
             else:
                 field, wanted = match  # type: ignore[misc]
-                value = next((x for x in value if str(_get(x, field)) == wanted), None)
+                found = None
+                for x in value:  # a loop, not next() over a generator: closing one early raises inside it
+                    if str(_get(x, field)) == wanted:
+                        found = x
+                        break
+                value = found
         return _plain(value)
 
     return read

@@ -83,7 +83,10 @@ def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], l
                 held.append(t)
         pick = (new or safe or [None])[0]
         if pick is None:  # nothing safe there in this prompt: a safe tool it saw there last turn
-            pick = next((t for t in last if t.server == name and (t.name, t.server) not in destructive), None)
+            for t in last:  # a loop, not next() over a generator: closing one early raises inside it
+                if t.server == name and (t.name, t.server) not in destructive:
+                    pick = t
+                    break
         if pick is not None:
             calls.append(make(ToolCall, server=name, tool=pick.name))
     return calls, held

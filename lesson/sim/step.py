@@ -95,7 +95,7 @@ class _Forking(dict):  # type: ignore[type-arg]
     __slots__ = ("_own",)
 
     def __init__(self, items: dict[str, Any]) -> None:
-        super().__init__(items)
+        dict.__init__(self, items)  # not super(): this runs for every part a step reaches
         self._own: set[str] = set()
 
     def __getitem__(self, key: str) -> Any:

@@ -31,6 +31,7 @@ ARGUMENTS = {
     "sku": "A-100",
 }
 
+_TRIES = (1, 2, 3)  # a request is sent at most three times (see ``rpc``)
 QUESTION = "Forecast for which Portland?"  # the facts file's example: the answer is a US state
 
 
@@ -139,7 +140,7 @@ class BaseClient:
     def rpc(self, build: Callable[[int], dict]) -> int | None:
         """A request with the recoveries a host does by itself; returns the id that got through."""
         c = self.c
-        for _ in range(3):
+        for _ in _TRIES:
             rid = self.next_id()
             payload = build(rid)
             status = self.send(payload)
@@ -267,7 +268,11 @@ class BaseClient:
         if tool == "add_item":
             handles = self.st.s.host.handles
             return {"basket_id": handles[-1] if handles else "", "sku": "A-100"}
-        arg = next((t.arg for t in self.c.tools if t.name == tool), "query")
+        arg = "query"
+        for t in self.c.tools:  # a loop, not next() over a generator: closing one early raises inside it
+            if t.name == tool:
+                arg = t.arg
+                break
         return {arg: ARGUMENTS.get(arg, "release 2.0")}
 
     def deliver(self, rec: CallRecord) -> None:
