@@ -164,7 +164,7 @@ def _plain(value: Any) -> Any:
     """A value as it reads in JSON: models dumped, tuples made lists."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):  # a tuple of types: ``list | tuple`` builds a union every call
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
@@ -204,7 +204,7 @@ def _size(value: Any) -> int | None:
         return int(value)
     if isinstance(value, int):
         return value
-    if isinstance(value, list | str):
+    if isinstance(value, (list, str)):
         return len(value)
     return None
 
