@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request
 from simple_websocket import ConnectionClosed, ConnectionError, Server
+from wsproto.events import CloseConnection
 from wsproto.utilities import RemoteProtocolError
 
 from .guard import origin_allowed
@@ -115,7 +116,7 @@ class GuardedSocket(Server):
             # Logged before the close goes out, so whoever sees the close can find the line.
             why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
             self.noted("unhandled", f"closed (1008): {why}")
-            self._refuse(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
+            self._give_up(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
             return False
         if not keep_going:
             # The base class wakes the handler before it marks the socket closed (a frame too big, a
@@ -155,6 +156,21 @@ class GuardedSocket(Server):
         with contextlib.suppress(OSError):
             real.shutdown(socket.SHUT_RDWR)
         real.close()
+
+    def _give_up(self, code: int, reason: str) -> None:
+        """Close a client that does not read. Its buffers are full, so the close frame goes out only if
+        there is room for it (a send would wait out the send timeout), and the handler's send, blocked
+        on the same buffers, is ended at once by shutting the socket for writing."""
+        if not self.connected:
+            return
+        out = self.ws.send(CloseConnection(code, reason))
+        self.connected = False
+        real = self.sock.real if isinstance(self.sock, _KeepOpen) else self.sock
+        with contextlib.suppress(OSError):
+            real.send(out, socket.MSG_DONTWAIT)
+        with contextlib.suppress(OSError):
+            real.shutdown(socket.SHUT_WR)
+        self.event.set()
 
     def _refuse(self, code: int, reason: str) -> None:
         with contextlib.suppress(ConnectionClosed, OSError):
