@@ -200,13 +200,19 @@ def test_the_production_server_closes_an_oversized_frame_with_1009_too(spawn):
     assert len(said) == 1 and re.match(r"^\[\d{4}-\d\d-\d\d ", said[0]), said
 
 
-def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_app, caplog):
-    base = serve_app(WS_MAX_QUEUED=4, WS_SEND_TIMEOUT=1.0, WS_RATE=100_000, WS_BURST=100_000)
+def a_client_that_stops_reading(base: str) -> tuple[websocket.WebSocket, str]:
+    """A socket with a small receive buffer and its playground open, and a frame whose answer is the
+    whole view: the test sends it over and over and reads nothing more."""
     ws = websocket.create_connection(ws_url(base), timeout=10)
     ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     ws.send(OPEN)
     handle = json.loads(ws.recv())["handle"]
-    press = json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": handle})
+    return ws, json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": handle})
+
+
+def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_app, caplog):
+    base = serve_app(WS_MAX_QUEUED=4, WS_SEND_TIMEOUT=1.0, WS_RATE=100_000, WS_BURST=100_000)
+    ws, press = a_client_that_stops_reading(base)
     closed = threading.Event()
 
     def flood() -> None:
@@ -233,11 +239,7 @@ def test_a_client_that_does_not_read_is_dropped_and_others_are_unaffected(serve_
 def test_a_send_blocked_past_the_send_timeout_drops_the_client(serve_app, caplog):
     # The frame queue's bound is out of reach here: only the send timeout can end this socket.
     base = serve_app(WS_MAX_QUEUED=1_000_000, WS_SEND_TIMEOUT=0.5, WS_RATE=100_000, WS_BURST=100_000)
-    ws = websocket.create_connection(ws_url(base), timeout=10)
-    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    ws.send(OPEN)
-    handle = json.loads(ws.recv())["handle"]
-    reopen = json.dumps({"v": 2, "type": "open", "panel": "outage", "handle": handle})  # a whole view each
+    ws, reopen = a_client_that_stops_reading(base)
     dropped = False
     deadline = time.monotonic() + 30
     try:
