@@ -101,6 +101,11 @@ class GuardedSocket(Server):
     addr = "?"  # the client's address and the app's refusal log, set once the handshake is done
     refusals: Refusals | None = None
 
+    @property
+    def real_socket(self) -> socket.socket:
+        """The connection's socket itself, not the wrapper that keeps the reader thread from closing it."""
+        return self.sock.real if isinstance(self.sock, _KeepOpen) else self.sock
+
     def noted(self, kind: str, message: str) -> None:
         if self.refusals is not None:
             self.refusals.note(kind, f"socket from {self.addr}: {message}")
@@ -152,7 +157,7 @@ class GuardedSocket(Server):
         self.thread.join(self.linger + 1 if self.draining else 1.0)
         if not self.draining:
             self._drain(1.0)
-        real = self.sock.real if isinstance(self.sock, _KeepOpen) else self.sock
+        real = self.real_socket
         with contextlib.suppress(OSError):
             real.shutdown(socket.SHUT_RDWR)
         real.close()
@@ -165,7 +170,7 @@ class GuardedSocket(Server):
             return
         out = self.ws.send(CloseConnection(code, reason))
         self.connected = False
-        real = self.sock.real if isinstance(self.sock, _KeepOpen) else self.sock
+        real = self.real_socket
         with contextlib.suppress(OSError):
             real.send(out, socket.MSG_DONTWAIT)
         with contextlib.suppress(OSError):
