@@ -1,4 +1,4 @@
-"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace`` and ``export-scorm``."""
+"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace``, ``export-scorm`` and ``lti-keys``."""
 
 from __future__ import annotations
 
@@ -98,6 +98,21 @@ def _export_scorm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lti_keys(out: Path, force: bool) -> int:
+    from .lti.keys import KeysExist, write_keys
+
+    try:
+        private, public = write_keys(out, force)
+    except KeysExist as err:
+        print(f"lti-keys: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"lti-keys: cannot write into {out}: {err.strerror or err}", file=sys.stderr)
+        return 1
+    print(f"wrote {private} (keep it secret, out of the repository) and {public}")
+    return 0
+
+
 def _trace(source: str) -> int:
     """Print a playground's wire messages as JSON lines; a bad playground is an error on stderr, exit 2."""
     from pydantic import ValidationError
@@ -194,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
     trace.add_argument("playground", nargs="?", default="-", help="playground JSON or scenario YAML (default: stdin)")
+    keys = sub.add_parser("lti-keys", help="write a new RSA key pair for the LTI tool (private.key, public.key)")
+    keys.add_argument("--out", type=Path, required=True, help="folder to write into (beside the LTI config file)")
+    keys.add_argument("--force", action="store_true", help="replace keys that exist")
     args = parser.parse_args(argv)
     if args.command == "export-scorm":
         return _export_scorm(args)
@@ -203,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args.host, args.port, args.reload, args.workers, args.threads)
     if args.command == "schema":
         return _schema(args.out, args.check)
+    if args.command == "lti-keys":
+        return _lti_keys(args.out, args.force)
     if args.command == "trace":
         return _trace(args.playground)
     return _check(args.content)

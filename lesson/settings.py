@@ -231,6 +231,13 @@ def validate_settings(config: Mapping[str, Any]) -> None:
                 f"{PREFIX}PUBLIC_URL must be an http(s) URL like https://lab.example/training/mcp, not {public!r}"
             )
 
+    lti = config.get("LTI_CONFIG")
+    if lti and not Path(str(lti)).is_file():
+        problems.append(f"{PREFIX}LTI_CONFIG={lti!r} is not a file (the LTI platforms' registrations, JSON)")
+    lti_state = config.get("LTI_STATE")
+    if lti_state and not Path(str(lti_state)).parent.is_dir():
+        problems.append(f"{PREFIX}LTI_STATE={lti_state!r}: its folder does not exist")
+
     root = config.get("CONTENT_ROOT")
     if root and not Path(str(root)).is_dir():
         problems.append(f"{PREFIX}CONTENT_ROOT (or {PREFIX}CONTENT)={root!r} is not a folder")

@@ -56,6 +56,8 @@ DEFAULTS: dict[str, Any] = {
     "COMPRESS_BR_LEVEL": 5,
     "CONTENT_RELOAD": False,  # load content edits again on the next page load (lesson serve --reload)
     "LOCALE": "en",  # the UI strings' language (lesson/messages/<locale>.json); "pseudo" for tests
+    "LTI_CONFIG": "",  # the LTI 1.3 platforms' registrations (JSON); empty: no /lti routes (docs/lti.md)
+    "LTI_STATE": "",  # the LTI store shared by the workers (SQLite); default: beside LTI_CONFIG
 }
 
 
@@ -174,6 +176,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(progress.bp)
     assets.init_app(app)
     socket.init_app(app)
+    from ..lti import init_app as lti_init_app
+
+    lti_init_app(app)  # only with LTI_CONFIG
     if app.config["BENCH_ECHO"]:
         from . import echo
 

@@ -15,6 +15,10 @@ from flask import Response, current_app, request
 
 from ..settings import canonical_origin
 
+# Routes that take form posts from other sites by design: LTI login initiation and launch come from the
+# platform's own pages. Their protection is the OIDC state, the nonce and the token's signature.
+CROSS_SITE_POSTS = frozenset({"lti.login", "lti.launch"})
+
 
 def _origin_of(url: str) -> str:
     parts = urlsplit(url)
