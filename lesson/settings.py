@@ -170,6 +170,25 @@ def _flag(config: Mapping[str, Any], key: str, problems: list[str]) -> None:
         problems.append(f"{PREFIX}{key} must be true or false, not {config[key]!r}")
 
 
+def _outbox(config: Mapping[str, Any], problems: list[str]) -> None:
+    from .outbox import check_url
+
+    for key in ("OUTBOX_LEASE", "OUTBOX_RETRY_INITIAL", "OUTBOX_RETRY_MAX", "OUTBOX_POLL"):
+        _number(config, key, problems)
+    first, most = config.get("OUTBOX_RETRY_INITIAL", 1.0), config.get("OUTBOX_RETRY_MAX", 300.0)
+    with contextlib.suppress(TypeError, ValueError):
+        if float(first) > float(most):
+            problems.append(f"{PREFIX}OUTBOX_RETRY_INITIAL={first!r} is above {PREFIX}OUTBOX_RETRY_MAX={most!r}")
+    try:
+        check_url(str(config.get("OUTBOX_URL") or ""))
+    except ValueError as err:
+        problems.append(f"{PREFIX}{err}")
+    if "LRS_QUEUE_SIZE" in config:
+        problems.append(
+            f"{PREFIX}LRS_QUEUE_SIZE is gone: statements wait in the outbox, bounded by {PREFIX}OUTBOX_MAX_ITEMS"
+        )
+
+
 COMPRESSIONS = ("br", "gzip", "deflate", "zstd")  # what flask-compress can send
 
 
@@ -191,7 +210,8 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         "MAX_FRAME_BYTES",
         "CACHE_BYTES",
         "MAX_CONTENT_LENGTH",
-        "LRS_QUEUE_SIZE",
+        "OUTBOX_MAX_ITEMS",
+        "OUTBOX_MAX_BYTES",
         "WS_MAX_MESSAGE_BYTES",
         "WS_MAX_QUEUED",
         "WS_BURST",
@@ -201,6 +221,7 @@ def validate_settings(config: Mapping[str, Any]) -> None:
     for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT"):
         _number(config, key, problems)
     _number(config, "WS_PING_INTERVAL", problems, zero=True)
+    _outbox(config, problems)
     _whole(config, "PROXY_FIX", 0, None, problems)
     _whole(config, "COMPRESS_BR_LEVEL", 0, 11, problems)
     for key in ("SESSION_COOKIE_SECURE", "CONTENT_RELOAD", "BENCH_ECHO"):

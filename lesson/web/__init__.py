@@ -19,6 +19,7 @@ from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from .. import outbox
 from ..content import Content, ContentError, default_root, load_content
 from ..lrs import from_settings as lrs_from_settings
 from ..markup import breakable
@@ -58,6 +59,14 @@ DEFAULTS: dict[str, Any] = {
     "LOCALE": "en",  # the UI strings' language (lesson/messages/<locale>.json); "pseudo" for tests
     "LTI_CONFIG": "",  # the LTI 1.3 platforms' registrations (JSON); empty: no /lti routes (docs/lti.md)
     "LTI_STATE": "",  # the LTI store shared by the workers (SQLite); default: beside LTI_CONFIG
+    # The durable outbox for statements and grades (docs/outbox.md); empty URL: SQLite in the instance folder.
+    "OUTBOX_URL": "",
+    "OUTBOX_MAX_ITEMS": 100_000,
+    "OUTBOX_MAX_BYTES": 64 << 20,
+    "OUTBOX_LEASE": 30.0,  # seconds a dead sender keeps the others waiting
+    "OUTBOX_RETRY_INITIAL": 1.0,
+    "OUTBOX_RETRY_MAX": 300.0,
+    "OUTBOX_POLL": 1.0,  # seconds between looks for items other processes put
 }
 
 
@@ -162,9 +171,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(name)
     app.jinja_env.globals["embed_origins"] = " ".join(embed_origins(app.config))
     app.jinja_env.filters["breakable"] = lambda text: Markup(breakable(text))
-    # Statements go to a learning record store only when one is configured; its thread starts in
-    # the process that first sends one (so each gunicorn worker has its own).
-    app.extensions["lrs"] = lrs_from_settings(app.config)
+    # Statements go to a learning record store only when one is configured, through the durable
+    # outbox, whose sender starts with the first request a process serves (docs/outbox.md).
+    app.extensions["lrs"] = (
+        lrs_from_settings(app.config, outbox.for_app(app)) if app.config.get("LRS_ENDPOINT") else None
+    )
+    outbox.init_app(app)
     if app.config["CONTENT_RELOAD"]:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)

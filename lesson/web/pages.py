@@ -283,8 +283,8 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
 
 @bp.post("/api/xapi")
 def statements() -> tuple[Response, int]:
-    """Statements from the page, validated, queued for the learning record store (when one is
-    configured) and answered at once: a slow or absent store never holds up the lesson."""
+    """Statements from the page, validated, written to the outbox for the learning record store (when
+    one is configured) and answered at once: a slow or absent store never holds up the lesson."""
     from pydantic import ValidationError
 
     from .. import xapi
@@ -302,15 +302,18 @@ def statements() -> tuple[Response, int]:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "statement"
         return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
-    forwarder.start()
-    queued = sum(forwarder.submit(s) for s in checked)
+    queued = forwarder.submit_many(checked)  # in the outbox, on disk, before the answer
     return jsonify(queued=queued, dropped=len(checked) - queued), 202
 
 
 @bp.get("/healthz")
 def healthz() -> Response:
-    # The worker's process id lets the replica tests see which process answered.
-    return jsonify(ok=True, worker=os.getpid())
+    # The worker's process id lets the replica tests see which process answered; the outbox's
+    # depth, oldest age and given-up count are the whole deployment's (one store for all).
+    box = current_app.extensions.get("outbox")
+    if box is None:
+        return jsonify(ok=True, worker=os.getpid())
+    return jsonify(ok=True, worker=os.getpid(), outbox=box.stats())
 
 
 def _embed_asked() -> bool:

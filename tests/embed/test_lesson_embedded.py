@@ -399,10 +399,10 @@ def test_progress_exported_then_imported_in_a_fresh_browser(
 
 
 def test_with_a_record_store_the_page_sends_its_statements_to_the_server(
-    page: Page, serve_app: Callable[..., str]
+    page: Page, serve_app: Callable[..., str], tmp_path
 ) -> None:
-    # Nothing listens on port 9: the server queues and retries, and the lesson never waits for it.
-    app = serve_app(LRS_ENDPOINT="http://127.0.0.1:9/xapi")
+    # Nothing listens on port 9: the server keeps them in its outbox and retries; the lesson never waits.
+    app = serve_app(LRS_ENDPOINT="http://127.0.0.1:9/xapi", OUTBOX_URL=f"sqlite:///{tmp_path}/outbox.db")
     page.goto(f"{app}/lessons/{SLUG}")
     quiz = page.get_by_role("region", name="Quick check questions")
     q = QUESTIONS[0]
