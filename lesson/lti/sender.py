@@ -4,7 +4,7 @@ For each score: an access token by OAuth2 client credentials, the tool's signed 
 assertion, for the AGS score scope (pylti1p3's ServiceConnector does both); then the score is POSTed to
 ``<line item>/scores``. The answer decides what the outbox does with it: 2xx delivered; a network
 error, 408, 429 or 5xx try again later; any other 4xx (a token refused, a line item gone) cannot be
-fixed by trying again, so the item is set aside and the reason logged.
+fixed by trying again, so the outbox sets the item aside and logs the reason.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from pylti1p3.exception import LtiServiceException
+from pylti1p3.service_connector import ServiceConnector
 
-from .tool import Tool, log
+from .. import outbox
+from .tool import Tool
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 TIMEOUT = 20.0  # seconds for one request to the platform
@@ -36,8 +38,8 @@ def scores_url(lineitem: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
 
 
-def deliver(tool: Tool, payload: dict[str, Any]) -> tuple[str, str, int | None]:
-    """Send one score. Gives ("delivered" | "retry" | "give_up", why, the HTTP status if any)."""
+def deliver(tool: Tool, payload: dict[str, Any]) -> outbox.Outcome:
+    """Send one score; the outcome tells the outbox to forget it, try again later, or set it aside."""
     iss, client_id = payload.get("iss"), payload.get("client_id")
     conf = tool.conf
     try:
@@ -49,9 +51,7 @@ def deliver(tool: Tool, payload: dict[str, Any]) -> tuple[str, str, int | None]:
     except Exception:
         registration = None
     if registration is None or registration.get_client_id() != client_id:
-        return "give_up", f"the platform {iss!r} (client {client_id!r}) is no longer registered", None
-    from pylti1p3.service_connector import ServiceConnector
-
+        return outbox.give_up(f"LTI platform {iss!r} (client {client_id!r}) is no longer registered")
     connector = ServiceConnector(registration, _Session())
     try:
         connector.make_service_request(
@@ -62,28 +62,20 @@ def deliver(tool: Tool, payload: dict[str, Any]) -> tuple[str, str, int | None]:
             content_type="application/vnd.ims.lis.v1.score+json",
         )
     except LtiServiceException as err:
-        status = err.response.status_code
-        where = "token endpoint" if err.response.url == registration.get_auth_token_url() else "line item"
-        why = f"the platform's {where} answered {status}"
-        return ("retry" if status in (408, 425, 429) or status >= 500 else "give_up"), why, status
+        resp = err.response
+        where = "token endpoint" if resp.url == registration.get_auth_token_url() else "line item"
+        after = outbox.retry_after(resp.headers.get("Retry-After"))
+        return outbox.outcome_for_status(resp.status_code, f"LTI {where}: {resp.text[:200]}", after)
     except (requests.RequestException, ValueError, KeyError) as err:
         # unreachable, timed out, or a token answer without an access_token
-        return "retry", f"the platform could not be reached or answered oddly: {type(err).__name__}", None
-    return "delivered", "", 200
+        return outbox.retry(f"LTI platform unreachable or odd answer: {type(err).__name__}: {err}"[:300])
+    return outbox.DELIVERED
 
 
-def make_sender(tool: Tool):
-    """The outbox sender for ``lti-score`` items, one at a time."""
-    from .. import outbox
+def make_sender(tool: Tool) -> outbox.Sender:
+    """The outbox sender for ``lti-score`` items (one at a time: each has its own learner)."""
 
-    def send(items: list[Any]) -> Any:
-        item = items[0]
-        verdict, why, status = deliver(tool, item.payload)
-        if verdict == "delivered":
-            return outbox.DELIVERED
-        if verdict == "retry":
-            return outbox.retry(why)
-        log.warning("LTI score for %s given up: %s", item.destination, why)
-        return outbox.give_up(why)
+    def send(items: list[outbox.Item]) -> outbox.Outcome:
+        return deliver(tool, items[0].payload)
 
     return send

@@ -44,8 +44,7 @@ class SqliteCache:
         self.path = str(path)
         self._timeout = busy_timeout
         self._local = threading.local()
-        with self._tx() as db:
-            db.executescript(_SCHEMA)
+        self._conn().executescript(_SCHEMA)  # idempotent; executescript commits by itself
 
     def _conn(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)

@@ -149,6 +149,7 @@ class StateCookies(CookieService):
 _REASONS = (
     ("Could not find registration details", "unknown_platform"),
     ("Registration not found", "unknown_platform"),
+    ("not found in settings", "unknown_platform"),
     ("Client id not registered", "wrong_audience"),
     ("Signature has expired", "expired"),
     ("Signature verification failed", "bad_signature"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import jwt
 from flask import Blueprint, Response, abort, current_app, jsonify, make_response, render_template, request, url_for
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.deep_link_resource import DeepLinkResource
@@ -160,7 +161,10 @@ def _complete(req: FlaskRequest) -> Response:
         deep_link = ml.is_deep_link_launch()
         resource = ml.is_resource_launch()
     except Exception as err:  # pylti1p3's LtiException, or a token too malformed for it to read
-        return _refuse(reason_for(err), f"{type(err).__name__}: {err}")
+        code = reason_for(err)
+        if code == "unknown_platform" and _known_issuer(req):
+            code = "wrong_audience"  # the issuer is registered, the audience (client id) is not its
+        return _refuse(code, f"{type(err).__name__}: {err}")
     # pylti1p3 accepts the same token twice (the nonce stays valid, the state is marked valid): the
     # first launch spends the nonce, in the store every worker shares.
     if not t.cache.claim(f"nonce:{data.get('iss')}:{data.get('nonce')}", NONCE_TTL):
@@ -171,6 +175,15 @@ def _complete(req: FlaskRequest) -> Response:
     if resource:
         return _lesson(launch_id, data)
     return _refuse("bad_message", str(data.get(CLAIM + "message_type"))[:60])
+
+
+def _known_issuer(req: FlaskRequest) -> bool:
+    """Whether the refused token's issuer is registered (its claims read unverified, only to say why)."""
+    try:
+        claims = jwt.decode(req.get_param("id_token") or "", options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return False
+    return isinstance(claims.get("iss"), str) and tool().platform(claims["iss"]) is not None
 
 
 def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
