@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -61,14 +62,15 @@ def lti_client(lti_app):
 class Flow:
     """Login initiation and launch as the platform's pages post them (another site's Origin)."""
 
-    def __init__(self, client, platform: Platform) -> None:
+    def __init__(self, client, platform: Platform, base: str = TOOL) -> None:
         self.client = client
+        self.base = base
         self.platform = platform
         self.origin = {"Origin": platform.base}
 
     def login(self, **extra: str):
         return self.client.post(
-            "/lti/login", data=self.platform.login_query(**extra), headers=self.origin, base_url=TOOL
+            "/lti/login", data=self.platform.login_query(**extra), headers=self.origin, base_url=self.base
         )
 
     def start(self, **extra: str) -> tuple[str, str]:
@@ -83,7 +85,7 @@ class Flow:
 
     def launch(self, token: str, state: str, **extra: str):
         return self.client.post(
-            "/lti/launch", data={"id_token": token, "state": state, **extra}, headers=self.origin, base_url=TOOL
+            "/lti/launch", data={"id_token": token, "state": state, **extra}, headers=self.origin, base_url=self.base
         )
 
 
@@ -96,3 +98,59 @@ def launch_id(html: str) -> str:
     m = re.search(r'data-launch="([^"]+)"', html) or re.search(r'name="launch" value="([^"]+)"', html)
     assert m, "no launch id on the page"
     return m.group(1)
+
+
+class Live:
+    """The test platform on http://localhost:P and the tool on http://127.0.0.1:T, both served in
+    threads of this process: two sites, as an LMS and a tool are."""
+
+    def __init__(self, tmp_path: Path, tool_keys: Path, **config) -> None:
+        from werkzeug.serving import make_server
+
+        from lesson.web import create_app
+        from lesson.web.server import make_dev_server
+
+        self.platform = Platform()
+        self.platform_server = make_server("127.0.0.1", 0, self.platform.app(), threaded=True)
+        self.platform.base = f"http://localhost:{self.platform_server.server_port}"
+        path = tmp_path / "lti.json"
+        path.write_text(json.dumps(self.platform.registration(tool_keys, key_set_url=True)), encoding="utf-8")
+        self.app = create_app(
+            {
+                **lti_config(tmp_path, self.platform, tool_keys),
+                "LTI_CONFIG": str(path),
+                "OUTBOX_RETRY_INITIAL": 0.05,
+                "OUTBOX_RETRY_MAX": 0.5,
+                "OUTBOX_POLL": 0.1,
+                **config,
+            }
+        )
+        self.tool_server = make_dev_server("127.0.0.1", 0, self.app)
+        self.tool = f"http://127.0.0.1:{self.tool_server.server_port}"
+        self.platform.tool = self.tool
+        self.threads = [
+            threading.Thread(target=s.serve_forever, daemon=True) for s in (self.platform_server, self.tool_server)
+        ]
+        for t in self.threads:
+            t.start()
+
+    def stop(self) -> None:
+        box = self.app.extensions.get("outbox")
+        if box is not None:
+            box.stop()
+        for server in (self.tool_server, self.platform_server):
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture
+def live(tmp_path: Path, tool_keys: Path):
+    started: list[Live] = []
+
+    def start(**config) -> Live:
+        started.append(Live(tmp_path, tool_keys, **config))
+        return started[-1]
+
+    yield start
+    for one in started:
+        one.stop()

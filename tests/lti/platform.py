@@ -41,6 +41,7 @@ class Received:
     content_items: list[dict[str, Any]] = field(default_factory=list)
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     scores: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)  # scores answered with an error
     changed: threading.Condition = field(default_factory=threading.Condition)
 
     def add(self, name: str, value: dict[str, Any]) -> None:
@@ -270,7 +271,8 @@ document.getElementById("start").submit();
             if request.mimetype != "application/vnd.ims.lis.v1.score+json":
                 return {"error": "wrong content type"}, 415
             if self.scores_status != 200:
-                return Response("down", self.scores_status)
+                self.received.add("refused", {"lineitem": item, "status": self.scores_status})
+                return Response("not now", self.scores_status)
             self.received.add("scores", {"lineitem": item, **json.loads(request.get_data())})
             return Response(status=204)
 
