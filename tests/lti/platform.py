@@ -198,7 +198,7 @@ document.getElementById("start").submit();
         def auth() -> str:
             """The OIDC authorization endpoint: check the request, post a signed id_token back."""
             args = request.args
-            launch = pending.pop(args.get("login_hint", ""), None)
+            launch = pending.get(args.get("login_hint", ""))  # a hint names the learner's session
             if (
                 launch is None
                 or args.get("client_id") != self.client_id
