@@ -45,6 +45,8 @@ def _state():
 def _csp(form_action: str = "'self'") -> str:
     cfg = current_app.config
     ancestors = cfg["FRAME_ANCESTORS"] or " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
+    if ancestors.strip() == "'none'":  # the site itself may not be framed; the platforms still frame the tool
+        ancestors = "'self'"
     extra = [o for o in tool().frame_ancestors() if o not in ancestors.split()]
     return (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -126,6 +128,9 @@ def launch() -> Response:
     if state and request.cookies.get(StateCookies.PREFIX + state) is None and login_seen is not None:
         platform = t.platform(login_seen["iss"], login_seen.get("client_id"))
         storage_target = request.form.get("lti_storage_target")
+        window_url = (
+            url_for("lti.login", _external=True) + "?" + urlencode({**login_seen["params"], "lti1p3_new_window": "1"})
+        )
         if storage_target and platform and platform.storage_origin:
             return _page(
                 "lti/verify.html",
@@ -133,10 +138,8 @@ def launch() -> Response:
                 state=state,
                 storage_target=storage_target,
                 platform_origin=platform.storage_origin,
+                window_url=window_url,
             )
-        window_url = (
-            url_for("lti.login", _external=True) + "?" + urlencode({**login_seen["params"], "lti1p3_new_window": "1"})
-        )
         return _page("lti/new_window.html", window_url=window_url)
     req = FlaskRequest()
     return _complete(req)

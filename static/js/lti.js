@@ -77,6 +77,8 @@ async function verify(form) {
     answer = await ask(frame, platformOrigin, "lti.get_data", { key: state });
   } catch {
     say(form, t("lti.storage_failed"));
+    const offer = document.querySelector('[data-role="lti-window"]');
+    if (offer) offer.hidden = false;
     return;
   }
   if (answer.value !== state) {

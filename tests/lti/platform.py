@@ -154,7 +154,7 @@ class Platform:
             """A course page: the tool in an iframe, started by a login initiation form post."""
             hint = uuid.uuid4().hex
             kind = request.args.get("kind", "resource")
-            storage = request.args.get("storage") == "1"
+            storage = request.args.get("storage", "") != ""
             pending[hint] = {
                 "kind": kind,
                 "lesson": request.args.get("lesson", "first"),
@@ -173,6 +173,8 @@ class Platform:
             if storage:
                 fields["lti_storage_target"] = "_parent"
             inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items())
+            # storage=tamper answers every get_data with another value; storage=silent never answers it
+            mode = json.dumps(request.args.get("storage", ""))
             return f"""<!doctype html><html lang="en"><title>Course</title><body>
 <main><h1>Course</h1>
 <form id="start" method="post" action="{self.tool}/lti/login" target="tool">{inputs}</form>
@@ -187,8 +189,8 @@ addEventListener("message", (e) => {{
   if (d.subject === "lti.put_data") {{
     store.set(d.key, d.value);
     answer("lti.put_data.response", d.value);
-  }} else if (d.subject === "lti.get_data") {{
-    answer("lti.get_data.response", store.get(d.key));
+  }} else if (d.subject === "lti.get_data" && {mode} !== "silent") {{
+    answer("lti.get_data.response", {mode} === "tamper" ? "state-forged" : store.get(d.key));
   }}
 }});
 document.getElementById("start").submit();

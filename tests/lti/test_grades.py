@@ -120,3 +120,35 @@ def test_bad_answers_are_refused_and_count_for_nothing(live):
     assert post({"launch": launch, "question": "one"}).status_code == 400
     assert post(["not", "an", "object"]).status_code == 400
     assert _answer(lti, flow, launch, "one", "b")["answered"] == 1
+
+
+def test_a_task_is_graded_by_replaying_its_playground_log(tmp_path, tool_keys):
+    """The shipped lesson's playground task: the log that does it counts as right, a log that does not
+    as wrong (first answer), and a log that cannot be replayed is refused and counts for nothing."""
+    from lesson.content import default_root
+    from lesson.web import create_app
+
+    from .conftest import TOOL, lti_config
+    from .platform import Platform
+
+    platform = Platform()
+    platform.tool = TOOL
+    app = create_app(lti_config(tmp_path, platform, tool_keys, CONTENT_ROOT=str(default_root())))
+    flow = Flow(app.test_client(), platform)
+    state, nonce = flow.start()
+    page = flow.launch(platform.sign(platform.claims(nonce, lesson="hot-swapping")), state)
+    launch = launch_id(page.get_data(as_text=True))
+
+    def post(choice: str):
+        body = {"launch": launch, "question": "host-error", "choice": choice}
+        return flow.client.post("/lti/answer", json=body, headers={"Origin": TOOL}, base_url=TOOL)
+
+    assert post("outage:modern::call-a,a-dies,teleport").status_code == 400  # no such button
+    done = post("outage:modern::add-c,call-a,a-dies,turn").get_json()
+    assert (done["answered"], done["correct"], done["total"]) == (1, 1, 4)
+    other = Flow(app.test_client(), platform)
+    state, nonce = other.start()
+    body = platform.claims(nonce, lesson="hot-swapping", sub="learner-2")
+    launch = launch_id(other.launch(platform.sign(body), state).get_data(as_text=True))
+    undone = post("outage:modern::add-c,a-dies,turn").get_json()
+    assert (undone["answered"], undone["correct"]) == (1, 0)

@@ -43,3 +43,12 @@ def test_a_missing_or_broken_lti_config_stops_start_up_naming_it(tmp_path):
     broken.write_text(json.dumps({"https://lms.example": {"client_id": "x"}}), encoding="utf-8")
     with pytest.raises(SettingsError, match="LESSON_LTI_CONFIG"):
         create_app({"LTI_CONFIG": str(broken)})
+
+
+def test_an_lti_store_in_a_missing_folder_stops_start_up(tmp_path):
+    from lesson.web import create_app
+
+    config = tmp_path / "lti.json"
+    config.write_text("{}", encoding="utf-8")
+    with pytest.raises(SettingsError, match="LESSON_LTI_STATE"):
+        create_app({"LTI_CONFIG": str(config), "LTI_STATE": str(tmp_path / "absent" / "lti.sqlite3")})

@@ -55,15 +55,18 @@ def test_a_launch_in_a_cross_site_frame_without_cookies_and_the_score_arrives(bl
         return quiz.get_by_role("button", name=re.compile("Check answer")).nth(n)
 
     one = quiz.get_by_role("group", name=re.compile("Fixture question one"))
+    status = grade.get_by_role("status")
     one.get_by_role("radio", name="Choice one A").check()  # wrong, and the first answer counts
     check(0).click()
-    expect(grade.get_by_role("status")).to_contain_text("1 of 2")
+    expect(status).to_contain_text("1 of 2")  # one of the two questions answered
+    progress = status.text_content()
     one.get_by_role("radio", name="Choice one B").check()
     check(0).click()
     two = quiz.get_by_role("group", name=re.compile("Fixture question two"))
     two.get_by_role("radio", name="Choice two A").check()
     check(1).click()
-    expect(grade.get_by_role("status")).to_contain_text("1 of 2")  # the score sent: first answers
+    expect(status).not_to_have_text(progress)
+    expect(status).to_contain_text("1 of 2")  # the score sent: one right of two, first answers
     (score,) = lti.platform.received.wait_for("scores", 1)
     assert (score["scoreGiven"], score["scoreMaximum"], score["userId"]) == (1, 2, "learner-1")
 
@@ -120,3 +123,27 @@ def test_the_lti_pages_pass_axe(page, live):
     refused.goto(f"{lti.tool}/lti/login?iss=https://unknown.example&login_hint=x")
     expect(refused.get_by_role("heading", name="This launch was refused")).to_be_visible()
     _no_axe_violations(refused)
+
+
+def test_a_state_the_platform_does_not_hold_stops_the_launch(blocking_context, live):
+    lti = live()
+    page = blocking_context.new_page()
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url))
+    page.goto(course_url(lti.platform, storage="tamper", lesson="first"))
+    frame = page.frame_locator("iframe[title='Lesson']")
+    expect(frame.get_by_role("main").get_by_role("status")).to_contain_text("does not match")
+    expect(frame.get_by_role("heading", name="Checking the launch")).to_be_visible()
+    assert f"{lti.tool}/lti/launch/verified" not in seen
+
+
+def test_platform_storage_that_does_not_answer_offers_a_window_of_its_own(blocking_context, live):
+    lti = live()
+    page = blocking_context.new_page()
+    page.goto(course_url(lti.platform, storage="silent", lesson="first"))
+    frame = page.frame_locator("iframe[title='Lesson']")
+    link = frame.get_by_role("link", name="Open the lesson in a new window")
+    expect(link).to_be_visible(timeout=30_000)  # the page waits a few seconds for the platform first
+    with page.expect_popup() as popup_info:
+        link.click()
+    expect(popup_info.value.get_by_role("heading", name="Fixture one", level=1)).to_be_visible()
