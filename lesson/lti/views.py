@@ -197,14 +197,17 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
     if item is None:
         return _page("lti/index.html", lessons=state.content.lessons)
     quiz = state.content.quizzes.get(item.meta.slug)
-    ags = data.get(AGS) or {}
-    lineitem = ags.get("lineitem") if isinstance(ags, dict) and SCORE_SCOPE in (ags.get("scope") or []) else None
+    ags = data.get(AGS)
+    scopes = ags.get("scope") if isinstance(ags, dict) else None
+    lineitem = ags.get("lineitem") if isinstance(scopes, list) and SCORE_SCOPE in scopes else None
+    if not (isinstance(lineitem, str) and origin_of(lineitem)):
+        lineitem = None  # no line item to grade into: the lesson works, nothing is sent
     record = {
         "iss": data.get("iss"),
         "client_id": ml_client(data),
         "deployment_id": data.get(CLAIM + "deployment_id"),
         "resource_link": (data.get(CLAIM + "resource_link") or {}).get("id"),
-        "sub": data.get("sub"),
+        "sub": str(data.get("sub")),
         "slug": item.meta.slug,
         "lineitem": lineitem,
         "retakes": str(custom.get("retakes", "")).lower() in ("1", "true", "yes"),
@@ -239,7 +242,8 @@ def ml_client(data: dict[str, Any]) -> str | None:
 
 def _picker(launch_id: str, data: dict[str, Any], error: bool = False) -> Response:
     """The author's picker: the course's lessons (title, summary, minutes), one or several to return."""
-    settings = data.get(DL_SETTINGS) or {}
+    settings = data.get(DL_SETTINGS)
+    settings = settings if isinstance(settings, dict) else {}
     state = _state()
     return _page(
         "lti/pick.html",
@@ -290,11 +294,14 @@ def deep_link() -> Response:
                 .set_resource_id(item.meta.slug)
             )
         resources.append(res)
-    token = link.get_response_jwt(resources)
     return_url = settings["deep_link_return_url"]
+    return_origin = origin_of(return_url) if isinstance(return_url, str) else None
+    if return_origin is None:
+        return _refuse("bad_message", "the deep-linking return URL is not an http(s) URL")
+    token = link.get_response_jwt(resources)
     return _page(
         "lti/return.html",
-        form_action=str(origin_of(return_url)),
+        form_action=return_origin,
         return_url=return_url,
         jwt=token,
         chosen=chosen,

@@ -4,6 +4,7 @@ reason in the log, and nothing recorded."""
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import time
 
@@ -125,3 +126,35 @@ def test_a_login_from_an_unknown_platform_or_client_is_refused(flow, platform, c
     query.pop("login_hint")
     resp = flow.client.post("/lti/login", data=query, headers=flow.origin, base_url=TOOL)
     assert_refused(resp, "no_login_hint", caplog)
+
+
+ODD = [
+    {"https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {"scope": "score", "lineitem": 7}},
+    {"https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": "not an object"},
+    {CLAIM + "custom": ["lesson", "first"]},
+    {CLAIM + "custom": {"lesson": {"nested": 1}}},
+    {CLAIM + "resource_link": "link-1"},
+    {CLAIM + "roles": None},
+    {"sub": ""},
+    {CLAIM + "message_type": "LtiSomethingElse"},
+]
+
+
+@pytest.mark.parametrize("odd", ODD)
+def test_odd_claims_in_a_signed_token_get_a_page_not_a_crash(odd, flow, platform):
+    state, nonce = flow.start()
+    resp = flow.launch(platform.sign({**_token(platform, nonce), **odd}), state)
+    assert resp.status_code in (200, 400)
+    assert "<h1>" in resp.get_data(as_text=True)
+
+
+def test_a_deep_link_return_url_that_is_not_http_is_refused(flow, platform):
+    state, nonce = flow.start()
+    body = platform.claims(nonce, kind="deeplink")
+    body["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]["deep_link_return_url"] = "javascript:x"
+    page = flow.launch(platform.sign(body), state).get_data(as_text=True)
+    launch = re.search(r'name="launch" value="([^"]+)"', page)[1]
+    resp = flow.client.post(
+        "/lti/deep-link", data={"launch": launch, "lesson": "first"}, headers={"Origin": TOOL}, base_url=TOOL
+    )
+    assert resp.status_code == 400 and "javascript:" not in resp.get_data(as_text=True)
