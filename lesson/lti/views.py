@@ -232,6 +232,31 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
     )
 
 
+@bp.get("/lessons/<slug>")
+def lesson_page(slug: str) -> Response:
+    """A lesson opened from the course index of a launch: embedded and framable by the platforms (the
+    site's own pages may not be), not graded (a link's grade belongs to the lesson it names)."""
+    from ..web.pages import grade, lesson_iri
+
+    state = _state()
+    item = state.content.lesson(slug)
+    if item is None:
+        abort(404)
+    return _page(
+        "lti/lesson.html",
+        lesson=item,
+        quiz=state.content.quizzes.get(slug),
+        answers={},
+        score=grade(slug, {}),
+        panels=state.panels,
+        prev=None,
+        next=None,
+        form_error=None,
+        lesson_iri=lesson_iri(slug),
+        lti_graded=False,
+    )
+
+
 def ml_client(data: dict[str, Any]) -> str | None:
     aud = data.get("aud")
     return aud[0] if isinstance(aud, list) and aud else aud if isinstance(aud, str) else None

@@ -54,7 +54,12 @@ def test_a_launch_without_a_lesson_opens_the_course_index(flow, platform):
     state, nonce = flow.start()
     resp = flow.launch(platform.sign(platform.claims(nonce, lesson=None)), state)
     html = resp.get_data(as_text=True)
-    assert resp.status_code == 200 and "/embed/first" in html and "/embed/second" in html
+    assert resp.status_code == 200 and "/lti/lessons/first" in html and "/lti/lessons/second" in html
+    lesson = flow.client.get("/lti/lessons/first", base_url=TOOL)
+    assert lesson.status_code == 200 and "Fixture one" in lesson.get_data(as_text=True)
+    assert platform.base in lesson.headers["Content-Security-Policy"].split("frame-ancestors", 1)[1]
+    assert "data-lti-grade" not in lesson.get_data(as_text=True)  # the link named no lesson: no grade
+    assert flow.client.get("/lti/lessons/nope", base_url=TOOL).status_code == 404
 
 
 def test_only_login_and_launch_take_posts_from_the_platform_s_site(flow, platform):
