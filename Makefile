@@ -57,11 +57,12 @@ test: $(VENV)/.installed chromium redis
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
-bench: $(VENV)/.installed chromium
+bench: $(VENV)/.installed chromium redis
 	$(PY) bench/sim_bench.py
 	$(PY) bench/service_bench.py
 	$(PY) bench/load_bench.py --learners $(LEARNERS)
 	$(PY) bench/page_bench.py
+	$(PY) bench/outbox_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

@@ -151,7 +151,7 @@ def send_part(procs: Procs, n: int, folder: str) -> None:
         box.store.close()
 
 
-def press_part(procs: Procs, presses: int, folder: str) -> None:
+def press_part(procs: Procs, presses: int, folder: str, rounds: int) -> None:
     import websocket
 
     endpoint = store(procs, 503)  # down: the statements stay, the sender keeps trying
@@ -209,12 +209,14 @@ def press_part(procs: Procs, presses: int, folder: str) -> None:
         return times
 
     results: dict[str, list[float]] = {"empty": [], "queued": []}
+    empties: list[list[float]] = []
     try:
         post(statements(1)[0])  # the first request starts the sender
-        for _ in range(2):
+        for _ in range(rounds):
             box.store.remove([i.id for i in box.store.pending(10_000)], delivered=False)
             assert depth() == 0
-            results["empty"] += block()
+            empties.append(block())
+            results["empty"] += empties[-1]
             for _ in range(0, 1000, 20):
                 assert post(statements(20))["queued"] == 20
             assert depth() == 1000
@@ -228,12 +230,18 @@ def press_part(procs: Procs, presses: int, folder: str) -> None:
         f"median {med['queued']:.3f} ms, p90 {p90['queued']:.3f} ms; outbox empty: median {med['empty']:.3f} ms, "
         f"p90 {p90['empty']:.3f} ms; {med['queued'] / med['empty']:.2f}x"
     )
+    # The noise: the empty outbox's blocks of the second half against those of the first.
+    half = len(empties) // 2
+    first = statistics.median([t for b in empties[:half] for t in b])
+    second = statistics.median([t for b in empties[half:] for t in b])
+    print(f"press: noise, the empty outbox's later blocks against its earlier ones: {second / first:.2f}x")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--statements", type=int, default=5000)
-    ap.add_argument("--presses", type=int, default=200, help="presses per block (four blocks)")
+    ap.add_argument("--presses", type=int, default=100, help="presses per block")
+    ap.add_argument("--rounds", type=int, default=4, help="rounds of two blocks: outbox empty, 1,000 queued")
     ap.add_argument("--parts", default="send,press")
     args = ap.parse_args()
     procs = Procs()
@@ -242,7 +250,7 @@ def main() -> None:
             if "send" in args.parts:
                 send_part(procs, args.statements, folder)
             if "press" in args.parts:
-                press_part(procs, args.presses, folder)
+                press_part(procs, args.presses, folder, args.rounds)
     finally:
         procs.close()
 
