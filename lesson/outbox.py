@@ -40,6 +40,7 @@ API (what a kind's owner uses)::
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -506,6 +507,7 @@ class Outbox:
         self._warned: set[str] = set()
         self._holding = False
         self._renewed = 0.0
+        self._atexit = False
 
     def register(self, kind: str, send: Sender, batch: int = 1) -> None:
         """Deliver items of ``kind`` with ``send``, up to ``batch`` at a time."""
@@ -561,6 +563,10 @@ class Outbox:
                 self._stop.clear()
                 self._thread = threading.Thread(target=self._run, name="outbox-sender", daemon=True)
                 self._thread.start()
+                if not self._atexit:
+                    # A process that exits cleanly (a deploy's SIGTERM) hands the lease over at once.
+                    atexit.register(self.stop, 1.0)
+                    self._atexit = True
 
     @property
     def running(self) -> bool:
@@ -572,6 +578,8 @@ class Outbox:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+            if self._thread.is_alive():  # still in a send: keep the lease until it runs out
+                return
         if self._holding:
             try:
                 self.store.release(self.owner)

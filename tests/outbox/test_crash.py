@@ -157,3 +157,20 @@ def test_redis_outbox_shared_by_two_servers_each_killed_in_turn(spawn, store: Fa
     wait_for(lambda: health(a)["outbox"]["depth"] == 0, "the outbox to empty")
     # One sender at a time: exactly one of the two servers holds the lease.
     assert [health(u)["outbox"]["sending_here"] for u in (a, b)].count(True) == 1
+
+
+def test_a_server_stopped_cleanly_hands_the_lease_over_at_once(spawn, store: FakeLrs, tmp_path: Path) -> None:
+    from lesson.outbox import SqliteStore
+
+    env = {**settings(store, f"sqlite:///{tmp_path}/outbox.sqlite3"), "LESSON_OUTBOX_LEASE": "600"}
+    store.down = True
+    base, proc = spawn(env=env)
+    learners = Learners()
+    learners.answer_round([base])
+    wait_for(lambda: store.attempts >= 1, "the sender to take the lease and try the store")
+    other = SqliteStore(tmp_path / "outbox.sqlite3", 10, 1000)
+    assert not other.acquire("someone-else", 1)  # the server holds it, for ten minutes
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    proc.wait(timeout=20)
+    assert other.acquire("someone-else", 1)  # handed back on the way out, not left to run out
+    assert other.stats(time.time())["depth"] == learners.total
