@@ -703,10 +703,16 @@ def check_url(url: str) -> None:
 
 def open_store(url: str, instance_path: str | Path, max_items: int, max_bytes: int) -> Store:
     check_url(url)
-    if not url:
-        return SqliteStore(Path(instance_path) / "outbox.sqlite3", max_items, max_bytes)
-    if url.startswith("sqlite:"):
-        return SqliteStore(unquote(urlsplit(url).path[1:]), max_items, max_bytes)
+    if not url or url.startswith("sqlite:"):
+        path = Path(instance_path) / "outbox.sqlite3" if not url else Path(unquote(urlsplit(url).path[1:]))
+        try:
+            return SqliteStore(path, max_items, max_bytes)
+        except (OSError, sqlite3.Error) as err:
+            from .settings import SettingsError
+
+            raise SettingsError(
+                f"the outbox cannot be kept at {path} ({err}): set LESSON_OUTBOX_URL=sqlite:////a/writable/file.db"
+            ) from err
     from .outbox_redis import RedisStore
 
     return RedisStore(url, max_items, max_bytes)
