@@ -631,7 +631,7 @@ class Outbox:
 
     def _send_head(self, destination: str) -> bool:
         """Send the first batch of one destination and record the outcome. True when it was sent."""
-        head = self.store.head(destination, max(k.batch for k in self.kinds.values()))
+        head = self.store.head(destination, max((k.batch for k in self.kinds.values()), default=1))
         if not head:
             return False
         kind = self.kinds.get(head[0].kind)
