@@ -156,7 +156,7 @@ def test_redis_outbox_shared_by_two_servers_each_killed_in_turn(spawn, store: Fa
     learners.check(store)
     wait_for(lambda: health(a)["outbox"]["depth"] == 0, "the outbox to empty")
     # One sender at a time: exactly one of the two servers holds the lease.
-    assert [health(u)["outbox"]["sending_here"] for u in (a, b)].count(True) == 1
+    wait_for(lambda: [health(u)["outbox"]["sending_here"] for u in (a, b)].count(True) == 1, "one sender")
 
 
 def test_a_server_stopped_cleanly_hands_the_lease_over_at_once(spawn, store: FakeLrs, tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ def test_a_full_outbox_refuses_new_items_counts_them_and_keeps_the_rest(make_box
 
 
 def test_one_sender_at_a_time_and_another_takes_over_when_its_lease_runs_out(make_box) -> None:
-    first, second = make_box(OUTBOX_LEASE=0.5), make_box(OUTBOX_LEASE=0.5)
+    first, second = make_box(OUTBOX_LEASE=2), make_box(OUTBOX_LEASE=2)
     a, b = Recorder(), Recorder()
     first.register("t", a)
     second.register("t", b)
