@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -174,3 +175,23 @@ def test_a_server_stopped_cleanly_hands_the_lease_over_at_once(spawn, store: Fak
     proc.wait(timeout=20)
     assert other.acquire("someone-else", 1)  # handed back on the way out, not left to run out
     assert other.stats(time.time())["depth"] == learners.total
+
+
+def test_a_server_killed_after_the_store_recorded_a_batch_sends_it_again_and_it_is_recorded_once(
+    spawn, store: FakeLrs, tmp_path: Path
+) -> None:
+    env = settings(store, f"sqlite:///{tmp_path}/outbox.sqlite3")
+    store.hold = threading.Event()  # the store records, then keeps the sender waiting for its answer
+    base, proc = spawn(env=env)
+    port = int(base.rsplit(":", 1)[1])
+    learners = Learners()
+    learners.answer_round([base])
+    wait_for(lambda: len(store.ids) >= 1, "the store to record a batch")
+    kill(proc)  # the store has them; the outbox does not know it
+    recorded = len(store.ids)
+    store.hold.set()
+    store.hold = None
+    spawn(port=port, env=env)
+    wait_for(lambda: len(store.ids) >= learners.total, "every statement to arrive")
+    learners.check(store)  # none twice, in order per learner
+    assert store.conflicts >= 1 and recorded >= 1  # the recorded batch was sent again, and recognised
