@@ -1,4 +1,5 @@
-"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace``, ``export-scorm`` and ``lti-keys``."""
+"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace``, ``export-scorm``, ``outbox`` and
+``lti-keys``."""
 
 from __future__ import annotations
 
@@ -157,6 +158,68 @@ def _trace(source: str) -> int:
     return 0
 
 
+def _outbox(args: argparse.Namespace) -> int:
+    """List, retry or drop what waits in the outbox (or was set aside), with the served app's settings."""
+    import time
+
+    from flask import Flask
+
+    from . import outbox
+    from .web import DEFAULTS
+
+    conf = Flask("lesson")  # the same instance folder, so the same default SQLite file, as `lesson serve`
+    conf.config.from_mapping(DEFAULTS)
+    conf.config.from_prefixed_env("LESSON")
+    try:
+        store = outbox.from_settings(conf.config, conf.instance_path).store
+        if args.action == "list":
+            now = time.time()
+            stats = store.stats(now)
+            items = store.dead(args.limit) if args.dead else store.pending(args.limit)
+            if args.json:
+                for i in items:
+                    print(json.dumps({**i.__dict__, "set_aside": args.dead}, separators=(",", ":")))
+                return 0
+            age = "" if stats["oldest_age"] is None else f", the oldest {stats['oldest_age']:.0f}s old"
+            print(
+                f"{stats['depth']} waiting ({stats['bytes']} bytes){age}; {stats['set_aside']} set aside "
+                f"({stats['given_up']} given up in all); {stats['refused']} refused when full; {store.url}"
+            )
+            for i in items:
+                note = f"  {i.reason}" if i.reason else ""
+                print(f"{i.id}\t{i.kind}\t{i.destination}\t{now - i.created:.0f}s\t{i.attempts} tries{note}")
+            return 0
+        ids = sorted(set(args.ids))
+        missing = []
+        if args.action == "retry":
+            if args.all:
+                back = store.requeue([i.id for i in store.dead(1_000_000)])
+                store.retry_now(None)
+                print(f"{back} set-aside item(s) back in line; every destination tried now")
+            for i in ids:  # a set-aside item goes back in line; a waiting one's destination is tried now
+                if store.requeue([i]):
+                    print(f"{i}: back in line")
+                elif store.retry_now([i]):
+                    print(f"{i}: its destination is tried now")
+                else:
+                    missing.append(i)
+        else:
+            if args.all_dead:
+                print(f"dropped {store.drop_dead([i.id for i in store.dead(1_000_000)])} set-aside item(s)")
+            for i in ids:
+                if store.remove([i], delivered=False) or store.drop_dead([i]):
+                    print(f"{i}: dropped")
+                else:
+                    missing.append(i)
+        if missing:
+            print(f"outbox: no such item: {' '.join(map(str, missing))}", file=sys.stderr)
+            return 1
+        return 0
+    except Exception as err:  # the store cannot be opened or reached
+        print(f"outbox: {err}", file=sys.stderr)
+        return 2
+
+
 def _bounded(low: int, high: int) -> Any:
     """An argparse type: a whole number from ``low`` to ``high``, or a usage error saying so."""
 
@@ -209,10 +272,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
     trace.add_argument("playground", nargs="?", default="-", help="playground JSON or scenario YAML (default: stdin)")
+    box = sub.add_parser("outbox", help="list, retry or drop the statements and grades waiting to be sent")
+    box_sub = box.add_subparsers(dest="action", required=True)
+    box_list = box_sub.add_parser("list", help="what waits, oldest first (with --dead: what was set aside)")
+    box_list.add_argument("--dead", action="store_true", help="the items given up on, with the reason")
+    box_list.add_argument("--limit", type=_bounded(1, 1_000_000), default=50, help="at most this many (default 50)")
+    box_list.add_argument("--json", action="store_true", help="one JSON object per item, payload included")
+    box_retry = box_sub.add_parser("retry", help="put set-aside items back in line; try waiting ones now")
+    box_retry.add_argument("ids", nargs="*", type=int, help="item ids (from `lesson outbox list`)")
+    box_retry.add_argument("--all", action="store_true", help="every set-aside item, and every destination now")
+    box_drop = box_sub.add_parser("drop", help="remove items for good, waiting or set aside")
+    box_drop.add_argument("ids", nargs="*", type=int, help="item ids (from `lesson outbox list`)")
+    box_drop.add_argument("--all-dead", action="store_true", help="every set-aside item")
     keys = sub.add_parser("lti-keys", help="write a new RSA key pair for the LTI tool (private.key, public.key)")
     keys.add_argument("--out", type=Path, required=True, help="folder to write into (beside the LTI config file)")
     keys.add_argument("--force", action="store_true", help="replace keys that exist")
     args = parser.parse_args(argv)
+    if args.command == "outbox":
+        if args.action == "retry" and not (args.ids or args.all):
+            parser.error("outbox retry: give item ids, or --all")
+        if args.action == "drop" and not (args.ids or args.all_dead):
+            parser.error("outbox drop: give item ids, or --all-dead")
+        return _outbox(args)
     if args.command == "export-scorm":
         return _export_scorm(args)
     if args.command == "serve":

@@ -40,6 +40,7 @@ API (what a kind's owner uses)::
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -225,7 +226,7 @@ INSERT OR IGNORE INTO counts VALUES ('items', 0), ('bytes', 0), ('refused', 0), 
 
 class SqliteStore(Store):
     """One SQLite file in WAL mode: writers take turns (``BEGIN IMMEDIATE``), readers never wait.
-    ``synchronous=FULL``: a put that returned is on disk, even across a power cut."""
+    A put commits with ``synchronous=FULL``: once it returned, it is on disk."""
 
     def __init__(self, path: str | Path, max_items: int, max_bytes: int, busy_timeout: float = 5.0) -> None:
         self.path = Path(path)
@@ -248,22 +249,31 @@ class SqliteStore(Store):
                 self.path, timeout=self._busy_ms / 1000, isolation_level=None, check_same_thread=False
             )
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
             self._db, self._pid = conn, os.getpid()
         return self._db
 
     @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self, durable: bool = False) -> Iterator[sqlite3.Connection]:
+        """A write transaction. ``durable`` (a put): on disk before it returns, even across a power
+        cut. Otherwise (a removal, the lease) across a crash of the process only: a removal lost to a
+        power cut means a resend, which the destination recognises."""
         with self._lock:
             db = self._conn()
-            db.execute("BEGIN IMMEDIATE")
+            if durable:
+                db.execute("PRAGMA synchronous=FULL")
             try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            finally:
+                if durable:
+                    db.execute("PRAGMA synchronous=NORMAL")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -280,7 +290,7 @@ class SqliteStore(Store):
 
     def put(self, kind: str, destination: str, payloads: list[str], now: float) -> list[int] | None:
         sizes = [len(p.encode()) for p in payloads]
-        with self._tx() as db:
+        with self._tx(durable=True) as db:
             counts = self._counts(db)
             if counts["items"] + len(payloads) > self.max_items or counts["bytes"] + sum(sizes) > self.max_bytes:
                 self._add(db, "refused", len(payloads))
@@ -415,7 +425,7 @@ class SqliteStore(Store):
         if not ids:
             return 0
         marks = ",".join("?" * len(ids))
-        with self._tx() as db:
+        with self._tx(durable=True) as db:
             rows = db.execute(
                 f"SELECT id, kind, dest, payload, size, created FROM dead WHERE id IN ({marks})", ids
             ).fetchall()
@@ -496,6 +506,8 @@ class Outbox:
         self._start_lock = threading.Lock()
         self._warned: set[str] = set()
         self._holding = False
+        self._renewed = 0.0
+        self._atexit = False
 
     def register(self, kind: str, send: Sender, batch: int = 1) -> None:
         """Deliver items of ``kind`` with ``send``, up to ``batch`` at a time."""
@@ -551,6 +563,10 @@ class Outbox:
                 self._stop.clear()
                 self._thread = threading.Thread(target=self._run, name="outbox-sender", daemon=True)
                 self._thread.start()
+                if not self._atexit:
+                    # A process that exits cleanly (a deploy's SIGTERM) hands the lease over at once.
+                    atexit.register(self.stop, 1.0)
+                    self._atexit = True
 
     @property
     def running(self) -> bool:
@@ -562,6 +578,8 @@ class Outbox:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+            if self._thread.is_alive():  # still in a send: keep the lease until it runs out
+                return
         if self._holding:
             try:
                 self.store.release(self.owner)
@@ -585,8 +603,7 @@ class Outbox:
     def run_once(self) -> float:
         """Send what is due, if this process holds (or takes) the lease. Returns how long to wait
         before the next pass (0: more is due now)."""
-        self._holding = self.store.acquire(self.owner, self.lease)
-        if not self._holding:
+        if not self._renew():
             return min(self.poll, self.lease / 3)
         now = time.time()
         sent = False
@@ -601,9 +618,20 @@ class Outbox:
         # The lease must be renewed well within its life, even when idle.
         return min(wait, self.lease / 3)
 
+    def _renew(self) -> bool:
+        """Hold the lease for at least two thirds of its life from here: a send started now ends (its
+        timeout is shorter) before another process could take the lease over."""
+        now = time.monotonic()
+        if self._holding and now - self._renewed < self.lease / 3:
+            return True
+        self._holding = self.store.acquire(self.owner, self.lease)
+        if self._holding:
+            self._renewed = now
+        return self._holding
+
     def _send_head(self, destination: str) -> bool:
         """Send the first batch of one destination and record the outcome. True when it was sent."""
-        head = self.store.head(destination, 1)
+        head = self.store.head(destination, max((k.batch for k in self.kinds.values()), default=1))
         if not head:
             return False
         kind = self.kinds.get(head[0].kind)
@@ -611,11 +639,8 @@ class Outbox:
             self._warn(f"kind:{head[0].kind}", "outbox: no sender for %r items in this process", head[0].kind)
             self.store.backoff(destination, time.time() + self.retry_max, "no sender in this process", [])
             return False
-        batch = [i for i in self.store.head(destination, kind.batch)] if kind.batch > 1 else head
-        batch = _same_kind(batch)
-        # Renew the lease before sending, so it outlives the send (whose timeout must be shorter).
-        if not self.store.acquire(self.owner, self.lease):
-            self._holding = False
+        batch = _same_kind(head)[: kind.batch]
+        if not self._renew():
             return False
         try:
             result = kind.send(batch)
@@ -678,10 +703,16 @@ def check_url(url: str) -> None:
 
 def open_store(url: str, instance_path: str | Path, max_items: int, max_bytes: int) -> Store:
     check_url(url)
-    if not url:
-        return SqliteStore(Path(instance_path) / "outbox.sqlite3", max_items, max_bytes)
-    if url.startswith("sqlite:"):
-        return SqliteStore(unquote(urlsplit(url).path[1:]), max_items, max_bytes)
+    if not url or url.startswith("sqlite:"):
+        path = Path(instance_path) / "outbox.sqlite3" if not url else Path(unquote(urlsplit(url).path[1:]))
+        try:
+            return SqliteStore(path, max_items, max_bytes)
+        except (OSError, sqlite3.Error) as err:
+            from .settings import SettingsError
+
+            raise SettingsError(
+                f"the outbox cannot be kept at {path} ({err}): set LESSON_OUTBOX_URL=sqlite:////a/writable/file.db"
+            ) from err
     from .outbox_redis import RedisStore
 
     return RedisStore(url, max_items, max_bytes)

@@ -75,9 +75,11 @@ for i = 5, #ARGV do
     freed = freed + r.size
   end
 end
-redis.call('HINCRBY', KEYS[1], 'items', -removed)
-redis.call('HINCRBY', KEYS[1], 'bytes', -freed)
-if ARGV[1] == 'delivered' then redis.call('HINCRBY', KEYS[1], 'delivered', removed) end
+if removed > 0 then  -- Redis reads Lua's -0 as no integer
+  redis.call('HINCRBY', KEYS[1], 'items', -removed)
+  redis.call('HINCRBY', KEYS[1], 'bytes', -freed)
+  if ARGV[1] == 'delivered' then redis.call('HINCRBY', KEYS[1], 'delivered', removed) end
+end
 return removed
 """
 

@@ -22,6 +22,7 @@ class FakeLrs:
         self.headers: list[dict[str, str]] = []
         self.attempts = 0
         self.conflicts = 0  # batches refused with 409: statements sent again
+        self.hold: threading.Event | None = None  # record a batch, then answer only once this is set
         self.lock = threading.Lock()
         self.url = ""
 
@@ -61,6 +62,8 @@ def store() -> Iterator[FakeLrs]:
         def do_POST(self) -> None:  # noqa: N802
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             code, answer = state.answer(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+            if code == 200 and state.hold is not None:
+                state.hold.wait(30)  # recorded, but the sender has no answer yet (a crash may come first)
             payload = json.dumps(answer).encode()
             self.send_response(code)
             if code == 503 and state.retry_after:

@@ -118,7 +118,7 @@ def test_a_full_outbox_refuses_new_items_counts_them_and_keeps_the_rest(make_box
 
 
 def test_one_sender_at_a_time_and_another_takes_over_when_its_lease_runs_out(make_box) -> None:
-    first, second = make_box(OUTBOX_LEASE=0.5), make_box(OUTBOX_LEASE=0.5)
+    first, second = make_box(OUTBOX_LEASE=2), make_box(OUTBOX_LEASE=2)
     a, b = Recorder(), Recorder()
     first.register("t", a)
     second.register("t", b)
@@ -233,3 +233,16 @@ def test_an_item_is_on_disk_before_put_returns(tmp_path) -> None:
     # Another connection (another process would do the same) sees it: it is committed.
     other = outbox.SqliteStore(tmp_path / "o.db", 10, 1000)
     assert [i.payload for i in other.pending(10)] == [{"n": 0}]
+
+
+def test_items_of_a_kind_with_no_sender_here_wait_for_a_process_that_has_one(make_box) -> None:
+    bare, full = make_box(OUTBOX_RETRY_MAX=600), make_box()
+    bare.put("lti-score", "d", {"n": 0})
+    bare.run_once()  # holds the lease but cannot send this kind: it waits, kept, not dropped
+    assert bare.stats()["depth"] == 1 and bare.store.due(time.time(), 10) == []
+    bare.stop()
+    sender = Recorder()
+    full.register("lti-score", sender)
+    full.store.retry_now(None)
+    full.run_once()
+    assert sender.delivered == [("d", 0)]

@@ -78,3 +78,16 @@ def test_without_a_record_store_there_is_no_outbox(tmp_path: Path) -> None:
 def test_malformed_outbox_settings_stop_start_up(config: dict, named: str) -> None:
     with pytest.raises(SettingsError, match=named):
         create_app({"TESTING": True, "SECRET_KEY": "t", **config})
+
+
+def test_an_outbox_that_cannot_be_kept_stops_start_up_saying_where(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(SettingsError, match="LESSON_OUTBOX_URL"):
+        create_app(
+            {
+                "TESTING": True,
+                "SECRET_KEY": "t",
+                "LRS_ENDPOINT": "http://127.0.0.1:9/xapi",
+                "OUTBOX_URL": f"sqlite:///{tmp_path}/file/outbox.db",
+            }
+        )
