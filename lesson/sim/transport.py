@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import frames as f
-from .model import VERSION, Client, SimServer
+from .model import VERSION, Client, Era, SimServer
 from .step import Step, peek
 
 JSON = "application/json"
@@ -40,9 +40,11 @@ def post_headers(c: Client, payload: dict[str, Any]) -> dict[str, str]:
     return h
 
 
-def status_for(payload: dict[str, Any]) -> int:
-    """The SDK server answers a request it rejects as invalid (-32602) with 400; anything else it answers with 200."""
-    if payload.get("error", {}).get("code") == -32602:
+def status_for(era: Era, payload: dict[str, Any]) -> int:
+    """The HTTP status of a request's answer. 2026-07-28 (basic/index.mdx) answers invalid params (-32602)
+    with 400. 2025-11-25 answers a request with a JSON or SSE body, whatever the handler returned: 200, as
+    the SDK's legacy transport does (its 400 is for a body that is not JSON-RPC, which this host never sends)."""
+    if era == "modern" and payload.get("error", {}).get("code") == -32602:
         return 400
     return 200
 
@@ -128,7 +130,7 @@ class Link:
                 c.era,
                 c.server,
                 "host",
-                status_for(payload),
+                status_for(c.era, payload),
                 headers=h,
                 payload=payload,
                 sse=stream,

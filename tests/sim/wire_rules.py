@@ -104,6 +104,9 @@ class WireWatch:
             ids = self.open.setdefault((m.receiver, m.sender), set())
             assert p["id"] in ids, f"{m.sender} answered {p['id']}, which {m.receiver} never asked or was answered"
             ids.discard(p["id"])
-        # a 400 is a -32602, and a -32602 over HTTP is a 400
+        # status by era: a modern -32602 over HTTP is a 400; a legacy request is answered 200 with its body,
+        # whatever the handler returned (400 is only for a body that is not JSON-RPC)
         if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32602:
-            assert m.status == 400
+            assert m.status == (400 if m.era == "modern" else 200), f"{m.era} -32602 with HTTP {m.status}"
+        if isinstance(m, HttpResponse) and m.status == 400:
+            assert m.era == "modern" and "error" in p and p["error"]["code"] == -32602

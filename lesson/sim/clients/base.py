@@ -253,7 +253,7 @@ class BaseClient:
             self.link.reply(
                 w.error(rid, -32602, text),
                 "tools/call",
-                note="A protocol error: no such tool here (invalid params; the SDK server uses HTTP 400).",
+                note="A protocol error: no such tool here (invalid params).",
             )
             return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
         text, is_error = servers.run_tool(self.st, c.server, tool_name, args)

@@ -134,7 +134,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.error(rid, -32602, "Invalid or expired requestState"),
             "tools/call",
-            note="Invalid params: the SDK server answers with HTTP 400.",
+            note="Invalid params: the state fails verification.",
         )
         why = (
             "it has expired"
