@@ -16,6 +16,8 @@ from lesson.sim.events import (
     StartCall,
     SwitchEra,
     TakeTurn,
+    TokenExpires,
+    TokenRefreshed,
     ToolCall,
     UserAnswers,
 )
@@ -224,3 +226,27 @@ def test_a_gateway_that_is_down_tells_nobody(era: str) -> None:
     for event in (dies, {"kind": "remove_tool", "server": "B", "tool": "assign_ticket"}):
         run = advance(run, parse_event(event))
     assert not [w for w in view(run).wire if w.sender == "G"]
+
+
+@pytest.mark.parametrize("listen", [True, False])
+def test_a_revoked_token_gets_401_before_any_session_work_on_a_legacy_restart(listen: bool) -> None:
+    """The SDK's auth middleware wraps the whole endpoint: no initialize is answered, no session id is
+    issued and no notification is accepted for a token the new process never issued."""
+    run = play("restart", "legacy", StartCall(server="W", tool="get_forecast"), listen=listen, auth_in_process=True)
+    run, v = step(run, RestartServer(server="W"))
+    responses = [m for m in wire(run) if isinstance(m, HttpResponse)]
+    assert [r.status for r in responses] == [401], "one 401, and the client stops: the user must sign in"
+    assert "initialize" not in labels(wire(run))
+    assert not [r for r in responses if "Mcp-Session-Id" in r.headers]
+    assert v.servers[0].status == "reconnecting"
+    run, _ = step(run, TokenRefreshed(server="W"))
+    statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
+    assert 401 not in statuses and 404 in statuses and "initialize" in labels(wire(run))
+
+
+def test_an_expired_token_gets_401_before_the_404_of_a_dead_legacy_session() -> None:
+    run = play("restart", "legacy", TokenExpires(server="W"), listen=True)
+    run, _ = step(run, RestartServer(server="W"))
+    statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
+    assert statuses[:2] == [401, 404], "refreshed after the 401, the retry meets the dead session"
+    in_order(wire(run), "initialize", "result", "notifications/initialized", "tools/list")

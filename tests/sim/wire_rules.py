@@ -41,8 +41,30 @@ class WireWatch:
             # legacy client to renew: the client carries on without a new initialize.
             if srv is None or srv.transport != event.transport or srv.issues_session_id:
                 self.fresh.add(event.server)
+        self._auth_first(run, before, event)
         for m in frames:
             self._one(run, before, m, event)
+
+    @staticmethod
+    def _auth_first(run: Run, before, event: ev.Event) -> None:
+        """Auth before session work: a client whose token is bad when the step's messages start gets 401
+        to its first HTTP request, never a session's 404, a handshake's 200 or a 202."""
+        if isinstance(event, ev.TokenRefreshed):
+            return
+        relaunched = getattr(event, "server", None) if isinstance(event, (ev.RestartServer, ev.ServerBack)) else None
+        for name, c in before.host.clients.items():
+            srv = run.state.servers[c.server]
+            bad = c.token in ("expired", "revoked")
+            if relaunched == c.server and srv.auth_in_process and srv.transport == "http" and c.token == "valid":
+                bad = True  # the new process's in-process authorization server never issued this token
+            if not bad or srv.transport != "http":
+                continue
+            first = next(
+                (m for m in run.last.wire if isinstance(m, HttpResponse) and (m.sender, m.receiver) == (name, "host")),
+                None,
+            )
+            if first is not None:
+                assert first.status == 401, f"{name} answered {first.http} to a client whose token is {c.token}"
 
     def _one(self, run: Run, before, m, event) -> None:
         servers = run.state.servers

@@ -60,8 +60,8 @@ class BaseClient:
 
     # --- what each era does differently --------------------------------------------------------
 
-    def greet(self) -> None:
-        """The era's opening exchange with a server."""
+    def greet(self) -> bool:
+        """The era's opening exchange with a server; False if the server's front door refused it (401)."""
         raise NotImplementedError
 
     def open_stream(self) -> None:
@@ -99,23 +99,30 @@ class BaseClient:
         if not self.seen.up:
             self.mark_down(f"{self.c.server} is not running.")
             return
-        self.greet()
+        if not self.greet():
+            return
         self.c.status = "connected"
         self.c.last_error = None
         if self.st.s.host.auto_listen:
             self.open_stream()
-        self.relist()
+        if self.c.status == "connected":
+            self.relist()
 
     def send(self, payload: dict[str, Any]) -> str:
         """Send one request; say what the transport answered before any JSON-RPC."""
-        c, srv = self.c, self.seen
-        if not srv.up:
+        if not self.seen.up:
             self.link.refused(payload["method"])
             return "refused"
         self.link.request(payload)
-        if srv.transport == "http" and c.token in ("expired", "revoked"):
+        return self.admit()
+
+    def admit(self) -> str:
+        """What the server's front door answers to the HTTP message just sent, before any JSON-RPC. The
+        auth middleware wraps the whole endpoint (the SDK's does), so a bad token gets 401 before any
+        session lookup or handshake: "expired", "revoked", then "404" (legacy: an unknown session), or "ok"."""
+        if self.seen.transport == "http" and self.c.token in ("expired", "revoked"):
             self.unauthorized()
-            return c.token
+            return self.c.token
         if self.session_gone():
             return "404"
         return "ok"
@@ -123,18 +130,32 @@ class BaseClient:
     def unauthorized(self) -> None:
         self.link.status(401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
 
+    def after_401(self, status: str) -> bool:
+        """True if the client refreshed an expired token and sends again; False if the user must sign in."""
+        c = self.c
+        if status == "expired":
+            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
+            c.token = "valid"
+            return True
+        c.status = "reconnecting"
+        c.last_error = "401: the token is gone; the user must sign in again"
+        c.listen = make(ListenStream)
+        self.say(
+            f"{c.server} answered 401: its authorization server ran inside the restarted "
+            "process and held tokens in memory, so the user's token is gone. "
+            "The user has to sign in again.",
+            "error",
+        )
+        return False
+
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
         c = self.c
         if self.seen.transport != "http" or c.token not in ("expired", "revoked"):
             return False
         self.unauthorized()
-        if c.token == "expired":
-            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
-            c.token = "valid"
+        if self.after_401(c.token):
             self.open_stream()
-        else:
-            c.listen = make(ListenStream)
         return True
 
     def rpc(self, build: Callable[[int], dict]) -> int | None:
@@ -149,19 +170,9 @@ class BaseClient:
             if status == "refused":
                 self.mark_down(f"{c.server} refused the connection.")
                 return None
-            if status == "expired":
-                self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
-                c.token = "valid"
-                continue
-            if status == "revoked":
-                c.status = "reconnecting"
-                c.last_error = "401: the token is gone; the user must sign in again"
-                self.say(
-                    f"{c.server} answered 401: its authorization server ran inside the restarted "
-                    "process and held tokens in memory, so the user's token is gone. "
-                    "The user has to sign in again.",
-                    "error",
-                )
+            if status in ("expired", "revoked"):
+                if self.after_401(status):
+                    continue
                 return None
             if status == "404":
                 self.say(
@@ -172,7 +183,8 @@ class BaseClient:
                 )
                 c.session_id = None
                 c.last_change = f"step {self.st.s.step}: new session"
-                self.greet()
+                if not self.greet():
+                    return None
                 if payload["method"] != "tools/list":
                     self.relist()
         return None
@@ -378,6 +390,8 @@ class BaseClient:
     def recover(self, lost: list[InFlight]) -> None:
         c, srv = self.c, self.srv
         for call in lost:
+            if c.status == "connected" and self.resume(call):
+                continue
             if c.status != "connected":
                 self.deliver(
                     self.host_error(
@@ -385,8 +399,6 @@ class BaseClient:
                         f"MCP server '{srv.title}' ({c.server}) restarted during this call; it could not be retried.",
                     )
                 )
-                continue
-            if self.resume(call):
                 continue
             if not call.idempotent:
                 self.say(

@@ -16,11 +16,14 @@ from .base import QUESTION, BaseClient
 class LegacyClient(BaseClient):
     era: ClassVar[Era] = "legacy"
 
-    def greet(self) -> None:
+    def greet(self) -> bool:
         """initialize, then notifications/initialized: before anything else, on every new session."""
-        c, srv = self.c, self.srv
-        rid = self.next_id()
-        self.link.request(w.initialize(rid))
+        c = self.c
+        c.session_id = None  # initialize never carries one
+        rid = self.rpc(w.initialize)
+        if rid is None:
+            return False
+        srv = self.srv
         sid = servers.new_session(srv, c.next_id)
         self.link.reply(
             w.initialize_result(rid, srv.title, srv.generation, srv.list_changed),
@@ -31,6 +34,7 @@ class LegacyClient(BaseClient):
         c.greeted = True
         self.link.tell(w.INITIALIZED)
         self.link.accepted()
+        return True
 
     def session_gone(self) -> bool:
         c, srv = self.c, self.seen
@@ -41,16 +45,35 @@ class LegacyClient(BaseClient):
         )
         return True
 
+    def get(self, *, last_event_id: str | None, note: str) -> str:
+        """GET the session's SSE stream, through the server's front door (401 first, then 404): "ok" once open."""
+        for _ in range(3):
+            self.link.get_stream(last_event_id=last_event_id, note=note)
+            status = self.admit()
+            if status == "ok":
+                self.link.stream_opened()
+                return status
+            if status in ("expired", "revoked") and self.after_401(status):
+                continue
+            return status
+        return "expired"
+
     def open_stream(self) -> None:
         c, srv = self.c, self.srv
         if srv.transport == "stdio":
             c.listen = make(ListenStream, open=True)  # notifications arrive on the process's stdout
             return
-        self.link.get_stream(last_event_id=None, note="Opens the session's SSE stream for server-initiated messages.")
-        if self.stream_refused():
-            return
-        self.link.stream_opened()
-        c.listen = make(ListenStream, open=True, last_event_id="0" if srv.event_store else None)
+        note = "Opens the session's SSE stream for server-initiated messages."
+        status = self.get(last_event_id=None, note=note)
+        if status == "404":
+            self.say(
+                f"{c.server} answered 404: the session is gone. The client sends initialize again and opens "
+                "a new GET stream.",
+                "warn",
+            )
+            if self.greet():
+                status = self.get(last_event_id=None, note=note)
+        c.listen = make(ListenStream, open=status == "ok", last_event_id="0" if srv.event_store else None)
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
@@ -58,23 +81,24 @@ class LegacyClient(BaseClient):
         if srv.transport == "stdio" or not c.greeted:
             why = "is back as a new process" if srv.transport == "stdio" else "is back"
             self.say(f"{c.server} {why}: the client must initialize first, then re-list.", "change")
-            c.session_id = None
-            self.greet()
+            if not self.greet():
+                return
         elif c.session_id and c.session_id not in srv.sessions:
             resume = c.listen.last_event_id if srv.event_store and c.listen.open else None
-            self.link.get_stream(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
-            self.session_gone()
+            status = self.get(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
+            if status != "404":
+                return  # 401 and the user must sign in again (an expired token was refreshed and retried)
             get = "opens a new GET stream " if auto else ""
             self.say(
                 f"{c.server} is back, but its new process never heard of the old session: 404. "
                 f"The client sends initialize again, {get}and re-lists.",
                 "change",
             )
-            c.session_id = None
-            self.greet()
+            if not self.greet():
+                return
         elif srv.event_store and c.listen.open:
-            self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.")
-            self.link.stream_opened()
+            if self.get(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.") != "ok":
+                return
             self.say(
                 f"{c.server} is back and still honours the session, and it stores events: the client resumes "
                 "its GET stream with Last-Event-ID, then re-lists to be sure.",
@@ -92,7 +116,8 @@ class LegacyClient(BaseClient):
             self.say(f"{c.server} is back and still honours the session: the client reopens its stream.", "change")
         if auto:
             self.open_stream()
-        self.relist()
+        if c.status == "connected":
+            self.relist()
 
     def restarted_quietly(self) -> None:
         if self.c.pending_input is None:
@@ -102,8 +127,8 @@ class LegacyClient(BaseClient):
         c, srv = self.c, self.srv
         if not (srv.sessions_durable and srv.event_store and srv.transport == "http"):
             return False
-        self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume the broken stream.")
-        self.link.stream_opened()
+        if self.get(last_event_id=c.listen.last_event_id or "0", note="Resume the broken stream.") != "ok":
+            return False
         text, err = servers.run_tool(self.st, c.server, call.tool, call.arguments)
         self.link.event(
             w.result(call.request_id, w.call_result_body(c.era, text, err)),
@@ -153,16 +178,23 @@ class LegacyClient(BaseClient):
         assert p is not None and p.elicit_id is not None
         c.pending_input = None
         tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
-        self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
-        if self.session_gone():
+        for _ in range(3):
+            self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
+            status = self.admit()
+            if status not in ("expired", "revoked") or not self.after_401(status):
+                break
+        if status == "revoked":
+            c.pending_input = p  # the question stays on screen until the user has signed in again
+            return
+        if status == "404":
             c.lost_answers += 1
             self.say(
                 "The user's answer went out with the dead session id and got 404: the answer is lost. "
                 "The client initializes again, re-lists, and calls the tool again, which asks again.",
                 "error",
             )
-            c.session_id = None
-            self.greet()
+            if not self.greet():
+                return
             self.relist()
         elif p.stream_dropped or p.generation != srv.generation:
             c.lost_answers += 1
@@ -191,8 +223,9 @@ class LegacyClient(BaseClient):
         c, srv = self.c, self.srv
         self.link.dropped("The stream breaks with no result.")
         if srv.event_store and c.session_id in srv.sessions:
-            self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.")
-            self.link.stream_opened()
+            if self.get(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.") != "ok":
+                c.listen = make(ListenStream)
+                return
             self.say(
                 f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "
                 "it with Last-Event-ID and the server replayed the events it had stored.",
@@ -205,7 +238,8 @@ class LegacyClient(BaseClient):
             "warn",
         )
         self.open_stream()
-        self.relist()
+        if c.status == "connected":
+            self.relist()
 
     def leave(self) -> None:
         c = self.c
