@@ -226,7 +226,7 @@ class ListenStream(Strict):
     open: bool = False
     request_id: str | None = None  # modern: the listen request's id = the subscription id
     acknowledged: bool = False
-    last_event_id: str | None = None  # legacy, only when the server stores events
+    last_event_id: str | None = None  # legacy: the id of the last event that came on it (the server stores events)
 
 
 class InFlight(Strict):
@@ -234,6 +234,7 @@ class InFlight(Strict):
     tool: str
     arguments: dict[str, str]
     idempotent: bool
+    event_id: str | None = None  # legacy: the last event id its SSE stream carried (a server that stores events)
 
 
 class PendingInput(Strict):

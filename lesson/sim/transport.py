@@ -136,6 +136,7 @@ class Link:
                 sse=stream,
                 answers=answers,
                 note=note,
+                event_id=self.stored_event_id() if stream else None,
             )
         )
 
@@ -144,19 +145,40 @@ class Link:
         c = self.c
         self.st.show(f.http_response(c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note))
 
+    def stored_event_id(self) -> str | None:
+        """Legacy HTTP: the id of the next SSE event, when the server stores its events (else events carry no id)."""
+        c, srv = self.c, self.seen
+        if c.era != "legacy" or srv.transport != "http" or not srv.event_store:
+            return None
+        srv = self.srv
+        srv.event_seq += 1
+        return str(srv.event_seq)
+
+    def primed(self, note: str) -> str | None:
+        """Legacy HTTP, a server that stores events: a request's response opens an SSE stream whose first event
+        carries only an id (no data), so the client has an id to resume that stream from. None elsewhere."""
+        event_id = self.stored_event_id()
+        if event_id is not None:
+            c = self.c
+            self.st.show(
+                f.http_response(
+                    c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note, event_id=event_id
+                )
+            )
+        return event_id
+
     def event(
         self, payload: dict[str, Any], answers: str | None = None, note: str | None = None, event_id: str | None = None
     ) -> None:
         """A message on a stream that is already open; on stdio, a line on the process's stdout."""
-        c, srv = self.c, self.srv
+        c = self.c
         if self.stdio:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
             return
-        if event_id is None and c.era == "legacy" and srv.event_store:
+        if event_id is None:
             # A server that stores events numbers them; the client remembers the last one to resume from.
-            srv.event_seq += 1
-            event_id = str(srv.event_seq)
-            if "id" not in payload and c.listen.open:  # a notification: it came on the session's GET stream
+            event_id = self.stored_event_id()
+            if event_id is not None and "id" not in payload and c.listen.open:  # a notification: on the GET stream
                 c.listen = c.listen.model_copy(update={"last_event_id": event_id})
         self.st.show(f.sse_event(c.era, c.server, "host", payload, answers=answers, event_id=event_id, note=note))
 

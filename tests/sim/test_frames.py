@@ -250,3 +250,19 @@ def test_an_expired_token_gets_401_before_the_404_of_a_dead_legacy_session() -> 
     statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
     assert statuses[:2] == [401, 404], "refreshed after the 401, the retry meets the dead session"
     in_order(wire(run), "initialize", "result", "notifications/initialized", "tools/list")
+
+
+def test_a_legacy_call_resumes_on_its_own_stream_from_the_id_its_response_carried() -> None:
+    """Resumption (2025-11-25) is a GET with the last event id seen on that stream; the server replays that
+    stream's messages only. A call's result needs a call stream with event ids to be resumed."""
+    options = {"listen": True, "sessions_durable": True, "event_store": True}
+    run = play("restart", "legacy", StartCall(server="W", tool="get_forecast"), **options)
+    (call,) = [m for m in wire(run) if label(m) == "tools/call"]
+    (primed,) = [m for m in wire(run) if isinstance(m, HttpResponse)]
+    assert primed.sse and primed.event_id and primed.payload is None, "the call's stream opens with an id, no data"
+    run, _ = step(run, RestartServer(server="W"))
+    gets = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
+    assert [g.headers.get("Last-Event-ID") for g in gets] == [None, primed.event_id]
+    i_resume = wire(run).index(gets[-1])
+    (result,) = [m for m in wire(run)[i_resume:] if label(m) == "result" and isinstance(m, SseEvent)]
+    assert result.payload["id"] == call.payload["id"]

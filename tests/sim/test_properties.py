@@ -199,3 +199,35 @@ def test_a_sessionless_legacy_server_back_on_the_same_endpoint_needs_no_new_init
     check_history(runs)
     first = next(m for m in runs[-1].last.wire if m.sender == "host" and m.on_wire)
     assert first.payload["method"] == "tools/list"
+
+
+# Sequences that once broke a wire rule above, each with the rule it broke: kept so that the rule is proven to
+# catch it (run against the code before each fix, each fails).
+FOUND = {
+    "auth before session work: a revoked token's first answer is 401": (
+        "legacy",
+        {"listen": True, "auth_in_process": True},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
+    "auth before session work: an expired token's first answer is 401": (
+        "legacy",
+        {"listen": True},
+        [ev.TokenExpires(server="W"), ev.RestartServer(server="W")],
+    ),
+    "resume only from an id the stream sent": (
+        "legacy",
+        {"listen": True, "sessions_durable": True, "event_store": True},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
+    "resume the listen stream only from an id it sent": (
+        "legacy",
+        {"listen": True, "event_store": True},
+        [ev.ListenDrops(server="W")],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_the_wire_rules_hold_on_the_sequences_that_broke_them(name: str) -> None:
+    era, options, events = FOUND[name]
+    check_history(drive(Start(name="restart", era=era, options=options), events, fresh=False))

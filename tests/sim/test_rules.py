@@ -40,6 +40,7 @@ from lesson.sim.events import (
     UserAnswers,
 )
 from lesson.sim.frames import WireMessage
+from lesson.sim.model import ToolDef
 from tests.schemas import errors
 
 from .support import ERAS, in_order, index, label, labels, play, prompt, row, step, sub_id, wire
@@ -485,14 +486,26 @@ def test_restart_listen_open_legacy_drops_404_reinitialize_new_get_relist() -> N
     assert row(v, "W").listen.startswith("GET SSE stream")
 
 
-def test_restart_listen_open_legacy_resumes_only_if_the_session_outlived_the_restart() -> None:
+@pytest.mark.parametrize("event_came", [False, True])
+def test_restart_listen_open_legacy_resumes_only_if_the_session_outlived_the_restart(event_came: bool) -> None:
+    """Resumption goes on from the last id the stream carried; with no event yet there is no id to send."""
     run = restart("legacy", listen=True, sessions_durable=True, event_store=True)
+    if event_came:
+        run = restart(
+            "legacy",
+            DeployTool(server="W", tool=ToolDef(name="get_alerts", description="Alerts", arg="city")),
+            listen=True,
+            sessions_durable=True,
+            event_store=True,
+        )
+    sent = [m.event_id for m in wire(run) if getattr(m, "event_id", None)]
     old = run.state.host.clients["W"].session_id
     run, _ = step(run, RestartServer(server="W"))
     msgs = wire(run)
     assert "initialize" not in labels(msgs) and "error" not in labels(msgs)
     (get,) = [m for m in msgs if m.http == "GET /mcp"]
-    assert get.headers["Mcp-Session-Id"] == old and "Last-Event-ID" in get.headers
+    assert get.headers["Mcp-Session-Id"] == old
+    assert get.headers.get("Last-Event-ID") == (sent[-1] if event_came else None)
 
 
 def test_restart_listen_open_modern_drops_without_result_then_listen_ack_list() -> None:

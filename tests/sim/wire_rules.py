@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from lesson.sim import Run
 from lesson.sim import events as ev
-from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, StdioLine, StreamEnd
+from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from tests import schemas
 
 MODERN_POST = {"Accept", "MCP-Protocol-Version", "Mcp-Method"}
@@ -20,6 +20,11 @@ class WireWatch:
 
     open: dict[tuple[str, str], set] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # legacy clients whose next message must be initialize
+    # Legacy resumption: each SSE event id a server sent the host, with the stream it came on (the request
+    # whose response it was, or "GET"); and the stream a GET with Last-Event-ID resumed, until the next message.
+    event_ids: dict[str, dict[str, object]] = field(default_factory=dict)
+    last_sent: dict[str, object] = field(default_factory=dict)
+    resumed: dict[str, object] = field(default_factory=dict)
 
     def check(self, run: Run, prev: Run, event: ev.Event) -> None:
         frames = run.last.wire if run.last else []
@@ -82,6 +87,7 @@ class WireWatch:
             if isinstance(m, StreamEnd) and m.how == "eof":
                 self.fresh.add(m.sender)  # the next stdio process is met from scratch
             return
+        self._resumption(m)
         # no frame comes from a server that was not running before the step and is not running after it
         if m.sender in servers and m.sender in before.servers:
             assert before.servers[m.sender].up or servers[m.sender].up, f"{m.sender} is down but sent {m.http}"
@@ -132,3 +138,32 @@ class WireWatch:
             assert m.status == (400 if m.era == "modern" else 200), f"{m.era} -32602 with HTTP {m.status}"
         if isinstance(m, HttpResponse) and m.status == 400:
             assert m.era == "modern" and "error" in p and p["error"]["code"] == -32602
+
+    def _resumption(self, m) -> None:
+        """Resume only from an id the stream sent, and replay a stream's messages only on that stream."""
+        if m.sender == "host" and isinstance(m, HttpRequest):
+            server, p = m.receiver, m.payload or {}
+            self.resumed.pop(server, None)
+            self.last_sent[server] = "GET" if m.method == "GET" else p.get("id") if "method" in p else None
+            last = m.headers.get("Last-Event-ID")
+            if last is not None:
+                sent = self.event_ids.get(server, {})
+                assert last in sent, f"Last-Event-ID {last!r} is no id {server} sent (it sent {sorted(sent)})"
+                self.resumed[server] = sent[last]
+            return
+        if m.receiver != "host" or not isinstance(m, (HttpResponse, SseEvent)):
+            return
+        server, p = m.sender, m.payload or {}
+        if isinstance(m, HttpResponse):
+            if m.status != 200:
+                self.resumed.pop(server, None)
+            owner = self.last_sent.get(server)
+        else:
+            owner = p["id"] if "id" in p and "method" not in p else "GET" if "method" in p and "id" not in p else None
+            if server in self.resumed and ("result" in p or "error" in p):
+                assert p["id"] == self.resumed[server], (
+                    f"{server} replayed the answer to {p['id']} on the stream of {self.resumed[server]}"
+                )
+        event_id = getattr(m, "event_id", None)  # a response's first event, or a later event
+        if event_id is not None:
+            self.event_ids.setdefault(server, {})[event_id] = owner

@@ -295,8 +295,13 @@ class BaseClient:
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
             return False
+        event_id = self.link.primed(
+            "The call's response is an SSE stream; its first event carries only an id to resume from."
+        )
         self.c.in_flight.append(
-            make(InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent)
+            make(
+                InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent, event_id=event_id
+            )
         )
         return True
 

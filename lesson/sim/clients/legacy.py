@@ -73,7 +73,7 @@ class LegacyClient(BaseClient):
             )
             if self.greet():
                 status = self.get(last_event_id=None, note=note)
-        c.listen = make(ListenStream, open=status == "ok", last_event_id="0" if srv.event_store else None)
+        c.listen = make(ListenStream, open=status == "ok")  # no event id yet: nothing to resume from
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
@@ -96,12 +96,13 @@ class LegacyClient(BaseClient):
             )
             if not self.greet():
                 return
-        elif srv.event_store and c.listen.open:
-            if self.get(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.") != "ok":
+        elif c.listen.open and c.listen.last_event_id:
+            if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
                 return
             self.say(
                 f"{c.server} is back and still honours the session, and it stores events: the client resumes "
-                "its GET stream with Last-Event-ID, then re-lists to be sure.",
+                "its GET stream with Last-Event-ID (the id of the last event that came on it), then re-lists "
+                "to be sure.",
                 "change",
             )
             self.relist()
@@ -125,19 +126,22 @@ class LegacyClient(BaseClient):
 
     def resume(self, call: InFlight) -> bool:
         c, srv = self.c, self.srv
-        if not (srv.sessions_durable and srv.event_store and srv.transport == "http"):
+        if not (srv.sessions_durable and call.event_id and c.session_id in srv.sessions):
             return False
-        if self.get(last_event_id=c.listen.last_event_id or "0", note="Resume the broken stream.") != "ok":
+        note = "Resumes the call's own stream from the id its first event carried (a resumption is always a GET)."
+        if self.get(last_event_id=call.event_id, note=note) != "ok":
             return False
         text, err = servers.run_tool(self.st, c.server, call.tool, call.arguments)
         self.link.event(
             w.result(call.request_id, w.call_result_body(c.era, text, err)),
             "tools/call",
-            note="Replayed: the session, its events and the unfinished work outlived the process.",
+            note="On the resumed stream of the call: the session, its events and the unfinished work outlived "
+            "the process.",
         )
         self.say(
             f"The call to {call.tool} resumed: {srv.name} kept the session, the events and the "
-            "work outside the process, so the result was replayed.",
+            "work outside the process, so the call's stream went on from the last event id the client "
+            "had seen on it and carried the result.",
             "change",
         )
         self.deliver(make(CallRecord, server=c.server, tool=call.tool, text=text, is_error=err))
@@ -222,19 +226,24 @@ class LegacyClient(BaseClient):
     def stream_dropped(self) -> None:
         c, srv = self.c, self.srv
         self.link.dropped("The stream breaks with no result.")
-        if srv.event_store and c.session_id in srv.sessions:
-            if self.get(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.") != "ok":
+        if c.listen.last_event_id and c.session_id in srv.sessions:
+            if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
                 c.listen = make(ListenStream)
                 return
             self.say(
                 f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "
-                "it with Last-Event-ID and the server replayed the events it had stored.",
+                f"it with Last-Event-ID: {c.listen.last_event_id}, the last id it saw; the server would replay "
+                "what it stored for this stream after that id, and nothing came since.",
                 "warn",
             )
             return
+        why = (
+            "No event had come on it yet, so there is no id to resume from"
+            if srv.event_store
+            else "Without an event store there is nothing to resume"
+        )
         self.say(
-            f"The GET stream to {c.server} dropped. Without an event store there is nothing to resume: "
-            "the client opens a new GET stream and re-lists.",
+            f"The GET stream to {c.server} dropped. {why}: the client opens a new GET stream and re-lists.",
             "warn",
         )
         self.open_stream()
