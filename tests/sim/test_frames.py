@@ -10,6 +10,7 @@ from lesson.sim.events import (
     DeployTool,
     ListenDrops,
     Reauthenticate,
+    RemoveServer,
     RestartServer,
     ServerBack,
     ServerDies,
@@ -266,3 +267,11 @@ def test_a_legacy_call_resumes_on_its_own_stream_from_the_id_its_response_carrie
     i_resume = wire(run).index(gets[-1])
     (result,) = [m for m in wire(run)[i_resume:] if label(m) == "result" and isinstance(m, SseEvent)]
     assert result.payload["id"] == call.payload["id"]
+
+
+def test_a_delete_with_an_expired_token_meets_401_before_the_session_ends() -> None:
+    run = play("outage", "legacy", TokenExpires(server="A"))
+    run, _ = step(run, RemoveServer(server="A"))
+    deletes = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "DELETE"]
+    statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
+    assert len(deletes) == 2 and statuses == [401, 200], "refreshed after the 401, the DELETE is sent again"
