@@ -217,6 +217,7 @@ class SimServer(Mutable):
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0
     state_seq: int = 0
+    request_seq: int = 0  # the process's own request ids (elicitation): a new process counts from 0 again
     event_seq: int = 0  # legacy, with an event store: the id of the last SSE event it stored
 
 

@@ -77,6 +77,7 @@ def launch(st: Step, srv: SimServer) -> None:
     """A new process starts (a new generation). Tokens issued by an in-process authorization server are gone."""
     srv.up = True
     srv.generation += 1
+    srv.request_seq = 0
     if srv.auth_in_process and srv.transport == "http":
         for c in st.clients_of(srv.name):
             if c.token == "valid":

@@ -275,3 +275,29 @@ def test_a_delete_with_an_expired_token_meets_401_before_the_session_ends() -> N
     deletes = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "DELETE"]
     statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
     assert len(deletes) == 2 and statuses == [401, 200], "refreshed after the 401, the DELETE is sent again"
+
+
+def test_a_new_stdio_process_is_sent_no_answer_it_never_asked_for_and_counts_its_own_ids() -> None:
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"), transport="stdio", listen=True)
+    (first_ask,) = [m for m in wire(run) if label(m) == "elicitation/create"]
+    run = play(
+        "restart",
+        "legacy",
+        AskUserInput(server="W", tool="get_forecast"),
+        RestartServer(server="W"),
+        transport="stdio",
+        listen=True,
+    )
+    run, _ = step(run, UserAnswers(server="W"))
+    assert not [m for m in wire(run) if m.sender == "host" and m.payload and "result" in m.payload]
+    assert labels(wire(run)) == ["tools/call", "elicitation/create"], "the tool is called again, and asks again"
+    ask = wire(run)[1]
+    assert ask.payload["id"] == first_ask.payload["id"], "a new process counts its own request ids from the start"
+
+
+@pytest.mark.parametrize("how", ["restart", "dies and comes back"])
+def test_a_modern_stdio_client_meets_every_new_process_with_server_discover(how: str) -> None:
+    events = [RestartServer(server="W")] if how == "restart" else [ServerDies(server="W"), ServerBack(server="W")]
+    run = play("restart", "modern", *events[:-1], transport="stdio", listen=True)
+    run, _ = step(run, events[-1])
+    in_order(wire(run), "server/discover", "result", "subscriptions/listen", "tools/list")

@@ -224,6 +224,11 @@ FOUND = {
         {"listen": True, "event_store": True},
         [ev.ListenDrops(server="W")],
     ),
+    "nothing sent to a process that never asked": (
+        "legacy",
+        {"listen": True, "transport": "stdio"},
+        [ev.AskUserInput(server="W"), ev.RestartServer(server="W"), ev.UserAnswers(server="W")],
+    ),
 }
 
 

@@ -100,7 +100,15 @@ def test_modern_restart_with_a_listen_stream_relistens_waits_for_ack_then_relist
         pg("restart", "modern", [{"kind": "restart_server", "server": "W"}], listen=True, transport=transport),
     )
     out = [r for r in out if r["step"] == 1]
-    assert names(out) == ["subscriptions/listen", "notifications/subscriptions/acknowledged", "tools/list", "result"]
+    # On stdio the new process is a new connection: the client opens it as it opened the first, with discover.
+    opening = ["server/discover", "result"] if transport == "stdio" else []
+    assert names(out) == [
+        *opening,
+        "subscriptions/listen",
+        "notifications/subscriptions/acknowledged",
+        "tools/list",
+        "result",
+    ]
     assert "initialize" not in names(out)
 
 

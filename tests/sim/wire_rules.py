@@ -86,6 +86,10 @@ class WireWatch:
         if not m.on_wire:
             if isinstance(m, StreamEnd) and m.how == "eof":
                 self.fresh.add(m.sender)  # the next stdio process is met from scratch
+                # and nothing the old process asked or was asked is open with the new one: nothing is sent
+                # to a process that never asked, and its ids are its own
+                self.open.pop(("host", m.sender), None)
+                self.open.pop((m.sender, "host"), None)
             return
         self._resumption(m)
         # no frame comes from a server that was not running before the step and is not running after it

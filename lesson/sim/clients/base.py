@@ -218,7 +218,7 @@ class BaseClient:
         c.last_error = why
         c.listen = make(ListenStream)
         if self.seen.transport == "stdio":
-            c.session_id, c.greeted = None, False  # the next process is a new one, met from scratch
+            c.session_id, c.greeted, c.next_id = None, False, 1  # the next process is a new one, met from scratch
         self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
 
     def call(self, name: str, args: dict[str, str], **extra: Any) -> Callable[[int], dict]:
@@ -344,6 +344,8 @@ class BaseClient:
         stdio = srv.transport == "stdio"
         if stdio:
             self.link.dropped("The process exited: the host reads EOF on its stdout. No message says so.")
+            # The next process is a new connection, met from scratch: its opening, and request ids counted afresh.
+            c.session_id, c.greeted, c.next_id = None, False, 1
         elif c.listen.open or lost:
             what = "listen stream" if c.era == "modern" and c.listen.open else "stream"
             self.link.dropped(f"The {what} breaks with no result: an abrupt end.")

@@ -152,8 +152,8 @@ class LegacyClient(BaseClient):
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
             return
-        eid = srv.state_seq  # the server's own request ids, apart from the client's
-        srv.state_seq += 1
+        eid = srv.request_seq  # the server's own request ids, apart from the client's
+        srv.request_seq += 1
         self.link.reply(
             w.elicit(eid, QUESTION),
             "tools/call",
@@ -182,6 +182,17 @@ class LegacyClient(BaseClient):
         assert p is not None and p.elicit_id is not None
         c.pending_input = None
         tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
+        if p.stream_dropped and srv.transport == "stdio":
+            # The host launched the new process itself: it knows that process never asked, and sends it nothing.
+            c.lost_answers += 1
+            self.say(
+                "The process that asked is gone, and the new one never asked anything, so the host sends the "
+                "answer nowhere. The client calls the tool again, which asks again.",
+                "error",
+            )
+            c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
+            self.begin_input(tool, p.arguments)
+            return
         for _ in range(3):
             self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
             status = self.admit()
