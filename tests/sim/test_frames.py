@@ -301,3 +301,11 @@ def test_a_modern_stdio_client_meets_every_new_process_with_server_discover(how:
     run = play("restart", "modern", *events[:-1], transport="stdio", listen=True)
     run, _ = step(run, events[-1])
     in_order(wire(run), "server/discover", "result", "subscriptions/listen", "tools/list")
+
+
+def test_a_legacy_client_that_never_listened_sends_no_get_after_a_restart() -> None:
+    run = play("restart", "legacy", StartCall(server="W", tool="get_forecast"), listen=False)
+    run, _ = step(run, RestartServer(server="W"))
+    assert not [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
+    i_404, _, i_call = in_order(wire(run), "error", "initialize", "tools/call")
+    assert wire(run)[i_404].status == 404, "its next request carried the old session id and met the 404"

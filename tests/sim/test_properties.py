@@ -229,6 +229,11 @@ FOUND = {
         {"listen": True, "transport": "stdio"},
         [ev.AskUserInput(server="W"), ev.RestartServer(server="W"), ev.UserAnswers(server="W")],
     ),
+    "no GET to reopen a stream that was never opened": (
+        "legacy",
+        {"listen": False},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
 }
 
 

@@ -47,6 +47,13 @@ class WireWatch:
             if srv is None or srv.transport != event.transport or srv.issues_session_id:
                 self.fresh.add(event.server)
         self._auth_first(run, before, event)
+        # a legacy client GETs a stream only if it listens, or had one open to reopen or resume
+        for m in frames:
+            if isinstance(m, HttpRequest) and m.method == "GET":
+                had = before.host.clients.get(m.receiver)
+                assert before.host.auto_listen or (had is not None and had.listen.open), (
+                    f"GET to {m.receiver}, which the host never opened a stream to"
+                )
         for m in frames:
             self._one(run, before, m, event)
 

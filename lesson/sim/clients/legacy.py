@@ -83,6 +83,15 @@ class LegacyClient(BaseClient):
             self.say(f"{c.server} {why}: the client must initialize first, then re-list.", "change")
             if not self.greet():
                 return
+        elif c.session_id and c.session_id not in srv.sessions and not (auto or c.listen.open):
+            # It never opened a GET stream, so there is none to reopen: its next request meets the 404.
+            self.say(
+                f"{c.server} is back. The client had no GET stream to reopen; its next request carries the "
+                "old session id and finds out.",
+                "change",
+            )
+            self.relist()
+            return
         elif c.session_id and c.session_id not in srv.sessions:
             resume = c.listen.last_event_id if srv.event_store and c.listen.open else None
             status = self.get(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
@@ -114,7 +123,8 @@ class LegacyClient(BaseClient):
                 "change",
             )
         else:
-            self.say(f"{c.server} is back and still honours the session: the client reopens its stream.", "change")
+            then = "the client reopens its stream" if auto else "the client carries on"
+            self.say(f"{c.server} is back and still honours the session: {then}.", "change")
         if auto:
             self.open_stream()
         if c.status == "connected":
