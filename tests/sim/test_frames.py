@@ -309,3 +309,12 @@ def test_a_legacy_client_that_never_listened_sends_no_get_after_a_restart() -> N
     assert not [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
     i_404, _, i_call = in_order(wire(run), "error", "initialize", "tools/call")
     assert wire(run)[i_404].status == 404, "its next request carried the old session id and met the 404"
+
+
+@era_param
+def test_a_call_in_flight_to_a_removed_server_gets_a_host_built_error(era: str) -> None:
+    run = play("outage", era, StartCall(server="A", tool="search_docs"))
+    run, _ = step(run, RemoveServer(server="A"))
+    (made,) = [m for m in wire(run) if isinstance(m, HostBuilt)]
+    assert made.payload["isError"] is True and not made.on_wire
+    assert run.state.host.conversation[-1].role == "tool", "the model is told the call ended"

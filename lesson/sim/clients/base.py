@@ -305,6 +305,30 @@ class BaseClient:
         )
         return True
 
+    def abandon(self, why: str) -> None:
+        """The host drops this connection (an era switch, the server's removal): each call still running gets
+        an error the host builds itself, and a question the server asked leaves the screen."""
+        c = self.c
+        for call in c.in_flight:
+            self.deliver(
+                self.host_error(
+                    call.tool, f"{why}; the call was abandoned with the old connection and no result came back."
+                )
+            )
+        if c.in_flight:
+            self.say(
+                f"The call to {', '.join(x.tool for x in c.in_flight)} was running on the old connection: "
+                "the host abandons it and hands the model an error it built itself.",
+                "warn",
+            )
+        if c.pending_input:
+            self.say(
+                f"The question from {c.server} ({c.pending_input.tool}) was asked on the old connection: the "
+                "host takes it off the screen, since an answer would have nowhere to go.",
+                "warn",
+            )
+        c.in_flight, c.pending_input = [], None
+
     # --- notifications -----------------------------------------------------------------------------
 
     def list_changed(self, why: str, note: str) -> None:

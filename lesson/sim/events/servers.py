@@ -94,8 +94,10 @@ class RemoveServer(EventBase):
 @handles(RemoveServer)
 def _remove_server(st: Step, e: RemoveServer) -> None:
     c = st.client(e.server)
+    client = client_for(st, c)
+    client.abandon(f"An admin removed {e.server} from the host's config while this call was running")
     if c.status == "connected":
-        client_for(st, c).leave()
+        client.leave()
     st.s.host.configured.remove(e.server)
     del st.s.host.clients[e.server]
     st.say(f"An admin removed {e.server} from the config. Its tools leave the next prompt.", "change")
