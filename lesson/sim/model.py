@@ -207,7 +207,7 @@ class SimServer(Mutable):
     process_handles: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # per replica
     replicas: int = 1
     replica: int = 1  # the replica the next call lands on
-    sessions: list[str] = Field(default_factory=list)  # legacy session ids this server honours
+    sessions: dict[str, int] = Field(default_factory=dict)  # legacy session ids, each with the replica holding it
     # A gateway: one endpoint in front of backends it health-checks.
     gateway: bool = False
     backends: list[str] = Field(default_factory=list)

@@ -7,7 +7,9 @@ import pytest
 from lesson.sim import at_step, undo, view
 from lesson.sim.events import (
     AskUserInput,
+    CreateBasket,
     DeployTool,
+    LandOnReplica,
     ListenDrops,
     Reauthenticate,
     RemoveServer,
@@ -318,3 +320,14 @@ def test_a_call_in_flight_to_a_removed_server_gets_a_host_built_error(era: str) 
     (made,) = [m for m in wire(run) if isinstance(m, HostBuilt)]
     assert made.payload["isError"] is True and not made.on_wire
     assert run.state.host.conversation[-1].role == "tool", "the model is told the call ended"
+
+
+def test_a_legacy_session_lives_in_the_memory_of_the_replica_that_issued_it() -> None:
+    run = play("baskets", "legacy", LandOnReplica(server="S", replica=2))
+    run, _ = step(run, CreateBasket(server="S"))
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [404, 200, 202, 200, 200]
+    run, _ = step(run, CreateBasket(server="S"))
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [200], "the new session is on replica 2"
+    run = play("baskets", "modern", LandOnReplica(server="S", replica=2))
+    run, _ = step(run, CreateBasket(server="S"))
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [200], "no session in 2026-07-28"

@@ -630,8 +630,13 @@ def test_gateway_dead_backend_is_hidden_only_after_its_health_check(era: str) ->
 # --- 8. explicit handles ---------------------------------------------------------------------------
 
 
+def call_result(run: Run) -> WireMessage:
+    """The answer to the step's tools/call (a legacy client may first renew its session on the way)."""
+    return next(m for m in wire(run) if label(m) == "result" and "content" in m.payload["result"])
+
+
 def items_of(run: Run) -> list[str]:
-    res = next(m for m in wire(run) if label(m) == "result")
+    res = call_result(run)
     return json.loads(res.payload["result"]["content"][0]["text"])["items"]
 
 
@@ -656,7 +661,7 @@ def test_in_memory_basket_is_lost_and_the_server_says_so(era: str, lose: Event) 
     handle = view(run).handles[-1]
     run, _ = step(run, lose)
     run, _ = step(run, AddItem(server="S"))
-    res = next(m for m in wire(run) if label(m) == "result")
+    res = call_result(run)
     assert res.sender == "S" and res.on_wire
     body = res.payload["result"]
     assert body["isError"] is True and "basket_id" in body["content"][0]["text"]

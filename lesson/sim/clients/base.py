@@ -175,10 +175,14 @@ class BaseClient:
                     continue
                 return None
             if status == "404":
+                why = (
+                    f"the request landed on replica {self.seen.replica}, and the session lives in the memory of another"
+                    if c.session_id in self.seen.sessions
+                    else "the session died with the process"
+                )
                 self.say(
-                    f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: the session died with the "
-                    "process. The client starts a new session with initialize, and re-lists because the "
-                    "old session's notifications are gone.",
+                    f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: {why}. The client starts a new "
+                    "session with initialize, and re-lists because the old session's notifications are gone.",
                     "warn",
                 )
                 c.session_id = None

@@ -38,7 +38,7 @@ class LegacyClient(BaseClient):
 
     def session_gone(self) -> bool:
         c, srv = self.c, self.seen
-        if srv.transport != "http" or not c.session_id or c.session_id in srv.sessions:
+        if srv.transport != "http" or not c.session_id or servers.honours(srv, c.session_id):
             return False
         self.link.status(
             404, payload=w.SESSION_NOT_FOUND, note="The new process has never heard of this Mcp-Session-Id."
@@ -83,7 +83,7 @@ class LegacyClient(BaseClient):
             self.say(f"{c.server} {why}: the client must initialize first, then re-list.", "change")
             if not self.greet():
                 return
-        elif c.session_id and c.session_id not in srv.sessions and not (auto or c.listen.open):
+        elif c.session_id and not servers.honours(srv, c.session_id) and not (auto or c.listen.open):
             # It never opened a GET stream, so there is none to reopen: its next request meets the 404.
             self.say(
                 f"{c.server} is back. The client had no GET stream to reopen; its next request carries the "
@@ -92,7 +92,7 @@ class LegacyClient(BaseClient):
             )
             self.relist()
             return
-        elif c.session_id and c.session_id not in srv.sessions:
+        elif c.session_id and not servers.honours(srv, c.session_id):
             resume = c.listen.last_event_id if srv.event_store and c.listen.open else None
             status = self.get(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
             if status != "404":
@@ -136,7 +136,7 @@ class LegacyClient(BaseClient):
 
     def resume(self, call: InFlight) -> bool:
         c, srv = self.c, self.srv
-        if not (srv.sessions_durable and call.event_id and c.session_id in srv.sessions):
+        if not (srv.sessions_durable and call.event_id and servers.honours(srv, c.session_id)):
             return False
         note = "Resumes the call's own stream from the id its first event carried (a resumption is always a GET)."
         if self.get(last_event_id=call.event_id, note=note) != "ok":
@@ -247,7 +247,7 @@ class LegacyClient(BaseClient):
     def stream_dropped(self) -> None:
         c, srv = self.c, self.srv
         self.link.dropped("The stream breaks with no result.")
-        if c.listen.last_event_id and c.session_id in srv.sessions:
+        if c.listen.last_event_id and servers.honours(srv, c.session_id):
             if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
                 c.listen = make(ListenStream)
                 return
