@@ -125,6 +125,8 @@ class Link:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
             return
         h = {"Content-Type": SSE if stream else JSON, **(headers or {})}
+        if stream and c.era == "modern":
+            h["X-Accel-Buffering"] = "no"  # the SDK's modern SSE responses: no proxy may hold events back
         self.st.show(
             f.http_response(
                 c.era,

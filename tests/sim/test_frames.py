@@ -331,3 +331,9 @@ def test_a_legacy_session_lives_in_the_memory_of_the_replica_that_issued_it() ->
     run = play("baskets", "modern", LandOnReplica(server="S", replica=2))
     run, _ = step(run, CreateBasket(server="S"))
     assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [200], "no session in 2026-07-28"
+
+
+def test_the_modern_listen_stream_tells_proxies_not_to_buffer_it() -> None:
+    run, _ = step(play("restart", "modern", listen=True), ListenDrops(server="W"))
+    (opened,) = [m for m in wire(run) if isinstance(m, HttpResponse) and m.sse]
+    assert opened.headers["X-Accel-Buffering"] == "no" and opened.headers["Content-Type"] == "text/event-stream"
