@@ -130,7 +130,7 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
 
 
 SCENARIOS: dict[str, tuple[str, Callable[[dict], tuple[list[SimServer], list[str]]]]] = {
-    "outage": ("Servers A and B, each with a listen stream; C exists but is not configured", _outage),
+    "outage": ("Servers A and B, each with a stream open for change notices; C exists but is not configured", _outage),
     "restart": ("One server, W, with nothing open yet: set up a situation, then restart it", _restart),
     "gateway": ("One client, to gateway G, which fronts A and B; C can join", _gateway),
     "baskets": ("A shop server S with two replicas and explicit basket handles", _baskets),

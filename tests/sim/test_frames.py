@@ -337,3 +337,32 @@ def test_the_modern_listen_stream_tells_proxies_not_to_buffer_it() -> None:
     run, _ = step(play("restart", "modern", listen=True), ListenDrops(server="W"))
     (opened,) = [m for m in wire(run) if isinstance(m, HttpResponse) and m.sse]
     assert opened.headers["X-Accel-Buffering"] == "no" and opened.headers["Content-Type"] == "text/event-stream"
+
+
+def lines(run) -> list[tuple[str, str]]:
+    return [(line.tone, line.text) for line in run.last.lines]
+
+
+@era_param
+def test_the_restart_log_says_what_became_of_the_token_before_the_401_and_never_calls_a_bad_token_valid(
+    era: str,
+) -> None:
+    run = play("restart", era, StartCall(server="W", tool="get_forecast"), listen=True, auth_in_process=True)
+    run, _ = step(run, RestartServer(server="W"))
+    said = lines(run)
+    gone = next(i for i, (_, text) in enumerate(said) if "token" in text and "gone" in text)
+    answered = next(i for i, (tone, text) in enumerate(said) if tone == "error" and "401" in text)
+    assert gone < answered, "the token's fate is told before the answer it causes"
+    run, _ = step(play("restart", era, TokenExpires(server="W"), listen=True), RestartServer(server="W"))
+    assert not [text for _, text in lines(run) if "still valid" in text]
+
+
+def test_no_session_is_promised_where_the_server_issues_none() -> None:
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"), issues_session_id=False)
+    run, _ = step(run, RestartServer(server="W"))
+    assert not [text for _, text in lines(run) if "session" in text and "need" in text]
+
+
+def test_the_legacy_opening_speaks_of_no_listen_stream() -> None:
+    run = play("outage", "legacy")
+    assert "listen stream" not in " ".join(line.text for step in run.log for line in step.lines)

@@ -363,9 +363,14 @@ class BaseClient:
                     "The call's SSE stream, which carried the question, ends with no result: the process "
                     "that asked is gone."
                 )
+            then = (
+                "the answer will need a new session"
+                if c.session_id and not srv.sessions_durable
+                else "the process that asked is gone, so the tool will have to ask again"
+            )
             self.say(
                 f"The stream of the open call to {p.tool} dropped while the user was answering. The "
-                "host keeps the question on screen; the answer will need a new session.",
+                f"host keeps the question on screen; {then}.",
                 "warn",
             )
         self.st.lost[c.server] = lost
