@@ -107,6 +107,15 @@ def check_step(prev: Run, run: Run, event: ev.Event, *, fresh: bool) -> None:
             assert c.listed_seq == srv.change_seq, f"{t.server} changed after it was last listed"
             assert c.listed_generation == srv.generation, f"{t.server} restarted after it was last listed"
 
+    # a call still running when its connection is dropped (era switch, removal) ends with a host-built error
+    if isinstance(event, (ev.RemoveServer, ev.SwitchEra)) and not run.last.rejected:
+        dropped = [
+            c for n, c in prev.state.host.clients.items() if n not in s.host.clients or c.era != s.host.clients[n].era
+        ]
+        running = sum(len(c.in_flight) for c in dropped)
+        built = [m for m in run.last.wire if m.kind == "host_built"]
+        assert len(built) >= running, f"{running} calls were running, {len(built)} host-built errors"
+
     # plain data: JSON round trips are exact
     assert State.model_validate_json(s.model_dump_json()) == s
     assert State.model_validate_json(run.twin.model_dump_json()) == run.twin
@@ -233,6 +242,11 @@ FOUND = {
         "legacy",
         {"listen": False},
         [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
+    "a call still running on a dropped connection ends with a host-built error": (
+        "modern",
+        {},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RemoveServer(server="W")],
     ),
 }
 
