@@ -1,4 +1,7 @@
-"""Page weight: what lesson 1's first view transfers (compressed), and what a repeat view fetches.
+"""Page size and weight: for every lesson page, what a learner meets at load (visible words, page height at
+1280 and at 375 px wide with every disclosure closed, playgrounds and other panels, quick-check
+questions, the computed time estimate, the bytes of a first view); then what lesson 1's first view
+transfers (compressed), and what a repeat view fetches.
 
 Drives Debian's Chromium (as the browser tests do) against the app on loopback; a WSGI wrapper
 counts every request and the bytes of every body as they leave the app (after compression).
@@ -22,7 +25,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lesson.web import create_app  # noqa: E402
+from lesson.web import create_app, lesson_state  # noqa: E402
 from lesson.web.server import make_dev_server  # noqa: E402
 from tests.conftest import CHROMIUM_ARGS, find_chromium  # noqa: E402
 
@@ -50,9 +53,69 @@ SCROLL_THROUGH = """async () => {
 
 
 def settle(page) -> None:
-    page.locator('[data-panel-id="outage"] [data-button]').first.wait_for()
-    page.wait_for_function("!document.querySelector('[data-panel-id=\"outage\"] [data-button]').disabled")
+    """Until the first playground is ready (its buttons enabled) and the network is idle."""
+    if page.locator("[data-button]").count():
+        page.wait_for_function("!document.querySelector('[data-button]').disabled")
     page.wait_for_load_state("networkidle")
+
+
+# What a learner meets at load, measured in the page: words of the article's rendered text (a closed
+# disclosure's content is not rendered; the prose figure leaves out the panels and the quick check),
+# and the panels and questions it holds.
+MEASURE = """() => {
+  const words = (text) => text.split(/\\s+/).filter(Boolean).length;
+  const article = document.querySelector("article.lesson");
+  const prose = article.cloneNode(true);
+  for (const el of prose.querySelectorAll("section.panel, section.quiz, nav.toc")) el.remove();
+  document.body.append(prose);  // innerText needs a rendered node
+  prose.style.cssText = "position:absolute;left:-99999px;width:" + article.clientWidth + "px";
+  const proseWords = words(prose.innerText);
+  prose.remove();
+  return {
+    words: words(article.innerText),
+    prose: proseWords,
+    open: document.querySelectorAll("article details[open]").length,
+    playgrounds: document.querySelectorAll('section[data-panel="playground"]').length,
+    panels: document.querySelectorAll("section[data-panel-id]").length,
+    questions: document.querySelectorAll("form.question").length,
+    kicker: document.querySelector(".kicker")?.textContent.trim() || "",
+  };
+}"""
+HEIGHT = "document.documentElement.scrollHeight"
+TARGET_LESSON_KB = 40  # each lesson page's first view, compressed
+
+
+def measure_lessons(browser, base: str, counter: Counter, lessons) -> None:
+    print("lesson pages at load (every disclosure closed):")
+    head = f"  {'lesson':<16} {'words':>5} {'prose':>5} {'h@1280':>7} {'h@375':>7} {'play':>4} {'panels':>6}"
+    print(head + f" {'quest':>5} {'min':>4} {'KB':>6}  first view target")
+    for lesson in lessons:
+        # A context of its own: an empty cache, so the bytes are a first view's.
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        counter.seen.clear()
+        page.goto(f"{base}/lessons/{lesson.meta.slug}")
+        settle(page)
+        size = sum(n for path, n in counter.seen if path != "/ws")
+        m = page.evaluate(MEASURE)
+        assert m["open"] == 0, "a disclosure is open at load: the heights would not be the closed page's"
+        wide = page.evaluate(HEIGHT)
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.wait_for_function("() => document.documentElement.clientWidth === 375")
+        narrow = page.evaluate(HEIGHT)
+        context.close()
+        verdict = "met" if size <= TARGET_LESSON_KB * 1000 else "MISSED"
+        print(
+            f"  {lesson.meta.slug:<16} {m['words']:>5} {m['prose']:>5} {wide:>7} {narrow:>7} {m['playgrounds']:>4}"
+            f" {m['panels']:>6} {m['questions']:>5} {lesson.minutes:>4} {size / 1000:>6.1f}"
+            f"  at most {TARGET_LESSON_KB} KB: {verdict}"
+        )
+        # The page shows the same estimate the content computes.
+        assert f"{lesson.minutes} minutes" in m["kicker"], m["kicker"]
+    print(
+        "  words: the article's rendered text; prose: without panels and quick check; h: page height in px;"
+        " play: playgrounds; min: the computed estimate (docs/content.md)"
+    )
 
 
 def scroll_through(page) -> None:
@@ -64,6 +127,11 @@ def scroll_through(page) -> None:
 TARGET_KB = 60  # lesson 1's first view, compressed
 
 
+def lesson_state_of(app):
+    with app.app_context():
+        return lesson_state()
+
+
 def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = create_app({"SECRET_KEY": "bench"})
@@ -71,10 +139,13 @@ def main() -> None:
     app.wsgi_app = counter
     server = make_dev_server("127.0.0.1", 0, app)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/lessons/hot-swapping"
+    base = f"http://127.0.0.1:{server.server_port}"
+    url = f"{base}/lessons/hot-swapping"
     path = find_chromium()
     with sync_playwright() as p:
         browser = p.chromium.launch(headless=True, args=CHROMIUM_ARGS, **({"executable_path": path} if path else {}))
+        measure_lessons(browser, base, counter, lesson_state_of(app).content.lessons)
+        counter.seen.clear()
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(url)
         settle(page)
