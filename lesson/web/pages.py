@@ -243,7 +243,8 @@ def _see(slug: str, question: Any) -> dict[str, str] | None:
     target_slug, _, fragment = question.see.removeprefix("/lessons/").partition("#")
     target = content.lesson(slug if question.see.startswith("#") else target_slug)
     titles = {t.id: t.title for t in target.toc} if target else {}
-    return {"href": question.see, "title": titles.get(fragment, question.see)}
+    href = question.see if question.see.startswith("#") else request.script_root + question.see
+    return {"href": href, "title": titles.get(fragment, question.see)}
 
 
 def _question(slug: str, qid: str) -> Any:
