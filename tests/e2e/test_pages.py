@@ -21,6 +21,7 @@ def use_index(page: Page) -> None:
     expect(page.get_by_role("link", name="Hot-swapping servers: churn, outages and restarts")).to_be_visible()
     expect(page.get_by_role("link", name="tools/list_changed: what it is and when to send it")).to_be_visible()
     expect(page.get_by_role("progressbar")).to_have_count(2)
+    expect(page.get_by_role("link", name="the glossary")).to_have_attribute("href", "/glossary")
 
 
 def use_lesson_1(page: Page) -> None:
