@@ -163,3 +163,12 @@ def test_every_shipped_term_is_linked_somewhere_and_the_page_lists_them() -> Non
     page = create_app({"TESTING": True}).test_client().get("/glossary")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and all(f'id="{t.id}"' in html for t in content.glossary.terms)
+
+
+def test_a_glossary_that_does_not_load_is_reported_once_not_at_every_link(root: Path) -> None:
+    lesson = root / "lessons" / "01-first.md"
+    add_line(lesson, "## Start here", "A [listen stream](/glossary#listen-stream) stays open.")
+    glossary = root / "glossary.yaml"
+    glossary.write_text(GLOSSARY.replace("term: MCP", "term: [MCP]"))
+    (found,) = problems(root)
+    assert found.startswith(f"{glossary}:{GLOSSARY.splitlines().index('    term: MCP') + 1}: ")
