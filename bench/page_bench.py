@@ -21,7 +21,7 @@ import sys
 import threading
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -54,8 +54,9 @@ SCROLL_THROUGH = """async () => {
 
 def settle(page) -> None:
     """Until the first playground is ready (its buttons enabled) and the network is idle."""
+    # A locator's wait, not wait_for_function: the page's CSP forbids evaluating a string.
     if page.locator("[data-button]").count():
-        page.wait_for_function("!document.querySelector('[data-button]').disabled")
+        expect(page.locator("[data-button]").first).to_be_enabled(timeout=30_000)
     page.wait_for_load_state("networkidle")
 
 
@@ -82,6 +83,11 @@ MEASURE = """() => {
   };
 }"""
 HEIGHT = "document.documentElement.scrollHeight"
+# The height once the page has laid itself out again (after a change of width): two frames later.
+AFTER_LAYOUT = (
+    "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame("
+    "() => done(document.documentElement.scrollHeight))))"
+)
 TARGET_LESSON_KB = 40  # each lesson page's first view, compressed
 
 
@@ -101,8 +107,7 @@ def measure_lessons(browser, base: str, counter: Counter, lessons) -> None:
         assert m["open"] == 0, "a disclosure is open at load: the heights would not be the closed page's"
         wide = page.evaluate(HEIGHT)
         page.set_viewport_size({"width": 375, "height": 812})
-        page.wait_for_function("() => document.documentElement.clientWidth === 375")
-        narrow = page.evaluate(HEIGHT)
+        narrow = page.evaluate(AFTER_LAYOUT)
         context.close()
         verdict = "met" if size <= TARGET_LESSON_KB * 1000 else "MISSED"
         print(
@@ -120,7 +125,10 @@ def measure_lessons(browser, base: str, counter: Counter, lessons) -> None:
 
 def scroll_through(page) -> None:
     page.evaluate(SCROLL_THROUGH)
-    page.get_by_text("Moment 1 of").first.wait_for()  # the stepper's moments, fetched on the way
+    # The stepper's moments, fetched on the way; on a busy machine a screen can go by between two of the
+    # observer's checks, so the stepper is brought into view once more before waiting for them.
+    page.locator('[data-panel="stepper"]').scroll_into_view_if_needed()
+    page.get_by_text("Moment 1 of").filter(visible=True).first.wait_for()
     page.wait_for_load_state("networkidle")
 
 
@@ -144,8 +152,6 @@ def main() -> None:
     path = find_chromium()
     with sync_playwright() as p:
         browser = p.chromium.launch(headless=True, args=CHROMIUM_ARGS, **({"executable_path": path} if path else {}))
-        measure_lessons(browser, base, counter, lesson_state_of(app).content.lessons)
-        counter.seen.clear()
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(url)
         settle(page)
@@ -158,6 +164,8 @@ def main() -> None:
         settle(page)
         scroll_through(page)
         repeat = [s[0] for s in counter.seen if s[0] != "/ws"]
+        page.close()
+        measure_lessons(browser, base, counter, lesson_state_of(app).content.lessons)
         browser.close()
     server.shutdown()
     total = sum(size for _, size in first)
