@@ -172,3 +172,17 @@ def test_a_glossary_that_does_not_load_is_reported_once_not_at_every_link(root: 
     glossary.write_text(GLOSSARY.replace("term: MCP", "term: [MCP]"))
     (found,) = problems(root)
     assert found.startswith(f"{glossary}:{GLOSSARY.splitlines().index('    term: MCP') + 1}: ")
+
+
+def test_in_a_portals_frame_the_glossary_opens_framed_with_a_way_back() -> None:
+    from lesson.web import create_app
+
+    c = create_app({"TESTING": True}).test_client()
+    lesson = c.get("/embed/hot-swapping").get_data(as_text=True)
+    assert 'href="/glossary?embed=1&amp;from=hot-swapping#host"' in lesson
+    framed = c.get("/glossary?embed=1&from=hot-swapping").get_data(as_text=True)
+    assert "site-header" not in framed and 'href="/embed/hot-swapping"' in framed
+    # Outside a frame the plain link, and under a prefix every link carries it.
+    assert 'href="/glossary#host"' in c.get("/lessons/hot-swapping").get_data(as_text=True)
+    mounted = c.get("/lessons/hot-swapping", environ_overrides={"SCRIPT_NAME": "/training/mcp"})
+    assert 'href="/training/mcp/glossary#host"' in mounted.get_data(as_text=True)

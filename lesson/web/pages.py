@@ -144,7 +144,9 @@ def glossary() -> str:
     content = _state().content
     if content.glossary is None:
         abort(404)
-    return render_template("glossary.html", glossary=content.glossary, lessons=content.lessons)
+    # In a portal's frame there is no site header: a link back to the lesson the learner came from.
+    back = content.lesson(request.args.get("from", ""))
+    return render_template("glossary.html", glossary=content.glossary, back=back, embed=_embed_asked())
 
 
 @bp.get("/lessons/<slug>")
