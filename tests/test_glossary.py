@@ -186,3 +186,20 @@ def test_in_a_portals_frame_the_glossary_opens_framed_with_a_way_back() -> None:
     assert 'href="/glossary#host"' in c.get("/lessons/hot-swapping").get_data(as_text=True)
     mounted = c.get("/lessons/hot-swapping", environ_overrides={"SCRIPT_NAME": "/training/mcp"})
     assert 'href="/training/mcp/glossary#host"' in mounted.get_data(as_text=True)
+
+
+def test_the_glossary_schema_accepts_the_shipped_glossary_and_rejects_a_typo() -> None:
+    import json
+
+    import yaml
+    from jsonschema import Draft202012Validator
+
+    from lesson.check import schema_pointer
+
+    path = ROOT / "content" / "glossary.yaml"
+    assert schema_pointer(path) == "schema/glossary.schema.json"
+    validator = Draft202012Validator(json.loads((ROOT / "content" / "schema" / "glossary.schema.json").read_text()))
+    data = yaml.safe_load(path.read_text())
+    assert list(validator.iter_errors(data)) == []
+    typo = {"terms": [{**data["terms"][0], "meams": "typo"}]}
+    assert list(validator.iter_errors(typo)) != []
