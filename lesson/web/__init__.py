@@ -51,8 +51,8 @@ DEFAULTS: dict[str, Any] = {
     "WS_HELLO_TIMEOUT": 20.0,  # seconds a new socket may stay silent
     "WS_IDLE_TIMEOUT": 900.0,  # seconds an open socket may stay silent
     "WS_MAX_PER_ADDRESS": 400,  # sockets per client address, per process (a classroom shares one NAT address)
-    "REPLAY_RATE": 500.0,  # logged events replayed a second per client address, per process
-    "REPLAY_BURST": 5000,  # events replayed at once for one address (a class reconnecting after a restart)
+    "REPLAY_RATE": 100.0,  # logged events replayed a second per client address, per process
+    "REPLAY_BURST": 1000,  # events replayed at once for one address (a class reconnecting after a restart)
     "REPLAY_WAIT": 5.0,  # seconds a socket's log waits for its address's replay budget before it is refused
     "API_RATE": 100.0,  # /api/* requests a second per client address, per process (a class may share one)
     "API_BURST": 300,

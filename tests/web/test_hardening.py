@@ -135,3 +135,40 @@ def test_the_production_server_trusts_no_forwarded_headers_without_proxy_fix(spa
         assert resp.status == 200
     with open(proc.log_path) as f:
         assert "Traceback" not in f.read()
+
+
+def test_a_route_marked_cross_site_takes_posts_from_other_sites():
+    """A portal's launch is posted by another site: its view opts out of the origin check, and every
+    other POST stays checked, whichever blueprint it is in."""
+    from flask import Blueprint
+
+    from lesson.web import create_app
+    from lesson.web.guard import cross_site
+
+    portal = Blueprint("portal", __name__)
+
+    @portal.post("/portal/launch")
+    @cross_site
+    def launch() -> str:
+        return "launched"
+
+    @portal.post("/portal/other")
+    def other() -> str:
+        return "changed"
+
+    app = create_app({"SECRET_KEY": "t"})
+    app.register_blueprint(portal)
+    client = app.test_client()
+    foreign = {"Origin": "https://lms.example"}
+    assert client.post("/portal/launch", headers=foreign).status_code == 200
+    assert client.post("/portal/other", headers=foreign).status_code == 403
+    assert client.post("/api/frame", json=OPEN, headers=foreign).status_code == 403
+
+
+@pytest.mark.parametrize("key", ["REPLAY_RATE", "REPLAY_BURST", "API_RATE", "API_BURST", "REPLAY_WAIT"])
+def test_a_malformed_budget_setting_stops_start_up(key):
+    from lesson.settings import SettingsError
+    from lesson.web import create_app
+
+    with pytest.raises(SettingsError, match=f"LESSON_{key}"):
+        create_app({"SECRET_KEY": "t", key: "lots"})
