@@ -2,8 +2,8 @@
 measured in the same run. Loopback only; bounded in clients, bytes and seconds; every process it
 starts is stopped, and every socket closed, when it ends (or fails).
 
-It starts `lesson serve --workers W` (gunicorn, gthread; the same settings as a class gets, except a
-per-address socket cap high enough for every client here, all on 127.0.0.1), then, from this process:
+It starts `lesson serve --workers W` (gunicorn, gthread; the settings a class gets, except a per-address
+socket cap high enough for every client here, all on 127.0.0.1), then, from this process:
 
 1. ``deflate``: 100 sockets each send one text frame compressed 1,000 to 1 (a 20 MB text in about
    20 KB, RSV1 set, as permessage-deflate sends it): server RSS before, at its worst and 5 s after.
@@ -270,7 +270,9 @@ def main() -> None:
     ap.add_argument("--proxy", action="store_true", help="slow: also through nginx, as docs/classroom.md sets it")
     args = ap.parse_args()
     parts = set(args.parts.split(","))
-    proc, base = start_server(args.workers, args.threads)
+    # A class's settings, but for the per-address socket cap (every client here is 127.0.0.1): the
+    # per-socket rate the load bench lifts for its back-to-back presses is kept.
+    proc, base = start_server(args.workers, args.threads, {"LESSON_WS_RATE": "20", "LESSON_WS_BURST": "40"})
     port = int(base.rsplit(":", 1)[1])
     try:
         print(f"server: lesson serve --workers {args.workers} --threads {args.threads} (pid {proc.pid})")

@@ -57,7 +57,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(workers: int, threads: int) -> tuple[subprocess.Popen, str]:
+def start_server(workers: int, threads: int, settings: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """``settings`` (``LESSON_*``) go over the bench's own."""
     port = free_port()
     env = {
         **os.environ,
@@ -70,6 +71,7 @@ def start_server(workers: int, threads: int) -> tuple[subprocess.Popen, str]:
         # Room for every playground the memory figure stores (about 90 KB each by the cache's own
         # estimate), in a worker that gets most of them: the figure must not be cut by evictions.
         "LESSON_CACHE_BYTES": str(2 << 30),
+        **(settings or {}),
     }
     cmd = [sys.executable, "-m", "lesson.cli", "serve", "--port", str(port)]
     cmd += ["--workers", str(workers), "--threads", str(threads)]

@@ -52,7 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "WS_IDLE_TIMEOUT": 900.0,  # seconds an open socket may stay silent
     "WS_MAX_PER_ADDRESS": 400,  # sockets per client address, per process (a classroom shares one NAT address)
     "REPLAY_RATE": 100.0,  # logged events replayed a second per client address, per process
-    "REPLAY_BURST": 1000,  # events replayed at once for one address (a class reconnecting after a restart)
+    "REPLAY_BURST": 500,  # events replayed at once for one address: one full log (a playground holds 500)
     "REPLAY_WAIT": 5.0,  # seconds a socket's log waits for its address's replay budget before it is refused
     "API_RATE": 100.0,  # /api/* requests a second per client address, per process (a class may share one)
     "API_BURST": 300,

@@ -38,6 +38,7 @@ TRY_LATER = 1013  # too many sockets from this address
 IDLE = 4408  # no frame for a while; the page reconnects on its next press
 GOING_AWAY = 1001  # the server is stopping (a deploy, a restart): the page reconnects
 TICK = 1.0  # seconds a handler waits for a frame before it looks at its flags again
+SLOW_DOWN_PAUSE = 1.0  # seconds a socket's next frame waits after a slow_down answer (its Retry-After)
 
 
 class Refusals:
@@ -99,7 +100,7 @@ class Guarded:
         self.max_queued = max_queued
         self.leaving = False  # set by ``Addresses.going_away``
         self.sending_since = 0.0  # when the send under way began (monotonic); 0 when none is
-        self.dropped = ""  # why ``Watch`` shut the socket, for the handler's log line
+        self.dropped = ""  # set once ``Watch`` has shut the socket (it logged why): it looks no more
 
     def noted(self, kind: str, message: str) -> None:
         self.refusals.note(kind, f"socket from {self.addr}: {message}")
@@ -282,6 +283,10 @@ def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
             conn.send(reply.text)
         finally:
             reply.finish()  # compacting the cached run can wait until the answer is on its way
+        if reply.code == "slow_down":
+            # Its address's replay budget is spent: this socket's next frame waits, so a client that
+            # sends its log again at once costs one refusal a second, not one per frame it can send.
+            time.sleep(SLOW_DOWN_PAUSE)
 
 
 def _connection_socket() -> socket.socket:
