@@ -13,9 +13,9 @@ then, from this process (the client is never the server's process), measures:
    a few thousand playgrounds, and the slope over the last two thirds of them);
 4. a client that sends presses and never reads: server memory before, at its worst, and after.
 
-The client runs in this process, on the same two cores as the server, and does not negotiate
-permessage-deflate (browsers do; the answers then travel compressed), except with ``--deflate``,
-where the one learner's socket and its echo's both do.
+The client runs in this process, on the same two cores as the server, and does not offer
+permessage-deflate, except with ``--deflate``, where the one learner's socket and its echo's both
+offer it (the server declines it: docs/classroom.md says why).
 
     .venv/bin/python bench/load_bench.py [--learners 1000] [--seconds 30] [--workers 2] [--pace 2]
 """
