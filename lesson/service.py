@@ -15,6 +15,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -257,6 +258,10 @@ class Service:
             # outcomes and no log history: a replayed playground costs what a pressed one does.
             run = advance(compact(run), self._event(panel, kind, arg))
             history.append(run.log[-1])
+            # A long replay is hundreds of milliseconds of CPU: after each event it hands the
+            # interpreter's lock to any other thread that wants it, so another learner's press does
+            # not wait out the lock's switch interval at each of its system calls.
+            time.sleep(0)
         return replace(run, log=history)
 
     def _spend(self, events: int) -> None:
