@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from ..service import FrameError
+from ..sim.playground import MAX_EVENTS
 
 
 class Buckets:
@@ -80,5 +81,6 @@ def task_log_events(data: Any) -> int:
     for log_ in logs:
         if isinstance(log_, str) and log_.count(":") >= 3:
             presses = log_.rsplit(":", 1)[1]
-            count += presses.count(",") + 1 if presses else 0
+            n = presses.count(",") + 1 if presses else 0
+            count += n if n <= MAX_EVENTS else 0  # a longer log is refused before it is replayed
     return count

@@ -172,3 +172,15 @@ def test_a_malformed_budget_setting_stops_start_up(key):
 
     with pytest.raises(SettingsError, match=f"LESSON_{key}"):
         create_app({"SECRET_KEY": "t", key: "lots"})
+
+
+def test_a_page_sending_back_several_long_task_logs_is_graded_on_a_full_budget(client):
+    """After a reload the page sends every answer it holds: their presses may pass one burst, and are
+    charged as one burst at most, so they are graded, not refused for ever."""
+    answers = {"host-error": TASK_LOG, "another": TASK_LOG, "idle-restart": "b"}
+    resp = client.post("/api/quiz/hot-swapping", json={"answers": answers})
+    assert resp.status_code == 200 and "host-error" in resp.json["results"]
+    # A log over the playground's limit is refused as such, whatever the budget holds.
+    too_long = "outage:modern::" + ",".join(["turn"] * 501)
+    refused = client.post(TASK, json={"log": too_long})
+    assert refused.status_code == 400 and refused.json["code"] == "too_many"
