@@ -176,5 +176,5 @@ class SessionCookies(SecureCookieSessionInterface):
 def init_app(app: Flask) -> None:
     app.extensions["lesson.api_rate"] = Buckets(float(app.config["API_RATE"]), float(app.config["API_BURST"]))
     app.session_interface = SessionCookies()
+    app.before_request(check_origin)  # first: a post from another site is charged to no budget
     app.before_request(api_guard)
-    app.before_request(check_origin)
