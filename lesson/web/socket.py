@@ -257,9 +257,8 @@ class Watch:
     one whose send has been blocked ``send_timeout`` seconds on a client that does not read, or whose
     unhandled frames passed the bound while it was blocked (the library's reader keeps reading
     meanwhile); closes the waiting ones when the server stops; wakes a handler waiting on a socket
-    the library closed. It looks every ``every`` seconds. (A handler that woke up every so often to
-    look for itself would cost a thousand wake-ups a second per thousand sockets: measured, that
-    raised the 1,000-learner p99 tenfold.)"""
+    the library closed. It looks every ``every`` seconds. (A handler that woke up every second to look
+    for itself costs a thousand wake-ups a second per thousand sockets; see docs/classroom.md.)"""
 
     def __init__(self, addresses: Addresses, send_timeout: float, max_queued: int) -> None:
         self.addresses = addresses
