@@ -16,6 +16,8 @@ def _check(root: Path | None) -> int:
     from .content import default_root
 
     report = check(root or default_root())
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if not report.ok:
