@@ -65,14 +65,17 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
         print(err, file=sys.stderr)
         return 1
     if workers > 0:
+        from .web.reach import startup_lines
         from .web.server import run_gunicorn
 
-        print(f"MCP Churn Lab: {workers} worker(s) x {threads} threads on http://{host}:{port}/", flush=True)
+        print("\n".join(startup_lines(host, port, f"{workers} worker(s) x {threads} threads")), flush=True)
         return run_gunicorn(host, port, workers, threads)
     from .web.server import make_dev_server
 
     server = make_dev_server(host, port, app)
-    print(f"MCP Churn Lab: serving on http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
+    from .web.reach import startup_lines
+
+    print("\n".join(startup_lines(host, server.server_port, "serving")), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0

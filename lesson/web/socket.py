@@ -23,6 +23,7 @@ from wsproto.events import CloseConnection
 from wsproto.utilities import RemoteProtocolError
 
 from .guard import origin_allowed
+from .hints import origin_refusal
 
 bp = Blueprint("frames", __name__)
 log = logging.getLogger(__name__)
@@ -284,7 +285,8 @@ def ws() -> Response:
     refusals: Refusals = current_app.extensions["lesson.refusals"]
     if not origin_allowed():
         origin = request.headers.get("Origin") or request.headers.get("Referer") or ""
-        refusals.note("origin", f"socket refused (403): origin {origin[:200]!r} is not in LESSON_EMBED_ORIGINS")
+        own = f"{request.scheme}://{request.host}"
+        refusals.note("origin", origin_refusal(origin, own, request.headers, cfg))
         return Response("This origin may not open the playground socket.\n", 403, mimetype="text/plain")
     addr = request.remote_addr or "?"
     addresses: Addresses = current_app.extensions["lesson.addresses"]  # this app's sockets only
