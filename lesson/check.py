@@ -87,7 +87,9 @@ def check(root: Path) -> Report:
     if content.glossary is not None:
         problems.extend(check_terms(content, content.glossary, panels))
     problems.extend(check_presses_of_broken_panels(root, panels))
-    catalogue_errors, report.notes = check_catalogues()
+    problems.extend(check_locales(root, content, report.notes))
+    catalogue_errors, notes = check_catalogues()
+    report.notes += notes
     problems.extend(catalogue_errors)
     problems[:] = [suggest(p) for p in problems]
 
@@ -421,6 +423,43 @@ def check_presses_of_broken_panels(root: Path, panels: dict[str, AnyPanel]) -> l
     return out
 
 
+def check_locales(root: Path, content: Content, notes: list[str]) -> list[ContentError]:
+    """Translated lessons (``locales/<locale>/lessons/*.md``): each loads, translates an English lesson,
+    shows the same panels, and its links and wire examples hold like the English ones. A locale with no UI
+    catalogue cannot be picked (``?lang=``), which the notes say."""
+    from .locales import load_locale, locale_folders
+
+    out: list[ContentError] = []
+    for folder in locale_folders(root):
+        translated = load_locale(folder, content, out)
+        if not (i18n.HERE / f"{folder.name}.json").is_file():
+            notes.append(
+                f"{folder}: no UI catalogue lesson/messages/{folder.name}.json, so ?lang={folder.name} cannot pick "
+                "these lessons"
+            )
+        if not translated:
+            continue
+        mixed = content.model_copy(update={"lessons": [translated.get(x.meta.slug, x) for x in content.lessons]})
+        for lesson in translated.values():
+            out.extend(check_messages(lesson))
+            quiz = content.quiz(lesson.meta.slug)
+            ids = anchors(mixed, lesson)
+            lost = sorted(
+                {
+                    q.see[1:]
+                    for q in (quiz.questions if quiz else [])
+                    if q.see and q.see[1:] not in ids and q.see.startswith("#")
+                }
+            )
+            if lost:
+                notes.append(
+                    f"{lesson.source}: the quick check's feedback links to {', '.join('#' + x for x in lost)}, "
+                    "which this translation has no section for (those links open the page at its top)"
+                )
+        out.extend(p for p in check_links(mixed) if p.path.is_relative_to(folder))
+    return out
+
+
 def check_catalogues(folder: Path | None = None) -> tuple[list[ContentError], list[str]]:
     """The translated UI catalogues against English: every placeholder as English has it, no key English
     lacks, valid JSON (the server falls back to English for each of these, but the translation is lost).
@@ -507,6 +546,7 @@ __all__ = [
     "check_feedback",
     "check_goals",
     "check_links",
+    "check_locales",
     "check_messages",
     "check_presses_of_broken_panels",
     "check_schema_pointers",

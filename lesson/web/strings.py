@@ -5,7 +5,8 @@ page (tests use ``?lang=pseudo``). An unknown locale in the settings stops start
 
 The scripts' part of each catalogue is a hashed, immutable JSON asset (``/data/<build>/messages-<locale>.json``)
 that the page names in ``<html data-messages>``: fetched once, compressed, cached for good, and not
-repeated in every page. ``<html lang>`` is the page's locale.
+repeated in every page. ``<html lang>`` is the page's locale, and a lesson translated into it
+(``content/locales/<locale>/lessons/``) is shown in place of the English one (:func:`localized`).
 
 A message that cannot be filled in a translation (a placeholder it names is not given) is shown in English and
 logged, so a translation mistake never fails a page. With ``lesson serve --reload`` (or in debug mode) an edited
@@ -22,7 +23,10 @@ from flask import Flask, current_app, has_request_context, request
 from markupsafe import Markup
 
 from .. import i18n
+from ..content import Lesson
 from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages, translate
+from ..locales import load_locales
+from ..yamlfile import ContentError
 from .assets import Assets
 
 log = logging.getLogger(__name__)
@@ -45,6 +49,32 @@ def _(key: str, **values: Any) -> Markup:
             raise  # English itself is wrong: a bug the tests catch, not a translation to fall back from
         log.error("message %r in %r cannot be filled (%r); showing English", key, locale, exc)
         return Markup.escape(translate(DEFAULT, key)).format(**values)
+
+
+def localized(lesson: Lesson) -> Lesson:
+    """The lesson in the page's locale: its translation under ``content/locales/<locale>/lessons/`` when
+    there is one that loads, else the English lesson (lesson/locales.py)."""
+    locale = current_locale()
+    if locale in (DEFAULT, PSEUDO):
+        return lesson
+    return _translations().get(locale, {}).get(lesson.meta.slug, lesson)
+
+
+def _translations() -> dict[str, dict[str, Lesson]]:
+    # Loaded on first use and again whenever the content is (a reload makes a new Content object).
+    from . import lesson_state
+
+    state = lesson_state()
+    held = current_app.extensions.get("lesson.locales")
+    if held is not None and held[0] is state.content:
+        return held[1]  # type: ignore[no-any-return]
+    with _reload_lock:
+        problems: list[ContentError] = []
+        table = load_locales(state.root, state.content, problems) if state.root is not None else {}
+        for problem in problems:
+            log.error("%s; showing the English lesson (`lesson check` lists every problem)", problem)
+        current_app.extensions["lesson.locales"] = (state.content, table)
+    return table
 
 
 def html_lang() -> str:
