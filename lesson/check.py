@@ -174,7 +174,9 @@ def check_links(content: Content) -> list[ContentError]:
                     if not (lesson.source.parent.parent / GLOSSARY).is_file():
                         broken(lesson, link.line, href, f"there is no {GLOSSARY}")
                 elif content.glossary.term(term.group(1)) is None:
-                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}")
+                    known = [t.id for t in content.glossary.terms]
+                    hint = did_you_mean(term.group(1), known)
+                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}{hint}")
                 continue
             if href.startswith("#"):
                 target, fragment = lesson, href[1:]

@@ -141,3 +141,27 @@ def test_a_catalogue_that_is_not_json_is_reported_at_its_line(tmp_path: Path) ->
 def test_the_shipped_catalogues_pass() -> None:
     errors, _ = check_catalogues()
     assert errors == []
+
+
+def test_unknown_panels_lessons_and_glossary_terms_get_the_closest_name(root: Path) -> None:
+    first = root / "lessons" / "01-first.md"
+    widget = _edit(first, "::: lights\n", "::: ligths\n")
+    link = _edit(first, "(/lessons/second#the-story)", "(/lessons/secnd#the-story)")
+    report = check(root)
+    (w,) = _at(report, first, widget)
+    assert "'ligths'" in w and "did you mean 'lights'" in w
+    (li,) = _at(report, first, link)
+    assert "'secnd'" in li and "did you mean 'second'" in li
+
+
+def test_an_unknown_glossary_term_gets_the_closest_one(tmp_path: Path) -> None:
+    shipped = Path(__file__).resolve().parents[1] / "content"
+    root = tmp_path / "content"
+    shutil.copytree(shipped, root)
+    lesson = root / "lessons" / "01-hot-swapping.md"
+    text = lesson.read_text()
+    assert "(/glossary#tool)" in text
+    line = text[: text.index("(/glossary#tool)")].count("\n") + 1
+    lesson.write_text(text.replace("(/glossary#tool)", "(/glossary#tol)", 1))
+    (found,) = [m for m in _at(check(root), lesson, line) if "'tol'" in m]
+    assert "did you mean 'tool'" in found
