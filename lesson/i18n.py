@@ -92,7 +92,9 @@ def catalogue_problems(path: Path, english: dict[str, str]) -> tuple[list[Catalo
             out.append(CatalogueProblem(path, line, f"{key!r}: a message is a string", key))
             continue
         want, got = placeholders(english[key]), placeholders(value)
-        if got is None:
+        if got is not None and got == want and not _fills(value, got):
+            out.append(CatalogueProblem(path, line, f"{key!r}: a placeholder cannot be filled (write {{name}})", key))
+        elif got is None:
             out.append(
                 CatalogueProblem(path, line, f"{key!r}: unbalanced braces; write {{{{ and }}}} for literal ones", key)
             )
@@ -106,6 +108,15 @@ def catalogue_problems(path: Path, english: dict[str, str]) -> tuple[list[Catalo
             parts += [f"placeholder {{{p}}} is missing" for p in lacking]
             out.append(CatalogueProblem(path, line, f"{key!r}: " + "; ".join(parts), key))
     return out, sorted(k for k in english if k not in data)
+
+
+def _fills(text: str, names: set[str]) -> bool:
+    """Whether the message can be filled with its placeholders (a stray ``{name!x}`` or ``{name:zz}`` cannot)."""
+    try:
+        text.format(**dict.fromkeys(names, ""))
+    except (KeyError, IndexError, ValueError):
+        return False
+    return True
 
 
 def _english() -> dict[str, str]:

@@ -130,6 +130,13 @@ def test_catalogue_placeholders_unknown_keys_and_missing_keys(tmp_path: Path) ->
     assert str(fr) in note and str(len(english) - 3) in note
 
 
+def test_a_placeholder_that_cannot_be_filled_is_reported(tmp_path: Path) -> None:
+    folder = _catalogues(tmp_path, fr={"index.minutes": "Environ {minutes!z} minutes", "site.footer": "{legacy"})
+    errors, _ = check_catalogues(folder)
+    fr = folder / "fr.json"
+    assert sorted(p.line for p in errors) == sorted([_line(fr, "index.minutes"), _line(fr, "site.footer")])
+
+
 def test_a_catalogue_that_is_not_json_is_reported_at_its_line(tmp_path: Path) -> None:
     folder = _catalogues(
         tmp_path, de='{\n  "site.name": "MCP Churn Lab",\n  "index.lessons": "Lektionen"\n  "x": 1\n}\n'
