@@ -6,7 +6,7 @@ line); ``content/schema/`` holds the committed copies, and a test checks they ar
 Every property carries a description an editor shows on hover. The content models describe their own
 fields; the simulation's models (events, starts, tools) are described here, from docs/content.md, so the
 simulation stays free of authoring prose. Closed sets are enums: start names, and the servers an event can
-name (each start's are listed in the description).
+name (every start's in general; once a file's ``start`` names its scenario, that start's only).
 """
 
 from __future__ import annotations
@@ -93,6 +93,55 @@ def _enrich(schema: dict[str, Any]) -> None:
                 spec["description"] += f" ({listed})"
 
 
+def _named(servers: list[str]) -> dict[str, Any]:
+    """What an event may name when the start is known: only that start's servers."""
+    one = {"enum": servers}
+    return {
+        "properties": {
+            "server": one,
+            "gateway": one,
+            "backend": one,
+            "calls": {"items": {"properties": {"server": one}}},
+        }
+    }
+
+
+def _props(path: list[str], leaf: dict[str, Any]) -> dict[str, Any]:
+    """``{"properties": {a: {"items": {"properties": {b: leaf}}}}}`` for path ``["a", "*", "b"]``."""
+    node = leaf
+    for part in reversed(path):
+        node = {"items": node} if part == "*" else {"properties": {part: node}}
+    return node
+
+
+# Where each kind of file holds events, for the per-start server lists.
+_EVENT_PATHS = {
+    "PlaygroundPanel": [["buttons", "*", "event"]],
+    "StepperPanel": [["steps", "*", "events", "*"]],
+    "RestartLabPanel": [["situations", "*", "before", "*"], ["situations", "*", "after", "*"]],
+    "Script": [["steps", "*", "event"], ["steps", "*", "events", "*"]],
+}
+
+
+def _per_start(model: dict[str, Any], def_name: str, by_start: dict[str, list[str]]) -> None:
+    """Given the start's name, the events (and a restart lab's server) may name only that start's servers."""
+    rules = []
+    for start, servers in by_start.items():
+        then: dict[str, Any] = {"allOf": [_props(path, _named(servers)) for path in _EVENT_PATHS[def_name]]}
+        if def_name == "RestartLabPanel":
+            then["allOf"].append({"properties": {"server": {"enum": servers}}})
+        rules.append(
+            {
+                "if": {
+                    "properties": {"start": {"properties": {"name": {"const": start}}, "required": ["name"]}},
+                    "required": ["start"],
+                },
+                "then": then,
+            }
+        )
+    model.setdefault("allOf", []).extend(rules)
+
+
 def schemas() -> dict[str, dict[str, Any]]:
     """File name -> schema, for every kind of content file."""
     made = {
@@ -118,8 +167,14 @@ def schemas() -> dict[str, dict[str, Any]]:
             "content/scenarios/<id>.yaml: a start, scripted presses and narration for each step.",
         ),
     }
+    by_start = _servers_by_start()
     for schema, _, _ in made.values():
         _enrich(schema)
+        for def_name, model in schema.get("$defs", {}).items():
+            if def_name in _EVENT_PATHS:
+                _per_start(model, def_name, by_start)
+        if schema.get("title") in _EVENT_PATHS:  # the scenario file's own model is the schema's root
+            _per_start(schema, schema["title"], by_start)
     return {
         name: {
             "$schema": DRAFT,

@@ -19,12 +19,15 @@ CONTENT = Path(__file__).resolve().parents[1] / "content"
 
 
 def properties(node: Any, where: str = "") -> list[tuple[str, dict]]:
-    """Every (location, property schema) in a schema, through $defs, unions and items."""
+    """Every (location, property schema) in a schema, through $defs, unions and items; a conditional's
+    ``if``/``then`` only narrows properties defined elsewhere, so it is not walked."""
     out: list[tuple[str, dict]] = []
     if isinstance(node, dict):
         for name, spec in (node.get("properties") or {}).items():
             out.append((f"{where}.{name}", spec))
         for key, value in node.items():
+            if key in ("if", "then"):
+                continue
             if key == "$defs":
                 out += [p for name, d in value.items() for p in properties(d, name)]
             elif key == "properties":
@@ -85,4 +88,32 @@ def test_event_kinds_are_a_closed_set() -> None:
 def test_the_shipped_files_still_validate() -> None:
     validator = _panel_validator()
     for path in sorted((CONTENT / "panels").glob("*.yaml")):
+        assert list(validator.iter_errors(yaml.safe_load(path.read_text()))) == [], path
+
+
+def test_given_its_start_an_event_may_name_only_that_starts_servers() -> None:
+    validator = _panel_validator()
+    assert list(validator.iter_errors(_lab("gateway", "G"))) == []
+    assert list(validator.iter_errors(_lab("restart", "A")))  # A is a server of other starts, not of restart
+    lab = _lab("guide", "P")
+    lab["buttons"].append(
+        {"id": "t", "label": "T", "event": {"kind": "take_turn", "calls": [{"server": "W", "tool": "x"}]}}
+    )
+    assert list(validator.iter_errors(lab))
+    lab["buttons"][1]["event"]["calls"][0]["server"] = "Q"
+    assert list(validator.iter_errors(lab)) == []
+
+
+def test_a_scenario_with_a_start_names_only_its_servers() -> None:
+    validator = Draft202012Validator(json.loads((CONTENT / "schema" / "scenario.schema.json").read_text()))
+    scenario = {
+        "id": "x",
+        "title": "X",
+        "start": {"name": "baskets"},
+        "steps": [{"event": {"kind": "server_dies", "server": "S"}, "narration": "S dies."}],
+    }
+    assert list(validator.iter_errors(scenario)) == []
+    scenario["steps"][0]["event"]["server"] = "A"
+    assert list(validator.iter_errors(scenario))
+    for path in sorted((CONTENT / "scenarios").glob("*.yaml")):
         assert list(validator.iter_errors(yaml.safe_load(path.read_text()))) == [], path
