@@ -14,6 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# A class: make serve HOST=0.0.0.0 WORKERS=2 (prints the addresses learners can open).
 serve: $(VENV)/.installed
 	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 

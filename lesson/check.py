@@ -1,16 +1,22 @@
 """``lesson check``: validate all the content and report every problem, each as ``file:line: what``.
 
 Beyond what start-up loads, it checks every wire example against its era's schema, every internal link,
-every scripted scenario (replayed in both eras), every panel goal, and the JSON Schema each YAML file
-points an editor at.
+every scripted scenario (replayed in both eras), every panel goal, the JSON Schema each YAML file
+points an editor at, and the UI's translated message catalogues.
+
+A file that does not load does not hide the problems of the files that use it: a scenario or a task that
+presses buttons of a broken panel still has its presses checked against the buttons the panel's file lists.
+A name that is not known gets the closest known one as a suggestion.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import i18n
 from .content import (
     GLOSSARY,
     MAX_FEEDBACK_WORDS,
@@ -30,7 +36,7 @@ from .scripts import check_script
 from .sim import begin, view
 from .tasks import TaskLogError, done, done_at_start, parse
 from .wire_schema import VERSIONS, message_errors
-from .yamlfile import ContentError, parse_yaml
+from .yamlfile import ContentError, did_you_mean, parse_yaml
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
 ROOT_SCHEMAS = {GLOSSARY: "glossary"}
@@ -43,6 +49,7 @@ class Report:
 
     root: Path
     problems: list[ContentError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, not wrong (e.g. untranslated messages)
     lessons: int = 0
     questions: int = 0
     panels: int = 0
@@ -79,6 +86,12 @@ def check(root: Path) -> Report:
     problems.extend(check_feedback(root, content))
     if content.glossary is not None:
         problems.extend(check_terms(content, content.glossary, panels))
+    problems.extend(check_presses_of_broken_panels(root, panels))
+    problems.extend(check_locales(root, content, report.notes))
+    catalogue_errors, notes = check_catalogues()
+    report.notes += notes
+    problems.extend(catalogue_errors)
+    problems[:] = [suggest(p) for p in problems]
 
     unique: dict[str, ContentError] = {}
     for p in problems:
@@ -161,7 +174,9 @@ def check_links(content: Content) -> list[ContentError]:
                     if not (lesson.source.parent.parent / GLOSSARY).is_file():
                         broken(lesson, link.line, href, f"there is no {GLOSSARY}")
                 elif content.glossary.term(term.group(1)) is None:
-                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}")
+                    known = [t.id for t in content.glossary.terms]
+                    hint = did_you_mean(term.group(1), known)
+                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}{hint}")
                 continue
             if href.startswith("#"):
                 target, fragment = lesson, href[1:]
@@ -310,22 +325,28 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
     """A task question names a playground its lesson shows, is not done before anything is pressed, and
     its ``solution`` replays on that playground and does the task."""
     out = []
+    # A panel whose file exists but does not load has its own problems listed; do not call it missing.
+    broken = frozenset(p.stem for p in (root / "panels").glob("*.yaml")) - set(panels)
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
         doc = parse_yaml(path.read_text(encoding="utf-8"), path)
         lesson = content.lesson(quiz.id)
         for n, q in enumerate(quiz.questions):
             if q.task is not None:
-                for field_name, message in _task_problems(q.task, panels, lesson):
+                for field_name, message in _task_problems(q.task, panels, lesson, broken):
                     line = doc.line(("questions", n, "task", field_name))
                     out.append(ContentError(path, line, f"question {q.id!r}: {message}"))
     return out
 
 
-def _task_problems(task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None) -> list[tuple[str, str]]:
+def _task_problems(
+    task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None, broken: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
     """(the task's field at fault, what is wrong) for one task question."""
     panel = panels.get(task.panel)
     if panel is None:
+        if task.panel in broken:
+            return []  # the panel's own problems are listed; its presses are checked against its file
         return [("panel", f"there is no panel {task.panel!r} (known: {', '.join(sorted(panels))})")]
     if not isinstance(panel, PlaygroundPanel):
         return [("panel", f"{task.panel!r} is a {panel.kind} panel; a task is done in a playground")]
@@ -342,6 +363,147 @@ def _task_problems(task: Task, panels: dict[str, AnyPanel], lesson: Lesson | Non
         if not solved:
             out.append(("solution", "the solution's presses do not do the task"))
     return out
+
+
+def _listed_buttons(path: Path) -> list[str] | None:
+    """The button ids a panel file lists, read without validating it; None when the file does not parse."""
+    try:
+        data = parse_yaml(path.read_text(encoding="utf-8"), path).data
+    except (ContentError, OSError):
+        return None
+    buttons = data.get("buttons") if isinstance(data, dict) else None
+    if not isinstance(buttons, list):
+        return None
+    return [b["id"] for b in buttons if isinstance(b, dict) and isinstance(b.get("id"), str)]
+
+
+def check_presses_of_broken_panels(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """Scenarios and task solutions that press buttons of a panel that did not load: each press is checked
+    against the ids the panel's file lists, so a typo is reported in the same run as the panel's problem."""
+    broken = {p.stem: p for p in sorted((root / "panels").glob("*.yaml")) if p.stem not in panels}
+    out: list[ContentError] = []
+
+    def check_one(path: Path, doc_line: int | None, panel_id: str, press: object, what: str) -> None:
+        ids = _listed_buttons(broken[panel_id])
+        if ids is not None and isinstance(press, str) and press not in ids:
+            out.append(
+                ContentError(
+                    path,
+                    doc_line,
+                    f"{what} presses {press!r}, which is not a button of panel {panel_id!r} ({', '.join(ids)})"
+                    + did_you_mean(press, ids),
+                )
+            )
+
+    for path in sorted((root / "scenarios").glob("*.yaml")):
+        try:
+            doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        except ContentError:
+            continue  # reported by the scenario's own check
+        data = doc.data if isinstance(doc.data, dict) else {}
+        panel_id, steps = data.get("panel"), data.get("steps")
+        if panel_id not in broken or not isinstance(steps, list):
+            continue
+        for n, step in enumerate(steps):
+            press = step.get("press") if isinstance(step, dict) else None
+            for pid in press if isinstance(press, list) else [press] if press is not None else []:
+                check_one(path, doc.line(("steps", n, "press")), panel_id, pid, f"step {n + 1}")
+    for path in sorted((root / "quizzes").glob("*.yaml")):
+        try:
+            doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        except ContentError:
+            continue
+        questions = doc.data.get("questions") if isinstance(doc.data, dict) else None
+        for n, q in enumerate(questions if isinstance(questions, list) else []):
+            task = q.get("task") if isinstance(q, dict) else None
+            if not isinstance(task, dict) or task.get("panel") not in broken:
+                continue
+            solution = task.get("solution")
+            for pid in solution if isinstance(solution, list) else []:
+                line = doc.line(("questions", n, "task", "solution"))
+                check_one(path, line, task["panel"], pid, f"question {q.get('id')!r}: the solution")
+    return out
+
+
+def check_locales(root: Path, content: Content, notes: list[str]) -> list[ContentError]:
+    """Translated lessons (``locales/<locale>/lessons/*.md``): each loads, translates an English lesson,
+    shows the same panels, and its links and wire examples hold like the English ones. A locale with no UI
+    catalogue cannot be picked (``?lang=``), which the notes say."""
+    from .locales import load_locale, locale_folders
+
+    out: list[ContentError] = []
+    for folder in locale_folders(root):
+        translated = load_locale(folder, content, out)
+        if not (i18n.HERE / f"{folder.name}.json").is_file():
+            notes.append(
+                f"{folder}: no UI catalogue lesson/messages/{folder.name}.json, so ?lang={folder.name} cannot pick "
+                "these lessons"
+            )
+        if not translated:
+            continue
+        mixed = content.model_copy(update={"lessons": [translated.get(x.meta.slug, x) for x in content.lessons]})
+        for lesson in translated.values():
+            out.extend(check_messages(lesson))
+            quiz = content.quiz(lesson.meta.slug)
+            ids = anchors(mixed, lesson)
+            lost = sorted(
+                {
+                    q.see[1:]
+                    for q in (quiz.questions if quiz else [])
+                    if q.see and q.see[1:] not in ids and q.see.startswith("#")
+                }
+            )
+            if lost:
+                notes.append(
+                    f"{lesson.source}: the quick check's feedback links to {', '.join('#' + x for x in lost)}, "
+                    "which this translation has no section for (those links open the page at its top)"
+                )
+        out.extend(p for p in check_links(mixed) if p.path.is_relative_to(folder))
+    return out
+
+
+def check_catalogues(folder: Path | None = None) -> tuple[list[ContentError], list[str]]:
+    """The translated UI catalogues against English: every placeholder as English has it, no key English
+    lacks, valid JSON (the server falls back to English for each of these, but the translation is lost).
+    The notes say, per locale, how many messages are still English."""
+    folder = folder or i18n.HERE
+    english_path = folder / f"{i18n.DEFAULT}.json"
+    try:
+        english = json.loads(english_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        return [
+            ContentError(english_path, getattr(exc, "lineno", None), f"the English catalogue does not load: {exc}")
+        ], []
+    errors, notes = [], []
+    for path in sorted(folder.glob("*.json")):
+        if path.stem == i18n.DEFAULT:
+            continue
+        found, missing = i18n.catalogue_problems(path, english)
+        errors += [ContentError(p.path, p.line, p.message) for p in found]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            notes.append(
+                f"{path}: {len(missing)} of {len(english)} messages not translated (shown in English): {shown}"
+            )
+    return errors, notes
+
+
+_NAMED_AMONG = re.compile(r"'([^']+)'[^']*\(([\w .,:'-]+)\)$")
+
+
+def suggest(problem: ContentError) -> ContentError:
+    """Add "did you mean" to a message that names an unknown name and ends with the known ones, e.g.
+    ``presses 'kil', which is not a button of panel 'lights' (kill, revive, turn)``."""
+    if "did you mean" in problem.message:
+        return problem
+    match = _NAMED_AMONG.search(problem.message)
+    if not match:
+        return problem
+    known = [k.strip().strip("'") for k in re.split(r",\s*", match.group(2).removeprefix("known: "))]
+    if match.group(1) in known:
+        return problem
+    hint = did_you_mean(match.group(1), known)
+    return ContentError(problem.path, problem.line, problem.message + hint) if hint else problem
 
 
 def schema_pointer(path: Path) -> str | None:
@@ -382,12 +544,16 @@ __all__ = [
     "Report",
     "anchors",
     "check",
+    "check_catalogues",
     "check_feedback",
     "check_goals",
     "check_links",
+    "check_locales",
     "check_messages",
+    "check_presses_of_broken_panels",
     "check_schema_pointers",
     "check_tasks",
     "check_terms",
     "schema_pointer",
+    "suggest",
 ]

@@ -16,6 +16,8 @@ def _check(root: Path | None) -> int:
     from .content import default_root
 
     report = check(root or default_root())
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if not report.ok:
@@ -63,14 +65,17 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
         print(err, file=sys.stderr)
         return 1
     if workers > 0:
+        from .web.reach import startup_lines
         from .web.server import run_gunicorn
 
-        print(f"MCP Churn Lab: {workers} worker(s) x {threads} threads on http://{host}:{port}/", flush=True)
+        print("\n".join(startup_lines(host, port, f"{workers} worker(s) x {threads} threads")), flush=True)
         return run_gunicorn(host, port, workers, threads, int(app.config["PROXY_FIX"]))
     from .web.server import make_dev_server
 
     server = make_dev_server(host, port, app)
-    print(f"MCP Churn Lab: serving on http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
+    from .web.reach import startup_lines
+
+    print("\n".join(startup_lines(host, server.server_port, "serving")), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0
@@ -114,27 +119,32 @@ def _lti_keys(out: Path, force: bool) -> int:
     return 0
 
 
-def _trace(source: str) -> int:
-    """Print a playground's wire messages as JSON lines; a bad playground is an error on stderr, exit 2."""
+def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
+    """Print a playground's wire messages (JSON lines, or a readable text or Markdown table); a bad
+    playground is an error on stderr, exit 2."""
     from pydantic import ValidationError
 
+    from .panels import unknown_servers
     from .sim.playground import MAX_EVENTS, Playground
-    from .sim.trace import trace
+    from .sim.trace import as_markdown, as_text, rows, trace
 
+    titles: list[str] | None = None
     if source != "-" and Path(source).suffix in (".yaml", ".yml"):
         # A scenario file (content/scenarios/*.yaml): its start and scripted presses are a playground.
-        from .scripts import load_scenario
+        from .scripts import load_script
         from .yamlfile import ContentError
 
         try:
-            start, events = load_scenario(Path(source))
+            script, start, steps = load_script(Path(source))
         except ContentError as err:
             print(f"trace: {err}", file=sys.stderr)
             return 2
         except OSError as err:
             print(f"trace: cannot read {source}: {err.strerror or err}", file=sys.stderr)
             return 2
-        playground = Playground(start=start, events=events)
+        playground = Playground(start=start, events=[e for step in steps for e in step.events])
+        # Each event is named by its scenario step: the step's title, else its narration.
+        titles = [s.title or s.narration for s, step in zip(script.steps, steps, strict=True) for _ in step.events]
     else:
         try:
             text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
@@ -149,9 +159,18 @@ def _trace(source: str) -> int:
     if len(playground.events) > MAX_EVENTS:
         print(f"trace: a playground holds at most {MAX_EVENTS} events", file=sys.stderr)
         return 2
+    if era is not None:
+        playground = playground.model_copy(update={"start": playground.start.model_copy(update={"era": era})})
     try:
-        for line in trace(playground):
-            print(json.dumps(line, separators=(",", ":")))
+        if why := unknown_servers(playground.start, playground.events):
+            print(f"trace: the playground {why}", file=sys.stderr)
+            return 2
+        if fmt == "json":
+            for line in trace(playground):
+                print(json.dumps(line, separators=(",", ":")))
+        else:
+            table = list(rows(playground, titles))
+            print("\n".join(as_text(table) if fmt == "text" else as_markdown(table)))
     except KeyError as err:  # an unknown scenario name
         print(f"trace: {err.args[0]}", file=sys.stderr)
         return 2
@@ -270,8 +289,15 @@ def main(argv: list[str] | None = None) -> int:
     scorm.add_argument(
         "--lang", help="locale of the launch page's UI strings (default: $LESSON_LOCALE, else en; pseudo for tests)"
     )
-    trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
+    trace = sub.add_parser("trace", help="print a playground's wire messages, one per line (JSON, text or Markdown)")
     trace.add_argument("playground", nargs="?", default="-", help="playground JSON or scenario YAML (default: stdin)")
+    trace.add_argument(
+        "--format",
+        choices=("json", "text", "markdown"),
+        default="json",
+        help="json: one object per message (default); text or markdown: one readable line per message",
+    )
+    trace.add_argument("--era", choices=("legacy", "modern"), help="play the playground in this era instead")
     box = sub.add_parser("outbox", help="list, retry or drop the statements and grades waiting to be sent")
     box_sub = box.add_subparsers(dest="action", required=True)
     box_list = box_sub.add_parser("list", help="what waits, oldest first (with --dead: what was set aside)")
@@ -305,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "lti-keys":
         return _lti_keys(args.out, args.force)
     if args.command == "trace":
-        return _trace(args.playground)
+        return _trace(args.playground, args.format, args.era)
     return _check(args.content)
 
 

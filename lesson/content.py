@@ -61,10 +61,12 @@ class LessonMeta(_Strict):
     """The front matter of a lesson. Its time estimate is not here: it is computed from the lesson's words,
     panels and questions (:func:`estimate_minutes`)."""
 
-    slug: Slug
-    title: Text
-    order: Annotated[int, Field(ge=1)]
-    summary: Text
+    slug: Annotated[Slug, Field(description="the lesson's address, /lessons/<slug>; lower case, digits and hyphens")]
+    title: Annotated[Text, Field(description="shown on the page and in the course index")]
+    order: Annotated[int, Field(description="position in the course (1, 2, ...; no two lessons share one)", ge=1)]
+    summary: Annotated[
+        Text, Field(description="one or two sentences, shown under the title on the page and in the course index")
+    ]
 
 
 # The time estimate: reading at about 200 words a minute, plus minutes for each panel and question.
@@ -140,8 +142,8 @@ class Lesson(_Strict):
 
 
 class Choice(_Strict):
-    id: ItemId
-    text: Text
+    id: Annotated[ItemId, Field(description="the choice's id, which the question's 'answer' names")]
+    text: Annotated[Text, Field(description="what the learner reads and picks")]
 
 
 PressId = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$", max_length=40)]
@@ -175,24 +177,35 @@ class Question(_Strict):
         json_schema_extra={"oneOf": [{"required": ["choices", "answer"]}, {"required": ["task", "hint"]}]}
     )
 
-    id: ItemId
-    prompt: Text
-    choices: Annotated[list[Choice], Field(min_length=2, max_length=5)] | None = None
-    answer: str | None = None
-    task: Task | None = None
-    hint: Annotated[str, Field(min_length=1, description="shown when a task is checked and not yet done")] | None = None
-    explanation: Text
-    see: (
-        Annotated[
-            str,
-            Field(
-                pattern=r"^(#|/lessons/)[A-Za-z0-9/#_-]+$",
-                description="where the lesson explains this ('#section' or '/lessons/<slug>#section'), linked "
-                "from the feedback",
-            ),
-        ]
-        | None
-    ) = None
+    id: Annotated[ItemId, Field(description="the question's id, unique in its quiz; its anchor on the page is #q-<id>")]
+    prompt: Annotated[Text, Field(description="the question as the learner reads it")]
+    choices: Annotated[
+        Annotated[list[Choice], Field(min_length=2, max_length=5)] | None,
+        Field(description="for a multiple-choice question: two to five choices, exactly one of them right"),
+    ] = None
+    answer: Annotated[str | None, Field(description="for a multiple-choice question: the id of the right choice")] = (
+        None
+    )
+    task: Annotated[
+        Task | None,
+        Field(
+            description="for a task question: what to do in a playground on the same page (its presses are replayed)"
+        ),
+    ] = None
+    hint: Annotated[
+        Annotated[str, Field(min_length=1)] | None,
+        Field(description="for a task question: shown when a task is checked and not yet done"),
+    ] = None
+    explanation: Annotated[
+        Text, Field(description="the feedback after an answer: why the right choice is right, at most 40 words")
+    ]
+    see: Annotated[
+        Annotated[str, Field(pattern=r"^(#|/lessons/)[A-Za-z0-9/#_-]+$")] | None,
+        Field(
+            description="where the lesson explains this ('#section' or '/lessons/<slug>#section'), linked "
+            "from the feedback",
+        ),
+    ] = None
 
     @field_validator("choices")
     @classmethod
@@ -224,8 +237,10 @@ class Question(_Strict):
 
 
 class Quiz(_Strict):
-    id: Slug
-    questions: Annotated[list[Question], Field(min_length=1)]
+    id: Annotated[Slug, Field(description="the slug of the lesson the quiz belongs to (also the file name)")]
+    questions: Annotated[
+        list[Question], Field(description="the quick check's questions, in the order shown", min_length=1)
+    ]
 
     @field_validator("questions")
     @classmethod
@@ -264,7 +279,9 @@ class Glossary(_Strict):
     """``content/glossary.yaml``: every protocol term the lessons use, each defined once; a lesson links a
     term to its entry (``[listen stream](/glossary#listen-stream)``) where the course first uses it."""
 
-    terms: Annotated[list[Term], Field(min_length=1)]
+    terms: Annotated[
+        list[Term], Field(description="every entry, each a protocol word the lessons use, defined once", min_length=1)
+    ]
 
     @field_validator("terms")
     @classmethod

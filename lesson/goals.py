@@ -35,11 +35,18 @@ class _Cond(BaseModel):
 class Test(_Cond):
     """One test of the value at ``path``."""
 
-    path: Annotated[str, Field(min_length=1, examples=["servers[name=A].status", "next_prompt.tools[*].server"])]
-    equals: Value | None = None
-    contains: Value | None = None
-    at_least: int | None = None
-    at_most: int | None = None
+    path: Annotated[
+        str,
+        Field(
+            description="where in the view to look, e.g. servers[name=A].status or next_prompt.tools[*].server",
+            min_length=1,
+            examples=["servers[name=A].status", "next_prompt.tools[*].server"],
+        ),
+    ]
+    equals: Annotated[Value | None, Field(description="the value at the path is this one")] = None
+    contains: Annotated[Value | None, Field(description="the list at the path holds this value")] = None
+    at_least: Annotated[int | None, Field(description="the number at the path is at least this")] = None
+    at_most: Annotated[int | None, Field(description="the number at the path is at most this")] = None
 
     @model_validator(mode="after")
     def _one_test(self) -> Test:
@@ -53,15 +60,15 @@ class Test(_Cond):
 
 
 class All(_Cond):
-    all: Annotated[list[Condition], Field(min_length=1)]
+    all: Annotated[list[Condition], Field(description="every condition in this list holds", min_length=1)]
 
 
 class AnyOf(_Cond):
-    any: Annotated[list[Condition], Field(min_length=1)]
+    any: Annotated[list[Condition], Field(description="at least one condition in this list holds", min_length=1)]
 
 
 class Not(_Cond):
-    not_: Condition = Field(alias="not")
+    not_: Condition = Field(description="this condition does not hold", alias="not")
 
 
 def _kind(data: Any) -> str:
@@ -88,8 +95,8 @@ Not.model_rebuild()
 class Goal(_Cond):
     """What the learner is asked to reach in a panel, and the condition that says they did."""
 
-    text: Annotated[str, Field(min_length=1)]
-    when: Condition
+    text: Annotated[str, Field(description="the goal as the learner reads it", min_length=1)]
+    when: Annotated[Condition, Field(description="the condition over the view that says the goal is reached")]
 
 
 # --- paths ------------------------------------------------------------------------------------------

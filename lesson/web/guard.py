@@ -21,6 +21,7 @@ from werkzeug.exceptions import MethodNotAllowed
 
 from ..settings import canonical_origin
 from .budget import Buckets, task_log_events
+from .hints import origin_refusal
 
 GRADING = {"pages.answer_json", "pages.grade_json"}  # routes that replay the task logs they are sent
 
@@ -112,7 +113,8 @@ def check_origin() -> Response | None:
         origin = request.headers.get("Origin") or request.headers.get("Referer") or ""
         refusals = current_app.extensions.get("lesson.refusals")
         if refusals is not None:
-            refusals.note("origin", f"socket refused (403): origin {origin[:200]!r} is not in LESSON_EMBED_ORIGINS")
+            own = f"{request.scheme}://{request.host}"
+            refusals.note("origin", origin_refusal(origin, own, request.headers, current_app.config))
         return _refused("This origin may not open the playground socket.\n")
     return _refused("This form may only be sent from the lesson's own pages.\n")
 

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from .guard import security_headers
+from .strings import localized
 
 bp = Blueprint("pages", __name__)
 MAX_ANSWERS = 50
@@ -123,7 +124,7 @@ def index() -> str:
     content = _state().content
     return render_template(
         "index.html",
-        lessons=content.lessons,
+        lessons=[localized(item) for item in content.lessons],
         scores={item.meta.slug: score(item.meta.slug) for item in content.lessons},
     )
 
@@ -151,11 +152,12 @@ def lesson(slug: str, embed: bool | None = None) -> str:
         abort(404)
     lessons = state.content.lessons
     n = lessons.index(item)
+    item = localized(item)
     return render_template(
         "lesson.html",
         **lesson_context(item, _answers(slug), _seen(slug), score(slug)),
-        prev=lessons[n - 1] if n > 0 else None,
-        next=lessons[n + 1] if n + 1 < len(lessons) else None,
+        prev=localized(lessons[n - 1]) if n > 0 else None,
+        next=localized(lessons[n + 1]) if n + 1 < len(lessons) else None,
         form_error=request.args.get("error"),
         embed=embed,
     )
