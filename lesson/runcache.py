@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .sim import Run, advance, at_step
-from .sim.model import Era, replace
-from .sim.step import share
+from .sim.model import Era
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
 # shared by every playground with the same start; one of five presses holds about 18 KB, then
@@ -23,17 +22,10 @@ STEP_BYTES = 2_500
 
 
 def compact(run: Run) -> Run:
-    """``run`` without its log and its last step's outcomes (see ``Entry.keep``), its states sharing
-    what they still have in common with its checkpoint's."""
-    base = run.checkpoint
-    if base is None:  # a fresh run (shared by every playground with its start), or one built whole
-        if run.last is None and run.other is None and len(run.log) <= 1:
-            return run
-        return replace(run, log=run.log[-1:], last=None, other=None)
-    # The step forked every part the rules may change; share back with the checkpoint (kept anyway)
-    # whatever is still the same, so a cached run costs what its steps changed.
-    state, twin = share(run.state, base.state), share(run.twin, base.twin)
-    return replace(run, state=state, twin=twin, log=[], last=None, other=None)
+    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``)."""
+    if run.last is None and run.other is None and len(run.log) <= 1:
+        return run  # a fresh run, shared by every playground with its start
+    return run.model_copy(update={"log": run.log[-1:] if run.checkpoint is None else [], "last": None, "other": None})
 
 
 @dataclass(eq=False)
@@ -95,7 +87,7 @@ class Entry:
         if run.last is not None and run.log or not events:
             return run
         again = advance(at_step(run, len(events) - 1), events[-1])
-        return replace(run, log=again.log[-1:], last=again.last, other=again.other)
+        return run.model_copy(update={"log": again.log[-1:], "last": again.last, "other": again.other})
 
     @property
     def cost(self) -> int:

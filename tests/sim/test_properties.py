@@ -143,7 +143,7 @@ def drive(spec: Start, events: list[ev.Event], *, fresh: bool) -> list[Run]:
 
 def check_history(runs: list[Run]) -> None:
     last = runs[-1]
-    # A cached run shares what its states have in common with its checkpoint's: never a change of content.
+    # A cached run drops its log history and outcomes: never a change of its states.
     for run in runs:
         before = (run.state.model_dump_json(), run.twin.model_dump_json())
         kept = compact(run)
