@@ -22,7 +22,6 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from .identity import ByIdentity
 from .sim.view import View
 
 Value = str | int | bool
@@ -301,13 +300,9 @@ def _compile(condition: Condition) -> Callable[[Any], bool]:
     return sized
 
 
-_compiled = ByIdentity(_compile, limit=4096)
-
-
 def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
-    """Whether the condition holds for this view. Each condition is compiled once: a panel's goal is
-    evaluated on every press."""
-    return _compiled(condition)(view)
+    """Whether the condition holds for this view."""
+    return _compile(condition)(view)
 
 
 def describe(condition: Condition) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, model_validator
 
 from .frames import Frame
 from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
@@ -45,22 +45,12 @@ class StepLog(Strict):
     lines: list[LogLine]
 
 
-def _frames_as_they_are(self: Strict, frames: list[Frame]) -> list[Frame]:
-    """Serialise each frame by its own class: pydantic's tagged-union serialiser costs twice as much,
-    and frames are most of an answer. The output is the same, and validation is untouched."""
-    return frames
-
-
-_frames_as_they_are.as_it_is = True  # type: ignore[attr-defined]  # lesson.jsonout writes them as held
-
-
 class EraSide(Strict):
     era: Era
     label: str
     lines: list[LogLine]
     wire: list[Frame]
 
-    _wire = field_serializer("wire", mode="plain")(_frames_as_they_are)
 
 
 class Comparison(Strict):
