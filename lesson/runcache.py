@@ -9,23 +9,50 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .sim import Run, advance, at_step
-from .sim.model import Era
+from .sim.model import Era, Strict, Value
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
 # shared by every playground with the same start; one of five presses holds about 18 KB, then
 # each step adds about 1-3 KB (a checkpoint every 8 events). The estimate errs high.
+M = TypeVar("M", bound=Strict)
+
 BASE_BYTES = 80_000
 STEP_BYTES = 2_500
 
 
+def share(new: M, old: M) -> M:
+    """``new``, with each part that equals the same part of ``old`` taken from ``old``: a step copies
+    the whole state, and a cached state need only hold what its steps changed. Kept states are never
+    changed (a step copies first), so sharing their parts is safe."""
+    if new == old:
+        return old
+    update: dict[str, Any] = {}
+    for name in type(new).model_fields:
+        mine, theirs = getattr(new, name), getattr(old, name)
+        if mine is theirs or type(mine) is not type(theirs) or not isinstance(mine, list | dict | Strict):
+            continue
+        if isinstance(mine, Strict) and not isinstance(mine, Value):
+            update[name] = share(mine, theirs)
+        elif isinstance(mine, dict) and any(isinstance(v, Strict) and not isinstance(v, Value) for v in mine.values()):
+            update[name] = {k: share(v, theirs[k]) if type(theirs.get(k)) is type(v) else v for k, v in mine.items()}
+        elif mine == theirs:
+            update[name] = theirs
+    return new.model_copy(update=update)
+
+
 def compact(run: Run) -> Run:
-    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``)."""
-    if run.last is None and run.other is None and len(run.log) <= 1:
-        return run  # a fresh run, shared by every playground with its start
-    return run.model_copy(update={"log": run.log[-1:] if run.checkpoint is None else [], "last": None, "other": None})
+    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``), its states
+    sharing what they still have in common with its checkpoint's."""
+    base = run.checkpoint
+    if base is None:  # a fresh run (shared by every playground with its start), or one built whole
+        if run.last is None and run.other is None and len(run.log) <= 1:
+            return run
+        return run.model_copy(update={"log": run.log[-1:], "last": None, "other": None})
+    state, twin = share(run.state, base.state), share(run.twin, base.twin)
+    return run.model_copy(update={"state": state, "twin": twin, "log": [], "last": None, "other": None})
 
 
 @dataclass(eq=False)
