@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import typing
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -158,7 +159,13 @@ class PromptTool(Value):
     server: str
 
 
-class Message(Value):
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn of the conversation: a plain frozen dataclass, since a long conversation holds many
+    (a slotted dataclass is a fifth of a model's size); pydantic validates and writes it as a field."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
     role: Literal["user", "assistant", "tool"]
     text: str
 

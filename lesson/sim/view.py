@@ -52,7 +52,6 @@ class EraSide(Strict):
     wire: list[Frame]
 
 
-
 class Comparison(Strict):
     """What the last step did in this era, beside what it does in the other."""
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pydantic import ValidationError
 
 from lesson.sim import Start, begin
 from lesson.sim import events as ev
 from lesson.sim.host import apply
-from lesson.sim.model import Client, InFlight, SimServer, ToolDef, copy_state
+from lesson.sim.model import Client, Host, InFlight, Message, SimServer, ToolDef, copy_state
 
 
 def test_a_changeable_model_takes_its_fields_and_refuses_anything_else() -> None:
@@ -52,3 +54,13 @@ def test_a_step_returns_a_new_state_and_leaves_its_input_alone() -> None:
     assert not outcome.rejected
     assert state.model_dump_json() == before and state.servers["A"].up
     assert not after.servers["A"].up
+
+
+def test_a_conversation_message_is_validated_frozen_and_written_as_its_fields() -> None:
+    host = Host.model_validate({"conversation": [{"role": "user", "text": "hi"}]})
+    assert host.conversation == [Message(role="user", text="hi")]
+    assert '"conversation":[{"role":"user","text":"hi"}]' in host.model_dump_json()
+    with pytest.raises(ValidationError):
+        Host.model_validate({"conversation": [{"role": "user", "text": "hi", "txt": "typo"}]})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        host.conversation[0].text = "changed"  # type: ignore[misc]
