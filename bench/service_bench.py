@@ -28,7 +28,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lesson.content import default_root  # noqa: E402
-from lesson.jsonout import dumps  # noqa: E402
 from lesson.panels import load_panels  # noqa: E402
 from lesson.service import Service  # noqa: E402
 from lesson.sim import advance, begin, view  # noqa: E402
@@ -142,7 +141,7 @@ def prewarmed(service: Service, presses: int, pause: float) -> None:
         elif kind == "a view":
             view(side if side is not None else begin(panel.start))
         elif kind == "a view's JSON":
-            dumps(shown)
+            shown.model_dump_json()
         seqs[kind] += 1
         button = BUTTONS[seqs[kind] % len(BUTTONS)]
         frame = {"v": 2, "type": "press", "handle": handles[kind], "seq": seqs[kind], "button": button}
