@@ -40,7 +40,10 @@ def share(new: M, old: M) -> M:
             update[name] = {k: share(v, theirs[k]) if type(theirs.get(k)) is type(v) else v for k, v in mine.items()}
         elif mine == theirs:
             update[name] = theirs
-    return new.model_copy(update=update)
+    # Built anew with no field recorded as set from input: pydantic keeps that set per instance, a
+    # quarter of a cached playground's memory if each kept model carried the one its steps grew.
+    fields = {name: getattr(new, name) for name in type(new).model_fields}
+    return type(new).model_construct(_fields_set=set(), **{**fields, **update})
 
 
 def compact(run: Run) -> Run:
