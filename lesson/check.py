@@ -11,8 +11,20 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .content import Content, Lesson, Task, load_content
+from .content import (
+    GLOSSARY,
+    MAX_FEEDBACK_WORDS,
+    Content,
+    Glossary,
+    Lesson,
+    Quiz,
+    Task,
+    lesson_tokens,
+    load_content,
+    word_count,
+)
 from .goals import holds
+from .markup import GLOSSARY_LINK, term_marks, term_pattern, term_uses
 from .panels import AnyPanel, PlaygroundPanel, load_panels
 from .scripts import check_script
 from .sim import begin, view
@@ -21,6 +33,7 @@ from .wire_schema import VERSIONS, message_errors
 from .yamlfile import ContentError, parse_yaml
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
+ROOT_SCHEMAS = {GLOSSARY: "glossary"}
 _SCHEMA_LINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
 
 
@@ -63,6 +76,9 @@ def check(root: Path) -> Report:
     problems.extend(check_goals(root, panels))
     problems.extend(check_tasks(root, content, panels))
     problems.extend(check_schema_pointers(root))
+    problems.extend(check_feedback(root, content))
+    if content.glossary is not None:
+        problems.extend(check_terms(content, content.glossary, panels))
 
     unique: dict[str, ContentError] = {}
     for p in problems:
@@ -137,7 +153,15 @@ def check_links(content: Content) -> list[ContentError]:
     for lesson in content.lessons:
         for link in lesson.links:
             href = link.href
-            if _EXTERNAL.match(href) or href == "/":
+            if _EXTERNAL.match(href) or href in ("/", "/glossary"):
+                continue
+            if term := GLOSSARY_LINK.match(href):
+                if content.glossary is None:
+                    # A glossary that failed to load is reported at its own lines; say nothing more here.
+                    if not (lesson.source.parent.parent / GLOSSARY).is_file():
+                        broken(lesson, link.line, href, f"there is no {GLOSSARY}")
+                elif content.glossary.term(term.group(1)) is None:
+                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}")
                 continue
             if href.startswith("#"):
                 target, fragment = lesson, href[1:]
@@ -153,6 +177,120 @@ def check_links(content: Content) -> list[ContentError]:
                 continue
             if fragment and fragment not in anchors(content, target):
                 broken(lesson, link.line, href, f"lesson {target.meta.slug!r} has no section or question {fragment!r}")
+    return out
+
+
+def check_feedback(root: Path, content: Content) -> list[ContentError]:
+    """Quiz feedback is short and points back at the lesson: an explanation or hint of at most
+    MAX_FEEDBACK_WORDS words, and a ``see`` link to a section (or question) that exists."""
+    out = []
+    for quiz in content.quizzes.values():
+        path = root / "quizzes" / f"{quiz.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        lesson = content.lesson(quiz.id)
+        for n, q in enumerate(quiz.questions):
+            for name in ("explanation", "hint"):
+                text = getattr(q, name)
+                if text is not None and (count := word_count(text)) > MAX_FEEDBACK_WORDS:
+                    out.append(
+                        ContentError(
+                            path,
+                            doc.line(("questions", n, name)),
+                            f"question {q.id!r}: the {name} has {count} words; feedback is read at a glance, "
+                            f"keep it to {MAX_FEEDBACK_WORDS} and link the lesson ('see') for the rest",
+                        )
+                    )
+            if q.see is None:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n)),
+                        f"question {q.id!r} has no 'see': link the feedback to the part of the lesson it refers to",
+                    )
+                )
+            elif lesson is not None and (why := _see_problem(content, lesson, q.see)):
+                out.append(ContentError(path, doc.line(("questions", n, "see")), f"question {q.id!r}: {why}"))
+    return out
+
+
+def _see_problem(content: Content, lesson: Lesson, href: str) -> str | None:
+    if href.startswith("#"):
+        target, fragment = lesson, href[1:]
+    elif (match := _LESSON_LINK.match(href)) and (found := content.lesson(match.group(1))):
+        target, fragment = found, match.group(2)
+    else:
+        return f"'see' {href!r} names no lesson"
+    if fragment and fragment not in anchors(content, target):
+        return f"'see' {href!r}: lesson {target.meta.slug!r} has no section or question {fragment!r}"
+    return None
+
+
+# What a panel shows a learner, by key: everything else in its file (ids, events, options) stays unseen.
+_SHOWN = {"title", "label", "text", "hint", "question", "explanation", "variants_legend", "caption", "titles"}
+
+
+def _shown_text(value: object, shown: bool = False) -> list[str]:
+    if isinstance(value, str):
+        return [value] if shown else []
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in _shown_text(v, shown or k in _SHOWN)]
+    if isinstance(value, list):
+        return [t for v in value for t in _shown_text(v, shown)]
+    return []
+
+
+def _quiz_text(quiz: Quiz) -> list[str]:
+    return [
+        text
+        for q in quiz.questions
+        for text in (q.prompt, q.explanation, q.hint or "", *(c.text for c in q.choices or []))
+    ]
+
+
+def check_terms(content: Content, glossary: Glossary, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A glossary term is linked to its entry where the course first uses it: a lesson may use a term only
+    after it (or an earlier lesson) has linked it. A panel or the quick check counts where the lesson
+    places it, and since its text cannot hold links, the lesson must have linked its terms by then.
+    Each term is reported once per lesson, at its first early use."""
+    spellings = {s: t.id for t in glossary.terms for s in t.spellings}
+    pattern = term_pattern(spellings)
+    out = []
+    known: set[str] = set()  # linked by an earlier lesson
+    for lesson in content.lessons:
+        here = set(known)
+        reported: set[str] = set()
+        tokens, body_line = lesson_tokens(lesson.source)
+        for mark in term_marks(tokens, body_line, spellings):
+            if mark.kind == "link":
+                here.add(mark.name)
+                continue
+            if mark.kind == "use":
+                uses, where = [mark], ""
+            else:
+                quiz = content.quiz(lesson.meta.slug)
+                panel = panels.get(mark.name)
+                texts = (
+                    _quiz_text(quiz)
+                    if mark.name == "quiz" and quiz
+                    else _shown_text(panel.model_dump() if panel is not None else {})
+                )
+                uses = [u for text in texts for u in term_uses(text, spellings, pattern, mark.line)]
+                where = f"the {mark.name!r} {'quick check' if mark.name == 'quiz' else 'panel'} placed here uses "
+            for use in uses:
+                if use.name in here or use.name in reported:
+                    continue
+                reported.add(use.name)
+                entry = glossary.term(use.name)
+                out.append(
+                    ContentError(
+                        lesson.source,
+                        use.line,
+                        f"{where}{use.text!r} before this lesson or an earlier one links it to the glossary: "
+                        f"write [{use.text}](/glossary#{use.name}) where it is first used"
+                        + (f" ({entry.term})" if entry and entry.term.casefold() != use.text.casefold() else ""),
+                    )
+                )
+        known |= {m.name for m in term_marks(tokens, body_line, spellings) if m.kind == "link"}
     return out
 
 
@@ -217,6 +355,13 @@ def check_schema_pointers(root: Path) -> list[ContentError]:
     """A YAML file that points an editor at a JSON Schema must point at one that exists (a file without a
     pointer is fine: the editor just cannot help with it)."""
     out = []
+    for file, name in ROOT_SCHEMAS.items():
+        path = root / file
+        pointer = schema_pointer(path) if path.is_file() else None
+        if pointer is not None and not (path.parent / pointer).is_file():
+            out.append(
+                ContentError(path, 1, f"the schema {pointer!r} does not exist (expected 'schema/{name}.schema.json')")
+            )
     for folder, name in SCHEMAS.items():
         for path in sorted((root / folder).glob("*.yaml")):
             pointer = schema_pointer(path)
@@ -237,10 +382,12 @@ __all__ = [
     "Report",
     "anchors",
     "check",
+    "check_feedback",
     "check_goals",
     "check_links",
     "check_messages",
     "check_schema_pointers",
     "check_tasks",
+    "check_terms",
     "schema_pointer",
 ]

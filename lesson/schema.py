@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .content import LessonMeta, Quiz
+from .content import Glossary, LessonMeta, Quiz
 from .panels import Panel
 from .scripts import Script
 
@@ -28,6 +28,11 @@ def schemas() -> dict[str, dict[str, Any]]:
             "The YAML between the '---' lines at the top of content/lessons/*.md.",
         ),
         "quiz.schema.json": (Quiz.model_json_schema(), "Quiz", "content/quizzes/<lesson slug>.yaml"),
+        "glossary.schema.json": (
+            Glossary.model_json_schema(),
+            "Glossary",
+            "content/glossary.yaml: every protocol term the lessons use, each defined once.",
+        ),
         "panel.schema.json": (
             TypeAdapter(Panel).json_schema(),
             "Panel",
