@@ -247,27 +247,15 @@ def _read_one(path: str) -> Callable[[Any], Any] | None:
 
 
 def _compile(condition: Condition) -> Callable[[Any], bool]:
-    """The condition as a function of a view, worked out once (see ``holds``)."""
+    """The condition as a function of a view."""
     if isinstance(condition, All):
         parts = [_compile(c) for c in condition.all]
 
-        def all_of(view: Any) -> bool:
-            for part in parts:  # noqa: SIM110 (a loop, not all(): no generator made per press)
-                if not part(view):
-                    return False
-            return True
-
-        return all_of
+        return lambda view: all(part(view) for part in parts)
     if isinstance(condition, AnyOf):
         options = [_compile(c) for c in condition.any]
 
-        def any_of(view: Any) -> bool:
-            for option in options:  # noqa: SIM110 (a loop, not any(): no generator made per press)
-                if option(view):
-                    return True
-            return False
-
-        return any_of
+        return lambda view: any(option(view) for option in options)
     if isinstance(condition, Not):
         inner = _compile(condition.not_)
         return lambda view: not inner(view)

@@ -4,7 +4,6 @@ changes cost in prompt-cache invalidations (one per change, or one per turn when
 from __future__ import annotations
 
 import functools
-from itertools import repeat
 
 from .model import PromptTool, State, ToolCall, ToolDef
 from .step import Step
@@ -21,7 +20,7 @@ def prompt_defs(state: State) -> list[tuple[str, ToolDef]]:
     for name in state.host.configured:
         client = state.host.clients[name]
         if client.status == "connected":
-            out += zip(repeat(name), client.tools)  # pairs made in C: this runs several times a press
+            out += [(name, tool) for tool in client.tools]
     return out
 
 
