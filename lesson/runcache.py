@@ -6,7 +6,9 @@ losing an entry costs the page one ``need_log`` round trip and nothing else.
 
 from __future__ import annotations
 
+import functools
 import threading
+import typing
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -15,35 +17,57 @@ from .sim import Run, advance, at_step
 from .sim.model import Era, Strict, Value
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
-# shared by every playground with the same start; one of five presses holds about 18 KB, then
+# shared by every playground with the same start; one of five presses holds about 16 KB, then
 # each step adds about 1-3 KB (a checkpoint every 8 events). The estimate errs high.
-M = TypeVar("M", bound=Strict)
-
 BASE_BYTES = 80_000
 STEP_BYTES = 2_500
+
+M = TypeVar("M", bound=Strict)
+
+
+def _changeable(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Strict) and not issubclass(annotation, Value)
+
+
+@functools.cache
+def _parts(cls: type[Strict]) -> tuple[tuple[str, str], ...]:
+    """The fields of ``cls`` that a kept state may share with an older one, each with its kind: a
+    changeable model, a dict of them, or a list or dict of values."""
+    parts = []
+    for name, f in cls.model_fields.items():
+        origin, args = typing.get_origin(f.annotation), typing.get_args(f.annotation)
+        if _changeable(f.annotation):
+            parts.append((name, "model"))
+        elif origin is dict and _changeable(args[1]):
+            parts.append((name, "models"))
+        elif origin in (list, dict):
+            parts.append((name, "data"))
+    return tuple(parts)
 
 
 def share(new: M, old: M) -> M:
     """``new``, with each part that equals the same part of ``old`` taken from ``old``: a step copies
     the whole state, and a cached state need only hold what its steps changed. Kept states are never
     changed (a step copies first), so sharing their parts is safe."""
-    if new == old:
+    if new is old:
         return old
-    update: dict[str, Any] = {}
-    for name in type(new).model_fields:
-        mine, theirs = getattr(new, name), getattr(old, name)
-        if mine is theirs or type(mine) is not type(theirs) or not isinstance(mine, list | dict | Strict):
-            continue
-        if isinstance(mine, Strict) and not isinstance(mine, Value):
-            update[name] = share(mine, theirs)
-        elif isinstance(mine, dict) and any(isinstance(v, Strict) and not isinstance(v, Value) for v in mine.values()):
-            update[name] = {k: share(v, theirs[k]) if type(theirs.get(k)) is type(v) else v for k, v in mine.items()}
-        elif mine == theirs:
-            update[name] = theirs
-    # Built anew with no field recorded as set from input: pydantic keeps that set per instance, a
-    # quarter of a cached playground's memory if each kept model carried the one its steps grew.
     fields = {name: getattr(new, name) for name in type(new).model_fields}
-    return type(new).model_construct(_fields_set=set(), **{**fields, **update})
+    for name, kind in _parts(type(new)):
+        mine, theirs = fields[name], getattr(old, name)
+        if kind == "model":
+            mine = share(mine, theirs)
+        elif kind == "models":
+            mine = {key: share(value, theirs[key]) if key in theirs else value for key, value in mine.items()}
+            if list(mine) == list(theirs) and all(value is theirs[key] for key, value in mine.items()):
+                mine = theirs
+        elif mine == theirs:
+            mine = theirs
+        fields[name] = mine
+    if all(value is getattr(old, name) or value == getattr(old, name) for name, value in fields.items()):
+        return old
+    # Built with no field recorded as set from input: pydantic keeps that set per instance, and the
+    # sets a step's copies grew were a quarter of a cached playground's memory.
+    return type(new).model_construct(_fields_set=set(), **fields)
 
 
 def compact(run: Run) -> Run:
