@@ -49,7 +49,7 @@ def share(new: M, old: M) -> M:
     """``new``, with each part that equals the same part of ``old`` taken from ``old``: a step copies
     the whole state, and a cached state need only hold what its steps changed. Kept states are never
     changed (a step copies first), so sharing their parts is safe."""
-    if new is old:
+    if new is old or new == old:
         return old
     fields = {name: getattr(new, name) for name in type(new).model_fields}
     for name, kind in _parts(type(new)):
@@ -70,14 +70,15 @@ def share(new: M, old: M) -> M:
     return type(new).model_construct(_fields_set=set(), **fields)
 
 
-def compact(run: Run) -> Run:
+def compact(run: Run, like: Run | None = None) -> Run:
     """``run`` without its log history and its last step's outcomes (see ``Entry.keep``), its states
-    sharing what they still have in common with its checkpoint's."""
-    base = run.checkpoint
-    if base is None:  # a fresh run (shared by every playground with its start), or one built whole
+    sharing what they still have in common with ``like``'s (the run it was advanced from: only what
+    one step changed is built again), else with its checkpoint's."""
+    if run.checkpoint is None:  # a fresh run (shared by every playground with its start), or one built whole
         if run.last is None and run.other is None and len(run.log) <= 1:
             return run
         return run.model_copy(update={"log": run.log[-1:], "last": None, "other": None})
+    base = like if like is not None else run.checkpoint
     state, twin = share(run.state, base.state), share(run.twin, base.twin)
     return run.model_copy(update={"state": state, "twin": twin, "log": [], "last": None, "other": None})
 
@@ -98,6 +99,7 @@ class Entry:
     fresh: Run | None = None  # the run just advanced, outcomes and all, until its answer is built
 
     loose: bool = False  # ``run`` is not compact yet: see ``settle``
+    like: Run | None = None  # a kept run that ``run`` may share parts with when it is made compact
 
     def __post_init__(self) -> None:
         self.keep(self.run)
@@ -110,6 +112,7 @@ class Entry:
         checkpoint). ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
         self.log_len = len(run.log) if log_len is None else log_len
         self.fresh = run  # for the answer about to be sent; ``full`` lets go of it
+        self.like = self.run  # the run kept until now: ``run`` shares its unchanged parts with it
         self.run = run
         self.loose = True
 
@@ -125,7 +128,7 @@ class Entry:
         """Make the kept run compact (the lock held). The socket does this once the answer is sent, so
         the learner does not wait for it; a change settles first, so no checkpoint is ever loose."""
         if self.loose:
-            self.run = compact(self.run)
+            self.run, self.like = compact(self.run, self.like), None
             self.loose = False
 
     def settle_locked(self) -> None:
