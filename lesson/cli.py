@@ -66,7 +66,7 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
         from .web.server import run_gunicorn
 
         print(f"MCP Churn Lab: {workers} worker(s) x {threads} threads on http://{host}:{port}/", flush=True)
-        return run_gunicorn(host, port, workers, threads)
+        return run_gunicorn(host, port, workers, threads, int(app.config["PROXY_FIX"]))
     from .web.server import make_dev_server
 
     server = make_dev_server(host, port, app)

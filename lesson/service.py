@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +105,7 @@ class Service:
         self.panels = panels
         self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
+        self._client = threading.local()  # the budget of the client whose frame this thread handles
 
     def goal(self, panel_id: str, shown: View) -> GoalState | None:
         """The panel's goal evaluated on the view the answer carries; None when it declares none."""
@@ -113,10 +116,16 @@ class Service:
 
     # --- decoding ---------------------------------------------------------------------------
 
-    def handle_text(self, text: str | bytes, defer: bool = False) -> Reply:
+    def handle_text(self, text: str | bytes, defer: bool = False, spend: Callable[[int], None] | None = None) -> Reply:
         """Decode one frame and answer it; never raises on input. With ``defer`` the caller sends the
-        answer first and then calls ``reply.finish()`` (bookkeeping the learner need not wait for)."""
-        reply = self._handle_text(text)
+        answer first and then calls ``reply.finish()`` (bookkeeping the learner need not wait for).
+        ``spend(events)`` charges a log's replay to the client's budget before it is done: it may wait,
+        or raise FrameError to refuse it (see lesson/web/budget.py)."""
+        self._client.spend = spend
+        try:
+            reply = self._handle_text(text)
+        finally:
+            self._client.spend = None
         if not defer:
             reply.finish()
         return reply
@@ -242,13 +251,23 @@ class Service:
         if not panel.era_choice and log_.era != panel.start.era:
             raise FrameError("bad_frame", f"log.era: panel {panel.id!r} has no era choice; it speaks {panel.start.era}")
         run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
+        self._spend(len(log_.events))
         history = list(run.log)
         for kind, arg in log_.events:
             # Each run on the way is advanced from compact, so the checkpoints it keeps hold no
             # outcomes and no log history: a replayed playground costs what a pressed one does.
             run = advance(compact(run), self._event(panel, kind, arg))
             history.append(run.log[-1])
+            # A long replay is hundreds of milliseconds of CPU: after each event it hands the
+            # interpreter's lock to any other thread that wants it, so another learner's press does
+            # not wait out the lock's switch interval at each of its system calls.
+            time.sleep(0)
         return replace(run, log=history)
+
+    def _spend(self, events: int) -> None:
+        spend = getattr(self._client, "spend", None)
+        if spend is not None:
+            spend(events)
 
     def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
         run = run if run is not None else self.replay(panel, log_)

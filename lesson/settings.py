@@ -216,10 +216,13 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         "WS_MAX_QUEUED",
         "WS_BURST",
         "WS_MAX_PER_ADDRESS",
+        "REPLAY_BURST",
+        "API_BURST",
     ):
         _whole(config, key, 1, None, problems)
-    for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT"):
+    for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT", "REPLAY_RATE", "API_RATE"):
         _number(config, key, problems)
+    _number(config, "REPLAY_WAIT", problems, zero=True)
     _number(config, "WS_PING_INTERVAL", problems, zero=True)
     _outbox(config, problems)
     _whole(config, "PROXY_FIX", 0, None, problems)

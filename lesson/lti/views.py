@@ -2,7 +2,7 @@
 the learner's answers for the gradebook, the public keys and the configuration JSON.
 
 Login initiation and launch arrive as form posts from the platform's own site: the origin checks let
-them through (see ``lesson.web.guard.CROSS_SITE_POSTS``); what protects them is the OIDC state, the
+them through (they are marked ``@cross_site``, ``lesson.web.guard``); what protects them is the OIDC state, the
 nonce and the token's signature. Every other route here keeps the site's origin checks.
 """
 
@@ -17,6 +17,7 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
+from ..web.guard import cross_site
 from . import grades
 from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
 
@@ -78,6 +79,7 @@ def _param(name: str) -> str | None:
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@cross_site
 def login() -> Response:
     """OIDC login initiation: remember a nonce and a state, then send the browser to the platform's
     authorization endpoint. With ``lti_storage_target`` the state also goes to the platform's storage
@@ -118,6 +120,7 @@ def login() -> Response:
 
 
 @bp.post("/launch")
+@cross_site
 def launch() -> Response:
     """The platform posts the signed id_token here. The state is checked against the cookie the login
     set; when the frame got no cookie back, against the platform's storage (a page asks it, then posts
@@ -213,19 +216,14 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
         "retakes": str(custom.get("retakes", "")).lower() in ("1", "true", "yes"),
     }
     tool().cache.set(f"lti-launch-{launch_id}", record, LAUNCH_TTL)
-    from ..web.pages import grade, lesson_iri
+    from ..web.pages import grade, lesson_context
 
     return _page(
         "lti/lesson.html",
-        lesson=item,
-        quiz=quiz,
-        answers={},
-        score=grade(item.meta.slug, {}),
-        panels=state.panels,
+        **lesson_context(item, {}, {}, grade(item.meta.slug, {})),
         prev=None,
         next=None,
         form_error=None,
-        lesson_iri=lesson_iri(item.meta.slug),
         lti_launch=launch_id,
         lti_graded=bool(lineitem and quiz and record["sub"]),
         lti_retakes=record["retakes"],
@@ -236,23 +234,17 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
 def lesson_page(slug: str) -> Response:
     """A lesson opened from the course index of a launch: embedded and framable by the platforms (the
     site's own pages may not be), not graded (a link's grade belongs to the lesson it names)."""
-    from ..web.pages import grade, lesson_iri
+    from ..web.pages import grade, lesson_context
 
-    state = _state()
-    item = state.content.lesson(slug)
+    item = _state().content.lesson(slug)
     if item is None:
         abort(404)
     return _page(
         "lti/lesson.html",
-        lesson=item,
-        quiz=state.content.quizzes.get(slug),
-        answers={},
-        score=grade(slug, {}),
-        panels=state.panels,
+        **lesson_context(item, {}, {}, grade(slug, {})),
         prev=None,
         next=None,
         form_error=None,
-        lesson_iri=lesson_iri(slug),
         lti_graded=False,
     )
 

@@ -52,6 +52,11 @@ DEFAULTS: dict[str, Any] = {
     "WS_HELLO_TIMEOUT": 20.0,  # seconds a new socket may stay silent
     "WS_IDLE_TIMEOUT": 900.0,  # seconds an open socket may stay silent
     "WS_MAX_PER_ADDRESS": 400,  # sockets per client address, per process (a classroom shares one NAT address)
+    "REPLAY_RATE": 100.0,  # logged events replayed a second per client address, per process
+    "REPLAY_BURST": 500,  # events replayed at once for one address: one full log (a playground holds 500)
+    "REPLAY_WAIT": 5.0,  # seconds a socket's log waits for its address's replay budget before it is refused
+    "API_RATE": 100.0,  # /api/* requests a second per client address, per process (a class may share one)
+    "API_BURST": 300,
     "BENCH_ECHO": False,  # /bench/echo: a bare echo on the same stack, for bench/load_bench.py
     "COMPRESS_ALGORITHM": ["br", "gzip"],
     "COMPRESS_BR_LEVEL": 5,
@@ -181,8 +186,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
 
-    from . import pages, progress, socket, strings
+    from . import guard, pages, progress, socket, strings
 
+    guard.init_app(app)  # first: a request it refuses does no other work
     strings.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(progress.bp)

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 
-from .guard import CROSS_SITE_POSTS, origin_allowed, security_headers
+from .guard import security_headers
 
 bp = Blueprint("pages", __name__)
 MAX_ANSWERS = 50
@@ -109,16 +109,6 @@ def _headers(resp: Response) -> Response:
     return security_headers(resp)
 
 
-@bp.before_app_request
-def _same_origin_posts() -> Response | None:
-    """CSRF: a POST from a page on another site is refused before it changes anything."""
-    if request.method == "POST" and request.endpoint not in CROSS_SITE_POSTS and not origin_allowed():
-        if request.path.startswith("/api/"):  # the page's own calls read a JSON error
-            return Response('{"error": "this origin may not send this request"}', 403, mimetype="application/json")
-        return Response("This form may only be sent from the lesson's own pages.\n", 403, mimetype="text/plain")
-    return None
-
-
 @bp.app_errorhandler(413)
 def _too_large(err: Exception) -> tuple[Response, int] | Response:
     """A body over LESSON_MAX_CONTENT_LENGTH: said in the shape the caller reads, not as an HTML page."""
@@ -163,19 +153,27 @@ def lesson(slug: str, embed: bool | None = None) -> str:
     n = lessons.index(item)
     return render_template(
         "lesson.html",
-        lesson=item,
-        quiz=state.content.quizzes.get(slug),
-        answers=_answers(slug),
-        seen=_seen(slug),
-        sections={t.id: t.title for t in item.toc},
-        score=score(slug),
-        panels=state.panels,
+        **lesson_context(item, _answers(slug), _seen(slug), score(slug)),
         prev=lessons[n - 1] if n > 0 else None,
         next=lessons[n + 1] if n + 1 < len(lessons) else None,
         form_error=request.args.get("error"),
         embed=embed,
-        lesson_iri=lesson_iri(slug),
     )
+
+
+def lesson_context(item: Any, answers: dict[str, str], seen: dict[str, str], score: Any) -> dict[str, Any]:
+    """What a lesson page's template needs of the lesson itself (the site's page and a portal's launch)."""
+    slug = item.meta.slug
+    return {
+        "lesson": item,
+        "quiz": _state().content.quizzes.get(slug),
+        "answers": answers,
+        "seen": seen,
+        "sections": {t.id: t.title for t in item.toc},
+        "score": score,
+        "panels": _state().panels,
+        "lesson_iri": lesson_iri(slug),
+    }
 
 
 def lesson_iri(slug: str) -> str:
