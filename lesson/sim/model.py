@@ -220,13 +220,3 @@ def copy_state(model: M) -> M:
     """A copy of ``model`` the rules may change freely: every list, dict and changeable model in it is
     a new one; the frozen values (``Value``) are shared, since nothing can change them."""
     return model.model_copy(update={name: copy(getattr(model, name)) for name, copy in _copiers(type(model))})
-
-
-def make(cls: type[M], /, **values: Any) -> M:
-    """``cls`` built from values already valid (the service's answers): pydantic's ``model_construct``."""
-    return cls.model_construct(**values)
-
-
-def replace(model: M, /, **changes: Any) -> M:
-    """A shallow copy of ``model`` with ``changes``: pydantic's ``model_copy(update=...)``."""
-    return model.model_copy(update=changes)
