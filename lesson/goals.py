@@ -22,7 +22,6 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from .identity import ByIdentity
 from .sim.view import View
 
 Value = str | int | bool
@@ -255,27 +254,15 @@ def _read_one(path: str) -> Callable[[Any], Any] | None:
 
 
 def _compile(condition: Condition) -> Callable[[Any], bool]:
-    """The condition as a function of a view, worked out once (see ``holds``)."""
+    """The condition as a function of a view."""
     if isinstance(condition, All):
         parts = [_compile(c) for c in condition.all]
 
-        def all_of(view: Any) -> bool:
-            for part in parts:  # noqa: SIM110 (a loop, not all(): no generator made per press)
-                if not part(view):
-                    return False
-            return True
-
-        return all_of
+        return lambda view: all(part(view) for part in parts)
     if isinstance(condition, AnyOf):
         options = [_compile(c) for c in condition.any]
 
-        def any_of(view: Any) -> bool:
-            for option in options:  # noqa: SIM110 (a loop, not any(): no generator made per press)
-                if option(view):
-                    return True
-            return False
-
-        return any_of
+        return lambda view: any(option(view) for option in options)
     if isinstance(condition, Not):
         inner = _compile(condition.not_)
         return lambda view: not inner(view)
@@ -308,13 +295,9 @@ def _compile(condition: Condition) -> Callable[[Any], bool]:
     return sized
 
 
-_compiled = ByIdentity(_compile, limit=4096)
-
-
 def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
-    """Whether the condition holds for this view. Each condition is compiled once: a panel's goal is
-    evaluated on every press."""
-    return _compiled(condition)(view)
+    """Whether the condition holds for this view."""
+    return _compile(condition)(view)
 
 
 def describe(condition: Condition) -> str:

@@ -14,7 +14,6 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from .goals import Goal
-from .identity import ByIdentity
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
 from .sim.model import Era, Strict
@@ -79,11 +78,6 @@ class Prediction(Strict):
         return self
 
 
-# Every press looks its button up: by id, indexed once per buttons list (a copy may bring another). The
-# index lives beside the panel, not in it, so it never changes what the panel equals.
-_buttons_by_id: ByIdentity[dict[str, Button]] = ByIdentity(lambda buttons: {b.id: b for b in buttons})
-
-
 class PlaygroundPanel(Strict):
     """A playground: buttons that fire events on a start scenario, and the views it shows after each."""
 
@@ -128,7 +122,7 @@ class PlaygroundPanel(Strict):
         return self
 
     def button(self, button_id: str) -> Button | None:
-        return _buttons_by_id(self.buttons).get(button_id)
+        return next((b for b in self.buttons if b.id == button_id), None)
 
     def variant(self, variant_id: str | None) -> Variant | None:
         if variant_id is None:

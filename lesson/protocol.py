@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-import orjson
 from pydantic import (
     BaseModel,
     Discriminator,
@@ -19,7 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from .sim.model import Era, Strict, make
+from .sim.model import Era, Strict
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
@@ -148,38 +147,6 @@ Frame = Annotated[
     OpenFrame | PressFrame | UndoFrame | ResetFrame | EraFrame | RestartFrame, Field(discriminator="type")
 ]
 FRAME = TypeAdapter(Frame)
-
-_PRESS_KEYS = frozenset(("v", "type", "id", "handle", "seq", "button"))
-
-
-def quick_press(text: str) -> PressFrame | None:
-    """A press frame as the page sends one, read without FRAME: at a learner's pace its validator runs
-    with cold caches and costs several times the rest of the parse. Only a frame that FRAME would
-    take as the same press is read here; anything else is None, and FRAME reads and judges it (a test
-    holds the two equal over random frames)."""
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    if type(data) is not dict or data.get("type") != "press" or not data.keys() <= _PRESS_KEYS:
-        return None
-    get = data.get
-    v, ident, handle, seq, button = get("v"), get("id"), get("handle"), get("seq"), get("button")
-    if type(v) is not int or v != PROTOCOL_VERSION or type(seq) is not int or not 0 <= seq <= 1_000_000_000:
-        return None
-    # HANDLE's and ID's patterns, by str methods: the regular expression engine is more code to run cold.
-    if type(handle) is not str or not 22 <= len(handle) <= 64 or not handle.isascii():
-        return None
-    if not handle.replace("-", "a").replace("_", "a").isalnum():
-        return None
-    if type(button) is not str or not 0 < len(button) <= 40 or not button.isascii() or button[0] == "-":
-        return None
-    if not button.replace("-", "a").isalnum() or button.lower() != button:
-        return None
-    if not _id_ok(ident):
-        return None
-    return make(PressFrame, v=v, id=ident, handle=handle, seq=seq, log=None, type="press", button=button)
-
 
 TYPES = ("open", "press", "undo", "reset", "era", "restart")
 Change = PressFrame | UndoFrame | ResetFrame | EraFrame

@@ -23,7 +23,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from .goals import holds
-from .jsonout import dumps
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .protocol import (
     FRAME,
@@ -44,12 +43,10 @@ from .protocol import (
     depth_ok,
     echo_id,
     plain,
-    quick_press,
 )
 from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
-from .sim.model import make, replace
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
@@ -144,12 +141,10 @@ class Service:
                     raise FrameError("bad_json", f"frame is not valid UTF-8 ({why})") from None
             # A well-formed frame is parsed and validated in one pass; anything else takes the path
             # below, which names what is wrong with it.
-            frame = quick_press(text)
-            if frame is None:
-                try:
-                    frame = FRAME.validate_json(text)
-                except ValidationError:
-                    frame = None
+            try:
+                frame = FRAME.validate_json(text)
+            except ValidationError:
+                frame = None
             if frame is not None:
                 try:
                     return self.dispatch(frame)
@@ -262,7 +257,7 @@ class Service:
             # interpreter's lock to any other thread that wants it, so another learner's press does
             # not wait out the lock's switch interval at each of its system calls.
             time.sleep(0)
-        return replace(run, log=history)
+        return run.model_copy(update={"log": history})
 
     def _spend(self, events: int) -> None:
         spend = getattr(self._client, "spend", None)
@@ -287,10 +282,8 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
-        # What makes a change this change (a retry carries the same); cheaper than a model_dump. Read
-        # from the fields, not by getattr: a field another kind has would go through pydantic's
-        # __getattr__ and raise on the way.
-        fields = frame.__dict__
+        # What makes a change this change (a retry carries the same).
+        fields = frame.model_dump(include={"button", "era", "variant"})
         key = (frame.type, frame.seq, fields.get("button"), fields.get("era"), fields.get("variant"))
         if entry is not None:
             with entry.lock:
@@ -376,23 +369,20 @@ class Service:
             log_from, entries = entry.log_len - 1, run.log[-1:]
         shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
-            dumps(
-                make(
-                    ViewAnswer,
-                    re=ref,
-                    panel=entry.panel,
-                    handle=handle,
-                    seq=entry.seq,
-                    variant=entry.variant,
-                    era=run.state.host.era,
-                    start_era=entry.era,
-                    steps=len(run.playground.events),
-                    can_undo=bool(run.playground.events),
-                    restored=restored,
-                    notice=notice,
-                    log_from=log_from,
-                    goal=self.goal(entry.panel, shown),
-                    view=shown,
-                )
-            )
+            ViewAnswer(
+                re=ref,
+                panel=entry.panel,
+                handle=handle,
+                seq=entry.seq,
+                variant=entry.variant,
+                era=run.state.host.era,
+                start_era=entry.era,
+                steps=len(run.playground.events),
+                can_undo=bool(run.playground.events),
+                restored=restored,
+                notice=notice,
+                log_from=log_from,
+                goal=self.goal(entry.panel, shown),
+                view=shown,
+            ).model_dump_json()
         )
