@@ -4,7 +4,7 @@
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize } from "./changes.js";
 import { fill, h } from "./dom.js";
-import { comparison, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
+import { comparison, costStrip, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { session } from "./store.js";
@@ -233,10 +233,16 @@ export function mountPlayground(section, transport) {
     }
     const cmp = region("comparison");
     if (cmp) {
-      fill(cmp, comparison(v.comparison));
+      fill(cmp, comparison(v.comparison, Boolean(region("log"))));
       if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
     }
     drawWire(v);
+    const cost = section.querySelector('[data-role="cost"]');
+    if (cost) {
+      const strip = costStrip(v.comparison, region("diagram") ? `${panel}-wire` : null);
+      cost.hidden = !strip;
+      fill(cost, strip || []);
+    }
     const handles = region("handles");
     if (handles) {
       fill(handles, handleState(v));
@@ -282,10 +288,21 @@ export function mountPlayground(section, transport) {
       if (logMoved && box) box.scrollTop = box.scrollHeight;
       else if (box) showLogEntry(box, k);
       logMoved = false;
-      if (marked.length) bringIntoView(marked, keep, quiet);
+      if (stageBeside()) alignRegions(quiet);
+      else if (marked.length) bringIntoView(marked, keep, quiet);
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
+  }
+
+  // On a wide screen the stage (the walk-through, the buttons, the question, the cost) stays in view beside
+  // the regions: the page brings the regions' top (the table, then the prompt) to the top of the screen,
+  // the same place after every press, so nothing jumps and the stage stays stuck beside them.
+  const stage = section.querySelector(".stage");
+  const stageBeside = () => stage && !framedFullHeight() && getComputedStyle(stage).position === "sticky";
+  function alignRegions(quiet) {
+    const top = section.querySelector(".regions").getBoundingClientRect().top;
+    if (Math.abs(top - 8) >= 1) window.scrollBy({ top: top - 8, behavior: quiet ? "auto" : "smooth" });
   }
 
   function settle() {

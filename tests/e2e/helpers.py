@@ -11,13 +11,23 @@ import re
 
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
-from lesson.content import default_root
+from lesson.content import default_root, load_content
 from lesson.i18n import translate
 from lesson.panels import load_panels
 from lesson.scripts import Script
 
 # The outage playground's comparison heading, from its panel file: an author may rename it.
 OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
+
+
+def lesson_holding(panel_id: str) -> str:
+    """The address of the lesson page that shows this panel, looked up in the loaded content: a test
+    opens a playground wherever the course places it."""
+    for lesson in load_content(default_root()).lessons:
+        if panel_id in lesson.panels:
+            return f"/lessons/{lesson.meta.slug}"
+    raise LookupError(f"no lesson shows the panel {panel_id!r}")
+
 
 LESSON_1 = "/lessons/hot-swapping"
 LESSON_2 = "/lessons/list-changed"

@@ -154,7 +154,7 @@ def test_the_focused_control_stays_on_screen_when_it_is_not_the_one_pressed(outa
         expect(slider).to_have_value(value)
         expect(slider).to_be_focused()
         expect(slider).to_be_in_viewport()
-    outage.get_by_role("button", name=re.compile("^Play the scenario: An outage during a call")).click()
+    outage.get_by_role("button", name=re.compile("^Walk me through it: An outage during a call")).click()
     step = outage.get_by_role("button", name="Next moment")
     for _ in range(2):
         step.focus()

@@ -317,7 +317,7 @@ def test_guide_undo(guide: Locator) -> None:
 
 def test_server_that_never_announces_is_relisted_before_a_turn(guide: Locator) -> None:
     # list_changed is a SHOULD: Q never declared it, so its change arrives silently...
-    press(guide, "Q adds a tool (it never sends list_changed)", 1)
+    press(guide, "Q deploys a new tool", 1)
     expect(wire(guide)).not_to_contain_text("notifications/tools/list_changed")
     expect(prompt_tool(guide, "explain_query", "Q")).to_have_count(0)
     # ...and the host re-lists Q on its own before the next turn, so the model still sees it.

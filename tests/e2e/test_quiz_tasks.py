@@ -95,7 +95,7 @@ def test_the_second_lesson_task_in_its_own_playground(page: Page) -> None:
     n, total, q = task_question("list-changed")
     guide = open_playground(page, LESSON_2, "Misbehaving servers")
     # P's timer re-fetches P, not Q: the model never sees Q's new tool.
-    press(guide, "Q adds a tool (it never sends list_changed)", 1)
+    press(guide, "Q deploys a new tool", 1)
     press(guide, "P's timer fires list_changed", 2)
     check(page, n)
     expect(feedback(page, n)).to_contain_text(f"Not yet. Hint: {q['hint']}")
