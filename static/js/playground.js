@@ -596,7 +596,9 @@ export function mountPlayground(section, transport) {
 function bringIntoView(marked, button, quiet) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;
-  const height = window.innerHeight;
+  // A walk-through's box docked at the foot of a phone's screen covers what is under it.
+  const dock = button?.classList.contains("scenario-box") && getComputedStyle(button).position === "fixed" ? button : null;
+  const height = window.innerHeight - (dock ? dock.getBoundingClientRect().height : 0);
   const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
   if (!boxes.length) return;
   const top = Math.min(...boxes.map((r) => r.top));
@@ -612,7 +614,7 @@ function bringIntoView(marked, button, quiet) {
   let by = 0;
   if (bottom - top + 2 * margin > height || top < margin) by = top - margin;
   else if (bottom > height - margin) by = bottom - height + margin;
-  const b = button?.getBoundingClientRect();
+  const b = dock ? null : button?.getBoundingClientRect();
   if (b && (b.width || b.height)) {
     // Keep the control on screen when the first change (its first lines) fits there with it; when it
     // cannot (a phone, the change far below), the change wins.

@@ -156,14 +156,16 @@ def comparison(section: Locator, title: str = "The same step, era by era") -> Lo
 
 
 def era_sides(section: Locator, title: str = "The same step, era by era") -> tuple[Locator, Locator]:
-    """The legacy and the modern lines of the comparison. The two sides carry no name of their own,
-    so check their headings' order first, then take the lists in that order."""
+    """The legacy and the modern side of the comparison. The two sides carry no name of their own,
+    so check their headings' order first, then take each side by its heading."""
     cmp = comparison(section, title)
     expect(cmp.get_by_role("heading", level=5)).to_have_text(
         [re.compile(r"^Legacy \(2025-11-25\)"), re.compile(r"^Modern \(2026-07-28\)")]
     )
-    lists = cmp.get_by_role("list")
-    return lists.nth(0), lists.nth(1)
+    side = lambda era: cmp.locator("section").filter(  # noqa: E731
+        has=section.page.get_by_role("heading", level=5, name=re.compile(f"^{era} "))
+    )
+    return side("Legacy"), side("Modern")
 
 
 def wire(section: Locator) -> Locator:
