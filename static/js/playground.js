@@ -288,7 +288,7 @@ export function mountPlayground(section, transport) {
       if (logMoved && box) box.scrollTop = box.scrollHeight;
       else if (box) showLogEntry(box, k);
       logMoved = false;
-      if (stageBeside()) alignRegions(quiet);
+      if (stageBeside()) alignRegions(quiet, keep);
       else if (marked.length) bringIntoView(marked, keep, quiet);
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
@@ -300,9 +300,17 @@ export function mountPlayground(section, transport) {
   // the same place after every press, so nothing jumps and the stage stays stuck beside them.
   const stage = section.querySelector(".stage");
   const stageBeside = () => stage && !framedFullHeight() && getComputedStyle(stage).position === "sticky";
-  function alignRegions(quiet) {
+  function alignRegions(quiet, keep) {
     const top = section.querySelector(".regions").getBoundingClientRect().top;
     if (Math.abs(top - 8) >= 1) window.scrollBy({ top: top - 8, behavior: quiet ? "auto" : "smooth" });
+    // The control pressed (or focused) stays in view inside the stage, which scrolls on its own.
+    const focused = document.activeElement;
+    const held = focused && stage.contains(focused) ? focused : keep && stage.contains(keep) ? keep : null;
+    if (!held) return;
+    const s = stage.getBoundingClientRect();
+    const r = held.getBoundingClientRect();
+    if (r.bottom > s.bottom) stage.scrollTop += r.bottom - s.bottom + 8;
+    else if (r.top < s.top) stage.scrollTop -= s.top - r.top + 8;
   }
 
   function settle() {
