@@ -241,7 +241,7 @@ def _see_problem(content: Content, lesson: Lesson, href: str) -> str | None:
 
 
 # What a panel shows a learner, by key: everything else in its file (ids, events, options) stays unseen.
-_SHOWN = {"title", "label", "text", "hint", "question", "explanation", "variants_legend", "caption", "titles"}
+_SHOWN = {"title", "label", "text", "hint", "hints", "question", "explanation", "variants_legend", "caption", "titles"}
 
 
 def _shown_text(value: object, shown: bool = False) -> list[str]:

@@ -1,5 +1,5 @@
 """Interactive panels as data: which start scenario each panel plays, the event behind each of its buttons,
-which views it shows, its goal and its hint. Loaded from ``content/panels/*.yaml`` and validated at start-up.
+which views it shows, its goal and its staged hints. Loaded from ``content/panels/*.yaml`` and validated at start-up.
 
 The web layer never builds an event itself: a press names a button, and the panel says what it
 means. A new panel is a new YAML file plus a ``::: id`` line in a lesson: the page renders it with the
@@ -102,10 +102,10 @@ class PlaygroundPanel(Strict):
     goal: Annotated[
         Goal | None, Field(description="what the learner is asked to reach: text, and when, a condition over the view")
     ] = None
-    hint: Annotated[
-        Label | None,
-        Field(description="one sentence that helps a learner who is stuck; shown behind a 'Show a hint' disclosure"),
-    ] = None
+    hints: Annotated[list[Label], Field(max_length=3)] = Field(
+        default_factory=list,
+        description="hints in stages, shown one at a time: a nudge first, the full solution last",
+    )
     predictions: list[Prediction] = Field(default_factory=list, description="questions asked before a press")
 
     @model_validator(mode="after")

@@ -92,7 +92,7 @@ def test_a_longer_term_is_one_use_and_code_blocks_do_not_count(root: Path) -> No
 
 def test_a_panel_using_a_term_counts_where_the_lesson_places_it(root: Path) -> None:
     panel, lesson = root / "panels" / "lights.yaml", root / "lessons" / "01-first.md"
-    panel.write_text(panel.read_text().replace('hint: "Kill A."', 'hint: "Kill A, then say the fixture word."'))
+    panel.write_text(panel.read_text().replace('hints: ["Kill A."]', 'hints: ["Kill A, then say the fixture word."]'))
     widget = lesson.read_text().splitlines().index("::: lights") + 1
     (found,) = problems(root)
     assert found.startswith(f"{lesson}:{widget}: ")

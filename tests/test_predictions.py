@@ -21,7 +21,7 @@ def outage_data() -> dict:
 def test_the_outage_prediction_matches_what_the_simulation_does() -> None:
     panel = load_panels(default_root())["outage"]
     assert isinstance(panel, PlaygroundPanel)
-    (q,) = panel.predictions
+    q = next(p for p in panel.predictions if p.button == "a-dies")
     assert (q.after, q.button, q.answer) == ("call-a", "a-dies", "host-result")
     for era in ("legacy", "modern"):
         run = begin(panel.start_for(None, era))
@@ -31,6 +31,24 @@ def test_the_outage_prediction_matches_what_the_simulation_does() -> None:
         # The model gets a result the host built, and nothing A sent.
         assert [m.kind for m in wire if m.receiver == "model"] == ["host_built"]
         assert not any(m.sender == "A" and m.kind != "stream_end" for m in wire)
+
+
+def test_the_restart_cost_prediction_counts_what_each_era_sends() -> None:
+    """The right choice names the message counts the simulation puts on the wire when A comes back, in
+    each era, and the wrong ones do not."""
+    panel = load_panels(default_root())["outage"]
+    assert isinstance(panel, PlaygroundPanel)
+    q = next(p for p in panel.predictions if p.button == "a-back")
+    counts = {}
+    for era in ("legacy", "modern"):
+        run = begin(panel.start_for(None, era))
+        for button in ("call-a", "a-dies", "turn", "a-back"):
+            run = advance(run, panel.button(button).event)
+        counts[era] = len(view(run).wire)
+    assert counts["legacy"] > counts["modern"]
+    texts = {c.id: c.text for c in q.choices}
+    said = f"Legacy {counts['legacy']}, modern {counts['modern']}"
+    assert [i for i, text in texts.items() if text == said] == [q.answer]
 
 
 @pytest.mark.parametrize(

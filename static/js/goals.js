@@ -1,4 +1,4 @@
-// Goals: a playground panel with a goal shows it, a hint behind a disclosure, and whether the goal is
+// Goals: a playground panel with a goal shows it, hints in stages, and whether the goal is
 // reached. The simulation decides: every answer carries `goal: {met: true|false}` (or `goal: null` when
 // the panel has none); the page only shows it. Reaching it is said in words, in the goal block and in
 // the panel's status line, and told to the rest of the page as a `lesson:goal` event. A goal the
@@ -9,6 +9,25 @@ import { t } from "./i18n.js";
 const DONE = () => t("goal.done");
 const NOT_YET = () => t("goal.open");
 const BEFORE = () => t("goal.before");
+
+// Staged hints: each press of the hint button shows the next stage, the last one being the solution, so
+// a learner who wants a nudge is not handed the whole sequence.
+export function mountHints(section) {
+  const box = section.querySelector('[data-role="hints"]');
+  if (!box) return;
+  const stages = [...box.querySelectorAll("li")];
+  const button = box.querySelector('[data-action="hint"]');
+  button.addEventListener("click", () => {
+    const next = stages.find((li) => li.hidden);
+    if (!next) return;
+    next.hidden = false;
+    const left = stages.filter((li) => li.hidden).length;
+    if (!left) button.remove();
+    else button.textContent = left === 1 ? button.dataset.last : button.dataset.more;
+    if (!left) next.setAttribute("tabindex", "-1");
+    if (!left) next.focus();
+  });
+}
 
 export function mountGoal(section) {
   const block = section.querySelector('[data-role="goal"]');
@@ -46,4 +65,7 @@ export function mountGoal(section) {
   });
 }
 
-for (const section of document.querySelectorAll('[data-panel="playground"]')) mountGoal(section);
+for (const section of document.querySelectorAll('[data-panel="playground"]')) {
+  mountGoal(section);
+  mountHints(section);
+}

@@ -4,7 +4,7 @@
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize } from "./changes.js";
 import { fill, h } from "./dom.js";
-import { comparison, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
+import { comparison, costStrip, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { session } from "./store.js";
@@ -233,10 +233,16 @@ export function mountPlayground(section, transport) {
     }
     const cmp = region("comparison");
     if (cmp) {
-      fill(cmp, comparison(v.comparison));
+      fill(cmp, comparison(v.comparison, Boolean(region("log"))));
       if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
     }
     drawWire(v);
+    const cost = section.querySelector('[data-role="cost"]');
+    if (cost) {
+      const strip = costStrip(v.comparison, region("diagram") ? `${panel}-wire` : null);
+      cost.hidden = !strip;
+      fill(cost, strip || []);
+    }
     const handles = region("handles");
     if (handles) {
       fill(handles, handleState(v));
@@ -282,10 +288,29 @@ export function mountPlayground(section, transport) {
       if (logMoved && box) box.scrollTop = box.scrollHeight;
       else if (box) showLogEntry(box, k);
       logMoved = false;
-      if (marked.length) bringIntoView(marked, keep, quiet);
+      if (stageBeside()) alignRegions(quiet, keep);
+      else if (marked.length) bringIntoView(marked, keep, quiet);
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
+  }
+
+  // On a wide screen the stage (the walk-through, the buttons, the question, the cost) stays in view beside
+  // the regions: the page brings the regions' top (the table, then the prompt) to the top of the screen,
+  // the same place after every press, so nothing jumps and the stage stays stuck beside them.
+  const stage = section.querySelector(".stage");
+  const stageBeside = () => stage && !framedFullHeight() && getComputedStyle(stage).position === "sticky";
+  function alignRegions(quiet, keep) {
+    const top = section.querySelector(".regions").getBoundingClientRect().top;
+    if (Math.abs(top - 8) >= 1) window.scrollBy({ top: top - 8, behavior: quiet ? "auto" : "smooth" });
+    // The control pressed (or focused) stays in view inside the stage, which scrolls on its own.
+    const focused = document.activeElement;
+    const held = focused && stage.contains(focused) ? focused : keep && stage.contains(keep) ? keep : null;
+    if (!held) return;
+    const s = stage.getBoundingClientRect();
+    const r = held.getBoundingClientRect();
+    if (r.bottom > s.bottom) stage.scrollTop += r.bottom - s.bottom + 8;
+    else if (r.top < s.top) stage.scrollTop -= s.top - r.top + 8;
   }
 
   function settle() {
@@ -579,7 +604,9 @@ export function mountPlayground(section, transport) {
 function bringIntoView(marked, button, quiet) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;
-  const height = window.innerHeight;
+  // A walk-through's box docked at the foot of a phone's screen covers what is under it.
+  const dock = button?.classList.contains("scenario-box") && getComputedStyle(button).position === "fixed" ? button : null;
+  const height = window.innerHeight - (dock ? dock.getBoundingClientRect().height : 0);
   const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
   if (!boxes.length) return;
   const top = Math.min(...boxes.map((r) => r.top));
@@ -595,7 +622,7 @@ function bringIntoView(marked, button, quiet) {
   let by = 0;
   if (bottom - top + 2 * margin > height || top < margin) by = top - margin;
   else if (bottom > height - margin) by = bottom - height + margin;
-  const b = button?.getBoundingClientRect();
+  const b = dock ? null : button?.getBoundingClientRect();
   if (b && (b.width || b.height)) {
     // Keep the control on screen when the first change (its first lines) fits there with it; when it
     // cannot (a phone, the change far below), the change wins.

@@ -227,16 +227,43 @@ function wireCount(wire) {
   return t(on ? "wire.count_with_local" : "wire.count_only_local", { messages: plural(on, "wire_message"), local: plural(off, "local_item") });
 }
 
-export function comparison(cmp) {
+// What the step cost on the wire in each era, as a bar pair beside the table: shown only when the eras
+// differ (a restart, a return), where that difference is the point. The full diagram is one link away.
+export function costStrip(cmp, diagramId) {
+  if (!cmp) return null;
+  const on = (s) => s.wire.filter((m) => m.on_wire).length;
+  const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
+  if (on(legacy) === on(modern)) return null;
+  const most = Math.max(on(legacy), on(modern));
+  const row = (s) => {
+    const bar = h("span", { class: "cost-bar", "aria-hidden": "true" });
+    bar.style.setProperty("--share", String(on(s) / most));
+    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t("cost.era", { era: `${s.label[0].toUpperCase()}${s.label.slice(1)}` })), bar, h("strong", {}, plural(on(s), "wire_message")));
+  };
+  return [
+    h("p", { class: "cost-title" }, t("cost.title")),
+    h("ul", { class: "cost-rows" }, row(legacy), row(modern)),
+    diagramId ? h("a", { href: `#${diagramId}` }, t("cost.diagram")) : null,
+  ];
+}
+
+// With the log on view, this era's side names its wire count only (its lines are the log's newest
+// step), and the other era's side says only what differs: each press is said once.
+export function comparison(cmp, logShown = false) {
   if (!cmp) return h("p", { class: "placeholder" }, t("comparison.empty"));
-  const side = (s, mine) =>
-    h(
+  // The other era says only what differs from this one: a line this era has too is said once, here.
+  const said = new Set(cmp.this.lines.map((line) => line.text));
+  const side = (s, mine) => {
+    const lines = mine ? (logShown ? [] : s.lines) : s.lines.filter((line) => !said.has(line.text));
+    return h(
       "section",
       { class: `era-side era-${s.era}` },
       h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: `${s.label[0].toUpperCase()}${s.label.slice(1)}` })),
-      h("ul", { class: "lines" }, s.lines.map(logLine)),
+      lines.length ? h("ul", { class: "lines" }, lines.map(logLine)) : null,
+      lines.length < s.lines.length ? h("p", { class: "subtle" }, t(mine ? "comparison.in_log" : "comparison.same")) : null,
       h("p", { class: "meta" }, wireCount(s.wire)),
     );
+  };
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h("div", { class: "eras" }, side(legacy, legacy === cmp.this), side(modern, modern === cmp.this));
 }

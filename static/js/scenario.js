@@ -1,4 +1,4 @@
-// Scripted scenarios in the page: a "Play the scenario" control beside each playground that has one.
+// Scripted scenarios in the page: a "Walk me through it" control, the first action of each playground that has one.
 // A replay presses the panel's own buttons (and Undo, for Previous), so it is an ordinary playground
 // run: the learner can leave at any step and keep playing from there. The scenarios come from a data
 // asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel).
@@ -62,10 +62,10 @@ function mountScenarios(section, scenarios) {
     button.addEventListener("click", () => play(section, scenario, button));
     offer.append(button);
   }
-  // Beside Undo and Reset, under the panel's own buttons: the goal and the buttons come first.
-  const history = section.querySelector(".controls .history");
-  if (history) history.after(offer);
-  else (section.querySelector(".controls") || heading).after(offer);
+  // Guided first, then free: the walk-through is the first action, above the panel's own buttons.
+  const stage = section.querySelector(".stage");
+  if (stage) stage.prepend(offer);
+  else heading.after(offer);
   // A learner's own press, undo, reset or era change ends the replay where it stands.
   const takeOver = (event) => {
     if (!active || active.section !== section) return;

@@ -11,13 +11,23 @@ import re
 
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
-from lesson.content import default_root
+from lesson.content import default_root, load_content
 from lesson.i18n import translate
 from lesson.panels import load_panels
 from lesson.scripts import Script
 
 # The outage playground's comparison heading, from its panel file: an author may rename it.
 OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
+
+
+def lesson_holding(panel_id: str) -> str:
+    """The address of the lesson page that shows this panel, looked up in the loaded content: a test
+    opens a playground wherever the course places it."""
+    for lesson in load_content(default_root()).lessons:
+        if panel_id in lesson.panels:
+            return f"/lessons/{lesson.meta.slug}"
+    raise LookupError(f"no lesson shows the panel {panel_id!r}")
+
 
 LESSON_1 = "/lessons/hot-swapping"
 LESSON_2 = "/lessons/list-changed"
@@ -146,14 +156,16 @@ def comparison(section: Locator, title: str = "The same step, era by era") -> Lo
 
 
 def era_sides(section: Locator, title: str = "The same step, era by era") -> tuple[Locator, Locator]:
-    """The legacy and the modern lines of the comparison. The two sides carry no name of their own,
-    so check their headings' order first, then take the lists in that order."""
+    """The legacy and the modern side of the comparison. The two sides carry no name of their own,
+    so check their headings' order first, then take each side by its heading."""
     cmp = comparison(section, title)
     expect(cmp.get_by_role("heading", level=5)).to_have_text(
         [re.compile(r"^Legacy \(2025-11-25\)"), re.compile(r"^Modern \(2026-07-28\)")]
     )
-    lists = cmp.get_by_role("list")
-    return lists.nth(0), lists.nth(1)
+    side = lambda era: cmp.locator("section").filter(  # noqa: E731
+        has=section.page.get_by_role("heading", level=5, name=re.compile(f"^{era} "))
+    )
+    return side("Legacy"), side("Modern")
 
 
 def wire(section: Locator) -> Locator:

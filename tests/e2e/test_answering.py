@@ -66,7 +66,7 @@ def test_the_scenario_replays_in_the_page_and_can_be_left_mid_way(page: Page) ->
     expect(section.get_by_role("radio", name="Modern (2026-07-28)")).to_be_checked()
     expect(goal_state(section)).to_have_text("Not reached yet.")
 
-    section.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    section.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(section, s, 1)
     expect(log_labels(section).last).to_have_text(re.compile(r"^Step 1: "))
     scenario = scenario_box(section, s)
@@ -94,7 +94,7 @@ def test_the_scenario_plays_to_its_last_step(page: Page) -> None:
     s = script()
     section = open_answering(page)
     press(section, label("turn"), 1)  # the replay starts from a fresh playground
-    section.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    section.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     scenario = scenario_box(section, s)
     for n in range(1, len(s.steps)):
         expect_step(section, s, n)

@@ -62,7 +62,7 @@ def test_a_panel_added_as_yaml_appears_and_works(page: Page, serve_app, content:
     press(beacon, "Beacon turn", 2)
     expect(prompt(beacon)).to_contain_text("close_ticket")
 
-    beacon.get_by_role("button", name="Play the scenario: Beacon run").click()
+    beacon.get_by_role("button", name="Walk me through it: Beacon run").click()
     narration = beacon.get_by_role("region", name="Scenario: Beacon run").get_by_role("status")
     expect(narration).to_contain_text(message("scenario.step", n=1, total=2, title="Beacon step one"))
     expect(narration).to_contain_text("Beacon narration one.")

@@ -8,13 +8,20 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
+from lesson.i18n import translate
 from lesson.protocol import ViewAnswer
 
 from .helpers import LESSON_1, LESSON_2, log_labels, log_step, message, open_playground, panel, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
-OUTAGE_GOAL = "Let A die and take a turn"
+
+def message_py(key: str) -> str:
+    """A page string rendered by the server, from the catalogue."""
+    return translate("en", key)
+
+
+OUTAGE_GOAL = "Keep the conversation going"
 
 
 @pytest.fixture
@@ -33,16 +40,25 @@ def goal_block(section: Locator) -> Locator:
     ("path", "title", "goal"),
     [(LESSON_1, "Play out an outage", OUTAGE_GOAL), (LESSON_2, "Misbehaving servers", "administrator's tool")],
 )
-def test_a_goal_shows_its_text_state_and_hint(page: Page, path: str, title: str, goal: str) -> None:
+def test_a_goal_shows_its_text_state_and_staged_hints(page: Page, path: str, title: str, goal: str) -> None:
     section = open_playground(page, path, title)
     expect(goal_block(section)).to_contain_text("Goal: ")
     expect(goal_block(section)).to_contain_text(goal)
     expect(goal_block(section)).to_contain_text("Not reached yet.")
-    hint = section.get_by_text("Show a hint")
-    hint_text = goal_block(section).locator("details p")
-    expect(hint_text).to_be_hidden()
-    hint.click()
-    expect(hint_text).to_be_visible()
+    stages = goal_block(section).get_by_role("listitem", include_hidden=True)
+    expect(stages).to_have_count(3)
+    expect(stages.first).to_be_hidden()
+    # One stage per press: a nudge, then more, and the solution only when asked for last.
+    section.get_by_role("button", name=message_py("playground.hint")).click()
+    expect(stages.nth(0)).to_be_visible()
+    expect(stages.nth(1)).to_be_hidden()
+    section.get_by_role("button", name=message_py("playground.hint.more")).click()
+    expect(stages.nth(1)).to_be_visible()
+    expect(stages.nth(2)).to_be_hidden()
+    section.get_by_role("button", name=message_py("playground.hint.solution")).click()
+    expect(stages.nth(2)).to_be_visible()
+    expect(stages.nth(2)).to_be_focused()
+    expect(goal_block(section).get_by_role("button")).to_have_count(0)
 
 
 def test_the_goal_block_follows_the_answers(outage: Locator) -> None:
@@ -98,8 +114,12 @@ def test_a_goal_reached_earlier_is_still_said_after_a_reload(outage: Locator) ->
 # --- predict, then see -------------------------------------------------------------------------
 
 
-def prediction(section: Locator) -> Locator:
-    return section.get_by_role("group", name=re.compile("^Predict first: "))
+def prediction(section: Locator, about: str = "what does the model get back") -> Locator:
+    """A prediction by words of its question (the outage playground asks two, one at a time)."""
+    return section.get_by_role("group", name=re.compile("^Predict first: .*" + re.escape(about)))
+
+
+RESTART_COST = "How many messages"
 
 
 def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
@@ -153,6 +173,10 @@ def test_the_question_waits_for_its_moment(outage: Locator) -> None:
     expect(prediction(outage)).to_be_visible()
     press(outage, "Take a model turn", 4)
     expect(prediction(outage)).to_be_hidden()
+    # The next question waits for the turn: what A's return costs, asked before "A is back".
+    expect(prediction(outage, RESTART_COST)).to_be_visible()
+    press(outage, "A dies", 5)
+    expect(prediction(outage, RESTART_COST)).to_be_hidden()
 
 
 # --- the handles panel: baskets and replicas ----------------------------------------------------

@@ -19,7 +19,6 @@ from .helpers import (
     prompt,
     region,
     server_row,
-    servers,
 )
 
 pytestmark = pytest.mark.e2e
@@ -154,7 +153,7 @@ def test_the_focused_control_stays_on_screen_when_it_is_not_the_one_pressed(outa
         expect(slider).to_have_value(value)
         expect(slider).to_be_focused()
         expect(slider).to_be_in_viewport()
-    outage.get_by_role("button", name=re.compile("^Play the scenario: An outage during a call")).click()
+    outage.get_by_role("button", name=re.compile("^Walk me through it: An outage during a call")).click()
     step = outage.get_by_role("button", name="Next moment")
     for _ in range(2):
         step.focus()
@@ -179,14 +178,14 @@ def test_a_turn_marks_the_counters(outage: Locator) -> None:
     expect(status(outage)).to_contain_text("was")
 
 
-def test_the_comparison_sits_beside_the_table_and_is_marked(outage: Locator) -> None:
+def test_the_comparison_sits_beside_the_prompt_and_is_marked(outage: Locator) -> None:
     press(outage, "B deploys a new tool", 1)
     cmp = region(outage, OUTAGE_COMPARISON)
-    table = servers(outage)
+    next_prompt = region(outage, "Tools in the model's next prompt")
     expect(cmp).to_be_in_viewport()
-    box, tbox = cmp.bounding_box(), table.bounding_box()
-    assert box and tbox and box["x"] > tbox["x"] + tbox["width"] - 1, "the comparison is beside the table"
-    assert box["y"] < tbox["y"] + tbox["height"], "the comparison starts level with the table"
+    box, pbox = cmp.bounding_box(), next_prompt.bounding_box()
+    assert box and pbox and box["x"] > pbox["x"] + pbox["width"] - 1, "the comparison is beside the prompt"
+    assert box["y"] < pbox["y"] + pbox["height"], "the comparison starts level with the prompt"
     expect(cmp.get_by_role("heading", level=5).first).to_be_in_viewport()
     expect_marked(cmp.locator("[data-mark]"), "new step")
     # The next press clears the marks of the last one where nothing changed.

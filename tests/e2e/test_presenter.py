@@ -127,7 +127,7 @@ def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page:
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
     at = screen_number(page)[0]
 
-    play = outage.get_by_role("button", name=f"Play the scenario: {s.title}")
+    play = outage.get_by_role("button", name=f"Walk me through it: {s.title}")
     for _ in range(40):  # Tab to the scenario's button, as a keyboard user would
         if play.evaluate("b => b === document.activeElement"):
             break

@@ -104,7 +104,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
 
     outage = page.locator('[data-panel-id="outage"]')
     offers = outage.locator("[data-scenario]")
-    expect(offers.first).to_have_text(re.compile(r"^⟦Play the scenario: .*⟧$"))
+    expect(offers.first).to_have_text(re.compile(r"^⟦Walk me through it: .*⟧$"))
     expect(offers).to_have_count(2)
     expect(page.get_by_role("link", name="⟦Present this lesson⟧")).to_be_visible()
     page.get_by_role("button", name="⟦Start over⟧").click()

@@ -27,7 +27,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     s = script("outage")
     outage = open_playground(page, LESSON_1, "Play out an outage")
     press(outage, "B deploys a new tool", 1)  # the replay starts from a fresh playground
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
     # The learner's own press is gone, and the moment says so, in the one region that speaks: the
@@ -78,14 +78,14 @@ def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> Non
     history = outage.get_by_role("group", name="History")  # Undo and Reset
     bring_back = history.get_by_role("button", name=message("playground.bring_back", presses="2 presses"))
     expect(bring_back).to_have_count(0)  # nothing set aside yet
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(
         message("scenario.cleared", presses="2 presses")
     )
     expect(bring_back).to_be_visible()
     # Another scenario replaces the first one's presses, not the learner's: the same two stay aside.
-    outage.get_by_role("button", name=f"Play the scenario: {other.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {other.title}").click()
     expect_step(outage, other, 1)
     expect(bring_back).to_be_visible()
 
@@ -107,7 +107,7 @@ def left_a_scenario_after_one_press(page: Page) -> Locator:
     s = script("outage")
     outage = open_playground(page, LESSON_1, "Play out an outage")
     press(outage, "Add server C", 1)
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     scenario_box(outage, s).get_by_role("button", name="Leave the scenario").click()
     return outage
@@ -140,7 +140,7 @@ def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: 
     page.reload()
     outage = page.get_by_role("region", name="Play out an outage", exact=True)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     mine = f"{steps + 1} presses"
     expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(message("scenario.cleared", presses=mine))
@@ -150,7 +150,7 @@ def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: 
 def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
     s = script("churn")
     outage = open_playground(page, LESSON_1, "Play out an outage")
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     for n in range(2, 5):  # the fourth moment is two presses: steps 4 and 5 of the log
         scenario_box(outage, s).get_by_role("button", name="Next moment").click()
@@ -175,7 +175,7 @@ def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
     s = script("churn")
     outage = open_playground(page, LESSON_1, "Play out an outage")
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     box = scenario_box(outage, s)
     expect_step(outage, s, 1)
     expect(box.get_by_role("button", name="Next moment")).to_be_focused()
@@ -191,7 +191,7 @@ def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
 def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     s = script("gateway")
     gateway = open_playground(page, LESSON_1, "A gateway in front")
-    gateway.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    gateway.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     scenario = scenario_box(gateway, s)
     for n in range(1, len(s.steps)):
         expect_step(gateway, s, n)
@@ -214,7 +214,7 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
     outage = open_playground(page, LESSON_1, "Play out an outage")
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect(log_labels(outage)).to_have_count(2)
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     expect(scenario_box(outage, s).get_by_text("In the log: step 2.", exact=True)).to_be_visible()
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
@@ -222,11 +222,11 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
 
 def test_scenarios_are_offered_only_beside_their_panel(page: Page) -> None:
     outage = open_playground(page, LESSON_1, "Play out an outage")
-    offers = outage.get_by_role("button", name=re.compile("^Play the scenario: "))
-    expect(offers).to_have_text([f"Play the scenario: {script(n).title}" for n in ("churn", "outage")])
+    offers = outage.get_by_role("button", name=re.compile("^Walk me through it: "))
+    expect(offers).to_have_text([f"Walk me through it: {script(n).title}" for n in ("churn", "outage")])
     gateway = open_playground(page, LESSON_1, "A gateway in front")
-    expect(gateway.get_by_role("button", name=re.compile("^Play the scenario: "))).to_have_text(
-        [f"Play the scenario: {script('gateway').title}"]
+    expect(gateway.get_by_role("button", name=re.compile("^Walk me through it: "))).to_have_text(
+        [f"Walk me through it: {script('gateway').title}"]
     )
 
 
@@ -236,7 +236,7 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     s = script("outage")
     outage = open_playground(page, LESSON_1, "Play out an outage")
     question = outage.get_by_role("group", name=re.compile("^Predict first: "))
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     expect(question).to_be_visible()
     scenario = scenario_box(outage, s)
@@ -250,7 +250,7 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     for n in range(2):
         expect(announce.nth(n)).not_to_contain_text("You did not pick")
     # Played again, with a choice picked this time: the press answers the learner's own prediction.
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect(log_labels(outage)).to_have_count(2)
     expect_step(outage, s, 1)
     question.get_by_role("radio", name=re.compile("^A tool result marked isError")).check()
@@ -265,7 +265,7 @@ def test_a_scenario_does_not_reach_the_learners_goal(page: Page) -> None:
     s = script("outage")
     outage = open_playground(page, LESSON_1, "Play out an outage")
     goal = outage.locator('[data-role="goal"]')
-    outage.get_by_role("button", name=f"Play the scenario: {s.title}").click()
+    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     scenario = scenario_box(outage, s)
     for n in (2, 3):
         expect_step(outage, s, n - 1)

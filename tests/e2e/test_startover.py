@@ -74,7 +74,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
 def test_start_over_forgets_the_presses_a_scenario_set_aside(page: Page) -> None:
     outage = open_playground(page, LESSON_1, "Play out an outage")
     press(outage, "A dies", 1)
-    outage.get_by_role("button", name=re.compile("^Play the scenario: ")).first.click()
+    outage.get_by_role("button", name=re.compile("^Walk me through it: ")).first.click()
     bring_back = outage.get_by_role("button", name=message("playground.bring_back", presses="1 press"))
     expect(bring_back).to_be_visible()
     page.get_by_role("button", name="Start over").click()

@@ -245,7 +245,7 @@ def test_in_the_frame_a_scenario_keeps_its_box_and_start_over_the_lessons_top_in
     framed, _ = lesson_frame(page, app)
     outage = framed.get_by_role("region", name="Play out an outage", exact=True)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    play = outage.get_by_role("button", name=re.compile("^Play the scenario: ")).first
+    play = outage.get_by_role("button", name=re.compile("^Walk me through it: ")).first
     play.scroll_into_view_if_needed()
     play.click()
     box = outage.get_by_role("region", name=re.compile("^Scenario: "))
