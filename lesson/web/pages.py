@@ -135,7 +135,18 @@ def index() -> str:
         "index.html",
         lessons=content.lessons,
         scores={item.meta.slug: score(item.meta.slug) for item in content.lessons},
+        reference=content.reference,
     )
+
+
+@bp.get("/reference")
+def reference() -> str:
+    """The long material the lessons link to: every message of both eras, the rules in detail."""
+    content = _state().content
+    if content.reference is None:
+        abort(404)
+    embed = _embed_asked()
+    return render_template("reference.html", page=content.reference, embed=embed)
 
 
 @bp.get("/glossary")
@@ -158,7 +169,11 @@ def lesson(slug: str, embed: bool | None = None) -> str:
     state = _state()
     item = state.content.lesson(slug)
     if item is None:
-        abort(404)
+        former = state.content.former(slug)
+        if former is None:
+            abort(404)
+        # An old share link or a portal still framing a lesson that was split: where each part went.
+        return render_template("moved.html", former=former, lessons=state.content.lessons, embed=embed)
     lessons = state.content.lessons
     n = lessons.index(item)
     return render_template(

@@ -11,7 +11,7 @@ from lesson.web import create_app
 from tests.outbox.fakelrs import FakeLrs as Store
 from tests.outbox.fakelrs import store  # noqa: F401 - the fake learning record store fixture
 
-SLUG = "hot-swapping"
+SLUG = "an-outage"
 ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
 
 
