@@ -190,7 +190,13 @@ def lesson(slug: str, embed: bool | None = None) -> str:
         form_error=request.args.get("error"),
         embed=embed,
         lesson_iri=lesson_iri(slug),
+        # Former lessons with a part here: a progress file saved on one of them is loaded for that part.
+        former=[m.slug for m in state.content.moved if any(_lands_on(p.to, slug) for p in m.parts)],
     )
+
+
+def _lands_on(address: str, slug: str) -> bool:
+    return address.partition("#")[0] == f"/lessons/{slug}"
 
 
 def lesson_iri(slug: str) -> str:

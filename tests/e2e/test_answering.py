@@ -17,11 +17,10 @@ from lesson.content import default_root
 from lesson.panels import PlaygroundPanel, load_panel
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, expect_step, log_labels, message, panel, press, scenario_box
+from .helpers import ANSWERING, expect_step, log_labels, message, panel, press, scenario_box
 
 pytestmark = pytest.mark.e2e
 
-DISCLOSURE = re.compile("where the user's answer goes")  # the disclosure's summary, by its key words
 SHOTS = Path(__file__).resolve().parents[2] / "test-results"
 
 
@@ -40,11 +39,9 @@ def label(button_id: str) -> str:
 
 
 def open_answering(page: Page) -> Locator:
-    """Lesson 1 with the disclosure opened and its playground ready."""
-    page.goto(LESSON_1)
+    """The lesson on a question across a restart, its playground ready."""
+    page.goto(ANSWERING)
     section = panel(page, content_panel().title)
-    expect(section).to_be_hidden()  # it waits behind the summary, adding nothing to the page's height
-    page.get_by_text(DISCLOSURE).click()
     expect(section).to_be_visible()
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))

@@ -10,7 +10,19 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.protocol import ViewAnswer
 
-from .helpers import LESSON_1, LESSON_2, log_labels, log_step, message, open_playground, panel, press, region, wire
+from .helpers import (
+    GATEWAYS,
+    LESSON_2,
+    OUTAGE,
+    log_labels,
+    log_step,
+    message,
+    open_playground,
+    panel,
+    press,
+    region,
+    wire,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -19,7 +31,7 @@ OUTAGE_GOAL = "Let A die and take a turn"
 
 @pytest.fixture
 def outage(page: Page) -> Locator:
-    return open_playground(page, LESSON_1, "Play out an outage")
+    return open_playground(page, OUTAGE, "Play out an outage")
 
 
 def goal_block(section: Locator) -> Locator:
@@ -31,7 +43,7 @@ def goal_block(section: Locator) -> Locator:
 
 @pytest.mark.parametrize(
     ("path", "title", "goal"),
-    [(LESSON_1, "Play out an outage", OUTAGE_GOAL), (LESSON_2, "Misbehaving servers", "administrator's tool")],
+    [(OUTAGE, "Play out an outage", OUTAGE_GOAL), (LESSON_2, "Misbehaving servers", "administrator's tool")],
 )
 def test_a_goal_shows_its_text_state_and_hint(page: Page, path: str, title: str, goal: str) -> None:
     section = open_playground(page, path, title)
@@ -167,7 +179,7 @@ def store(section: Locator, label: str) -> Locator:
 
 
 def test_baskets_in_process_memory_live_on_one_replica(page: Page) -> None:
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     handles.get_by_role("radio", name="Baskets in process memory").check()
     expect(log_step(handles, "Start")).to_be_visible()
     expect(baskets(handles)).to_contain_text("none yet")
@@ -195,7 +207,7 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
     """A basket made, filled, lost with its replica's memory, a call that fails on it: each press
     marks it where it shows and says it in the status line, not only the conversation's length."""
     page.set_viewport_size({"width": 1280, "height": 800})
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     status = handles.get_by_role("status")
     handles.get_by_role("radio", name="Baskets in process memory").check()
     expect(store(handles, "S: durable store (every replica)")).to_have_count(0)
@@ -228,7 +240,7 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
 
 
 def test_a_durable_basket_outlives_a_restart(page: Page) -> None:
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     press(handles, "create_basket", 1)
     press(handles, "add_item", 2)
     durable = store(handles, "S: durable store (every replica)")

@@ -19,7 +19,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson import scorm
 
-from .helpers import LESSON_1, LESSON_2
+from .helpers import CHURN, LESSON_2, OUTAGE
 
 pytestmark = pytest.mark.e2e
 
@@ -52,7 +52,7 @@ def left_over(scope: Locator) -> list[str]:
     return [" ".join(text.split()) for text in found if not NEUTRAL.match(text)]
 
 
-@pytest.mark.parametrize(("path", "title"), [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
+@pytest.mark.parametrize(("path", "title"), [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
 def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Page, path: str, title: str) -> None:
     page.goto(path + "?lang=pseudo")
     section = page.get_by_role("region", name=title, exact=True)
@@ -79,7 +79,7 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
 
 
 def test_script_strings_come_from_the_catalogue(page: Page) -> None:
-    page.goto(LESSON_1 + "?lang=pseudo")
+    page.goto(CHURN + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
     stepper.scroll_into_view_if_needed()
     expect(stepper.get_by_role("heading", level=4)).to_have_text(re.compile(r"^⟦Moment 1 of \d+: .*⟧$"))
@@ -114,7 +114,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
         expect(button).to_have_text(WRAPPED)
     page.keyboard.press("Escape")
 
-    page.goto(LESSON_1 + "?lang=pseudo&present=1")
+    page.goto(OUTAGE + "?lang=pseudo&present=1")
     bar = page.get_by_role("navigation", name="⟦Presenter controls⟧")
     expect(bar.get_by_role("status")).to_have_text(re.compile(r"^⟦Screen 1 of \d+⟧$"))
     for control in bar.get_by_role("button").all() + bar.get_by_role("link").all():
@@ -152,7 +152,7 @@ for (const name of ["sessionStorage", "localStorage"]) {
 """
 
 
-@pytest.mark.parametrize("path", [LESSON_1, "/embed/hot-swapping"])
+@pytest.mark.parametrize("path", [OUTAGE, "/embed/hot-swapping"])
 def test_the_storage_notice_comes_from_the_catalogue(page: Page, path: str) -> None:
     """embed.js says that storage is refused in the page's language (its English text is only for
     embed.js used alone, without the lesson page)."""

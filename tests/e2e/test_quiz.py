@@ -10,12 +10,12 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, do_task
+from .helpers import LESSON_2, OUTAGE, do_task
 
 pytestmark = pytest.mark.e2e
 
 QUIZZES = Path(__file__).resolve().parents[2] / "content" / "quizzes"
-LESSONS = {"hot-swapping": LESSON_1, "list-changed": LESSON_2}
+LESSONS = {"hot-swapping": OUTAGE, "list-changed": LESSON_2}
 
 
 def load(slug: str) -> list[dict]:
@@ -172,7 +172,7 @@ def test_quiz_with_javascript(page: Page, slug: str) -> None:
 
 def test_all_answered_shows_on_the_index(page: Page) -> None:
     questions = load("hot-swapping")
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     for n, q in enumerate(questions, start=1):
         if "task" in q:
             do_task(page, n)  # done in the playground, checked by the server (test_quiz_tasks.py)

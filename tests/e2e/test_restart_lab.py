@@ -13,7 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.panels import load_panels
 from lesson.panels import restart_lab as run_lab
 
-from .helpers import LESSON_1, restart_lab, takes_room
+from .helpers import RESTARTS, restart_lab, takes_room
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +24,7 @@ STALE = "Out of date — run again."
 
 @pytest.fixture
 def lab(page: Page) -> Locator:
-    page.goto(LESSON_1)
+    page.goto(RESTARTS)
     section = restart_lab(page)
     expect(section.get_by_role("button", name="Restart the server")).to_be_enabled()
     return section

@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .helpers import (
-    LESSON_1,
+    CHURN,
+    OUTAGE,
     expect_era,
     expect_status,
     message,
@@ -36,7 +37,7 @@ MOMENTS = [
 
 @pytest.fixture
 def stepper(page: Page) -> Locator:
-    page.goto(LESSON_1)
+    page.goto(CHURN)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()  # its moments are fetched when it comes near the screen
     expect(moment_heading(section)).to_have_text(moment_title(1))
@@ -236,7 +237,7 @@ def test_the_moments_are_fetched_only_when_the_stepper_comes_near(page: Page) ->
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url) if r.url.endswith("/churn.json") else None)
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     expect(panel(page, "Play out an outage").locator("[data-button]").first).to_be_enabled()
     page.wait_for_load_state("networkidle")
     section = panel(page, "A session with churn")
@@ -255,7 +256,7 @@ def held(page: Page) -> list:
     """Lesson 1 with the stepper's moments held back: each request for them waits in the list."""
     routes: list = []
     page.route("**/churn.json", lambda route: routes.append(route))
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     return routes
 
 
@@ -274,7 +275,7 @@ def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> Non
     and applied once the stepper is mounted."""
     code: list = []
     page.route("**/js/stepper.js", lambda route: code.append(route))
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     section = panel(page, "A session with churn")
     with page.expect_request("**/js/stepper.js"):
         section.get_by_role("button", name="Next moment").click()  # the code is still on its way
@@ -286,7 +287,7 @@ def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> Non
 def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) -> None:
     tries: list[str] = []
     page.route("**/js/stepper.js*", refuse_first(1, tries))
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
     expect(section.get_by_role("status").filter(has_text="could not be loaded")).to_be_visible()
@@ -298,7 +299,7 @@ def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) 
 
 def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
     page.route("**/churn.json", lambda route: route.fulfill(status=500, body="no"))
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
@@ -328,7 +329,7 @@ def note(section: Locator, words: str) -> Locator:
 def test_after_a_failed_load_try_again_fetches_the_moments(page: Page) -> None:
     tries: list[str] = []
     page.route("**/churn.json", refuse_first(2, tries))
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
@@ -362,7 +363,7 @@ def at_moment_5(browser, base_url: str, **context_options) -> tuple:
     """Lesson 1 in a context of its own, the stepper stepped to moment 5 ("A dies", a long one)."""
     context = browser.new_context(base_url=base_url, **context_options)
     page = context.new_page()
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
     for _ in range(4):
