@@ -192,6 +192,8 @@ def lesson(slug: str, embed: bool | None = None) -> str:
         lesson_iri=lesson_iri(slug),
         # Former lessons with a part here: a progress file saved on one of them is loaded for that part.
         former=[m.slug for m in state.content.moved if any(_lands_on(p.to, slug) for p in m.parts)],
+        # Its playground panels: a page without one is sent none of their scripts.
+        playgrounds=[p for p in item.panels if getattr(state.panels.get(p), "kind", "") == "playground"],
     )
 
 
