@@ -21,7 +21,7 @@ from .helpers import ANSWERING, OUTAGE, expect_status, log_labels, open_playgrou
 pytestmark = pytest.mark.e2e
 
 TITLE = "Play out an outage"
-QUIZ = Path(__file__).resolve().parents[2] / "content" / "quizzes" / "hot-swapping.yaml"
+QUIZ = Path(__file__).resolve().parents[2] / "content" / "quizzes" / "an-outage.yaml"
 TOTAL = len(yaml.safe_load(QUIZ.read_text())["questions"])
 
 
@@ -44,7 +44,7 @@ def test_sigkill_and_restart_the_page_continues_its_playground(page: Page, spawn
     expect(log_labels(outage)).to_have_count(3)
 
 
-@pytest.mark.parametrize("path", ["/embed/hot-swapping", OUTAGE + "?present=1"])
+@pytest.mark.parametrize("path", ["/embed/an-outage", OUTAGE + "?present=1"])
 def test_a_link_shared_from_a_frame_or_presenter_mode_opens_the_lesson_itself(page: Page, path: str) -> None:
     page.goto(path)
     outage = page.get_by_role("region", name=TITLE, exact=True)
@@ -58,7 +58,7 @@ def test_a_link_shared_from_a_frame_or_presenter_mode_opens_the_lesson_itself(pa
     press(outage, "A dies", 1)
     outage.get_by_role("button", name="Share link").click()
     url = outage.get_by_role("textbox", name="Link to this playground").input_value()
-    assert re.match(r"^http://127\.0\.0\.1:\d+/lessons/hot-swapping#pg=outage~", url), url
+    assert re.match(r"^http://127\.0\.0\.1:\d+/lessons/an-outage#pg=outage~", url), url
 
 
 def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(page: Page, browser: Browser) -> None:

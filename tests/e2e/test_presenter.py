@@ -61,7 +61,7 @@ def test_keyboard_moves_between_screens(page: Page) -> None:
     page.keyboard.press("ArrowLeft")
     expect(position(page)).to_have_text(f"Screen 2 of {total}")
     expect(page.locator("article h2:visible")).to_have_text(first)
-    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", "/lessons/hot-swapping")
+    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", "/lessons/an-outage")
 
 
 def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -> None:

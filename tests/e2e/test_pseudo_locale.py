@@ -130,7 +130,7 @@ FAKE_LMS = """window.API = {LMSInitialize: () => 'true', LMSGetValue: () => '', 
 def test_the_scorm_launch_page_has_no_string_outside_the_catalogue(
     page: Page, base_url: str, tmp_path: Path, with_lms: bool
 ) -> None:
-    data = scorm.build_package("hot-swapping", "Hot-swapping", base_url, locale="pseudo")
+    data = scorm.build_package("an-outage", "An outage", base_url, locale="pseudo")
     zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path)
     if with_lms:
         page.add_init_script(FAKE_LMS)
@@ -152,7 +152,7 @@ for (const name of ["sessionStorage", "localStorage"]) {
 """
 
 
-@pytest.mark.parametrize("path", [OUTAGE, "/embed/hot-swapping"])
+@pytest.mark.parametrize("path", [OUTAGE, "/embed/an-outage"])
 def test_the_storage_notice_comes_from_the_catalogue(page: Page, path: str) -> None:
     """embed.js says that storage is refused in the page's language (its English text is only for
     embed.js used alone, without the lesson page)."""

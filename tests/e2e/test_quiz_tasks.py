@@ -42,7 +42,7 @@ def check(page: Page, n: int) -> None:
 
 
 def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
-    n, total, q = task_question("hot-swapping")
+    n, total, q = task_question("an-outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
     expect(group).to_be_visible()
@@ -108,7 +108,7 @@ def test_the_second_lesson_task_in_its_own_playground(page: Page) -> None:
 def test_a_page_cannot_grade_its_own_task(page: Page) -> None:
     """A log edited in the page's storage is replayed like any other: a press the panel does not
     have is refused with a reason, and nothing is counted."""
-    n, total, _q = task_question("hot-swapping")
+    n, total, _q = task_question("an-outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "A dies", 1)
     page.evaluate(
@@ -123,7 +123,7 @@ def test_a_page_cannot_grade_its_own_task(page: Page) -> None:
 
 
 def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_url: str) -> None:
-    n, total, q = task_question("hot-swapping")
+    n, total, q = task_question("an-outage")
     context = browser.new_context(java_script_enabled=False, base_url=base_url)
     try:
         page = context.new_page()
@@ -137,7 +137,7 @@ def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_
 
 
 def test_a_check_grades_the_step_on_view_and_a_point_once_won_is_kept(page: Page) -> None:
-    n, total, q = task_question("hot-swapping")
+    n, total, q = task_question("an-outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     for step, label in enumerate(
         ["Add server C", "The model calls a tool on A", "A dies", "Take a model turn", "A is back"], 1
@@ -166,7 +166,7 @@ def test_a_check_grades_the_step_on_view_and_a_point_once_won_is_kept(page: Page
 
 
 def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page) -> None:
-    n, total, q = task_question("hot-swapping")
+    n, total, q = task_question("an-outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     back = outage.get_by_role("link", name="Back to the question")
     expect(back).to_have_count(0)  # only for a learner who came from a task
@@ -192,7 +192,7 @@ def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page
 
 
 def test_a_refused_log_is_explained_in_the_learners_language(page: Page) -> None:
-    n, _total, _q = task_question("hot-swapping")
+    n, _total, _q = task_question("an-outage")
     page.goto(OUTAGE + "?lang=pseudo")
     outage = panel(page, "Play out an outage")
     first = outage.get_by_role("group").get_by_role("button").first

@@ -89,7 +89,7 @@ def test_start_over_forgets_the_presses_a_scenario_set_aside(page: Page) -> None
 def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     """The embedded address (/embed/<slug>) offers Start over as the lesson's own address does, and
     leaves out presenter mode, whose bar would sit at the foot of a frame as tall as the lesson."""
-    page.goto("/embed/hot-swapping")
+    page.goto("/embed/an-outage")
     expect(page.get_by_role("link", name="Present this lesson")).to_have_count(0)
     answer_first_question(page)
     start_over = page.get_by_role("button", name="Start over", exact=True)

@@ -210,7 +210,7 @@ def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Pa
     """In a portal's frame there is no site header: the connection line lies over the top of the page,
     so a status that appears moves nothing the learner is reading."""
     page.set_viewport_size({"width": width, "height": 700})
-    page.goto("/embed/hot-swapping")
+    page.goto("/embed/an-outage")
     expect(page.get_by_role("button", name="Reset").first).to_be_enabled()
     expect(page.get_by_role("status").filter(has_text="plain HTTP")).to_have_count(0)
     calm = page.get_by_role("heading", level=1).bounding_box()
@@ -218,7 +218,7 @@ def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Pa
     refused = page.context.new_page()
     refused.set_viewport_size({"width": width, "height": 700})
     refused.route_web_socket("**/ws", lambda ws: ws.close())
-    refused.goto("/embed/hot-swapping")
+    refused.goto("/embed/an-outage")
     expect(refused.get_by_role("status").filter(has_text="plain HTTP")).to_be_visible()
     assert refused.get_by_role("heading", level=1).bounding_box() == calm
     refused.close()
@@ -243,7 +243,7 @@ def test_a_server_that_keeps_refusing_sockets_is_not_hammered(page: Page, serve_
         Object.assign(window.WebSocket, Real); window.WebSocket.prototype = Real.prototype; })()"""
     )
     with connect(base.replace("http", "ws") + "/ws"):  # the address's one socket
-        page.goto(base + "/lessons/hot-swapping")
+        page.goto(base + "/lessons/an-outage")
         page.get_by_role("region", name=TITLE, exact=True).scroll_into_view_if_needed()
         for _ in range(120):  # bounded: at most 60 s of the page's clock
             if page.evaluate("window.__ws.filter((s) => s.closed).length") >= 5:

@@ -23,12 +23,12 @@ from .test_embed_e2e import blocking_context, parent_snippet  # noqa: F401 - a f
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-SLUG = "hot-swapping"
+SLUG = "an-outage"
 QUESTIONS = yaml.safe_load((REPO / "content" / "quizzes" / f"{SLUG}.yaml").read_text())["questions"]
 
 
 def portal_page(folder: Path, lesson_url: str, app: str, name: str = "portal.html") -> None:
-    snippet = parent_snippet().replace("https://lab.example/lessons/hot-swapping?embed=1", lesson_url)
+    snippet = parent_snippet().replace("https://lab.example/lessons/an-outage?embed=1", lesson_url)
     snippet = snippet.replace('"https://lab.example"', f'"{app}"')
     (folder / name).write_text(
         f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portal</title>
@@ -427,3 +427,36 @@ def test_with_a_record_store_the_page_sends_its_statements_to_the_server(
     answered = next(s for s in sent if s.verb.id.endswith("/answered"))
     assert answered.object.id == f"{app}/lessons/{SLUG}/question/{q['id']}" and answered.result.success is True
     expect(quiz.get_by_text("Correct.")).to_be_visible()
+
+
+def test_progress_saved_on_the_former_lesson_loads_where_each_part_went(page: Page, live_server: str, tmp_path: Path):
+    """A file from before the lesson was split: each new lesson takes what it holds, and says so."""
+    old = {
+        "format": "mcp-churn-lab-progress",
+        "v": 1,
+        "lesson": "hot-swapping",
+        "saved": "2026-11-01T08:00:00Z",
+        "sections": ["play-out-an-outage", "who-s-who"],
+        "answers": {"discover": "c", "next-turn": "a", "idle-restart": "b"},
+        "goals": ["outage", "gateway"],
+    }
+    saved = tmp_path / "hot-swapping-progress.json"
+    saved.write_text(json.dumps(old))
+    page.goto(f"{live_server}/lessons/servers-come-and-go")
+    score = page.get_by_text(re.compile(r"^Score: "))
+    page.get_by_label("Load progress from a file").set_input_files(saved)
+    # Its two questions came across, graded again: one right, one wrong.
+    expect(score).to_have_text("Score: 1 of 2 correct (2 answered)")
+    said = page.get_by_role("status").filter(has_text="hot-swapping")
+    expect(said).to_contain_text("2 answers")
+    expect(said).to_contain_text("0 goals")
+    # The outage lesson takes the outage playground's goal and none of the answers.
+    page.goto(f"{live_server}/lessons/an-outage")
+    page.get_by_label("Load progress from a file").set_input_files(saved)
+    said = page.get_by_role("status").filter(has_text="hot-swapping")
+    expect(said).to_contain_text("0 answers")
+    expect(said).to_contain_text("1 goal")
+    # A lesson that was never part of it refuses the file, as any other lesson's.
+    page.goto(f"{live_server}/lessons/list-changed")
+    page.get_by_label("Load progress from a file").set_input_files(saved)
+    expect(page.get_by_text("not a progress file for this lesson")).to_be_visible()
