@@ -123,16 +123,15 @@ def test_the_goal_is_reached_in_the_legacy_era_too(page: Page) -> None:
 
 
 @pytest.mark.parametrize("width", [1280, 375])
-def test_screenshot_of_the_opened_disclosure(page: Page, width: int) -> None:
+def test_screenshot_of_the_playground(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 900})
     section = open_answering(page)
     press(section, label("ask"), 1)
     press(section, label("restart"), 2)
     SHOTS.mkdir(exist_ok=True)
-    disclosure = page.locator("details.more").filter(has=section)
-    disclosure.screenshot(path=str(SHOTS / f"answering-{width}.png"))
+    section.screenshot(path=str(SHOTS / f"answering-{width}.png"))
     # And one screen of it, from the panel's heading, as the learner first sees the playground.
     page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
     page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
-    # Nothing in the opened disclosure is wider than the screen.
+    # Nothing on the page is wider than the screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= width

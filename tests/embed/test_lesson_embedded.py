@@ -293,7 +293,6 @@ def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None
     assert goal.object.id == f"{iri}/goal/outage"
     assert [a.object.id for a in answers] == [f"{iri}/question/{q['id']}" for q in QUESTIONS]
     assert [a.result.success for a in answers] == [False] + [True] * (n - 1)
-    assert answers[1].result.response == QUESTIONS[1]["answer"]
     for q, a in zip(QUESTIONS[1:], answers[1:], strict=True):
         assert a.result.response == held_answer(q, a.result.response)  # a task's response is its log
     # A task's response is no choice: its interaction says so.
