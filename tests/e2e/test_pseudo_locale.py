@@ -19,7 +19,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson import scorm
 
-from .helpers import CHURN, LESSON_2, OUTAGE
+from .helpers import CHURN, LESSON_2, OUTAGE, RESTARTS
 
 pytestmark = pytest.mark.e2e
 
@@ -87,6 +87,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
         expect(stepper.get_by_role("heading", name=f"⟦{name}⟧")).to_be_visible()
     expect(stepper.get_by_role("status")).to_have_text(WRAPPED)
 
+    page.goto(RESTARTS + "?lang=pseudo")
     lab = page.locator('[data-panel="restarts"]')
     lab.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     lab.get_by_role("button", name="⟦Restart the server⟧").click()
@@ -102,6 +103,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     expect(quiz.locator('[data-role="score"]')).to_have_text(re.compile(r"^⟦Score: \d of \d correct \(1 answered\)⟧$"))
     expect(quiz.locator(".verdict strong").first).to_have_text(re.compile(r"^⟦(Correct\.|Not quite\.)⟧$"))
 
+    page.goto(OUTAGE + "?lang=pseudo")
     outage = page.locator('[data-panel-id="outage"]')
     offers = outage.locator("[data-scenario]")
     expect(offers.first).to_have_text(re.compile(r"^⟦Play the scenario: .*⟧$"))
