@@ -138,7 +138,7 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
     expect(framed.get_by_role("banner")).to_have_count(0)
     expect(framed.get_by_role("contentinfo")).to_have_count(0)
     expect(framed.get_by_role("navigation", name="Lessons")).to_have_count(0)
-    expect(framed.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    expect(framed.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     # Said once, on the page, that progress will not survive a reload.
     notice = framed.get_by_text(re.compile("kept only until you reload"))
     expect(notice).to_have_count(1)
@@ -350,8 +350,8 @@ def test_the_app_under_a_sub_path_works_end_to_end(page: Page, mounted: str) -> 
     sockets: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
     page.goto(f"{mounted}/training/mcp/")
-    page.get_by_role("link", name=re.compile("Hot-swapping")).first.click()
-    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    page.get_by_role("link", name=re.compile("An outage")).first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     section = page.locator('[data-panel="playground"]').first
     expect(section.get_by_role("status").first).to_have_text("Playground ready.")
     section.get_by_role("group", name="Events").get_by_role("button").first.click()

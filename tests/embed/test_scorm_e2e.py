@@ -220,7 +220,7 @@ def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms
             parent.postMessage({context: 'h5p', action: 'prepareResize', scrollHeight: 1234, clientHeight: 500}, '*');
         })"""
     )
-    expect(page.frame_locator("#sco").get_by_title("Hot-swapping")).to_have_attribute(
+    expect(page.frame_locator("#sco").get_by_title("An outage")).to_have_attribute(
         "style", re.compile(r"height: 1234px")
     )
 
