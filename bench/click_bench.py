@@ -171,7 +171,7 @@ def main() -> None:
     ap.add_argument("--in-process", action="store_true", help="serve the app from a thread of this script")
     args = ap.parse_args()
     with serve(args.in_process) as port:
-        run(args, f"http://127.0.0.1:{port}/lessons/hot-swapping")
+        run(args, f"http://127.0.0.1:{port}/lessons/an-outage")
 
 
 def run(args: argparse.Namespace, url: str) -> None:

@@ -18,8 +18,12 @@ from pathlib import Path
 
 from . import i18n
 from .content import (
+    BUILTIN_WIDGETS,
     GLOSSARY,
     MAX_FEEDBACK_WORDS,
+    MAX_PLAYGROUNDS,
+    MAX_VISIBLE_WORDS,
+    REFERENCE,
     Content,
     Glossary,
     Lesson,
@@ -30,7 +34,7 @@ from .content import (
     word_count,
 )
 from .goals import holds
-from .markup import GLOSSARY_LINK, term_marks, term_pattern, term_uses
+from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .panels import AnyPanel, PlaygroundPanel, load_panels
 from .scripts import check_script
 from .sim import begin, view
@@ -76,6 +80,10 @@ def check(root: Path) -> Report:
     for lesson in content.lessons:
         problems.extend(check_messages(lesson))
         problems.extend(check_subscription_ids(lesson))
+        problems.extend(check_size(lesson))
+    if content.reference is not None:
+        problems.extend(check_messages(content.reference))
+        problems.extend(check_subscription_ids(content.reference))
     problems.extend(check_links(content))
     scenario_files = sorted((root / "scenarios").glob("*.yaml"))
     for path in scenario_files:
@@ -114,6 +122,47 @@ def check_messages(lesson: Lesson) -> list[ContentError]:
                     lesson.source,
                     m.line,
                     f"the 'json {m.era} {m.def_name}' block does not fit the {VERSIONS[m.era]} schema: {err}",
+                )
+            )
+    return out
+
+
+def check_size(lesson: Lesson) -> list[ContentError]:
+    """One idea a lesson: at most MAX_VISIBLE_WORDS of prose in view at load (disclosures closed), reported
+    at the line where the budget runs out, and at most MAX_PLAYGROUNDS panels, reported at the one too many."""
+    out = []
+    tokens, body_line = lesson_tokens(lesson.source)
+    visible, folded, over, panels = 0, False, False, 0
+    for token in tokens:
+        line = body_line + token.map[0] if token.map else body_line
+        if token.type == "html_block":
+            folded = token.content.startswith("<details") or (folded and not token.content.startswith("</details>"))
+        if token.type != "inline":
+            continue
+        if widget := WIDGET_LINE.match(token.content):
+            if widget.group(1) not in BUILTIN_WIDGETS:
+                panels += 1
+                if panels == MAX_PLAYGROUNDS + 1:
+                    out.append(
+                        ContentError(
+                            lesson.source,
+                            line,
+                            f"a lesson shows at most {MAX_PLAYGROUNDS} playgrounds: this is one too many; "
+                            "give its idea a lesson of its own",
+                        )
+                    )
+            continue
+        if folded:
+            continue
+        visible += sum(word_count(c.content) for c in token.children or [] if c.type in ("text", "code_inline"))
+        if visible > MAX_VISIBLE_WORDS and not over:
+            over = True
+            out.append(
+                ContentError(
+                    lesson.source,
+                    line,
+                    f"over {MAX_VISIBLE_WORDS} words of prose are in view at load by here ({lesson.visible_words} "
+                    "in all): move reference material to the reference page or into a disclosure, or split the lesson",
                 )
             )
     return out
@@ -163,7 +212,8 @@ def check_links(content: Content) -> list[ContentError]:
     def broken(lesson: Lesson, line: int, href: str, why: str) -> None:
         out.append(ContentError(lesson.source, line, f"broken link {href!r}: {why}"))
 
-    for lesson in content.lessons:
+    pages = [*content.lessons, *([content.reference] if content.reference else [])]
+    for lesson in pages:
         for link in lesson.links:
             href = link.href
             if _EXTERNAL.match(href) or href in ("/", "/glossary"):
@@ -180,6 +230,11 @@ def check_links(content: Content) -> list[ContentError]:
                 continue
             if href.startswith("#"):
                 target, fragment = lesson, href[1:]
+            elif href == "/reference" or href.startswith("/reference#"):
+                if content.reference is None:
+                    broken(lesson, link.line, href, f"there is no {REFERENCE}")
+                    continue
+                target, fragment = content.reference, href.partition("#")[2]
             elif match := _LESSON_LINK.match(href):
                 found = content.lesson(match.group(1))
                 if found is None:
@@ -188,7 +243,12 @@ def check_links(content: Content) -> list[ContentError]:
                     continue
                 target, fragment = found, match.group(2)
             else:
-                broken(lesson, link.line, href, "an internal link reads '#section' or '/lessons/<slug>#section'")
+                broken(
+                    lesson,
+                    link.line,
+                    href,
+                    "an internal link reads '#section', '/lessons/<slug>#section' or '/reference#section'",
+                )
                 continue
             if fragment and fragment not in anchors(content, target):
                 broken(lesson, link.line, href, f"lesson {target.meta.slug!r} has no section or question {fragment!r}")

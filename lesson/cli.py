@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     schema.add_argument("--out", type=Path, default=None, help="folder to write into")
     schema.add_argument("--check", action="store_true", help="only report schemas that are out of date")
     scorm = sub.add_parser("export-scorm", help="write a SCORM 1.2 package that frames LESSON from a server")
-    scorm.add_argument("lesson", help="the lesson's slug, e.g. hot-swapping")
+    scorm.add_argument("lesson", help="the lesson's slug, e.g. an-outage")
     scorm.add_argument("-o", "--output", type=Path, required=True, help="the .zip file to write")
     scorm.add_argument("--server", help="the public URL the lesson is served at (default: $LESSON_PUBLIC_URL)")
     scorm.add_argument("--mastery", type=int, default=80, help="passing score in percent (default 80)")

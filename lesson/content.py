@@ -57,16 +57,21 @@ ItemId = Annotated[str, Field(pattern=r"^[a-z0-9-]+$", max_length=40)]
 Text = Annotated[str, Field(min_length=1)]
 
 
-class LessonMeta(_Strict):
-    """The front matter of a lesson. Its time estimate is not here: it is computed from the lesson's words,
-    panels and questions (:func:`estimate_minutes`)."""
+class PageMeta(_Strict):
+    """The front matter of a page of prose that is not a lesson (the reference page)."""
 
-    slug: Annotated[Slug, Field(description="the lesson's address, /lessons/<slug>; lower case, digits and hyphens")]
+    slug: Annotated[Slug, Field(description="the page's address, /lessons/<slug>; lower case, digits and hyphens")]
     title: Annotated[Text, Field(description="shown on the page and in the course index")]
-    order: Annotated[int, Field(description="position in the course (1, 2, ...; no two lessons share one)", ge=1)]
     summary: Annotated[
         Text, Field(description="one or two sentences, shown under the title on the page and in the course index")
     ]
+
+
+class LessonMeta(PageMeta):
+    """The front matter of a lesson. Its time estimate is not here: it is computed from the lesson's words,
+    panels and questions (:func:`estimate_minutes`)."""
+
+    order: Annotated[int, Field(description="position in the course (1, 2, ...; no two lessons share one)", ge=1)]
 
 
 # The time estimate: reading at about 200 words a minute, plus minutes for each panel and question.
@@ -74,6 +79,9 @@ WORDS_PER_MINUTE = 200
 MINUTES_PER_PANEL = 3
 MINUTES_PER_QUESTION = 1
 MINUTES_PER_TASK = 2
+# One idea a lesson: its prose in view at load (disclosures closed) and its playgrounds stay small.
+MAX_VISIBLE_WORDS = 900
+MAX_PLAYGROUNDS = 2
 # Quiz feedback (an explanation, a task's hint) is read at a glance after an answer: about 40 words.
 MAX_FEEDBACK_WORDS = 40
 # A glossary definition is read in passing, from a link in the middle of a lesson.
@@ -119,7 +127,7 @@ class Block(_Strict):
 
 
 class Lesson(_Strict):
-    meta: LessonMeta
+    meta: LessonMeta | PageMeta
     blocks: list[Block]
     toc: list[TocEntry]
     source: Path
@@ -128,6 +136,8 @@ class Lesson(_Strict):
     # Words of prose (disclosures included; code blocks and widget lines not), and the time estimate
     # made from them, the panels and the quick check once the quiz is known.
     words: int = 0
+    # Words of prose a reader meets at load: outside every closed disclosure.
+    visible_words: int = 0
     minutes: int = 1
 
     @property
@@ -309,14 +319,42 @@ class Content(_Strict):
     lessons: list[Lesson]
     quizzes: dict[str, Quiz]
     glossary: Glossary | None = None
+    # The page of long reference material the lessons link to (``reference.md``), and former lessons.
+    reference: Lesson | None = None
+    moved: list[Moved] = Field(default_factory=list)
 
     def lesson(self, slug: str) -> Lesson | None:
         """The lesson with this slug, if any."""
         return next((lesson for lesson in self.lessons if lesson.meta.slug == slug), None)
 
+    def former(self, slug: str) -> Moved | None:
+        """A former lesson with this slug, if any."""
+        return next((m for m in self.moved if m.slug == slug), None)
+
     def quiz(self, quiz_id: str) -> Quiz | None:
         """The quiz with this id (a lesson's slug), if any."""
         return self.quizzes.get(quiz_id)
+
+
+class MovedPart(_Strict):
+    """A section of a former lesson, and the address it lives at now."""
+
+    section: ItemId
+    title: Text
+    to: Annotated[str, Field(pattern=r"^/(lessons/[a-z0-9-]+|reference)(#[a-z0-9-]+)?$")]
+
+
+class Moved(_Strict):
+    """A lesson that no longer exists under its slug: where its parts went, so old links and saved progress
+    still find them."""
+
+    slug: Slug
+    title: Text
+    parts: Annotated[list[MovedPart], Field(min_length=1)]
+
+
+class MovedList(_Strict):
+    moved: list[Moved]
 
 
 def _no_duplicates(ids: list[str], what: str) -> None:
@@ -354,8 +392,11 @@ def lesson_tokens(path: Path) -> tuple[list[Token], int]:
     return tokens, body_line
 
 
-def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | None:
-    """Parse one lesson, recording every problem found; None when it cannot be used at all."""
+def _parse_lesson(
+    path: Path, problems: list[ContentError], meta_model: type[PageMeta] = LessonMeta
+) -> _LessonFile | None:
+    """Parse one lesson (or, with ``meta_model=PageMeta``, another page of prose), recording every problem
+    found; None when it cannot be used at all."""
     try:
         fm_text, body, body_line = _split_front_matter(path, path.read_text(encoding="utf-8"))
         front = parse_yaml(fm_text, path, first_line=2, top_line=1)
@@ -380,7 +421,7 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
             front.top_line,
         )
     try:
-        meta = validate(front, LessonMeta, prefix="front matter: ")
+        meta = validate(front, meta_model, prefix="front matter: ")
     except ContentError as err:
         problems.extend(err.problems)
 
@@ -391,12 +432,19 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
     toc: list[TocEntry] = []
     links: list[Link] = []
     used_ids: set[str] = set()
-    words = 0
+    words = visible = 0
+    folded = False  # inside a disclosure, closed at load
 
     for i, token in enumerate(tokens):
         line = body_line + token.map[0] if token.map else body_line
+        if token.type == "html_block" and token.content.startswith("<details"):
+            folded = True
+        elif token.type == "html_block" and token.content.startswith("</details>"):
+            folded = False
         if token.type == "inline" and not WIDGET_LINE.match(token.content):
-            words += sum(word_count(c.content) for c in token.children or [] if c.type in ("text", "code_inline"))
+            n = sum(word_count(c.content) for c in token.children or [] if c.type in ("text", "code_inline"))
+            words += n
+            visible += 0 if folded else n
         if token.type == "fence":
             try:
                 message = message_block(path, token, line)
@@ -458,7 +506,16 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
     if html := MD.renderer.render(tokens[start:], MD.options, {}):
         blocks.append(Block(kind="html", html=html))
 
-    lesson = Lesson(meta=meta, blocks=blocks, toc=toc, source=path, message_blocks=messages, links=links, words=words)
+    lesson = Lesson(
+        meta=meta,
+        blocks=blocks,
+        toc=toc,
+        source=path,
+        message_blocks=messages,
+        links=links,
+        words=words,
+        visible_words=visible,
+    )
     return _LessonFile(lesson, front, {name: line for _i, line, name in widgets})
 
 
@@ -535,6 +592,13 @@ def _load_content(root: Path, problems: list[ContentError]) -> Content:
             problems.append(
                 ContentError(path, doc.line(("id",)), f"no lesson with slug {quiz.id!r} shows this quiz ('::: quiz')")
             )
+        # Question ids are unique across the course: progress saved on a lesson that was split is loaded, in
+        # each lesson it became, by the ids of that lesson's questions.
+        for n, q in enumerate(quiz.questions):
+            other = next((k for k, v in quizzes.items() if any(x.id == q.id for x in v.questions)), None)
+            if other is not None:
+                line = doc.line(("questions", n, "id"))
+                problems.append(ContentError(path, line, f"question id {q.id!r} is also used in quizzes/{other}.yaml"))
         quizzes[quiz.id] = quiz
 
     for f in files:
@@ -555,12 +619,29 @@ def _load_content(root: Path, problems: list[ContentError]) -> Content:
         except ContentError as err:
             problems.extend(err.problems)
 
+    reference: Lesson | None = None
+    if (root / REFERENCE).is_file():
+        page = _parse_lesson(root / REFERENCE, problems, PageMeta)
+        if page is not None:
+            reference = page.lesson
+            for name, line in page.widget_lines.items():
+                problems.append(ContentError(root / REFERENCE, line, f"the reference page shows no widgets ({name!r})"))
+
+    moved: list[Moved] = []
+    if (root / MOVED).is_file():
+        try:
+            moved = load_yaml_file(root / MOVED, MovedList)[0].moved
+        except ContentError as err:
+            problems.extend(err.problems)
+
     lessons = sorted((f.lesson for f in files), key=lambda lesson: lesson.meta.order)
     lessons = [lesson.model_copy(update={"minutes": lesson_minutes(lesson, quizzes)}) for lesson in lessons]
-    return Content(lessons=lessons, quizzes=quizzes, glossary=glossary)
+    return Content(lessons=lessons, quizzes=quizzes, glossary=glossary, reference=reference, moved=moved)
 
 
 GLOSSARY = "glossary.yaml"
+REFERENCE = "reference.md"
+MOVED = "moved.yaml"
 
 
 def lesson_minutes(lesson: Lesson, quizzes: dict[str, Quiz]) -> int:

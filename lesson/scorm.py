@@ -119,6 +119,9 @@ def export(
     lesson = content.lesson(slug)
     if lesson is None:
         known = ", ".join(item.meta.slug for item in content.lessons)
+        if content.former(slug) is not None:
+            # A package per lesson: a lesson that was split is exported as the lessons it became.
+            raise ScormError(f"lesson {slug!r} was split into several lessons; export one package for each: {known}")
         raise ScormError(f"no lesson {slug!r}; the lessons are: {known}")
     data = build_package(slug, lesson.meta.title, server, mastery, locale)
     out = Path(out)

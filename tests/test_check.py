@@ -243,3 +243,58 @@ def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() 
     offered = sorted(s["id"] for items in page_scenarios(root).values() for s in items)
     assert offered == want
     assert len(offered) >= 3
+
+
+def _check_lines(root: Path) -> list[str]:
+    from lesson.check import check
+
+    return [str(p) for p in check(root).problems]
+
+
+def test_a_lesson_over_its_word_budget_is_reported_where_the_budget_runs_out(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    lesson = root / "lessons" / "01-first.md"
+    paragraph = "Word " * 120 + "\n\n"
+    hidden = ':::: details "Show more"\n\n' + paragraph * 10 + "::::\n\n"
+    # A thousand words in a disclosure are closed at load: within budget.
+    line = _edit(lesson, "## Try it\n", hidden + "## Try it\n")
+    assert _check_lines(root) == []
+    # Eight paragraphs in view: the eighth crosses 900 words, and that is the line reported.
+    _edit(lesson, hidden, paragraph * 8)
+    (found,) = _check_lines(root)
+    assert found.startswith(f"{lesson}:{line + 14}: ") and "900" in found
+
+
+def test_a_third_playground_in_a_lesson_is_reported_at_its_line(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    lesson = root / "lessons" / "01-first.md"
+    line = _edit(lesson, "::: lights\n", "::: lights\n\n::: lab\n\n::: story\n")
+    found = [p for p in _check_lines(root) if "playgrounds" in p]
+    assert found and found[0].startswith(f"{lesson}:{line + 4}: ") and "2" in found[0]
+
+
+def test_links_to_the_reference_page_are_checked(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    lesson = root / "lessons" / "01-first.md"
+    line = _edit(lesson, "An opening paragraph.", "See [the rules](/reference#the-rules) and [x](/reference#nope).")
+    # No reference page yet: both links are broken.
+    assert sum("reference.md" in p for p in _check_lines(root)) == 2
+    page = "---\nslug: reference\ntitle: Ref\nsummary: Ref.\n---\n\n## The rules\n\nText.\n"
+    (root / "reference.md").write_text(page)
+    (found,) = _check_lines(root)
+    assert found.startswith(f"{lesson}:{line}: ") and "'nope'" in found
+
+
+def test_a_question_id_used_in_two_quizzes_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    quiz = root / "quizzes" / "first.yaml"
+    second = root / "quizzes" / "second.yaml"
+    second.write_text(quiz.read_text().replace("id: first", "id: second"))
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + "\n::: quiz\n")
+    found = [p for p in _check_lines(root) if "also used in quizzes/first.yaml" in p]
+    assert found and found[0].startswith(f"{second}:")

@@ -343,3 +343,62 @@ def test_a_panel_finds_its_buttons_and_stays_equal_to_a_fresh_load() -> None:
     assert pressed == fresh  # looking a button up leaves nothing in the panel
     emptied = pressed.model_copy(update={"buttons": []})
     assert emptied.button("a-dies") is None and pressed.button("a-dies") is not None
+
+
+# --- the course: short lessons, a reference page, and the former lesson's address ---------------------
+
+
+def test_every_shipped_lesson_keeps_to_one_idea() -> None:
+    from lesson.content import MAX_PLAYGROUNDS, MAX_VISIBLE_WORDS
+
+    shipped = load_content(SHIPPED)
+    assert len(shipped.lessons) >= 5
+    for lesson in shipped.lessons:
+        assert lesson.visible_words <= MAX_VISIBLE_WORDS and len(lesson.panels) <= MAX_PLAYGROUNDS, lesson.meta.slug
+        # Each lesson ends its idea with its quick check, right after the playgrounds.
+        assert lesson.widgets[-1] == "quiz" and shipped.quiz(lesson.meta.slug), lesson.meta.slug
+    assert shipped.reference is not None and "the-messages-era-by-era" in {t.id for t in shipped.reference.toc}
+
+
+@pytest.fixture(scope="module")
+def shipped_client():
+    from lesson.web import create_app
+
+    return create_app({"TESTING": True}).test_client()
+
+
+@pytest.mark.parametrize("path", ["/lessons/hot-swapping", "/embed/hot-swapping"])
+def test_the_former_lesson_shows_where_each_part_went(shipped_client, path: str) -> None:
+    shipped = load_content(SHIPPED)
+    resp = shipped_client.get(path)
+    assert resp.status_code == 200
+    page = unescape(resp.get_data(as_text=True))
+    former = shipped.former("hot-swapping")
+    assert former is not None
+    embed = path.startswith("/embed/")
+    for part in former.parts:
+        assert f'id="{part.section}"' in page
+        target = part.to
+        if embed:
+            target = target.replace("/lessons/", "/embed/").replace("/reference", "/reference?embed=1")
+        assert f'href="{target}"' in page, target
+    # Every lesson but list_changed (which was never part of it) is somewhere in the table.
+    for lesson in shipped.lessons:
+        assert lesson.meta.slug == "list-changed" or f"/{lesson.meta.slug}" in page
+    assert ("site-header" in page) is not embed
+    assert shipped_client.get("/lessons/no-such-lesson").status_code == 404
+
+
+def test_the_reference_page_holds_what_the_lessons_link_to(shipped_client) -> None:
+    shipped = load_content(SHIPPED)
+    page = shipped_client.get("/reference").get_data(as_text=True)
+    wanted = {
+        link.href.partition("#")[2]
+        for lesson in shipped.lessons
+        for link in lesson.links
+        if link.href.startswith("/reference")
+    }
+    assert all(f'id="{anchor}"' in page for anchor in wanted)
+    index = shipped_client.get("/").get_data(as_text=True)
+    assert 'href="/reference"' in index
+    assert all(f'href="/lessons/{lesson.meta.slug}"' in index for lesson in shipped.lessons)

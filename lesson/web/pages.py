@@ -126,7 +126,18 @@ def index() -> str:
         "index.html",
         lessons=[localized(item) for item in content.lessons],
         scores={item.meta.slug: score(item.meta.slug) for item in content.lessons},
+        reference=content.reference,
     )
+
+
+@bp.get("/reference")
+def reference() -> str:
+    """The long material the lessons link to: every message of both eras, the rules in detail."""
+    content = _state().content
+    if content.reference is None:
+        abort(404)
+    embed = _embed_asked()
+    return render_template("reference.html", page=content.reference, embed=embed)
 
 
 @bp.get("/glossary")
@@ -149,7 +160,11 @@ def lesson(slug: str, embed: bool | None = None) -> str:
     state = _state()
     item = state.content.lesson(slug)
     if item is None:
-        abort(404)
+        former = state.content.former(slug)
+        if former is None:
+            abort(404)
+        # An old share link or a portal still framing a lesson that was split: where each part went.
+        return render_template("moved.html", former=former, lessons=state.content.lessons, embed=embed)
     lessons = state.content.lessons
     n = lessons.index(item)
     item = localized(item)
@@ -163,17 +178,26 @@ def lesson(slug: str, embed: bool | None = None) -> str:
     )
 
 
+def _lands_on(address: str, slug: str) -> bool:
+    return address.partition("#")[0] == f"/lessons/{slug}"
+
+
 def lesson_context(item: Any, answers: dict[str, str], seen: dict[str, str], score: Any) -> dict[str, Any]:
     """What a lesson page's template needs of the lesson itself (the site's page and a portal's launch)."""
     slug = item.meta.slug
+    state = _state()
     return {
+        # Former lessons with a part here: a progress file saved on one of them is loaded for that part.
+        "former": [m.slug for m in state.content.moved if any(_lands_on(p.to, slug) for p in m.parts)],
+        # Its playground panels: a page without one is sent none of their scripts.
+        "playgrounds": [p for p in item.panels if getattr(state.panels.get(p), "kind", "") == "playground"],
         "lesson": item,
-        "quiz": _state().content.quizzes.get(slug),
+        "quiz": state.content.quizzes.get(slug),
         "answers": answers,
         "seen": seen,
         "sections": {t.id: t.title for t in item.toc},
         "score": score,
-        "panels": _state().panels,
+        "panels": state.panels,
         "lesson_iri": lesson_iri(slug),
     }
 

@@ -2,7 +2,6 @@
 import { h } from "./dom.js";
 import { startEmbed } from "./embed.js";
 import { t } from "./i18n.js";
-import { mountPlayground } from "./playground.js";
 import { mountProgress, relayStatements } from "./progress.js";
 import { mountQuiz } from "./quiz.js";
 import { Transport } from "./transport.js";
@@ -83,7 +82,14 @@ const fetchModule = (name) => (n) => import(n ? `./${name}?retry=${n}` : `./${na
 for (const section of document.querySelectorAll('[data-panel="stepper"]')) {
   mountNear(section, (n) => fetchModule("stepper.js")(n).then((m) => m.mountStepper));
 }
-for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPlayground(section, shared());
+// The playground's code (and what it imports) only on a page that has one: a lesson made of a stepper
+// and prose does not carry it. The lesson page preloads it when it has a playground.
+const playgrounds = document.querySelectorAll('[data-panel="playground"]');
+if (playgrounds.length) {
+  import("./playground.js").then(({ mountPlayground }) => {
+    for (const section of playgrounds) mountPlayground(section, shared());
+  });
+}
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
   mountNear(section, (n) => fetchModule("restarts.js")(n).then((m) => (s) => m.mountRestarts(s, shared())));
 }

@@ -14,12 +14,16 @@ function idList(value) {
   return Array.isArray(value) ? [...new Set(value.filter((x) => typeof x === "string" && ID.test(x)))].slice(0, MAX_ITEMS) : [];
 }
 
-/** Progress from a file or a portal's resume message, in either shape; null when unusable. */
-export function readProgress(data, slug) {
+/** Progress from a file or a portal's resume message, in either shape; null when unusable. A file saved
+ * on a former lesson this one was split from (its slug in `former`) is read too, marked `from` it: the
+ * caller keeps what this page has. */
+export function readProgress(data, slug, former = []) {
   if (!data || typeof data !== "object" || Array.isArray(data)) return null;
   if (data.format === FORMAT) {
-    if (data.v !== 1 || (data.lesson && data.lesson !== slug)) return null;
-    return { sections: idList(data.sections), answers: answerMap(data.answers), goals: idList(data.goals) };
+    if (data.v !== 1) return null;
+    const read = { sections: idList(data.sections), answers: answerMap(data.answers), goals: idList(data.goals) };
+    if (!data.lesson || data.lesson === slug) return read;
+    return former.includes(data.lesson) ? { ...read, from: data.lesson } : null;
   }
   if (data.v === 1 && ("s" in data || "a" in data || "g" in data)) {
     // The compact shape the SCORM launch page keeps in cmi.suspend_data.
@@ -39,7 +43,22 @@ function answerMap(value) {
   return out;
 }
 
+/** Of progress saved on a former lesson, what this page has: its questions, playgrounds and sections. */
+function keepWhatIsHere(progress) {
+  const here = (selector, attr) => new Set([...document.querySelectorAll(selector)].map((el) => el.getAttribute(attr)));
+  const questions = here("[data-question]", "data-question");
+  const panels = here("[data-panel-id]", "data-panel-id");
+  const sections = here("article.lesson h2[id]", "id");
+  return {
+    from: progress.from,
+    sections: progress.sections.filter((s) => sections.has(s)),
+    answers: Object.fromEntries(Object.entries(progress.answers).filter(([q]) => questions.has(q))),
+    goals: progress.goals.filter((g) => panels.has(g)),
+  };
+}
+
 export function mountProgress({ emitter, slug, quiz, box }) {
+  const former = ((box && box.dataset.former) || "").split(" ").filter(Boolean);
   const KEY = `churn-lab:progress:${slug}`;
   const QUIZ = `churn-lab:quiz:${slug}`;
   const saved = local.get(KEY) || {};
@@ -146,7 +165,7 @@ export function mountProgress({ emitter, slug, quiz, box }) {
     if (!file) return;
     let progress = null;
     try {
-      progress = file.size <= 256 * 1024 ? readProgress(JSON.parse(await file.text()), slug) : null;
+      progress = file.size <= 256 * 1024 ? readProgress(JSON.parse(await file.text()), slug, former) : null;
     } catch {
       progress = null;
     }
@@ -154,8 +173,26 @@ export function mountProgress({ emitter, slug, quiz, box }) {
       say(t("progress.bad_file"));
       return;
     }
-    load(progress);
     const n = (k, key) => t(`${key}.${k === 1 ? "one" : "many"}`, { n: k });
+    if (progress.from) {
+      // Saved before the lesson was split: this lesson takes its part, and says where the rest is.
+      progress = keepWhatIsHere(progress);
+      const answers = Object.keys(progress.answers).length;
+      load(progress);
+      if (!answers && !progress.goals.length && !progress.sections.length) {
+        say(t("progress.former.none", { slug: progress.from }));
+      } else {
+        say(
+          t("progress.former", {
+            slug: progress.from,
+            answers: n(answers, "progress.answers"),
+            goals: n(progress.goals.length, "progress.goals"),
+          }),
+        );
+      }
+      return;
+    }
+    load(progress);
     say(
       t("progress.loaded", {
         sections: n(progress.sections.length, "progress.sections"),

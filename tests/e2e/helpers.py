@@ -29,8 +29,13 @@ def lesson_holding(panel_id: str) -> str:
     raise LookupError(f"no lesson shows the panel {panel_id!r}")
 
 
-LESSON_1 = "/lessons/hot-swapping"
-LESSON_2 = "/lessons/list-changed"
+# The course's lessons, by the playground each holds (a lesson is one idea, with at most two panels).
+CHURN = "/lessons/servers-come-and-go"  # who's who, the churn stepper
+LESSON_2 = "/lessons/list-changed"  # the guide playground
+OUTAGE = "/lessons/an-outage"
+RESTARTS = "/lessons/restarts"  # the restart lab
+ANSWERING = "/lessons/a-question-across-a-restart"
+GATEWAYS = "/lessons/gateways-and-handles"  # the gateway and handles playgrounds
 
 
 def message(key: str, **values: str | int) -> str:

@@ -17,11 +17,10 @@ from lesson.content import default_root
 from lesson.panels import PlaygroundPanel, load_panel
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, expect_step, log_labels, message, panel, press, scenario_box
+from .helpers import ANSWERING, expect_step, log_labels, message, panel, press, scenario_box
 
 pytestmark = pytest.mark.e2e
 
-DISCLOSURE = re.compile("where the user's answer goes")  # the disclosure's summary, by its key words
 SHOTS = Path(__file__).resolve().parents[2] / "test-results"
 
 
@@ -40,11 +39,9 @@ def label(button_id: str) -> str:
 
 
 def open_answering(page: Page) -> Locator:
-    """Lesson 1 with the disclosure opened and its playground ready."""
-    page.goto(LESSON_1)
+    """The lesson on a question across a restart, its playground ready."""
+    page.goto(ANSWERING)
     section = panel(page, content_panel().title)
-    expect(section).to_be_hidden()  # it waits behind the summary, adding nothing to the page's height
-    page.get_by_text(DISCLOSURE).click()
     expect(section).to_be_visible()
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))
@@ -126,16 +123,15 @@ def test_the_goal_is_reached_in_the_legacy_era_too(page: Page) -> None:
 
 
 @pytest.mark.parametrize("width", [1280, 375])
-def test_screenshot_of_the_opened_disclosure(page: Page, width: int) -> None:
+def test_screenshot_of_the_playground(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 900})
     section = open_answering(page)
     press(section, label("ask"), 1)
     press(section, label("restart"), 2)
     SHOTS.mkdir(exist_ok=True)
-    disclosure = page.locator("details.more").filter(has=section)
-    disclosure.screenshot(path=str(SHOTS / f"answering-{width}.png"))
+    section.screenshot(path=str(SHOTS / f"answering-{width}.png"))
     # And one screen of it, from the panel's heading, as the learner first sees the playground.
     page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
     page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
-    # Nothing in the opened disclosure is wider than the screen.
+    # Nothing on the page is wider than the screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= width

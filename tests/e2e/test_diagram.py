@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, OUTAGE_COMPARISON, comparison, log_labels, open_playground, press, region, wire
+from .helpers import LESSON_2, OUTAGE, OUTAGE_COMPARISON, comparison, log_labels, open_playground, press, region, wire
 
 pytestmark = pytest.mark.e2e
 
@@ -19,7 +19,7 @@ ARROW = re.compile(r": frame \d+ of \d+, ")
 @pytest.fixture
 def outage(page: Page) -> Locator:
     page.set_viewport_size({"width": 1280, "height": 800})
-    return open_playground(page, LESSON_1, TITLE)
+    return open_playground(page, OUTAGE, TITLE)
 
 
 def diagram(section: Locator, era: str) -> Locator:
@@ -135,7 +135,7 @@ def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(
             route.continue_()
 
     page.route("**/js/diagram.js*", refuse_until_told)
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "A dies", 1)
     expect(region(outage, "Wire")).to_contain_text("The diagram could not be loaded")
     refusing[0] = False
@@ -180,7 +180,7 @@ def test_keyboard_reads_every_frame(outage: Locator) -> None:
 
 def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: str) -> None:
     page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
-    section = open_playground(page, LESSON_1, TITLE)
+    section = open_playground(page, OUTAGE, TITLE)
     press(section, "Add server C", 1)
     press(section, "Take a model turn", 2)
     modern = diagram(section, "Modern (2026-07-28): this playground")
@@ -239,7 +239,7 @@ def test_arrow_labels_break_between_words_never_inside_one(
     browser: Browser, base_url: str, width: int, title: str, buttons: list[str]
 ) -> None:
     page = browser.new_page(viewport={"width": width, "height": 800}, base_url=base_url)
-    section = open_playground(page, LESSON_1, title)
+    section = open_playground(page, OUTAGE, title)
     for step, label in enumerate(buttons, start=1):
         press(section, label, step)
     for era in ("Legacy (2025-11-25)", "Modern (2026-07-28)"):
@@ -269,7 +269,7 @@ CROSSED_WORDS = """f => {
 @pytest.mark.parametrize(
     ("lesson", "title", "button"),
     [
-        (LESSON_1, TITLE, "B deploys a new tool"),  # list_changed between neighbours
+        (OUTAGE, TITLE, "B deploys a new tool"),  # list_changed between neighbours
         (LESSON_2, "Misbehaving servers", "Q sends list_changed without declaring it"),
     ],
 )

@@ -11,7 +11,19 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.i18n import translate
 from lesson.protocol import ViewAnswer
 
-from .helpers import LESSON_1, LESSON_2, log_labels, log_step, message, open_playground, panel, press, region, wire
+from .helpers import (
+    GATEWAYS,
+    LESSON_2,
+    OUTAGE,
+    log_labels,
+    log_step,
+    message,
+    open_playground,
+    panel,
+    press,
+    region,
+    wire,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +38,7 @@ OUTAGE_GOAL = "Keep the conversation going"
 
 @pytest.fixture
 def outage(page: Page) -> Locator:
-    return open_playground(page, LESSON_1, "Play out an outage")
+    return open_playground(page, OUTAGE, "Play out an outage")
 
 
 def goal_block(section: Locator) -> Locator:
@@ -38,7 +50,7 @@ def goal_block(section: Locator) -> Locator:
 
 @pytest.mark.parametrize(
     ("path", "title", "goal"),
-    [(LESSON_1, "Play out an outage", OUTAGE_GOAL), (LESSON_2, "Misbehaving servers", "administrator's tool")],
+    [(OUTAGE, "Play out an outage", OUTAGE_GOAL), (LESSON_2, "Misbehaving servers", "administrator's tool")],
 )
 def test_a_goal_shows_its_text_state_and_staged_hints(page: Page, path: str, title: str, goal: str) -> None:
     section = open_playground(page, path, title)
@@ -191,7 +203,7 @@ def store(section: Locator, label: str) -> Locator:
 
 
 def test_baskets_in_process_memory_live_on_one_replica(page: Page) -> None:
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     handles.get_by_role("radio", name="Baskets in process memory").check()
     expect(log_step(handles, "Start")).to_be_visible()
     expect(baskets(handles)).to_contain_text("none yet")
@@ -219,7 +231,7 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
     """A basket made, filled, lost with its replica's memory, a call that fails on it: each press
     marks it where it shows and says it in the status line, not only the conversation's length."""
     page.set_viewport_size({"width": 1280, "height": 800})
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     status = handles.get_by_role("status")
     handles.get_by_role("radio", name="Baskets in process memory").check()
     expect(store(handles, "S: durable store (every replica)")).to_have_count(0)
@@ -252,7 +264,7 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
 
 
 def test_a_durable_basket_outlives_a_restart(page: Page) -> None:
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     press(handles, "create_basket", 1)
     press(handles, "add_item", 2)
     durable = store(handles, "S: durable store (every replica)")

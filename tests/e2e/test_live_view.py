@@ -10,7 +10,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from .helpers import (
-    LESSON_1,
+    OUTAGE,
     OUTAGE_COMPARISON,
     log_labels,
     message,
@@ -29,7 +29,7 @@ TITLE = "Play out an outage"
 @pytest.fixture
 def outage(page: Page) -> Locator:
     page.set_viewport_size({"width": 1280, "height": 800})
-    return open_playground(page, LESSON_1, TITLE)
+    return open_playground(page, OUTAGE, TITLE)
 
 
 def badge(el: Locator) -> str:
@@ -334,7 +334,7 @@ def test_back_to_the_latest(outage: Locator) -> None:
 
 
 def test_axe_after_presses_in_both_themes(page: Page) -> None:
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "Take a model turn", 1)
     press(outage, "Add server C", 2)
     press(outage, "A dies", 3)
@@ -352,7 +352,7 @@ def test_axe_after_presses_in_both_themes(page: Page) -> None:
 
 def test_reduced_motion_keeps_the_words_and_drops_the_flash(page: Page) -> None:
     page.emulate_media(reduced_motion="reduce")
-    section = open_playground(page, LESSON_1, TITLE)
+    section = open_playground(page, OUTAGE, TITLE)
     press(section, "A dies", 1)
     row = rowheader(section, "A")
     expect_marked(row, "changed")

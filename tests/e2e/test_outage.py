@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .helpers import (
-    LESSON_1,
     NEW,
+    OUTAGE,
     OUTAGE_COMPARISON,
     comparison,
     era_sides,
@@ -43,7 +43,7 @@ C_TOOLS = ["find_slot", "book_meeting"]
 
 @pytest.fixture
 def outage(page: Page):
-    return open_playground(page, LESSON_1, TITLE)
+    return open_playground(page, OUTAGE, TITLE)
 
 
 def expect_prompt(section, tools: list[tuple[str, str]]) -> None:

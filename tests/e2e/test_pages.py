@@ -12,46 +12,94 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, moment_title, open_playground, panel, press, restart_lab
+from .helpers import (
+    ANSWERING,
+    CHURN,
+    GATEWAYS,
+    LESSON_2,
+    OUTAGE,
+    RESTARTS,
+    moment_title,
+    open_playground,
+    panel,
+    press,
+    restart_lab,
+)
 
 pytestmark = pytest.mark.e2e
 
+COURSE = [CHURN, LESSON_2, OUTAGE, RESTARTS, ANSWERING, GATEWAYS]
+
 
 def use_index(page: Page) -> None:
-    expect(page.get_by_role("link", name="Hot-swapping servers: churn, outages and restarts")).to_be_visible()
-    expect(page.get_by_role("link", name="tools/list_changed: what it is and when to send it")).to_be_visible()
-    expect(page.get_by_role("progressbar")).to_have_count(2)
+    # The course as a path: every lesson in order, each with its quick check's progress.
+    links = page.get_by_role("main").get_by_role("listitem").get_by_role("link")
+    expect(links).to_have_count(len(COURSE))
+    for n, path in enumerate(COURSE):
+        expect(links.nth(n)).to_have_attribute("href", path)
+    expect(page.get_by_role("progressbar")).to_have_count(len(COURSE))
     expect(page.get_by_role("link", name="the glossary")).to_have_attribute("href", "/glossary")
+    expect(page.get_by_role("link", name="the reference page")).to_have_attribute("href", "/reference")
 
 
-def use_lesson_1(page: Page) -> None:
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+def check_first(page: Page) -> None:
+    quiz = page.get_by_role("region", name="Quick check questions")
+    quiz.get_by_role("button", name="Check answer").first.click()
+    expect(quiz.get_by_text("Pick an answer first.")).to_be_visible()
+
+
+def use_churn(page: Page) -> None:
+    stepper = panel(page, "A session with churn")
+    stepper.get_by_role("button", name="Next moment").click()
+    expect(stepper.get_by_role("heading", level=4)).to_have_text(moment_title(2))
+    check_first(page)
+
+
+def use_outage(page: Page) -> None:
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
     press(outage, "Take a model turn", 2)
     press(outage, "A dies", 3)
     press(outage, "Take a model turn", 4)
     outage.get_by_text("Wire messages of the last step").click()
+    check_first(page)
 
-    stepper = panel(page, "A session with churn")
-    stepper.get_by_role("button", name="Next moment").click()
-    expect(stepper.get_by_role("heading", level=4)).to_have_text(moment_title(2))
 
+def use_restarts(page: Page) -> None:
     lab = restart_lab(page)
     lab.get_by_role("radio", name="waiting for user input").check()
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile("waiting for user input"))
+    page.get_by_text("Check your guess: an idle restart").click()
+    check_first(page)
 
+
+def use_answering(page: Page) -> None:
+    answering = panel(page, "A restart while the user is answering")
+    expect(answering.get_by_role("button", name="Reset")).to_be_enabled()
+    check_first(page)
+
+
+def use_gateways(page: Page) -> None:
     gateway = panel(page, "A gateway in front")
     expect(gateway.get_by_role("button", name="Reset")).to_be_enabled()
     press(gateway, "B fails its health check", 1)
-
     handles = panel(page, "Explicit state handles")
     expect(handles.get_by_role("button", name="Reset")).to_be_enabled()
     press(handles, "create_basket", 1)
+    check_first(page)
 
-    quiz = page.get_by_role("region", name="Quick check questions")
-    quiz.get_by_role("button", name="Check answer").first.click()
-    expect(quiz.get_by_text("Pick an answer first.")).to_be_visible()
+
+def use_reference(page: Page) -> None:
+    expect(page.get_by_role("heading", level=2, name="The messages, era by era")).to_be_visible()
+
+
+def use_moved(page: Page) -> None:
+    # The former lesson's address says where each part went, and the links lead there.
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    page.get_by_role("row", name=re.compile("Play out an outage")).get_by_role("link").click()
+    expect(page).to_have_url(re.compile(re.escape(OUTAGE) + "#play-out-an-outage$"))
+    page.go_back()
 
 
 def use_lesson_2(page: Page) -> None:
@@ -88,8 +136,14 @@ def use_not_found(page: Page) -> None:
 
 PAGES: dict[str, tuple[str, int, Callable[[Page], None]]] = {
     "index": ("/", 200, use_index),
-    "lesson-1": (LESSON_1, 200, use_lesson_1),
-    "lesson-2": (LESSON_2, 200, use_lesson_2),
+    "servers-come-and-go": (CHURN, 200, use_churn),
+    "list-changed": (LESSON_2, 200, use_lesson_2),
+    "an-outage": (OUTAGE, 200, use_outage),
+    "restarts": (RESTARTS, 200, use_restarts),
+    "a-question-across-a-restart": (ANSWERING, 200, use_answering),
+    "gateways-and-handles": (GATEWAYS, 200, use_gateways),
+    "reference": ("/reference", 200, use_reference),
+    "former-lesson": ("/lessons/hot-swapping", 200, use_moved),
     "glossary": ("/glossary", 200, use_glossary),
     "not-found": ("/lessons/no-such-lesson", 404, use_not_found),
 }
@@ -124,7 +178,7 @@ def test_page(page: Page, base_url: str, name: str) -> None:
     expect(page.get_by_role("main")).to_have_count(1)
     expect(page.get_by_role("main").get_by_role("heading", level=1)).to_have_count(1)
     # The skip link names where it goes: the lesson on a lesson's page, the main content elsewhere.
-    skip = "Skip to the lesson" if "/lessons/" in path and status == 200 else "Skip to the main content"
+    skip = "Skip to the lesson" if path in COURSE else "Skip to the main content"
     expect(page.get_by_role("link", name=skip)).to_have_attribute("href", "#main")
 
     folder = os.environ.get("LESSON_SCREENSHOTS")
@@ -145,7 +199,7 @@ def test_page(page: Page, base_url: str, name: str) -> None:
 def test_controls_that_stand_alone_are_at_least_24_px_tall(page: Page, width: int) -> None:
     """WCAG 2.2 target size: links and toggles that are not part of a sentence are 24 px or taller."""
     page.set_viewport_size({"width": width, "height": 800})
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     targets = {
         "All lessons": page.get_by_role("navigation").get_by_role("link", name="All lessons"),
         "Show a hint": panel(page, "Play out an outage").get_by_text("Show a hint"),

@@ -8,14 +8,14 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, OUTAGE_COMPARISON, message, open_playground, press, prompt, region, servers
+from .helpers import GATEWAYS, OUTAGE, OUTAGE_COMPARISON, message, open_playground, press, prompt, region, servers
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def outage(page: Page) -> Locator:
-    return open_playground(page, LESSON_1, "Play out an outage")
+    return open_playground(page, OUTAGE, "Play out an outage")
 
 
 def test_the_era_is_said_once(outage: Locator) -> None:
@@ -46,7 +46,7 @@ def test_no_setting_without_a_control(outage: Locator) -> None:
 
 def test_the_handles_panel_has_no_era_comparison(page: Page) -> None:
     """Handles work alike in both eras and the panel offers no era choice: it shows no era comparison."""
-    handles = open_playground(page, LESSON_1, "Explicit state handles")
+    handles = open_playground(page, GATEWAYS, "Explicit state handles")
     expect(region(handles, "The same step, era by era")).to_have_count(0)
     press(handles, "create_basket", 1)
     expect(handles.get_by_role("heading", name=re.compile("^(Legacy|Modern)"))).to_have_count(0)

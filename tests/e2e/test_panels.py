@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .helpers import (
-    LESSON_1,
+    GATEWAYS,
     LESSON_2,
     NEW,
     era_sides,
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def gateway(page: Page) -> Locator:
-    return open_playground(page, LESSON_1, "A gateway in front")
+    return open_playground(page, GATEWAYS, "A gateway in front")
 
 
 def test_gateway_start(gateway: Locator) -> None:
@@ -123,7 +123,7 @@ def test_gateway_in_legacy(gateway: Locator) -> None:
 
 @pytest.fixture
 def handles(page: Page) -> Locator:
-    return open_playground(page, LESSON_1, "Explicit state handles")
+    return open_playground(page, GATEWAYS, "Explicit state handles")
 
 
 BASKET = re.compile(r"bsk_\w+")

@@ -9,11 +9,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import LESSON_1, LESSON_2, message, panel
+from .helpers import LESSON_2, OUTAGE, message, panel
 
 pytestmark = pytest.mark.e2e
 
-FIRST_PLAYGROUND = [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")]
+FIRST_PLAYGROUND = [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")]
 WHOS_WHO = ["mcp", "host", "client", "server", "model", "legacy", "modern"]
 
 
@@ -33,7 +33,7 @@ def before(page: Page, first: str, second: str) -> bool:
 
 
 def test_lesson_1_says_whos_who_before_its_first_playground(desktop: Page) -> None:
-    desktop.goto(LESSON_1)
+    desktop.goto(OUTAGE)
     expect(desktop.get_by_role("heading", name="Who's who", level=2)).to_be_in_viewport()
     for term in WHOS_WHO:
         link = desktop.locator(f'article a[href="/glossary#{term}"]').first
@@ -53,14 +53,14 @@ def test_the_first_playground_follows_the_words_that_define_it(desktop: Page, pa
     section = panel(desktop, title)
     first = section.get_by_role("group", name="Events").get_by_role("button").first
     expect(first).to_be_enabled()
-    words = "#who-s-who" if path == LESSON_1 else "#the-short-answer"
+    words = "#who-s-who" if path == OUTAGE else "#the-short-answer"
     assert before(desktop, words, "section[data-panel-id]")
     # Close by: its first button is within two screens of the top, with every disclosure closed.
     assert first.bounding_box()["y"] < 2 * 800
 
 
 def test_lesson_1_is_short_by_default(desktop: Page) -> None:
-    desktop.goto(LESSON_1)
+    desktop.goto(OUTAGE)
     expect(panel(desktop, "Play out an outage").get_by_role("status")).to_have_text(message("playground.ready"))
     # innerText holds only rendered text: what sits in a closed disclosure is not counted.
     words = desktop.evaluate("document.body.innerText.split(/\\s+/).filter(Boolean).length")
@@ -75,7 +75,7 @@ def test_lesson_1_is_short_by_default(desktop: Page) -> None:
     assert more > words + 1000, (words, more)
 
 
-@pytest.mark.parametrize(("path", "least"), [(LESSON_1, 3), (LESSON_2, 1)])
+@pytest.mark.parametrize(("path", "least"), [(OUTAGE, 3), (LESSON_2, 1)])
 def test_every_disclosure_opens(desktop: Page, path: str, least: int) -> None:
     desktop.goto(path)
     disclosures = desktop.locator("article details.more")
@@ -93,7 +93,7 @@ def test_every_disclosure_opens(desktop: Page, path: str, least: int) -> None:
 
 
 def test_json_examples_wait_behind_a_disclosure(desktop: Page) -> None:
-    desktop.goto(LESSON_1)
+    desktop.goto(OUTAGE)
     result = desktop.get_by_role("figure").filter(has_text="CallToolResult")
     expect(result.first).to_be_hidden()
     desktop.get_by_text("Show the host-built tool result, in both eras").click()

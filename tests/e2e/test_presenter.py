@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.content import default_root
 from lesson.scripts import load_script
 
-from .helpers import LESSON_1, expect_status, log_labels, panel
+from .helpers import CHURN, OUTAGE, expect_status, log_labels, panel
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ def go_to_screen_of(page: Page, part: Locator) -> None:
 
 
 def test_keyboard_moves_between_screens(page: Page) -> None:
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(CHURN + "?present=1")
     expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
     _, total = screen_number(page)
     assert total > 3
@@ -61,7 +61,7 @@ def test_keyboard_moves_between_screens(page: Page) -> None:
     page.keyboard.press("ArrowLeft")
     expect(position(page)).to_have_text(f"Screen 2 of {total}")
     expect(page.locator("article h2:visible")).to_have_text(first)
-    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", "/lessons/hot-swapping")
+    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", CHURN)
 
 
 def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -> None:
@@ -70,7 +70,7 @@ def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -
     Page Up goes back up it the same way. The right arrow moves a whole screen at once."""
     page.set_viewport_size({"width": 1280, "height": 900})
     page.emulate_media(reduced_motion="reduce")  # the page jumps rather than glides: where it is can be read at once
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(OUTAGE + "?present=1")
     _, total = screen_number(page)
     tall = None
     for n in range(1, total):  # the first screen taller than the window
@@ -115,7 +115,7 @@ def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -
 
 def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page: Page) -> None:
     s = load_script(default_root() / "scenarios" / "outage.yaml")[0]
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(OUTAGE + "?present=1")
     expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
     _, total = screen_number(page)
     outage = panel(page, "Play out an outage")
@@ -168,7 +168,7 @@ def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page:
 @pytest.mark.parametrize("width", [375, 1280])
 def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 800})
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(OUTAGE + "?present=1")
     expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
     bar = page.get_by_role("navigation", name="Presenter controls")
     for _ in range(2):
@@ -187,7 +187,7 @@ def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int
 
 def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back(page: Page) -> None:
     """The task question's link leads to the playground on an earlier screen, and its way back returns."""
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(OUTAGE + "?present=1")
     quiz = page.get_by_role("region", name="Quick check questions")
     go_to_screen_of(page, quiz)
     total = screen_number(page)[1]
@@ -208,7 +208,7 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
     """Tabbing through a playground's screen, every control the focus reaches shows above the bar."""
     page.set_viewport_size({"width": width, "height": 740})
     page.emulate_media(reduced_motion="reduce")  # focus scrolls at once, not smoothly: measured after each Tab
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(OUTAGE + "?present=1")
     bar = page.get_by_role("navigation", name="Presenter controls")
     outage = panel(page, "Play out an outage")
     go_to_screen_of(page, outage)
@@ -231,7 +231,7 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
 def test_arrow_keys_past_the_steppers_last_moment_stay_in_the_stepper(page: Page) -> None:
     """While the focus is in the stepper the arrows move its moments; at either end they do nothing,
     and the presenter's screen stays where it is."""
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(CHURN + "?present=1")
     stepper = panel(page, "A session with churn")
     go_to_screen_of(page, stepper)
     here = screen_number(page)
@@ -259,7 +259,7 @@ def test_next_stays_where_it_is_from_the_first_screen_to_the_last(page: Page, wi
     """The presenter clicks Next without looking: the bar keeps its shape on every screen, whatever the
     position's number ("Screen 9 of 12", "Screen 10 of 12") or the screen's own height."""
     page.set_viewport_size({"width": width, "height": 800})
-    page.goto(LESSON_1 + "?present=1")
+    page.goto(OUTAGE + "?present=1")
     expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
     bar = page.get_by_role("navigation", name="Presenter controls")
     next_ = bar.get_by_role("button", name="Next", exact=True)

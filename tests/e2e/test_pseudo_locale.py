@@ -19,7 +19,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson import scorm
 
-from .helpers import LESSON_1, LESSON_2
+from .helpers import CHURN, LESSON_2, OUTAGE, RESTARTS
 
 pytestmark = pytest.mark.e2e
 
@@ -52,7 +52,7 @@ def left_over(scope: Locator) -> list[str]:
     return [" ".join(text.split()) for text in found if not NEUTRAL.match(text)]
 
 
-@pytest.mark.parametrize(("path", "title"), [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
+@pytest.mark.parametrize(("path", "title"), [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
 def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Page, path: str, title: str) -> None:
     page.goto(path + "?lang=pseudo")
     section = page.get_by_role("region", name=title, exact=True)
@@ -79,7 +79,7 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
 
 
 def test_script_strings_come_from_the_catalogue(page: Page) -> None:
-    page.goto(LESSON_1 + "?lang=pseudo")
+    page.goto(CHURN + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
     stepper.scroll_into_view_if_needed()
     expect(stepper.get_by_role("heading", level=4)).to_have_text(re.compile(r"^⟦Moment 1 of \d+: .*⟧$"))
@@ -87,6 +87,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
         expect(stepper.get_by_role("heading", name=f"⟦{name}⟧")).to_be_visible()
     expect(stepper.get_by_role("status")).to_have_text(WRAPPED)
 
+    page.goto(RESTARTS + "?lang=pseudo")
     lab = page.locator('[data-panel="restarts"]')
     lab.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     lab.get_by_role("button", name="⟦Restart the server⟧").click()
@@ -102,6 +103,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     expect(quiz.locator('[data-role="score"]')).to_have_text(re.compile(r"^⟦Score: \d of \d correct \(1 answered\)⟧$"))
     expect(quiz.locator(".verdict strong").first).to_have_text(re.compile(r"^⟦(Correct\.|Not quite\.)⟧$"))
 
+    page.goto(OUTAGE + "?lang=pseudo")
     outage = page.locator('[data-panel-id="outage"]')
     offers = outage.locator("[data-scenario]")
     expect(offers.first).to_have_text(re.compile(r"^⟦Walk me through it: .*⟧$"))
@@ -114,7 +116,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
         expect(button).to_have_text(WRAPPED)
     page.keyboard.press("Escape")
 
-    page.goto(LESSON_1 + "?lang=pseudo&present=1")
+    page.goto(OUTAGE + "?lang=pseudo&present=1")
     bar = page.get_by_role("navigation", name="⟦Presenter controls⟧")
     expect(bar.get_by_role("status")).to_have_text(re.compile(r"^⟦Screen 1 of \d+⟧$"))
     for control in bar.get_by_role("button").all() + bar.get_by_role("link").all():
@@ -130,7 +132,7 @@ FAKE_LMS = """window.API = {LMSInitialize: () => 'true', LMSGetValue: () => '', 
 def test_the_scorm_launch_page_has_no_string_outside_the_catalogue(
     page: Page, base_url: str, tmp_path: Path, with_lms: bool
 ) -> None:
-    data = scorm.build_package("hot-swapping", "Hot-swapping", base_url, locale="pseudo")
+    data = scorm.build_package("an-outage", "An outage", base_url, locale="pseudo")
     zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path)
     if with_lms:
         page.add_init_script(FAKE_LMS)
@@ -152,7 +154,7 @@ for (const name of ["sessionStorage", "localStorage"]) {
 """
 
 
-@pytest.mark.parametrize("path", [LESSON_1, "/embed/hot-swapping"])
+@pytest.mark.parametrize("path", [OUTAGE, "/embed/an-outage"])
 def test_the_storage_notice_comes_from_the_catalogue(page: Page, path: str) -> None:
     """embed.js says that storage is refused in the page's language (its English text is only for
     embed.js used alone, without the lesson page)."""

@@ -12,7 +12,7 @@ import yaml
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, log_labels, open_playground, panel, press
+from .helpers import LESSON_2, OUTAGE, log_labels, open_playground, panel, press
 
 pytestmark = pytest.mark.e2e
 
@@ -42,8 +42,8 @@ def check(page: Page, n: int) -> None:
 
 
 def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
-    n, total, q = task_question("hot-swapping")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    n, total, q = task_question("an-outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
     expect(group).to_be_visible()
 
@@ -108,8 +108,8 @@ def test_the_second_lesson_task_in_its_own_playground(page: Page) -> None:
 def test_a_page_cannot_grade_its_own_task(page: Page) -> None:
     """A log edited in the page's storage is replayed like any other: a press the panel does not
     have is refused with a reason, and nothing is counted."""
-    n, total, _q = task_question("hot-swapping")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    n, total, _q = task_question("an-outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "A dies", 1)
     page.evaluate(
         """() => { const key = 'churn-lab:playground:outage';
@@ -123,11 +123,11 @@ def test_a_page_cannot_grade_its_own_task(page: Page) -> None:
 
 
 def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_url: str) -> None:
-    n, total, q = task_question("hot-swapping")
+    n, total, q = task_question("an-outage")
     context = browser.new_context(java_script_enabled=False, base_url=base_url)
     try:
         page = context.new_page()
-        page.goto(LESSON_1)
+        page.goto(OUTAGE)
         group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
         expect(group).to_contain_text(re.compile("needs JavaScript"))
         expect(quiz(page).get_by_role("button", name=re.compile("^Check my playground"))).to_have_count(0)
@@ -137,8 +137,8 @@ def test_without_javascript_the_task_says_it_needs_the_playground(browser, base_
 
 
 def test_a_check_grades_the_step_on_view_and_a_point_once_won_is_kept(page: Page) -> None:
-    n, total, q = task_question("hot-swapping")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    n, total, q = task_question("an-outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     for step, label in enumerate(
         ["Add server C", "The model calls a tool on A", "A dies", "Take a model turn", "A is back"], 1
     ):
@@ -166,8 +166,8 @@ def test_a_check_grades_the_step_on_view_and_a_point_once_won_is_kept(page: Page
 
 
 def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page) -> None:
-    n, total, q = task_question("hot-swapping")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    n, total, q = task_question("an-outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     back = outage.get_by_role("link", name="Back to the question")
     expect(back).to_have_count(0)  # only for a learner who came from a task
     group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
@@ -192,8 +192,8 @@ def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page
 
 
 def test_a_refused_log_is_explained_in_the_learners_language(page: Page) -> None:
-    n, _total, _q = task_question("hot-swapping")
-    page.goto(LESSON_1 + "?lang=pseudo")
+    n, _total, _q = task_question("an-outage")
+    page.goto(OUTAGE + "?lang=pseudo")
     outage = panel(page, "Play out an outage")
     first = outage.locator("[data-button]").first  # the first event button, whatever its words
     expect(first).to_be_enabled()

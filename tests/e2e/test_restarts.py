@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_1, region, restart_lab
+from .helpers import RESTARTS, region, restart_lab
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +28,7 @@ NO_SESSION = "Legacy: the server issues no Mcp-Session-Id"
 
 @pytest.fixture
 def lab(page: Page) -> Locator:
-    page.goto(LESSON_1)
+    page.goto(RESTARTS)
     section = restart_lab(page)
     expect(section.get_by_role("button", name="Restart the server")).to_be_enabled()
     return section

@@ -14,7 +14,17 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.content import default_root
 from lesson.scripts import Script, load_script
 
-from .helpers import LESSON_1, expect_status, expect_step, log_labels, message, open_playground, press, scenario_box
+from .helpers import (
+    GATEWAYS,
+    OUTAGE,
+    expect_status,
+    expect_step,
+    log_labels,
+    message,
+    open_playground,
+    press,
+    scenario_box,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +35,7 @@ def script(name: str) -> Script:
 
 def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Page) -> None:
     s = script("outage")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)  # the replay starts from a fresh playground
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
@@ -72,7 +82,7 @@ def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> Non
     """Playing a scenario starts afresh but sets the learner's presses aside: a button beside Undo and
     Reset brings them back (ending the scenario), once; a second scenario keeps the same ones aside."""
     s, other = script("outage"), script("churn")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "Add server C", 1)
     press(outage, "A dies", 2)
     history = outage.get_by_role("group", name="History")  # Undo and Reset
@@ -105,7 +115,7 @@ def left_a_scenario_after_one_press(page: Page) -> Locator:
     """The outage playground after one press of the learner's, a scenario played from it, and left at
     its first moment: that press is set aside."""
     s = script("outage")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "Add server C", 1)
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
@@ -149,7 +159,7 @@ def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: 
 
 def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
     s = script("churn")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
     for n in range(2, 5):  # the fourth moment is two presses: steps 4 and 5 of the log
@@ -174,7 +184,7 @@ def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
     narration, not only Next) stays on screen with them."""
     page.set_viewport_size({"width": 1280, "height": 800})
     s = script("churn")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     box = scenario_box(outage, s)
     expect_step(outage, s, 1)
@@ -190,7 +200,7 @@ def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
 
 def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     s = script("gateway")
-    gateway = open_playground(page, LESSON_1, "A gateway in front")
+    gateway = open_playground(page, GATEWAYS, "A gateway in front")
     gateway.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     scenario = scenario_box(gateway, s)
     for n in range(1, len(s.steps)):
@@ -211,7 +221,7 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
     """From the legacy era, a modern scenario's first step in the log is the era change: its first
     moment is step 2 there."""
     s = script("churn")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect(log_labels(outage)).to_have_count(2)
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
@@ -221,10 +231,10 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
 
 
 def test_scenarios_are_offered_only_beside_their_panel(page: Page) -> None:
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     offers = outage.get_by_role("button", name=re.compile("^Walk me through it: "))
     expect(offers).to_have_text([f"Walk me through it: {script(n).title}" for n in ("churn", "outage")])
-    gateway = open_playground(page, LESSON_1, "A gateway in front")
+    gateway = open_playground(page, GATEWAYS, "A gateway in front")
     expect(gateway.get_by_role("button", name=re.compile("^Walk me through it: "))).to_have_text(
         [f"Walk me through it: {script('gateway').title}"]
     )
@@ -234,7 +244,7 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     """The outage scenario presses "A dies" right after the question about it is asked: a learner
     who picked nothing is not told "you did not pick"; one who picked sees the verdict."""
     s = script("outage")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     question = outage.get_by_role("group", name=re.compile("^Predict first: "))
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     expect_step(outage, s, 1)
@@ -263,7 +273,7 @@ def test_a_scenario_does_not_reach_the_learners_goal(page: Page) -> None:
     """The outage scenario's third moment is a turn without A, what the goal asks for: the goal is
     still the learner's to reach."""
     s = script("outage")
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     goal = outage.locator('[data-role="goal"]')
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     scenario = scenario_box(outage, s)

@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from .helpers import LESSON_1, log_labels, message, open_playground, press
+from .helpers import OUTAGE, log_labels, message, open_playground, press
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +24,7 @@ def answer_first_question(page: Page) -> None:
 
 
 def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     page.get_by_role("radio", name="Dark").check()
     press(outage, "B deploys a new tool", 1)
     press(outage, "A dies", 2)
@@ -72,7 +72,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
 
 
 def test_start_over_forgets_the_presses_a_scenario_set_aside(page: Page) -> None:
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "A dies", 1)
     outage.get_by_role("button", name=re.compile("^Walk me through it: ")).first.click()
     bring_back = outage.get_by_role("button", name=message("playground.bring_back", presses="1 press"))
@@ -89,7 +89,7 @@ def test_start_over_forgets_the_presses_a_scenario_set_aside(page: Page) -> None
 def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     """The embedded address (/embed/<slug>) offers Start over as the lesson's own address does, and
     leaves out presenter mode, whose bar would sit at the foot of a frame as tall as the lesson."""
-    page.goto("/embed/hot-swapping")
+    page.goto("/embed/an-outage")
     expect(page.get_by_role("link", name="Present this lesson")).to_have_count(0)
     answer_first_question(page)
     start_over = page.get_by_role("button", name="Start over", exact=True)
@@ -108,5 +108,5 @@ def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     dialog.get_by_role("button", name="Start over").click()
     quiz = page.get_by_role("region", name="Quick check questions")
     expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     expect(page.get_by_role("link", name="Present this lesson")).to_be_visible()

@@ -11,13 +11,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from .helpers import LESSON_1, LESSON_2, log_labels, open_playground, panel, press, restart_lab, servers
+from .helpers import LESSON_2, OUTAGE, log_labels, open_playground, panel, press, restart_lab, servers
 
 pytestmark = pytest.mark.e2e
 
 PAGES = {
     "index": "/",
-    "lesson-1": LESSON_1,
+    "lesson-1": OUTAGE,
     "lesson-2": LESSON_2,
     "glossary": "/glossary#listen-stream",
     "not-found": "/lessons/no-such-lesson",
@@ -29,7 +29,7 @@ def settle(page: Page, name: str) -> None:
     """Bring the page into the state with the widest content the tests reach: playgrounds filled, a
     restart shown, the wire messages (JSON) open."""
     if name == "lesson-1":
-        outage = open_playground(page, LESSON_1, "Play out an outage")
+        outage = open_playground(page, OUTAGE, "Play out an outage")
         press(outage, "B deploys a new tool", 1)
         press(outage, "A dies", 2)
         outage.get_by_text("Wire messages of the last step").click()
@@ -97,7 +97,7 @@ CODE_BREAKS = """() => {
 
 
 @pytest.mark.parametrize(("width", "present"), [(320, False), (375, False), (375, True)])
-@pytest.mark.parametrize("path", [LESSON_1, LESSON_2])
+@pytest.mark.parametrize("path", [OUTAGE, LESSON_2])
 def test_inline_code_breaks_between_words_not_inside_them(
     browser: Browser, base_url: str, path: str, width: int, present: bool
 ) -> None:
@@ -122,7 +122,7 @@ def test_server_table_reflows_at_375(browser: Browser, base_url: str) -> None:
     """On a narrow screen each server is a card, and it is still a table to a screen reader."""
     context = browser.new_context(base_url=base_url, viewport=NARROW)
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     table = outage.get_by_role("table").first
     expect(table.get_by_role("rowheader", name=re.compile(r"^A \("))).to_be_visible()
     expect(table.get_by_role("columnheader", name="Status")).to_have_count(1)
@@ -177,7 +177,7 @@ def test_long_json_lines_wrap_under_their_indent_at_375(browser: Browser, base_u
     context, pres = json_on_a_phone(
         browser,
         base_url,
-        (LESSON_1, "Play out an outage", "B deploys a new tool"),
+        (OUTAGE, "Play out an outage", "B deploys a new tool"),
         '"method": "tools/list"',
         "connection refused",
     )
@@ -236,7 +236,7 @@ def test_a_header_breaks_between_name_and_value_at_375(browser: Browser, base_ur
     reads "2026-07-" / "28". A copy still reads as the header."""
     context = browser.new_context(base_url=base_url, viewport=NARROW)
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
     outage.get_by_text("Wire messages of the last step").click()
     header = outage.locator("ol.wire code").filter(has_text=re.compile(r"^MCP-Protocol-Version: ")).first
@@ -252,7 +252,7 @@ def test_a_session_id_too_long_for_its_line_breaks_into_even_halves_at_375(brows
     lines of about the same length, never leaving a character or two on a line of their own."""
     context = browser.new_context(base_url=base_url, viewport=NARROW)
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_role("radio", name=re.compile("^Legacy")).check()
     press(outage, "B deploys a new tool", 2)  # step 1 is the switch to the legacy era
     outage.get_by_text("Wire messages of the last step").click()
@@ -285,7 +285,7 @@ def test_the_server_table_fits_its_box_at_1280(page: Page) -> None:
 
 def test_neighbouring_marked_tools_do_not_overlap(page: Page) -> None:
     """Two tools side by side in the prompt, both marked: their outlines stay apart."""
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "A dies", 1)
     press(outage, "A is back", 2)
     marked = outage.locator("ul.prompt li[data-mark]")
@@ -305,7 +305,7 @@ def test_on_a_phone_a_press_far_from_its_changes_offers_the_way_back(browser: Br
     the foot of the screen takes the learner back to the one pressed, focused, ready for the next."""
     context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     back = outage.get_by_role("button", name="Back to the events")
     turn = outage.get_by_role("button", name="Take a model turn")
     turn.scroll_into_view_if_needed()
@@ -342,7 +342,7 @@ def test_no_way_back_while_the_controls_stay_beside_the_views(browser: Browser, 
     views to lead back to them."""
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "A dies", 1)
     undo = outage.get_by_role("button", name="Undo")
     events = outage.get_by_role("group", name="Events")
@@ -358,7 +358,7 @@ def test_the_way_back_never_covers_the_focus(browser: Browser, base_url: str) ->
     playground brings each control into view above it, not under it."""
     context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
     back = outage.get_by_role("button", name="Back to the events")
     # Read on down the views, the buttons gone above the screen: the way back shows.
@@ -385,7 +385,7 @@ def test_before_any_press_there_is_no_way_back_to_offer(browser: Browser, base_u
     button that leads back to a press stays away."""
     context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
     page = context.new_page()
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_text("Wire messages of the last step").scroll_into_view_if_needed()
     expect(outage.get_by_role("group", name="Events")).not_to_be_in_viewport()
     expect(outage.get_by_role("button", name="Back to the events")).to_be_hidden()
@@ -398,7 +398,7 @@ def test_before_any_press_there_is_no_way_back_to_offer(browser: Browser, base_u
     context.close()
 
 
-@pytest.mark.parametrize("path, title", [(LESSON_1, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
+@pytest.mark.parametrize("path, title", [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
 def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: str, path: str, title: str) -> None:
     """On a phone the event buttons are one column, each as wide as the next."""
     context = browser.new_context(base_url=base_url, viewport=NARROW)
@@ -417,7 +417,7 @@ def test_the_server_table_is_a_tab_stop_only_while_it_scrolls(page: Page) -> Non
     """A table that fits its box is no extra Tab stop; one wider than its box is (so the keyboard can
     scroll it)."""
     page.set_viewport_size({"width": 1280, "height": 800})
-    outage = open_playground(page, LESSON_1, "Play out an outage")
+    outage = open_playground(page, OUTAGE, "Play out an outage")
     box = outage.get_by_role("group", name="Servers table")
     expect(box).to_be_visible()
     expect(box).not_to_have_attribute("tabindex", re.compile("."))
@@ -483,7 +483,7 @@ def test_the_chosen_theme_shows_in_forced_colours_by_more_than_weight(page: Page
 
 def test_dark_theme_applies_and_persists(page: Page) -> None:
     page.emulate_media(color_scheme="light")
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     assert not background_is_dark(page)
     theme_radio(page, "Dark").check()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
@@ -534,7 +534,7 @@ def test_theme_switch_works_when_storage_is_refused(browser: Browser, base_url: 
 
 
 def test_print_shows_the_text_not_the_controls(page: Page) -> None:
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     lab = restart_lab(page)
     expect(lab.get_by_role("button", name="Restart the server")).to_be_enabled()
     page.emulate_media(media="print")
@@ -553,7 +553,7 @@ def test_a_dark_system_theme_prints_light(page: Page) -> None:
     """With the system in dark mode and the theme left on auto, the page still prints dark ink on
     white, inline code included."""
     page.emulate_media(color_scheme="dark")
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     code = page.get_by_role("main").locator("p code").first
     screen = code.evaluate("c => getComputedStyle(c).backgroundColor")
     page.emulate_media(media="print", color_scheme="dark")
@@ -568,7 +568,7 @@ def test_a_dark_system_theme_prints_light(page: Page) -> None:
 
 def test_reduced_motion_is_honoured(page: Page) -> None:
     page.emulate_media(reduced_motion="reduce")
-    page.goto(LESSON_1)
+    page.goto(OUTAGE)
     assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "auto"
     page.emulate_media(reduced_motion="no-preference")
     assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"

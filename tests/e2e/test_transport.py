@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 from .helpers import (
-    LESSON_1,
+    OUTAGE,
     expect_status,
     log_labels,
     log_step,
@@ -32,7 +32,7 @@ def test_http_fallback_when_the_websocket_is_blocked(page: Page) -> None:
     frames: list[str] = []
     page.on("request", lambda r: frames.append(r.method) if r.url.endswith("/api/frame") else None)
     page.route_web_socket("**/ws", lambda ws: ws.close())
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     expect(connection_status(page)).to_contain_text("using plain HTTP")
 
     press(outage, "A dies", 1)
@@ -59,7 +59,7 @@ def test_a_dropped_socket_reconnects(page: Page) -> None:
         sockets.append(ws)
 
     page.route_web_socket("**/ws", forward)
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     expect(connection_status(page)).to_have_text("")
     press(outage, "B deploys a new tool", 1)
     press(outage, "A dies", 2)
@@ -93,7 +93,7 @@ def test_a_reconnect_keeps_an_earlier_step_on_view(page: Page) -> None:
         sockets.append(ws)
 
     page.route_web_socket("**/ws", forward)
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "A dies", 1)
     press(outage, "A is back", 2)
     press(outage, "Take a model turn", 3)
@@ -108,7 +108,7 @@ def test_a_reconnect_keeps_an_earlier_step_on_view(page: Page) -> None:
 
 
 def test_reload_brings_the_same_playground_back(page: Page) -> None:
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
     press(outage, "Add server C", 2)
@@ -129,7 +129,7 @@ def test_reload_brings_the_same_playground_back(page: Page) -> None:
 
     # A new tab is a new session: it gets a playground of its own.
     other = page.context.new_page()
-    fresh = open_playground(other, LESSON_1, TITLE)
+    fresh = open_playground(other, OUTAGE, TITLE)
     expect(log_labels(fresh)).to_have_text(["Start"])
     other.close()
 
@@ -137,7 +137,7 @@ def test_reload_brings_the_same_playground_back(page: Page) -> None:
 def test_a_playground_the_server_forgot_continues_from_the_page(page: Page) -> None:
     """The server no longer knows the handle (it restarted, or another worker answers): the page
     hands back its log and the playground goes on where it was."""
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "B deploys a new tool", 1)
     press(outage, "A dies", 2)
     # The handle is the page's own bookkeeping in sessionStorage; no role or text reaches it.
@@ -159,7 +159,7 @@ def test_a_playground_the_server_forgot_continues_from_the_page(page: Page) -> N
 
 
 def test_a_log_the_server_refuses_gives_a_fresh_playground_and_says_so(page: Page) -> None:
-    open_playground(page, LESSON_1, TITLE)
+    open_playground(page, OUTAGE, TITLE)
     page.evaluate(
         """() => sessionStorage.setItem('churn-lab:playground:outage',
         JSON.stringify({handle: null, variant: null, era: 'modern', events: [['p', 'no-such-button']], seq: 1}))"""
@@ -185,7 +185,7 @@ def test_a_press_while_the_last_one_is_on_its_way(page: Page) -> None:
 
     page.route_web_socket("**/ws", lambda ws: ws.close())  # plain HTTP, whose answers the test can hold back
     page.route("**/api/frame", slow)
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     hold["on"] = True
     with page.expect_request("**/api/frame"):
         outage.get_by_role("button", name="A dies").click()
@@ -210,7 +210,7 @@ def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Pa
     """In a portal's frame there is no site header: the connection line lies over the top of the page,
     so a status that appears moves nothing the learner is reading."""
     page.set_viewport_size({"width": width, "height": 700})
-    page.goto("/embed/hot-swapping")
+    page.goto("/embed/an-outage")
     expect(page.get_by_role("button", name="Reset").first).to_be_enabled()
     expect(page.get_by_role("status").filter(has_text="plain HTTP")).to_have_count(0)
     calm = page.get_by_role("heading", level=1).bounding_box()
@@ -218,7 +218,7 @@ def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Pa
     refused = page.context.new_page()
     refused.set_viewport_size({"width": width, "height": 700})
     refused.route_web_socket("**/ws", lambda ws: ws.close())
-    refused.goto("/embed/hot-swapping")
+    refused.goto("/embed/an-outage")
     expect(refused.get_by_role("status").filter(has_text="plain HTTP")).to_be_visible()
     assert refused.get_by_role("heading", level=1).bounding_box() == calm
     refused.close()
@@ -243,7 +243,7 @@ def test_a_server_that_keeps_refusing_sockets_is_not_hammered(page: Page, serve_
         Object.assign(window.WebSocket, Real); window.WebSocket.prototype = Real.prototype; })()"""
     )
     with connect(base.replace("http", "ws") + "/ws"):  # the address's one socket
-        page.goto(base + "/lessons/hot-swapping")
+        page.goto(base + "/lessons/an-outage")
         page.get_by_role("region", name=TITLE, exact=True).scroll_into_view_if_needed()
         for _ in range(120):  # bounded: at most 60 s of the page's clock
             if page.evaluate("window.__ws.filter((s) => s.closed).length") >= 5:
@@ -276,7 +276,7 @@ def test_a_press_made_while_the_connection_is_down_says_so_where_it_was_made(pag
         sockets.append(ws)
 
     page.route_web_socket("**/ws", route)
-    outage = open_playground(page, LESSON_1, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     allow["open"] = False
     sockets[0].close()
     expect(connection_status(page)).to_contain_text("reconnecting")

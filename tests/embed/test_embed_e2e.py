@@ -39,7 +39,7 @@ def origins(static_origin: Callable[[Path], str], tmp_path: Path) -> tuple[str, 
     shutil.copy(HERE / "pages" / "child.html", child_dir / "child.html")
     child, portal = static_origin(child_dir), static_origin(portal_dir)
     snippet = parent_snippet().replace(
-        "https://lab.example/lessons/hot-swapping?embed=1", f"{child}/child.html?origins={portal}"
+        "https://lab.example/lessons/an-outage?embed=1", f"{child}/child.html?origins={portal}"
     )
     snippet = snippet.replace('"https://lab.example"', f'"{child}"')
     refused = f"{child}/child.html?origins=https://portal.example"
@@ -116,7 +116,7 @@ def test_statements_arrive_in_order_with_the_right_fields(page: Page, origins: t
         "completed",
         "passed",
     ]
-    base = "https://lab.example/lessons/hot-swapping"
+    base = "https://lab.example/lessons/an-outage"
     assert [p.object.id for p in parsed] == [
         f"{base}/section/why-churn",
         f"{base}/question/q1",

@@ -11,7 +11,7 @@ from lesson.web import create_app
 from tests.outbox.fakelrs import FakeLrs as Store
 from tests.outbox.fakelrs import store  # noqa: F401 - the fake learning record store fixture
 
-SLUG = "hot-swapping"
+SLUG = "an-outage"
 ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
 
 
@@ -24,7 +24,7 @@ def test_embed_mode_leaves_out_the_site_chrome(path: str) -> None:
     page = client(EMBED_ORIGINS="https://portal.example").get(path).get_data(as_text=True)
     assert '<header class="site-header">' not in page and "<footer" not in page
     assert 'aria-label="Lessons"' not in page and 'aria-label="Breadcrumb"' not in page
-    assert re.search(r"<h1>[^<]*Hot-swapping", page)
+    assert re.search(r"<h1>[^<]*An outage", page)
     assert 'data-embed-origins="https://portal.example"' in page
     assert 'id="connection"' in page  # the connection line stays, outside any header
 

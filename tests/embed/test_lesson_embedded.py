@@ -23,12 +23,12 @@ from .test_embed_e2e import blocking_context, parent_snippet  # noqa: F401 - a f
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-SLUG = "hot-swapping"
+SLUG = "an-outage"
 QUESTIONS = yaml.safe_load((REPO / "content" / "quizzes" / f"{SLUG}.yaml").read_text())["questions"]
 
 
 def portal_page(folder: Path, lesson_url: str, app: str, name: str = "portal.html") -> None:
-    snippet = parent_snippet().replace("https://lab.example/lessons/hot-swapping?embed=1", lesson_url)
+    snippet = parent_snippet().replace("https://lab.example/lessons/an-outage?embed=1", lesson_url)
     snippet = snippet.replace('"https://lab.example"', f'"{app}"')
     (folder / name).write_text(
         f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Portal</title>
@@ -138,7 +138,7 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
     expect(framed.get_by_role("banner")).to_have_count(0)
     expect(framed.get_by_role("contentinfo")).to_have_count(0)
     expect(framed.get_by_role("navigation", name="Lessons")).to_have_count(0)
-    expect(framed.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    expect(framed.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     # Said once, on the page, that progress will not survive a reload.
     notice = framed.get_by_text(re.compile("kept only until you reload"))
     expect(notice).to_have_count(1)
@@ -293,7 +293,6 @@ def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None
     assert goal.object.id == f"{iri}/goal/outage"
     assert [a.object.id for a in answers] == [f"{iri}/question/{q['id']}" for q in QUESTIONS]
     assert [a.result.success for a in answers] == [False] + [True] * (n - 1)
-    assert answers[1].result.response == QUESTIONS[1]["answer"]
     for q, a in zip(QUESTIONS[1:], answers[1:], strict=True):
         assert a.result.response == held_answer(q, a.result.response)  # a task's response is its log
     # A task's response is no choice: its interaction says so.
@@ -351,8 +350,8 @@ def test_the_app_under_a_sub_path_works_end_to_end(page: Page, mounted: str) -> 
     sockets: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
     page.goto(f"{mounted}/training/mcp/")
-    page.get_by_role("link", name=re.compile("Hot-swapping")).first.click()
-    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("Hot-swapping"))
+    page.get_by_role("link", name=re.compile("An outage")).first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     section = page.locator('[data-panel="playground"]').first
     expect(section.get_by_role("status").first).to_have_text("Playground ready.")
     section.get_by_role("group", name="Events").get_by_role("button").first.click()
@@ -427,3 +426,36 @@ def test_with_a_record_store_the_page_sends_its_statements_to_the_server(
     answered = next(s for s in sent if s.verb.id.endswith("/answered"))
     assert answered.object.id == f"{app}/lessons/{SLUG}/question/{q['id']}" and answered.result.success is True
     expect(quiz.get_by_text("Correct.")).to_be_visible()
+
+
+def test_progress_saved_on_the_former_lesson_loads_where_each_part_went(page: Page, live_server: str, tmp_path: Path):
+    """A file from before the lesson was split: each new lesson takes what it holds, and says so."""
+    old = {
+        "format": "mcp-churn-lab-progress",
+        "v": 1,
+        "lesson": "hot-swapping",
+        "saved": "2026-11-01T08:00:00Z",
+        "sections": ["play-out-an-outage", "who-s-who"],
+        "answers": {"discover": "c", "next-turn": "a", "idle-restart": "b"},
+        "goals": ["outage", "gateway"],
+    }
+    saved = tmp_path / "hot-swapping-progress.json"
+    saved.write_text(json.dumps(old))
+    page.goto(f"{live_server}/lessons/servers-come-and-go")
+    score = page.get_by_text(re.compile(r"^Score: "))
+    page.get_by_label("Load progress from a file").set_input_files(saved)
+    # Its two questions came across, graded again: one right, one wrong.
+    expect(score).to_have_text("Score: 1 of 2 correct (2 answered)")
+    said = page.get_by_role("status").filter(has_text="hot-swapping")
+    expect(said).to_contain_text("2 answers")
+    expect(said).to_contain_text("0 goals")
+    # The outage lesson takes the outage playground's goal and none of the answers.
+    page.goto(f"{live_server}/lessons/an-outage")
+    page.get_by_label("Load progress from a file").set_input_files(saved)
+    said = page.get_by_role("status").filter(has_text="hot-swapping")
+    expect(said).to_contain_text("0 answers")
+    expect(said).to_contain_text("1 goal")
+    # A lesson that was never part of it refuses the file, as any other lesson's.
+    page.goto(f"{live_server}/lessons/list-changed")
+    page.get_by_label("Load progress from a file").set_input_files(saved)
+    expect(page.get_by_text("not a progress file for this lesson")).to_be_visible()

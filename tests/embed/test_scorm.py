@@ -28,8 +28,8 @@ def _zip(files: dict[str, bytes]) -> bytes:
 
 
 def test_cli_writes_a_valid_package(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "pkg" / "hot-swapping.zip"
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER]) == 0
+    out = tmp_path / "pkg" / "an-outage.zip"
+    assert cli.main(["export-scorm", "an-outage", "-o", str(out), "--server", SERVER]) == 0
     assert str(out) in capsys.readouterr().out
     data = out.read_bytes()
     manifest = scorm.validate_package(data)
@@ -38,11 +38,11 @@ def test_cli_writes_a_valid_package(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert res.get(f"{{{scorm.ADLCP}}}scormtype") == "sco"
     assert res.get("href") == "index.html"
     assert manifest.findtext("cp:organizations/cp:organization/cp:item/adlcp:masteryscore", namespaces=ns) == "80"
-    assert "Hot-swapping" in manifest.findtext("cp:organizations/cp:organization/cp:item/cp:title", namespaces=ns)
+    assert "An outage" in manifest.findtext("cp:organizations/cp:organization/cp:item/cp:title", namespaces=ns)
     files = _files(data)
     assert set(files) == {"imsmanifest.xml", "index.html", "scorm.js"}
     page = files["index.html"].decode()
-    assert 'data-lesson-url="https://lab.example/training/mcp/lessons/hot-swapping?embed=1"' in page
+    assert 'data-lesson-url="https://lab.example/training/mcp/lessons/an-outage?embed=1"' in page
     js = files["scorm.js"].decode()
     for call in ("LMSInitialize", "LMSSetValue", "LMSCommit", "LMSFinish", "cmi.suspend_data", "cmi.core.score.raw"):
         assert call in js
@@ -62,9 +62,11 @@ def test_the_title_is_escaped_in_xml_and_html() -> None:
     ("argv", "message"),
     [
         (["export-scorm", "no-such-lesson", "--server", SERVER], "no lesson 'no-such-lesson'"),
-        (["export-scorm", "hot-swapping", "--server", "ftp://lab.example"], "http(s) URL"),
-        (["export-scorm", "hot-swapping", "--server", "https://lab.example/?x=1"], "query or fragment"),
-        (["export-scorm", "hot-swapping", "--server", SERVER, "--mastery", "101"], "0..100"),
+        # A lesson that was split: the message says so and names the lessons to export instead.
+        (["export-scorm", "hot-swapping", "--server", SERVER], "split into several lessons; export one package"),
+        (["export-scorm", "an-outage", "--server", "ftp://lab.example"], "http(s) URL"),
+        (["export-scorm", "an-outage", "--server", "https://lab.example/?x=1"], "query or fragment"),
+        (["export-scorm", "an-outage", "--server", SERVER, "--mastery", "101"], "0..100"),
     ],
 )
 def test_cli_refuses_bad_input_clearly(argv: list[str], message: str, tmp_path: Path, capsys) -> None:
@@ -78,7 +80,7 @@ def test_cli_needs_a_server(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPa
     # A missing server is bad input like the others (exit 1); exit 2 is kept for a file it cannot write.
     monkeypatch.delenv("LESSON_PUBLIC_URL", raising=False)
     out = tmp_path / "x.zip"
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out)]) == 1
+    assert cli.main(["export-scorm", "an-outage", "-o", str(out)]) == 1
     assert "--server" in capsys.readouterr().err
     assert not out.exists()
 
@@ -127,22 +129,22 @@ def test_validation_names_what_is_broken(edit, message: str) -> None:
 def test_cli_builds_the_launch_page_in_the_chosen_locale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LESSON_LOCALE", raising=False)
     out = tmp_path / "en.zip"
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER]) == 0
+    assert cli.main(["export-scorm", "an-outage", "-o", str(out), "--server", SERVER]) == 0
     assert "Connecting to the learning platform…</p>" in _files(out.read_bytes())["index.html"].decode()
     out = tmp_path / "pseudo.zip"
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER, "--lang", "pseudo"]) == 0
+    assert cli.main(["export-scorm", "an-outage", "-o", str(out), "--server", SERVER, "--lang", "pseudo"]) == 0
     page = _files(out.read_bytes())["index.html"].decode()
     assert "⟦Connecting to the learning platform…⟧" in page and '<html lang="en"' in page
     # LESSON_LOCALE, the web app's setting, is the default.
     monkeypatch.setenv("LESSON_LOCALE", "pseudo")
     out = tmp_path / "env.zip"
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER]) == 0
+    assert cli.main(["export-scorm", "an-outage", "-o", str(out), "--server", SERVER]) == 0
     assert "⟦Open the lesson⟧" in _files(out.read_bytes())["index.html"].decode()
 
 
 def test_an_unknown_locale_is_refused_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "x.zip"
-    assert cli.main(["export-scorm", "hot-swapping", "-o", str(out), "--server", SERVER, "--lang", "xx"]) == 1
+    assert cli.main(["export-scorm", "an-outage", "-o", str(out), "--server", SERVER, "--lang", "xx"]) == 1
     err = capsys.readouterr().err
     assert "no message catalogue for locale 'xx'" in err and "pseudo" in err
     assert not out.exists()
@@ -152,7 +154,7 @@ def test_an_unknown_locale_is_refused_clearly(tmp_path: Path, capsys: pytest.Cap
 def test_cli_says_in_one_line_when_it_cannot_write_the_package(where: str, tmp_path: Path, capsys) -> None:
     (tmp_path / "file").write_text("a file, not a folder")
     out = where.format(tmp=tmp_path)
-    assert cli.main(["export-scorm", "hot-swapping", "-o", out, "--server", SERVER]) == 2
+    assert cli.main(["export-scorm", "an-outage", "-o", out, "--server", SERVER]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"export-scorm: cannot write {out}: ") and err.count("\n") == 1
     assert "Traceback" not in err

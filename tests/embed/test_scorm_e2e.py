@@ -20,7 +20,7 @@ from lesson import scorm, xapi
 
 pytestmark = pytest.mark.e2e
 
-SLUG = "hot-swapping"
+SLUG = "an-outage"
 HERE = Path(__file__).parent
 
 
@@ -28,7 +28,7 @@ HERE = Path(__file__).parent
 def lms(embed_server: str, static_origin: Callable[[Path], str], tmp_path: Path) -> str:
     """The test LMS page and the unpacked package, on an origin other than the app's."""
     shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
-    data = scorm.build_package(SLUG, "Hot-swapping", embed_server)
+    data = scorm.build_package(SLUG, "An outage", embed_server)
     zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path / "pkg")
     return static_origin(tmp_path) + "/lms.html"
 
@@ -107,7 +107,7 @@ def test_the_packages_mastery_score_decides_passed_or_failed(
     """A package built with --mastery 75 passes a learner at 3 of 4, though the lesson's own verdict
     (at 80%) is "failed"; the score itself is the lesson's."""
     shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
-    data = scorm.build_package(SLUG, "Hot-swapping", embed_server, mastery=75)
+    data = scorm.build_package(SLUG, "An outage", embed_server, mastery=75)
     zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path / "pkg")
     page.goto(static_origin(tmp_path) + "/lms.html")
     frame = lesson_frame(page, embed_server)
@@ -159,7 +159,7 @@ def test_a_wrong_then_right_answer_scores_nothing_in_the_lms(
     origin = static_origin(tmp_path)  # the LMS and the package's launch page, which the lesson trusts
     app = serve_app(EMBED_ORIGINS=origin)
     shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
-    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "Hot-swapping", app))).extractall(tmp_path / "pkg")
+    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "An outage", app))).extractall(tmp_path / "pkg")
     page.goto(origin + "/lms.html")
     lesson_frame(page, app)
     answer_all(page.frame_locator("#sco").frame_locator("#lesson-frame"), wrong=1, then_right=True)
@@ -220,7 +220,7 @@ def test_the_launch_page_resizes_its_frame_over_the_h5p_protocol(page: Page, lms
             parent.postMessage({context: 'h5p', action: 'prepareResize', scrollHeight: 1234, clientHeight: 500}, '*');
         })"""
     )
-    expect(page.frame_locator("#sco").get_by_title("Hot-swapping")).to_have_attribute(
+    expect(page.frame_locator("#sco").get_by_title("An outage")).to_have_attribute(
         "style", re.compile(r"height: 1234px")
     )
 

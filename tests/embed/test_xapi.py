@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from lesson import xapi
 
-LESSON = "https://lab.example/training/mcp/lessons/hot-swapping"
+LESSON = "https://lab.example/training/mcp/lessons/an-outage"
 ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
 
 

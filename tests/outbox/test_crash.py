@@ -19,8 +19,8 @@ from pathlib import Path
 from lesson import xapi
 from tests.outbox.fakelrs import FakeLrs
 
-SLUG = "hot-swapping"
-QUESTIONS = ["discover", "next-turn", "idle-restart"]
+SLUG = "list-changed"
+QUESTIONS = ["when-to-send", "on-receipt", "undeclared"]
 LEARNERS = 6
 
 

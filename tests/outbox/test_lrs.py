@@ -13,7 +13,7 @@ import pytest
 from lesson import lrs, outbox, xapi
 from tests.outbox.fakelrs import FakeLrs
 
-LESSON = "https://lab.example/lessons/hot-swapping"
+LESSON = "https://lab.example/lessons/an-outage"
 ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
 
 

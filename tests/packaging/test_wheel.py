@@ -151,7 +151,7 @@ def test_installed_export_scorm_finds_its_templates(installed: Path, tmp_path: P
         [
             installed / "bin" / "lesson",
             "export-scorm",
-            "hot-swapping",
+            "an-outage",
             "-o",
             str(out),
             "--server",

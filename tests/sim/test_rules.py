@@ -406,9 +406,9 @@ def test_restart_waiting_for_input_legacy_answer_gets_404_and_the_flow_restarts(
 
 
 def _example_input_key() -> str:
-    """The input request's key in lesson 1's worked example (and in the shared example, when present):
-    the simulation's wire must use the same name the lesson shows beside it."""
-    lesson = (ROOT / "content" / "lessons" / "01-hot-swapping.md").read_text()
+    """The input request's key in the worked example of the lesson on a question across a restart (and in
+    the shared example, when present): the simulation's wire must use the same name the lesson shows."""
+    lesson = (ROOT / "content" / "lessons" / "05-a-question-across-a-restart.md").read_text()
     keys = set(re.findall(r'"inputResponses": \{"([A-Za-z_]+)"', lesson))
     shared = ROOT.parent / "shared" / "mcp-examples" / "modern" / "13-input-required-response.json"
     if shared.is_file():

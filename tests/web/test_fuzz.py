@@ -101,9 +101,9 @@ def test_the_bystanders_playground_is_intact(bystander):
     path=st.sampled_from(
         [
             "/api/frame",
-            "/api/quiz/hot-swapping/discover",
-            "/api/quiz/hot-swapping",
-            "/lessons/hot-swapping/quiz/discover",
+            "/api/quiz/servers-come-and-go/discover",
+            "/api/quiz/servers-come-and-go",
+            "/lessons/servers-come-and-go/quiz/discover",
             "/ws",
             "/static/x/js/app.js",
             "/healthz",

@@ -96,7 +96,9 @@ def pages(app) -> list[str]:
 
     with app.app_context():
         slugs = [lesson.meta.slug for lesson in lesson_state().content.lessons]
-    return ["/", "/lessons/none-such"] + [f"/lessons/{s}" for s in slugs] + [f"/lessons/{s}?embed=1" for s in slugs]
+    # The reference page and a former lesson's address (which lists where its parts went) too.
+    extra = ["/", "/lessons/none-such", "/reference", "/lessons/hot-swapping", "/embed/hot-swapping"]
+    return extra + [f"/lessons/{s}" for s in slugs] + [f"/lessons/{s}?embed=1" for s in slugs]
 
 
 def test_every_page_in_the_pseudo_locale_has_no_untranslated_ui_string(app, client) -> None:
@@ -110,24 +112,27 @@ def test_every_page_in_the_pseudo_locale_has_no_untranslated_ui_string(app, clie
 
 
 def test_the_finder_catches_a_string_outside_the_catalogue(app, client) -> None:
-    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    html = client.get("/lessons/restarts?lang=pseudo").get_data(as_text=True)
     assert 'data-panel="restarts"' in html and "data-quiz" in html
     broken = html.replace("<legend>⟦", "<legend>Hard-coded ⟦", 1)
     assert untranslated(broken) == ["Hard-coded"]
     broken = html.replace('aria-label="⟦Quick check questions⟧"', 'aria-label="Quick check"', 1)
     assert untranslated(broken) == ["<section aria-label='Quick check'>"]
     # In English nothing is wrapped, so everything in scope is found.
-    assert "Lessons" in " ".join(untranslated(client.get("/").get_data(as_text=True)))
+    assert "The course" in " ".join(untranslated(client.get("/").get_data(as_text=True)))
 
 
 def test_every_widget_kind_is_on_the_pages_checked(client) -> None:
-    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    html = " ".join(
+        client.get(f"/lessons/{slug}?lang=pseudo").get_data(as_text=True)
+        for slug in ("servers-come-and-go", "an-outage", "restarts")
+    )
     for marker in ("data-quiz", 'data-panel="stepper"', 'data-panel="restarts"', 'data-panel="playground"'):
         assert marker in html
 
 
 def test_the_finder_reads_playgrounds_and_skips_only_content(app, client) -> None:
-    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    html = client.get("/lessons/an-outage?lang=pseudo").get_data(as_text=True)
     broken = html.replace(">⟦Undo⟧<", ">Undo<", 1)
     assert untranslated(broken) == ["Undo"]
     broken = html.replace('<summary class="toc-title">⟦', '<summary class="toc-title">Sections ⟦', 1)
@@ -150,14 +155,14 @@ def test_the_scripts_get_their_messages_from_a_cached_asset_named_by_the_page(cl
     assert table == script_messages("pseudo")
     assert all(v.startswith("⟦") and v.endswith("⟧") for v in table.values())
     # Every page in a language names the same asset; English pages name the English one.
-    assert url in client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    assert url in client.get("/lessons/an-outage?lang=pseudo").get_data(as_text=True)
     english = re.search(r'data-messages="([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
     assert english.endswith("/messages-en.json")
     assert client.get(english).get_json() == script_messages("en")
 
 
 def test_the_storage_notice_comes_from_the_catalogue(client) -> None:
-    html = client.get("/lessons/hot-swapping?lang=pseudo").get_data(as_text=True)
+    html = client.get("/lessons/an-outage?lang=pseudo").get_data(as_text=True)
     notice = re.search(r'<p class="storage-notice" data-storage-notice="([^"]*)"', html)
     assert notice and notice.group(1) == str(escape(translate("pseudo", "site.storage_refused")))
     assert notice.group(1).startswith("⟦")
@@ -184,8 +189,8 @@ def test_the_locale_setting_renders_every_page_in_it() -> None:
     from lesson.web import create_app
 
     client = create_app({"LOCALE": "pseudo", "SECRET_KEY": "t"}).test_client()
-    assert "⟦Lessons⟧" in client.get("/").get_data(as_text=True)
-    assert "<h2>Lessons</h2>" in create_app({"SECRET_KEY": "t"}).test_client().get("/").get_data(as_text=True)
+    assert "⟦The course⟧" in client.get("/").get_data(as_text=True)
+    assert "<h2>The course</h2>" in create_app({"SECRET_KEY": "t"}).test_client().get("/").get_data(as_text=True)
 
 
 def test_every_message_used_in_the_converted_files_exists() -> None:
@@ -212,7 +217,7 @@ def scorm_files(locale: str, title: str = "Hot-swapping") -> dict[str, str]:
 
     from lesson import scorm
 
-    data = scorm.build_package("hot-swapping", title, "https://lab.example/mcp", locale=locale)
+    data = scorm.build_package("an-outage", title, "https://lab.example/mcp", locale=locale)
     zf = zipfile.ZipFile(io.BytesIO(data))
     return {name: zf.read(name).decode() for name in zf.namelist()}
 

@@ -335,7 +335,7 @@ def test_http_bodies_are_read_as_socket_frames_and_refusals_say_why_in_json(clie
         "/api/frame", data=frame, content_type="application/json", headers={"Origin": "https://evil.example"}
     )
     assert resp.status_code == 403 and "origin" in resp.get_json()["error"]
-    for path in ("/api/quiz/hot-swapping", "/api/quiz/hot-swapping/discover"):
+    for path in ("/api/quiz/servers-come-and-go", "/api/quiz/servers-come-and-go/discover"):
         resp = client.post(path, data="[" * 5000 + "]" * 5000, content_type="application/json")
         assert resp.status_code == 400 and resp.is_json, path  # refused, not a 500
 

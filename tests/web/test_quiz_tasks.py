@@ -11,7 +11,7 @@ from lesson.i18n import catalogue, translate
 from lesson.tasks import CODES, MAX_LINE, Grader, TaskLogError, encode, parse
 
 DONE = "outage:modern::add-c,call-a,a-dies,turn"  # C added, a call runs on A, A dies, the model takes a turn
-URL = "/api/quiz/hot-swapping/host-error"
+URL = "/api/quiz/an-outage/host-error"
 
 
 def post(client, url: str, body: object):
@@ -34,7 +34,7 @@ def test_a_log_that_does_the_task_scores(client, log: str) -> None:
     assert status == 200
     assert reply["correct"] is True and reply["task"] is True
     assert "isError" in reply["explanation"] and "hint" not in reply
-    assert reply["score"] == {"answered": 1, "correct": 1, "total": 4}
+    assert reply["score"] == {"answered": 1, "correct": 1, "total": 2}
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_a_log_that_does_not_do_the_task_gets_the_hint(client, log: str) -> None
     assert status == 200
     assert reply["correct"] is False
     assert "add C" in reply["hint"] and "start a call on A" in reply["hint"] and "explanation" not in reply
-    assert reply["score"] == {"answered": 1, "correct": 0, "total": 4}
+    assert reply["score"] == {"answered": 1, "correct": 0, "total": 2}
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_a_log_that_cannot_be_graded_is_refused_with_a_reason(client, log: str, 
     assert shown.startswith("⟦") and shown.endswith("⟧")
     assert all(str(value) in shown for value in reply["params"].values())
     # Refused, so held answers are untouched: the quiz still scores nothing.
-    assert post(client, "/api/quiz/hot-swapping", {"answers": {}})[1]["score"]["answered"] == 0
+    assert post(client, "/api/quiz/an-outage", {"answers": {}})[1]["score"]["answered"] == 0
 
 
 @pytest.mark.parametrize("body", [{"log": 5}, {"choice": "a"}, {}, [DONE], "text"])
@@ -93,9 +93,9 @@ def test_a_task_needs_a_log(client, body: object) -> None:
 
 
 def test_a_log_sent_to_a_choice_question_is_refused(client) -> None:
-    status, reply = post(client, "/api/quiz/hot-swapping/discover", {"log": DONE})
+    status, reply = post(client, "/api/quiz/an-outage/dead-server", {"log": DONE})
     assert status == 400 and "choice" in reply["error"] and reply["code"] == "needs_choice"
-    status, reply = post(client, "/api/quiz/hot-swapping/discover", {"choice": "z"})
+    status, reply = post(client, "/api/quiz/an-outage/dead-server", {"choice": "z"})
     assert status == 400 and reply["code"] == "unknown_choice"
     assert {"js.quiz.refused.needs_choice", "js.quiz.refused.unknown_choice", "js.quiz.refused"} <= set(catalogue("en"))
 
@@ -105,21 +105,21 @@ def test_every_refusal_code_has_a_message_in_the_catalogue() -> None:
 
 
 def test_a_task_once_done_keeps_its_point_when_a_later_check_fails(client) -> None:
-    held = {"host-error": DONE, "discover": "c"}
+    held = {"host-error": DONE, "dead-server": "b"}
     later = "outage:modern::add-c,call-a,a-dies"  # the turn undone: the playground no longer does it
     status, reply = post(client, URL, {"log": later, "answers": held})
     assert status == 200
     assert reply["correct"] is True and reply["kept"] is True
     assert reply["choice"] == DONE  # the page keeps the log that did it
-    assert reply["score"] == {"answered": 2, "correct": 2, "total": 4}
+    assert reply["score"] == {"answered": 2, "correct": 2, "total": 2}
     # Without an earlier success a failing check is simply not done yet...
-    status, reply = post(client, URL, {"log": later, "answers": {"discover": "c"}})
+    status, reply = post(client, URL, {"log": later, "answers": {"dead-server": "b"}})
     assert reply["correct"] is False and "kept" not in reply and reply["choice"] == later
     # ...and a held "success" that does not replay as one keeps nothing.
     status, reply = post(client, URL, {"log": later, "answers": {"host-error": "outage:modern::turn"}})
     assert reply["correct"] is False and "kept" not in reply
     # A choice question is different: its first answer is the one that scores, whatever comes after.
-    reply = post(client, "/api/quiz/hot-swapping/discover", {"choice": "a", "answers": {"discover": "c"}})[1]
+    reply = post(client, "/api/quiz/an-outage/dead-server", {"choice": "a", "answers": {"dead-server": "b"}})[1]
     assert reply["correct"] is False and reply["counted"] is False and reply["score"]["correct"] == 1
 
 
@@ -130,14 +130,14 @@ def test_a_forged_verdict_from_the_page_is_ignored(client) -> None:
     assert status == 200 and reply["correct"] is False and "kept" not in reply
     assert reply["score"]["correct"] == 0  # the log sent now replaces the verdict the page says it held
     # Held answers that are verdicts, not logs, count for nothing.
-    graded = post(client, "/api/quiz/hot-swapping", {"answers": {"host-error": "correct", "discover": "c"}})[1]
+    graded = post(client, "/api/quiz/an-outage", {"answers": {"host-error": "correct", "dead-server": "b"}})[1]
     assert "host-error" not in graded["results"]
-    assert graded["score"] == {"answered": 1, "correct": 1, "total": 4}
+    assert graded["score"] == {"answered": 1, "correct": 1, "total": 2}
 
 
 def test_held_task_answers_are_graded_again_from_their_logs(client) -> None:
-    held = {"host-error": DONE, "discover": "c", "next-turn": "a"}
-    status, graded = post(client, "/api/quiz/hot-swapping", {"answers": held})
+    held = {"host-error": DONE, "dead-server": "a"}
+    status, graded = post(client, "/api/quiz/an-outage", {"answers": held})
     assert status == 200
     assert graded["results"]["host-error"] == {
         "choice": DONE,
@@ -146,13 +146,13 @@ def test_held_task_answers_are_graded_again_from_their_logs(client) -> None:
         "explanation": graded["results"]["host-error"]["explanation"],
         "see": {"href": "#play-out-an-outage", "title": "Play out an outage"},
     }
-    assert graded["score"] == {"answered": 3, "correct": 2, "total": 4}
-    not_done = post(client, "/api/quiz/hot-swapping", {"answers": {"host-error": "outage:modern::turn"}})[1]
+    assert graded["score"] == {"answered": 2, "correct": 1, "total": 2}
+    not_done = post(client, "/api/quiz/an-outage", {"answers": {"host-error": "outage:modern::turn"}})[1]
     assert not_done["results"]["host-error"]["correct"] is False
     assert "hint" in not_done["results"]["host-error"]
     # Checking a choice question sends the held answers along: the task counts there too.
-    reply = post(client, "/api/quiz/hot-swapping/idle-restart", {"choice": "b", "answers": held})[1]
-    assert reply["score"] == {"answered": 4, "correct": 3, "total": 4}
+    reply = post(client, "/api/quiz/an-outage/dead-server", {"choice": "b", "answers": {"host-error": DONE}})[1]
+    assert reply["score"] == {"answered": 2, "correct": 2, "total": 2}
 
 
 def test_the_second_lesson_task_is_graded_on_its_own_playground(client) -> None:
@@ -165,15 +165,15 @@ def test_the_second_lesson_task_is_graded_on_its_own_playground(client) -> None:
 
 
 def test_without_javascript_a_task_says_it_needs_the_playground(client) -> None:
-    page = client.get("/lessons/hot-swapping").get_data(as_text=True)
+    page = client.get("/lessons/an-outage").get_data(as_text=True)
     assert html.escape(translate("en", "quiz.task.noscript").strip(" ().")) in page
-    resp = client.post("/lessons/hot-swapping/quiz/host-error", data={"choice": "a"})
+    resp = client.post("/lessons/an-outage/quiz/host-error", data={"choice": "a"})
     assert resp.status_code == 303 and "error=host-error" in resp.headers["Location"]
     page = client.get(resp.headers["Location"]).get_data(as_text=True)
     assert html.escape(translate("en", "quiz.task.needs_script")) in page
     # The choice questions still work as plain forms.
-    assert client.post("/lessons/hot-swapping/quiz/discover", data={"choice": "c"}).status_code == 303
-    assert "Score: 1 of 4 correct (1 answered)" in client.get("/lessons/hot-swapping").get_data(as_text=True)
+    assert client.post("/lessons/an-outage/quiz/dead-server", data={"choice": "b"}).status_code == 303
+    assert "Score: 1 of 2 correct (1 answered)" in client.get("/lessons/an-outage").get_data(as_text=True)
 
 
 def test_the_one_line_log_reads_back() -> None:
@@ -191,7 +191,7 @@ def test_verdicts_are_remembered_per_panel_object(app) -> None:
         from lesson.web import lesson_state
 
         state = lesson_state()
-        task = state.content.quizzes["hot-swapping"].questions[-1].task
+        task = state.content.quizzes["an-outage"].questions[-1].task
         grader = Grader(size=2)
         assert grader.grade("k", task, state.panels, DONE) is True
         # Content loaded again brings new panel objects: the verdict is worked out again, not reused.
