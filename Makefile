@@ -14,6 +14,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# `make test` also needs the official SDK (the `sdk` extra) for tests/sdk; `make serve` does not.
+$(VENV)/.installed-sdk: $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,sdk]'
+	touch $@
+
 serve: $(VENV)/.installed
 	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
@@ -40,7 +45,7 @@ chromium: $(VENV)/.installed
 	  exit 1; \
 	fi
 
-test: $(VENV)/.installed chromium
+test: $(VENV)/.installed-sdk chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest

@@ -1,0 +1,385 @@
+"""Differential harness: real SDK servers and clients on loopback, every frame that crosses recorded, and
+the recording held against ``lesson trace`` of the same flow.
+
+A ``Lab`` starts servers (``servers/lab_server.py``) as processes: over HTTP behind a logging reverse
+proxy (``taps/http_proxy.py``), over stdio behind a pass-through tap (``taps/stdio_tap.py``) that the
+SDK client launches as if it were the server. All of them append to one log, in the order things cross.
+``Host`` drives SDK clients the way the simulated host drives its own. ``normalise`` turns both the
+log and the trace into the same comparable frames, leaving out only what may differ (ids, session ids,
+server names, texts), and applying the allowed variants of ``allowed_variants.yaml``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lesson.sim.playground import Playground
+from lesson.sim.trace import trace
+
+HERE = Path(__file__).parent
+REPO = HERE.parent.parent
+PY = sys.executable
+LIFETIME = 45.0  # seconds a server, tap or proxy may live, whatever happens to the test
+WAIT = 15.0  # seconds to wait for a condition (a port open, a frame logged) before failing
+VARIANTS = yaml.safe_load((HERE / "allowed_variants.yaml").read_text())["variants"]
+HANDSHAKE = ("2025-11-25",)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
+    """Poll ``condition`` until it returns something true; fail naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def port_open(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+class Lab:
+    """The processes of one flow and the log they share. ``close`` kills every process group it started."""
+
+    def __init__(self, tmp: Path, scenario: str, options: dict[str, Any] | None = None) -> None:
+        self.log_path = tmp / "wire.jsonl"
+        self.log_path.touch()
+        self.scenario, self.options = scenario, options or {}
+        self.procs: list[subprocess.Popen] = []
+        self.http: dict[str, dict[str, Any]] = {}  # name -> ports, processes, server args
+        self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
+
+    # --- the log ---------------------------------------------------------------------------------
+
+    def mark(self, **record: Any) -> None:
+        os.write(self.fd, (json.dumps(record) + "\n").encode())
+
+    def step(self, n: int) -> None:
+        """What crosses from now on belongs to event ``n`` of the playground (0: the opening)."""
+        self.mark(kind="step", n=n)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log_path.read_text().splitlines() if line]
+
+    def wait_logged(self, match: Callable[[dict[str, Any]], bool], what: str, after: int = 0) -> dict[str, Any]:
+        return wait_for(lambda: next((r for r in self.records()[after:] if match(r)), None), what)
+
+    # --- processes ---------------------------------------------------------------------------------
+
+    def server_command(self, name: str, transport: str, port: int = 0, **extra: str) -> list[str]:
+        cmd = [PY, str(HERE / "servers" / "lab_server.py"), "--scenario", self.scenario, "--server", name]
+        cmd += ["--options", json.dumps(self.options), "--transport", transport, "--lifetime", str(LIFETIME)]
+        cmd += ["--port", str(port)]
+        for key, value in extra.items():
+            cmd += [f"--{key.replace('_', '-')}", value]
+        return cmd
+
+    def spawn(self, cmd: list[str]) -> subprocess.Popen:
+        # Its own process group: a kill reaches it and anything it started, even if the test fails.
+        proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, cwd=REPO)
+        self.procs.append(proc)
+        return proc
+
+    def start_http(self, name: str, **extra: str) -> str:
+        """Start (or start again, on the same ports) ``name`` over HTTP behind the logging proxy; its URL."""
+        unit = self.http.setdefault(name, {"up": free_port(), "public": free_port(), "extra": extra})
+        unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **unit["extra"]))
+        wait_for(lambda: port_open(unit["up"]), f"{name} to listen")
+        proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
+        unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
+        wait_for(lambda: port_open(unit["public"]), f"the proxy in front of {name}")
+        return self.url(name)
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.http[name]['public']}/mcp"
+
+    def stdio_command(self, name: str, **extra: str) -> tuple[str, list[str]]:
+        """The command a host launches for ``name`` over stdio: the tap, which starts the server."""
+        tap = [str(HERE / "taps" / "stdio_tap.py"), str(self.log_path), name, str(LIFETIME), "--"]
+        return PY, tap + self.server_command(name, "stdio", **extra)
+
+    def stdio_pid(self, name: str) -> int:
+        spawns = [r for r in self.records() if r.get("kind") == "spawn" and r["server"] == name]
+        assert spawns, f"{name} was never launched over stdio"
+        return spawns[-1]["pid"]
+
+    def pid(self, name: str) -> int:
+        return self.http[name]["server"].pid if name in self.http else self.stdio_pid(name)
+
+    def deploy(self, name: str) -> None:
+        """The operator deploys the server's next tool, from outside any request."""
+        os.kill(self.pid(name), signal.SIGUSR1)
+
+    def kill(self, name: str) -> None:
+        """The process dies: SIGKILL, no goodbye. Over HTTP its address goes with it (the proxy too)."""
+        if name in self.http:
+            for key in ("server", "proxy"):
+                proc = self.http[name][key]
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(WAIT)
+            wait_for(lambda: not port_open(self.http[name]["public"]), f"{name}'s port to close")
+        else:
+            pid = self.stdio_pid(name)
+            os.kill(pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(WAIT)
+        os.close(self.fd)
+
+
+# --- from the log to frames shaped like ``lesson trace``'s ----------------------------------------
+
+
+def sdk_frames(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The log as frames: ``step``, ``from``, ``to``, ``transport``, ``http``, ``msg``, ``on_wire``.
+
+    An HTTP response follows its own request (exchanges may overlap on the wire); an SSE response to a POST
+    carries its first event as its message, like the trace's; later events are frames of their own."""
+    out: list[dict[str, Any]] = []
+    step = 0
+    requests: dict[str, dict[str, Any]] = {}
+    heads: dict[str, dict[str, Any]] = {}
+    for r in records:
+        kind = r.get("kind")
+        if kind == "step":
+            step = r["n"]
+        elif kind == "stdio":
+            sender = "host" if r["sender"] == "host" else r["server"]
+            receiver = r["server"] if sender == "host" else "host"
+            out.append(frame(step, sender, receiver, "stdio", None, r["msg"]))
+        elif kind == "request":
+            f = frame(step, "host", r["server"], "http", {"method": r["method"], "path": r["path"]}, r["msg"])
+            f["http"]["headers"] = r["headers"]
+            requests[r["exchange"]] = f
+            out.append(f)
+        elif kind == "response":
+            http = {"status": r["status"], "headers": r["headers"], "sse": r["sse"]}
+            f = frame(step, r["server"], "host", "http", http, r["msg"])
+            out.insert(out.index(requests[r["exchange"]]) + 1, f)
+            if r["sse"] and requests[r["exchange"]]["http"]["method"] == "POST":
+                heads[r["exchange"]] = f
+        elif kind == "event":
+            head = heads.pop(r["exchange"], None)
+            if head is not None:
+                head["msg"] = r["msg"]
+            else:
+                http = {"status": 200, "headers": {}, "sse": True}
+                out.append(frame(step, r["server"], "host", "http", http, r["msg"]))
+        elif kind == "local_error":
+            out.append({**frame(step, "host", "model", r["transport"], None, None), "on_wire": False})
+    return out
+
+
+def frame(step: int, sender: str, receiver: str, transport: str, http: Any, msg: Any) -> dict[str, Any]:
+    return {"step": step, "from": sender, "to": receiver, "transport": transport, "http": http, "msg": msg}
+
+
+def sim_frames(playground: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for r in trace(Playground.model_validate(playground)):
+        if not r["on_wire"]:
+            r = {**r, "msg": None}  # the host's own message: compared as "the host saw a local error"
+        out.append(r)
+    return out
+
+
+# --- normalisation -----------------------------------------------------------------------------------
+
+
+def media(value: str | None) -> str | None:
+    return value.split(";")[0].strip() if value else None
+
+
+def accepts(value: str | None) -> list[str]:
+    return sorted(media(v) or "" for v in (value or "").split(",") if v.strip())
+
+
+def request_headers(method: str, h: dict[str, str], variants: set[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "accept": accepts(h.get("accept")),
+        "mcp-protocol-version": h.get("mcp-protocol-version"),
+        "mcp-method": h.get("mcp-method"),
+        "mcp-name": h.get("mcp-name"),
+        "mcp-session-id": "mcp-session-id" in h,
+        "last-event-id": h.get("last-event-id") is not None,
+        "authorization": "authorization" in h,
+    }
+    if method == "POST":
+        out["content-type"] = media(h.get("content-type"))
+    if method == "GET" and "get-accept-extra" in variants and "text/event-stream" in out["accept"]:
+        out["accept"] = ["text/event-stream"]
+    return out
+
+
+def response_headers(status: int, sse: bool, h: dict[str, str], variants: set[str], opens: bool) -> dict[str, Any]:
+    """``opens``: the response carries an initialize result, the one that must name the session."""
+    out: dict[str, Any] = {
+        "mcp-session-id": "mcp-session-id" in h,
+        "www-authenticate": "www-authenticate" in h,
+    }
+    if sse:
+        out["x-accel-buffering"] = h.get("x-accel-buffering")
+    if status not in (202,) and not (status == 200 and sse and not h):
+        out["content-type"] = media(h.get("content-type"))
+    if "session-id-echoed" in variants and not opens:
+        out.pop("mcp-session-id")  # whether a later response repeats the session id
+    if "body-json-or-sse" in variants:
+        out.pop("content-type", None)
+        out.pop("x-accel-buffering", None)
+    return out
+
+
+def shape(msg: dict[str, Any] | None, ref: Callable[[Any], str]) -> dict[str, Any] | None:
+    """What a JSON-RPC message says at the protocol level: method, id (as a reference to its request),
+    the parameters and result fields that carry meaning; not texts, names of servers or id values."""
+    if msg is None:
+        return None
+    out: dict[str, Any] = {}
+    if "method" in msg:
+        out["method"] = msg["method"]
+        params = msg.get("params") or {}
+        meta = params.get("_meta") or {}
+        if "id" in msg:
+            out["id"] = "request"
+        if "io.modelcontextprotocol/protocolVersion" in meta:
+            out["meta.protocolVersion"] = meta["io.modelcontextprotocol/protocolVersion"]
+        if "io.modelcontextprotocol/subscriptionId" in meta:
+            out["subscription"] = ref(meta["io.modelcontextprotocol/subscriptionId"])
+        for key in ("protocolVersion", "name", "notifications", "mode"):
+            if key in params:
+                out[key] = params[key]
+        if "arguments" in params:
+            out["arguments"] = sorted(params["arguments"] or {})
+        if "inputResponses" in params:
+            out["inputResponses"] = sorted(params["inputResponses"])
+        if "requestState" in params:
+            out["requestState"] = True
+        if "requestId" in params:
+            out["requestId"] = ref(params["requestId"])
+        return out
+    out["id"] = ref(msg.get("id"))
+    if "error" in msg:
+        out["error"] = msg["error"]["code"]
+        return out
+    result = msg.get("result") or {}
+    out["result"] = True
+    for key in ("resultType", "protocolVersion", "supportedVersions"):
+        if key in result:
+            out[key] = result[key]
+    if "capabilities" in result:
+        out["tools.listChanged"] = bool(((result["capabilities"] or {}).get("tools") or {}).get("listChanged"))
+    if "tools" in result:
+        out["tools"] = [t["name"] for t in result["tools"]]
+    if "content" in result:
+        out["content"] = [c["type"] for c in result["content"]]
+        out["isError"] = bool(result.get("isError"))
+    if "inputRequests" in result:
+        out["inputRequests"] = {k: v["method"] for k, v in result["inputRequests"].items()}
+    if "requestState" in result:
+        out["requestState"] = True
+    if "action" in result:
+        out["action"] = result["action"]
+    return out
+
+
+def opens(msg: dict[str, Any] | None) -> bool:
+    return bool(msg and "protocolVersion" in (msg.get("result") or {}))
+
+
+def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[str]) -> list[tuple]:
+    """Comparable frames: request ids become references to the request that carried them, counted per server
+    from the first compared frame ("earlier" for a request made before)."""
+    out: list[tuple] = []
+    seen: dict[tuple[str, str, str], int] = {}  # (server, asker, id) -> ordinal of that request
+
+    def server_of(f: dict[str, Any]) -> str:
+        return f["to"] if f["from"] in ("host", "model") else f["from"]
+
+    for f in frames:
+        if f["step"] not in steps:
+            continue
+        srv = server_of(f)
+        msg = f["msg"]
+
+        def ref(value: Any, f: dict[str, Any] = f, srv: str = srv) -> str:
+            # A response names a request of the other side; a subscription id, a listen request of the host.
+            asker = f["to"] if msg is not None and "method" not in msg else "host"
+            key = (srv, asker, json.dumps(value))
+            return f"request {seen[key]}" if key in seen else "earlier"
+
+        if msg is not None and "method" in msg and "id" in msg:
+            seen[(srv, f["from"], json.dumps(msg["id"]))] = len(seen)
+        http = f["http"]
+        if http is None:
+            wire = None
+        elif "method" in http:
+            wire = ("request", http["method"], http["path"], request_headers(http["method"], http["headers"], variants))
+        else:
+            wire = (
+                "response",
+                http["status"],
+                http["sse"],
+                response_headers(http["status"], http["sse"], http["headers"], variants, opens(msg)),
+            )
+            if "body-json-or-sse" in variants:
+                wire = ("response", http["status"], wire[3])
+        if f.get("on_wire") is False:
+            out.append((f["step"], "host", "model", "local error"))
+            continue
+        out.append(
+            (
+                f["step"],
+                f["from"] if f["from"] == "host" else "server",
+                f["to"] if f["to"] == "host" else "server",
+                srv,
+                f["transport"],
+                wire,
+                json.dumps(shape(msg, ref), sort_keys=True),
+            )
+        )
+    return out
+
+
+def compare(sim: list[dict[str, Any]], sdk: list[dict[str, Any]], variants: Iterable[str]) -> tuple[list, list]:
+    """Both sides normalised over the steps the trace covers, with the named allowed variants applied."""
+    names = set(variants)
+    unknown = names - {v["id"] for v in VARIANTS}
+    assert not unknown, f"variants not listed in allowed_variants.yaml: {sorted(unknown)}"
+    steps = {f["step"] for f in sim} | {f["step"] for f in sdk if f["step"] > 0}
+    if not any(f["step"] == 0 for f in sim):
+        steps.discard(0)
+    return normalise(sim, steps, names), normalise(sdk, steps, names)
+
+
+def show(frames: list[tuple]) -> str:
+    return "\n".join(" ".join(str(x) for x in f) for f in frames)
