@@ -12,6 +12,7 @@ server names, texts), and applying the allowed variants of ``allowed_variants.ya
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -105,15 +106,16 @@ class Lab:
         self.procs.append(proc)
         return proc
 
-    def start_http(self, name: str, **extra: str) -> str:
-        """Start (or start again, on the same ports) ``name`` over HTTP behind the logging proxy; its URL."""
-        unit = self.http.setdefault(name, {"up": free_port(), "public": free_port(), "extra": extra})
-        unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **unit["extra"]))
-        wait_for(lambda: port_open(unit["up"]), f"{name} to listen")
-        proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
-        unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
-        wait_for(lambda: port_open(unit["public"]), f"the proxy in front of {name}")
-        return self.url(name)
+    def start_http(self, *names: str, **extra: str) -> None:
+        """Start (or start again, on the same ports) each server over HTTP behind its logging proxy.
+        They start side by side: most of a start is importing the SDK."""
+        units = [self.http.setdefault(n, {"up": free_port(), "public": free_port(), "extra": extra}) for n in names]
+        for name, unit in zip(names, units, strict=True):
+            unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **unit["extra"]))
+            proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
+            unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
+        for name, unit in zip(names, units, strict=True):
+            wait_for(lambda u=unit: port_open(u["up"]) and port_open(u["public"]), f"{name} and its proxy to listen")
 
     def url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.http[name]['public']}/mcp"
@@ -312,6 +314,11 @@ def shape(msg: dict[str, Any] | None, ref: Callable[[Any], str]) -> dict[str, An
     return out
 
 
+def reference(seen: dict[tuple[str, str, str], int], srv: str, asker: str, value: Any) -> str:
+    key = (srv, asker, json.dumps(value))
+    return f"request {seen[key]}" if key in seen else "earlier"
+
+
 def opens(msg: dict[str, Any] | None) -> bool:
     return bool(msg and "protocolVersion" in (msg.get("result") or {}))
 
@@ -331,12 +338,9 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
         srv = server_of(f)
         msg = f["msg"]
 
-        def ref(value: Any, f: dict[str, Any] = f, srv: str = srv) -> str:
-            # A response names a request of the other side; a subscription id, a listen request of the host.
-            asker = f["to"] if msg is not None and "method" not in msg else "host"
-            key = (srv, asker, json.dumps(value))
-            return f"request {seen[key]}" if key in seen else "earlier"
-
+        # A response names a request of the other side; a subscription id, a listen request of the host.
+        asker = f["to"] if msg is not None and "method" not in msg else "host"
+        ref = functools.partial(reference, seen, srv, asker)
         if msg is not None and "method" in msg and "id" in msg:
             seen[(srv, f["from"], json.dumps(msg["id"]))] = len(seen)
         http = f["http"]

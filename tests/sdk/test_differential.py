@@ -31,8 +31,7 @@ def test_list_changed_over_http(tmp_path, era):
     lab = Lab(tmp_path, "outage")
     playground = {"start": {"name": "outage", "era": era}, "events": [{"kind": "deploy_tool", "server": "B"}]}
     try:
-        lab.start_http("A")
-        lab.start_http("B")
+        lab.start_http("A", "B")
 
         async def flow(tg):
             host = Host(lab, era, tg)
