@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import os
 import signal
@@ -26,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from lesson.sim.playground import Playground
+from lesson.sim.playground import Playground, advance, begin
 from lesson.sim.trace import trace
 
 HERE = Path(__file__).parent
@@ -67,10 +68,10 @@ def port_open(port: int) -> bool:
 class Lab:
     """The processes of one flow and the log they share. ``close`` kills every process group it started."""
 
-    def __init__(self, tmp: Path, scenario: str, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, tmp: Path, scenario: str, options: dict[str, Any] | None = None, **server_args: str) -> None:
         self.log_path = tmp / "wire.jsonl"
         self.log_path.touch()
-        self.scenario, self.options = scenario, options or {}
+        self.scenario, self.options, self.server_args = scenario, options or {}, server_args
         self.procs: list[subprocess.Popen] = []
         self.http: dict[str, dict[str, Any]] = {}  # name -> ports, processes, server args
         self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
@@ -96,7 +97,7 @@ class Lab:
         cmd = [PY, str(HERE / "servers" / "lab_server.py"), "--scenario", self.scenario, "--server", name]
         cmd += ["--options", json.dumps(self.options), "--transport", transport, "--lifetime", str(LIFETIME)]
         cmd += ["--port", str(port)]
-        for key, value in extra.items():
+        for key, value in {**self.server_args, **extra}.items():
             cmd += [f"--{key.replace('_', '-')}", value]
         return cmd
 
@@ -112,8 +113,9 @@ class Lab:
         units = [self.http.setdefault(n, {"up": free_port(), "public": free_port(), "extra": extra}) for n in names]
         for name, unit in zip(names, units, strict=True):
             unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **unit["extra"]))
-            proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
-            unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
+            if "proxy" not in unit or unit["proxy"].poll() is not None:
+                proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
+                unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
         for name, unit in zip(names, units, strict=True):
             wait_for(lambda u=unit: port_open(u["up"]) and port_open(u["public"]), f"{name} and its proxy to listen")
 
@@ -137,18 +139,20 @@ class Lab:
         """The operator deploys the server's next tool, from outside any request."""
         os.kill(self.pid(name), signal.SIGUSR1)
 
-    def kill(self, name: str) -> None:
-        """The process dies: SIGKILL, no goodbye. Over HTTP its address goes with it (the proxy too)."""
-        if name in self.http:
-            for key in ("server", "proxy"):
-                proc = self.http[name][key]
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(WAIT)
-            wait_for(lambda: not port_open(self.http[name]["public"]), f"{name}'s port to close")
-        else:
-            pid = self.stdio_pid(name)
-            os.kill(pid, signal.SIGKILL)
+    def kill(self, name: str, refuse: bool = False) -> None:
+        """The process dies: SIGKILL, no goodbye; every exchange still open with it breaks. Over HTTP, what a
+        client sends meanwhile waits for the server to be back, or with ``refuse`` is refused (the proxy
+        goes too, and the address is closed)."""
+        if name not in self.http:
+            os.kill(self.stdio_pid(name), signal.SIGKILL)
+            return
+        for key in ("server", "proxy") if refuse else ("server",):
+            proc = self.http[name][key]
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(WAIT)
+        if refuse:
+            wait_for(lambda: not port_open(self.http[name]["public"]), f"{name}'s address to close")
 
     def close(self) -> None:
         for proc in self.procs:
@@ -186,7 +190,7 @@ def sdk_frames(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append(f)
         elif kind == "response":
             http = {"status": r["status"], "headers": r["headers"], "sse": r["sse"]}
-            f = frame(step, r["server"], "host", "http", http, r["msg"])
+            f = frame(step, r["server"], "host", "http", http, r.get("msg"))
             out.insert(out.index(requests[r["exchange"]]) + 1, f)
             if r["sse"] and requests[r["exchange"]]["http"]["method"] == "POST":
                 heads[r["exchange"]] = f
@@ -251,14 +255,21 @@ def response_headers(status: int, sse: bool, h: dict[str, str], variants: set[st
     }
     if sse:
         out["x-accel-buffering"] = h.get("x-accel-buffering")
-    if status not in (202,) and not (status == 200 and sse and not h):
+    if status != 202 and not (status == 200 and sse and not h):
         out["content-type"] = media(h.get("content-type"))
     if "session-id-echoed" in variants and not opens:
         out.pop("mcp-session-id")  # whether a later response repeats the session id
-    if "body-json-or-sse" in variants:
-        out.pop("content-type", None)
-        out.pop("x-accel-buffering", None)
     return out
+
+
+def json_or_sse(wire: tuple) -> tuple:
+    """A POST's answer, whether a JSON body or an SSE stream carrying it: the headers that come with an SSE
+    stream go, and the content type is one of the two."""
+    kind, status, sse, headers = wire
+    headers = {k: v for k, v in headers.items() if k != "x-accel-buffering"}
+    if headers.get("content-type") in ("application/json", "text/event-stream"):
+        headers["content-type"] = "application/json or text/event-stream"
+    return (kind, status, "json or sse", headers)
 
 
 def shape(msg: dict[str, Any] | None, ref: Callable[[Any], str]) -> dict[str, Any] | None:
@@ -328,35 +339,35 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
     from the first compared frame ("earlier" for a request made before)."""
     out: list[tuple] = []
     seen: dict[tuple[str, str, str], int] = {}  # (server, asker, id) -> ordinal of that request
+    asked: dict[str, str] = {}  # server -> the HTTP method of the last request to it
+    ordinals = itertools.count()
 
     def server_of(f: dict[str, Any]) -> str:
         return f["to"] if f["from"] in ("host", "model") else f["from"]
 
+    frames = [f for f in frames if f["step"] in steps]
     for f in frames:
-        if f["step"] not in steps:
-            continue
         srv = server_of(f)
         msg = f["msg"]
 
         # A response names a request of the other side; a subscription id, a listen request of the host.
         asker = f["to"] if msg is not None and "method" not in msg else "host"
         ref = functools.partial(reference, seen, srv, asker)
-        if msg is not None and "method" in msg and "id" in msg:
-            seen[(srv, f["from"], json.dumps(msg["id"]))] = len(seen)
         http = f["http"]
         if http is None:
             wire = None
         elif "method" in http:
+            asked[srv] = http["method"]
             wire = ("request", http["method"], http["path"], request_headers(http["method"], http["headers"], variants))
         else:
-            wire = (
-                "response",
-                http["status"],
-                http["sse"],
-                response_headers(http["status"], http["sse"], http["headers"], variants, opens(msg)),
-            )
-            if "body-json-or-sse" in variants:
-                wire = ("response", http["status"], wire[3])
+            headers = response_headers(http["status"], http["sse"], http["headers"], variants, opens(msg))
+            wire = ("response", http["status"], http["sse"], headers)
+            # The listen stream is SSE whatever the server prefers: it is compared as it is.
+            listen = msg is not None and msg.get("method") == "notifications/subscriptions/acknowledged"
+            if "body-json-or-sse" in variants and asked.get(srv) == "POST" and not listen:
+                wire = json_or_sse(wire)
+        if msg is not None and "method" in msg and "id" in msg:
+            seen[(srv, f["from"], json.dumps(msg["id"]))] = next(ordinals)
         if f.get("on_wire") is False:
             out.append((f["step"], "host", "model", "local error"))
             continue
@@ -387,3 +398,42 @@ def compare(sim: list[dict[str, Any]], sdk: list[dict[str, Any]], variants: Iter
 
 def show(frames: list[tuple]) -> str:
     return "\n".join(" ".join(str(x) for x in f) for f in frames)
+
+
+def diff(sim: list[tuple], sdk: list[tuple]) -> str:
+    """Where the two wires part, as a unified diff of one line per frame."""
+    import difflib
+
+    lines = difflib.unified_diff(show(sim).splitlines(), show(sdk).splitlines(), "simulation", "sdk", lineterm="", n=2)
+    return "\n".join(lines)
+
+
+def sim_calls(playground: dict[str, Any]) -> dict[int, list[tuple[str, str, dict[str, str]]]]:
+    """The tool calls the simulated model makes, by step: (server, tool, arguments), in the order it makes
+    them, those the host answers itself included. The model is the simulation's; only the protocol is held
+    against the SDK, so the SDK host makes the same calls."""
+    pg = Playground.model_validate(playground)
+    run = begin(pg.start)
+    calls: dict[int, list[tuple[str, str, dict[str, str]]]] = {}
+    for n, event in enumerate(pg.events, 1):
+        run = advance(run, event)
+        assert run.last is not None
+        sent = {}
+        for f in run.last.wire:
+            msg = f.payload or {}
+            if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
+                sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
+        if run.last.turn is not None:
+            calls[n] = [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in run.last.turn.calls]
+    return calls
+
+
+def scenario_playground(path: Path, era: str | None = None) -> dict[str, Any]:
+    """A scenario file (content/scenarios/) as the playground ``lesson trace`` makes of it; ``era``: start it
+    in that era instead (the lesson's era switch)."""
+    from lesson.scripts import load_scenario
+
+    start, events = load_scenario(path)
+    if era is not None:
+        start = start.model_copy(update={"era": era})
+    return Playground(start=start, events=events).model_dump(mode="json")

@@ -7,7 +7,6 @@ host lists on the wire every time.
 
 from __future__ import annotations
 
-import contextlib
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -17,18 +16,60 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ToolsListChanged
+from mcp.shared.exceptions import MCPError
 
 from .harness import WAIT, Lab
 
 ERA_MODE = {"modern": "auto", "legacy": "legacy"}
 
 
+class Owner:
+    """A task that enters a client's context managers and, at the end, leaves them: each client (and its
+    listen streams) is entered and left by its own task, so clients can end in any order."""
+
+    def __init__(self) -> None:
+        self.inbox, self.outbox = None, None
+        self.finished = anyio.Event()
+        self.error: BaseException | None = None
+
+    async def run(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        send, receive = anyio.create_memory_object_stream[tuple[Any, dict[str, Any]]](4)
+        self.outbox = send
+        try:
+            async with AsyncExitStack() as stack:
+                task_status.started()
+                async for cm, reply in receive:
+                    try:
+                        reply["value"] = await stack.enter_async_context(cm)
+                    except Exception as err:
+                        reply["error"] = err
+                    reply["done"].set()
+        except Exception as err:  # the client's context failed as it ended (a connection that broke)
+            self.error = err
+        finally:
+            self.finished.set()
+
+    async def enter(self, cm: Any) -> Any:
+        reply: dict[str, Any] = {"done": anyio.Event()}
+        await self.outbox.send((cm, reply))
+        await reply["done"].wait()
+        if "error" in reply:
+            raise reply["error"]
+        return reply["value"]
+
+    async def close(self) -> None:
+        await self.outbox.aclose()
+        with anyio.fail_after(WAIT):
+            await self.finished.wait()
+
+
 class Conn:
     """One SDK client and what the host keeps beside it."""
 
-    def __init__(self, client: Client, stack: AsyncExitStack) -> None:
-        self.client, self.stack = client, stack
+    def __init__(self, client: Client, owner: Owner) -> None:
+        self.client, self.owner = client, owner
         self.changes: anyio.abc.ObjectReceiveStream[str] | None = None
+        self.send: anyio.abc.ObjectSendStream[str] | None = None
         self.tools: list[str] = []
 
 
@@ -36,6 +77,9 @@ class Host:
     def __init__(self, lab: Lab, era: str, tg: anyio.abc.TaskGroup, listen: bool = True) -> None:
         self.lab, self.era, self.tg, self.listen = lab, era, tg, listen
         self.conns: dict[str, Conn] = {}
+        self.stdio: set[str] = set()  # servers the host launches itself
+        self.down: set[str] = set()  # servers the host has seen go away: no request goes to them
+        self.lost: dict[str, anyio.Event] = {}  # set when a server's listen stream ends
         self.elicitation_answer: str | None = None
 
     # --- connecting ------------------------------------------------------------------------------
@@ -49,26 +93,35 @@ class Host:
 
     async def connect(self, name: str, stdio: bool = False) -> Conn:
         """Everything a client does to start talking to a server it has just been told about."""
-        stack = AsyncExitStack()
         send, receive = anyio.create_memory_object_stream[str](16)
+        if stdio:
+            self.stdio.add(name)
+        self.down.discard(name)
 
         async def on_message(message: Any) -> None:
             # Legacy: a change notice arrives on the session's GET stream (or stdout) as a plain notification.
             if isinstance(message, types.ServerNotification) and isinstance(message, types.ToolListChangedNotification):
                 await send.send("changed")
 
+        # A modern host that already discovered this server adopts what it learnt instead of asking again.
+        known = self.conns[name].client.session.discover_result if name in self.conns and not stdio else None
+        if name in self.conns:
+            await self.drop(name)
         client = Client(
             self.transport(name, stdio),
-            mode=ERA_MODE[self.era],
+            mode="2026-07-28" if known else ERA_MODE[self.era],
+            prior_discover=known,
             cache=None,
             message_handler=on_message,
             elicitation_callback=self.on_elicit if self.era == "legacy" else None,
             read_timeout_seconds=WAIT,
         )
         mark = len(self.lab.records())
-        await stack.enter_async_context(client)
-        conn = self.conns[name] = Conn(client, stack)
-        conn.changes = receive
+        owner = Owner()
+        await self.tg.start(owner.run)
+        conn = self.conns[name] = Conn(client, owner)
+        await owner.enter(client)
+        conn.changes, conn.send = receive, send
         if self.era == "legacy":
             if not stdio and self.listen:
                 # The SDK opens the session's GET stream by itself, beside the next request: wait until it is open.
@@ -90,21 +143,46 @@ class Host:
                     )
                 )
         elif self.listen:
-            await self.open_listen(name, send)
+            await self.open_listen(name)
         await self.relist(name)
         return conn
 
-    async def open_listen(self, name: str, send: anyio.abc.ObjectSendStream[str]) -> None:
+    async def open_listen(self, name: str) -> None:
+        """subscriptions/listen; returns once the server acknowledged it."""
         conn = self.conns[name]
-        sub = await conn.stack.enter_async_context(conn.client.listen(tools_list_changed=True))
+        sub = await conn.owner.enter(conn.client.listen(tools_list_changed=True))
+        lost = self.lost[name] = anyio.Event()
+        send = conn.send
+        assert send is not None
 
         async def pump() -> None:
-            with contextlib.suppress(Exception):
+            try:
                 async for event in sub:
                     if isinstance(event, ToolsListChanged):
                         await send.send("changed")
+            except Exception:  # SubscriptionLost: the stream broke with no result
+                pass
+            finally:
+                lost.set()
 
         self.tg.start_soon(pump)
+
+    async def wait_lost(self, name: str) -> None:
+        """The host sees the stream it holds open break (its server died) and marks the server down. The SDK's
+        legacy client keeps its GET stream to itself: the host is told, as the simulated host sees the drop.
+        Either way nothing crosses the wire (a refused connection carries no message)."""
+        if name in self.lost:
+            with anyio.fail_after(WAIT):
+                await self.lost[name].wait()
+        self.down.add(name)
+
+    async def back(self, name: str) -> None:
+        """The server is reachable again: re-listen (modern), then re-list; a legacy client finds out
+        about its session on the way."""
+        self.down.discard(name)
+        if self.era == "modern" and self.listen and name not in self.stdio:
+            await self.open_listen(name)
+        await self.relist(name)
 
     async def on_elicit(self, ctx: Any, params: Any) -> types.ElicitResult:
         raise NotImplementedError
@@ -113,8 +191,19 @@ class Host:
 
     async def relist(self, name: str) -> list[str]:
         conn = self.conns[name]
-        conn.tools = [t.name for t in (await conn.client.list_tools()).tools]
+        try:
+            result = await conn.client.list_tools()
+        except MCPError as err:
+            if not self.session_gone(name, err):
+                raise
+            await self.connect(name)  # a new session: initialize, the GET stream, and the list
+            return self.conns[name].tools
+        conn.tools = [t.name for t in result.tools]
         return conn.tools
+
+    def session_gone(self, name: str, err: MCPError) -> bool:
+        """Legacy HTTP: the server answered 404 to the session id (the SDK's -32600)."""
+        return self.era == "legacy" and name not in self.stdio and err.code == types.INVALID_REQUEST
 
     async def changed(self, name: str) -> list[str]:
         """Wait for the server's change notice, then re-list."""
@@ -125,20 +214,29 @@ class Host:
         return await self.relist(name)
 
     async def call(self, name: str, tool: str, arguments: dict[str, str]) -> types.CallToolResult | None:
-        """A tool call; None when the server could not answer (the host then builds the model's error)."""
-        try:
-            return await self.conns[name].client.call_tool(tool, arguments)
-        except Exception:
-            self.lab.mark(kind="local_error", server=name, transport="http")
+        """A tool call; None when the server could not answer (the host then builds the model's error).
+        To a server the host has seen go away, nothing is sent."""
+        transport = "stdio" if name in self.stdio else "http"
+        if name in self.down:
+            self.lab.mark(kind="local_error", server=name, transport=transport)
             return None
+        for _ in range(2):
+            try:
+                return await self.conns[name].client.call_tool(tool, arguments)
+            except MCPError as err:
+                if not self.session_gone(name, err):
+                    break
+                await self.connect(name)  # a new session, then the call again
+            except Exception:
+                break
+        self.lab.mark(kind="local_error", server=name, transport=transport)
+        return None
 
     async def drop(self, name: str) -> None:
         conn = self.conns.pop(name, None)
         if conn is not None:
-            with contextlib.suppress(Exception):
-                await conn.stack.aclose()
+            await conn.owner.close()
 
     async def close(self) -> None:
-        # Each client holds task groups: they end in the reverse order they began.
-        for name in reversed(list(self.conns)):
+        for name in list(self.conns):
             await self.drop(name)

@@ -109,6 +109,8 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         value = (params.arguments or {}).get(tool.arg, "")
+        if tool.name == args.hangs:
+            await anyio.sleep_forever()  # a call still running when the process dies
         if tool.name == args.asks:
             answer = await ask(ctx, params)
             if isinstance(answer, types.InputRequiredResult):
@@ -175,6 +177,7 @@ def main() -> None:
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=60.0)
+    p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
     args = p.parse_args()

@@ -1,31 +1,30 @@
-"""A logging reverse proxy on 127.0.0.1 between a host and a Streamable HTTP server.
+"""A logging reverse proxy on 127.0.0.1 between a host and a Streamable HTTP server (HTTP/1.1).
 
     python http_proxy.py LOG NAME LISTEN_PORT UPSTREAM_PORT LIFETIME
 
 Every exchange is logged before it is passed on: the request (method, path, headers, JSON body), the
-response's status and headers, then its JSON body, or each event of its SSE stream as it arrives
-(comments such as keep-alive pings are not messages and are not logged). The proxy ends itself after
-LIFETIME seconds.
+response's status and headers, then its JSON body, or each event of its SSE stream before the bytes that
+carry it (comments such as keep-alive pings are not messages and are not logged). Bytes are relayed as
+they came.
+
+When the server dies, the proxy ends each exchange still open abruptly, as the dead process would have.
+It outlives the server: a request that arrives while nothing listens upstream waits until the server is
+back (a held connection, not a refusal), so what a client retries on its own meets the new process
+whatever the time it takes to start. To have a client's connection refused, kill the proxy as well. The
+proxy ends itself after LIFETIME seconds.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import sys
 import threading
 
-import httpx2
-import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from record import Log  # noqa: E402
-
-HOP = {"connection", "keep-alive", "transfer-encoding", "host", "content-length"}
 
 
 def parse(body: bytes) -> object:
@@ -37,85 +36,154 @@ def parse(body: bytes) -> object:
         return {"unparsed": body.decode(errors="replace")}
 
 
-def sse_events(buffer: str) -> tuple[list[dict[str, str]], str]:
-    """The complete events in ``buffer`` (each its fields) and what is left of it."""
-    events = []
-    buffer = buffer.replace("\r\n", "\n")
-    while "\n\n" in buffer:
-        block, buffer = buffer.split("\n\n", 1)
-        fields: dict[str, str] = {}
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
+def head_of(raw: bytes) -> tuple[str, list[tuple[str, str]]]:
+    first, *lines = raw.decode("latin-1").split("\r\n")
+    headers = []
+    for line in lines:
+        if line:
             key, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            fields[key] = fields[key] + "\n" + value if key in fields else value
-        if fields:
-            events.append(fields)
-    return events, buffer
+            headers.append((key.strip(), value.strip()))
+    return first, headers
 
 
-def app(log: Log, name: str, upstream: str) -> Starlette:
-    client = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=None))
-    exchanges = iter(range(1, 1 << 30))  # numbers each exchange, so a response and its events name their request
+def header(headers: list[tuple[str, str]], name: str) -> str | None:
+    return next((v for k, v in headers if k.lower() == name), None)
 
-    async def forward(request: Request) -> Response:
-        body = await request.body()
-        n = f"{os.getpid()}-{next(exchanges)}"  # unique across restarts of the proxy
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in HOP}
-        log.write(
-            kind="request",
-            server=name,
-            exchange=n,
-            method=request.method,
-            path=request.url.path,
-            headers={k.lower(): v for k, v in headers.items()},
-            msg=parse(body),
-        )
-        req = client.build_request(request.method, upstream + request.url.path, headers=headers, content=body)
-        resp = await client.send(req, stream=True)
-        out_headers = {k: v for k, v in resp.headers.items() if k.lower() not in HOP}
-        lowered = {k.lower(): v for k, v in out_headers.items()}
-        if lowered.get("content-type", "").startswith("text/event-stream"):
-            log.write(
-                kind="response", server=name, exchange=n, status=resp.status_code, headers=lowered, sse=True, msg=None
+
+class Events:
+    """An SSE parser fed with the body as it arrives."""
+
+    def __init__(self) -> None:
+        self.buffer = ""
+
+    def feed(self, data: bytes) -> list[dict[str, str]]:
+        self.buffer += data.decode()
+        self.buffer = self.buffer.replace("\r\n", "\n")
+        events = []
+        while "\n\n" in self.buffer:
+            block, self.buffer = self.buffer.split("\n\n", 1)
+            fields: dict[str, str] = {}
+            for line in block.split("\n"):
+                if not line or line.startswith(":"):
+                    continue
+                key, _, value = line.partition(":")
+                value = value[1:] if value.startswith(" ") else value
+                fields[key] = fields[key] + "\n" + value if key in fields else value
+            if "data" in fields:
+                events.append(fields)
+        return events
+
+
+class Proxy:
+    def __init__(self, log: Log, name: str, upstream_port: int) -> None:
+        self.log, self.name, self.upstream_port = log, name, upstream_port
+        self.count = 0
+
+    async def upstream(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        while True:  # nothing listens: the server is down or restarting; hold the request
+            with contextlib.suppress(OSError):
+                return await asyncio.open_connection("127.0.0.1", self.upstream_port)
+            await asyncio.sleep(0.02)
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while await self.exchange(reader, writer):
+                pass
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.transport.abort()  # the server died mid-exchange: so does the client's connection
+        finally:
+            writer.close()
+
+    async def exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        try:
+            raw = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError:
+            return False  # the client closed its connection between requests
+        first, headers = head_of(raw)
+        method, path, _ = first.split(" ", 2)
+        body = await reader.readexactly(int(header(headers, "content-length") or 0))
+        self.count += 1
+        n = f"{os.getpid()}-{self.count}"
+        up_reader, up_writer = await self.upstream()
+        try:
+            self.log.write(
+                kind="request",
+                server=self.name,
+                exchange=n,
+                method=method,
+                path=path,
+                headers={k.lower(): v for k, v in headers},
+                msg=parse(body),
             )
+            keep = [(k, v) for k, v in headers if k.lower() != "connection"] + [("Connection", "close")]
+            up_writer.write(f"{first}\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in keep).encode() + b"\r\n")
+            up_writer.write(body)
+            await up_writer.drain()
+            raw = await up_reader.readuntil(b"\r\n\r\n")
+            status_line, out_headers = head_of(raw)
+            status = int(status_line.split(" ")[1])
+            lowered = {k.lower(): v for k, v in out_headers}
+            sse = lowered.get("content-type", "").startswith("text/event-stream")
+            chunked = lowered.get("transfer-encoding", "").lower() == "chunked"
+            if not sse:
+                data = await read_body(up_reader, lowered, chunked)
+                self.log.write(
+                    kind="response",
+                    server=self.name,
+                    exchange=n,
+                    status=status,
+                    headers=lowered,
+                    sse=False,
+                    msg=parse(data),
+                )
+                writer.write(raw_head(status_line, out_headers, len(data)) + data)
+                await writer.drain()
+                return lowered.get("connection", "").lower() != "close"
+            self.log.write(kind="response", server=self.name, exchange=n, status=status, headers=lowered, sse=True)
+            writer.write(raw)
+            await writer.drain()
+            events = Events()
+            async for piece, data in chunks(up_reader, chunked):
+                for event in events.feed(data):
+                    msg = parse(event["data"].encode())
+                    self.log.write(kind="event", server=self.name, exchange=n, id=event.get("id"), msg=msg)
+                writer.write(piece)
+                await writer.drain()
+            return chunked
+        finally:
+            up_writer.transport.abort()
 
-            async def relay():
-                buffer = ""
-                try:
-                    async for chunk in resp.aiter_raw():
-                        buffer += chunk.decode()
-                        events, buffer = sse_events(buffer)
-                        for event in events:
-                            if "data" in event:
-                                log.write(
-                                    kind="event",
-                                    server=name,
-                                    exchange=n,
-                                    id=event.get("id"),
-                                    msg=parse(event["data"].encode()),
-                                )
-                        yield chunk
-                finally:
-                    await resp.aclose()
 
-            return StreamingResponse(relay(), status_code=resp.status_code, headers=out_headers)
-        data = await resp.aread()
-        await resp.aclose()
-        log.write(
-            kind="response",
-            server=name,
-            exchange=n,
-            status=resp.status_code,
-            headers=lowered,
-            sse=False,
-            msg=parse(data),
-        )
-        return Response(data, status_code=resp.status_code, headers=out_headers)
+def raw_head(status_line: str, headers: list[tuple[str, str]], length: int) -> bytes:
+    """The response head for a body passed on whole: its length stated, the connection kept."""
+    drop = {"content-length", "transfer-encoding", "connection"}
+    lines = [status_line] + [f"{k}: {v}" for k, v in headers if k.lower() not in drop]
+    lines.append(f"content-length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
-    methods = ["GET", "POST", "DELETE"]
-    return Starlette(routes=[Route("/{path:path}", forward, methods=methods)])
+
+async def read_body(reader: asyncio.StreamReader, headers: dict[str, str], chunked: bool) -> bytes:
+    if "content-length" in headers:
+        return await reader.readexactly(int(headers["content-length"]))
+    if chunked:
+        return b"".join([data async for _, data in chunks(reader, True)])
+    return await reader.read()
+
+
+async def chunks(reader: asyncio.StreamReader, chunked: bool):
+    """(the raw bytes to relay, the data they carry), chunk by chunk; the last chunk's bytes too.
+    An end before the last chunk raises IncompleteReadError: the server died."""
+    if not chunked:
+        while data := await reader.read(65536):
+            yield data, data
+        return
+    while True:
+        size_line = await reader.readuntil(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        data = await reader.readexactly(size + 2)
+        yield size_line + data, data[:-2]
+        if size == 0:
+            return
 
 
 def main() -> None:
@@ -123,8 +191,14 @@ def main() -> None:
     timer = threading.Timer(float(lifetime), lambda: os._exit(3))
     timer.daemon = True
     timer.start()
-    upstream = f"http://127.0.0.1:{upstream_port}"
-    uvicorn.run(app(Log(log_path), name, upstream), host="127.0.0.1", port=int(port), log_level="warning")
+    proxy = Proxy(Log(log_path), name, int(upstream_port))
+
+    async def run() -> None:
+        server = await asyncio.start_server(proxy.serve, "127.0.0.1", int(port), reuse_address=True)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(run())
 
 
 if __name__ == "__main__":
