@@ -28,7 +28,9 @@ from typing import Any
 import yaml
 
 from lesson.sim.playground import Playground, advance, begin
+from lesson.sim.scenarios import SCENARIOS
 from lesson.sim.trace import trace
+from lesson.sim.wire import INPUT_KEY
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -36,7 +38,20 @@ PY = sys.executable
 LIFETIME = 45.0  # seconds a server, tap or proxy may live, whatever happens to the test
 WAIT = 15.0  # seconds to wait for a condition (a port open, a frame logged) before failing
 VARIANTS = yaml.safe_load((HERE / "allowed_variants.yaml").read_text())["variants"]
-HANDSHAKE = ("2025-11-25",)
+TEARDOWN = -1  # the step of what crosses once the flow is over (never compared)
+
+
+def server_spec(scenario: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """What the SDK server for ``name`` offers: the simulation's own definitions for that scenario."""
+    servers, _ = SCENARIOS[scenario][1](options)
+    srv = next(s for s in servers if s.name == name)
+    return {
+        "title": srv.title,
+        "list_changed": srv.list_changed,
+        "tools": [t.model_dump() for t in srv.tools],
+        "upcoming": [t.model_dump() for t in srv.upcoming],
+        "input_key": INPUT_KEY,
+    }
 
 
 def free_port() -> int:
@@ -94,9 +109,9 @@ class Lab:
     # --- processes ---------------------------------------------------------------------------------
 
     def server_command(self, name: str, transport: str, port: int = 0, **extra: str) -> list[str]:
-        cmd = [PY, str(HERE / "servers" / "lab_server.py"), "--scenario", self.scenario, "--server", name]
-        cmd += ["--options", json.dumps(self.options), "--transport", transport, "--lifetime", str(LIFETIME)]
-        cmd += ["--port", str(port)]
+        spec = server_spec(self.scenario, name, self.options)
+        cmd = [PY, str(HERE / "servers" / "lab_server.py"), "--spec", json.dumps(spec), "--transport", transport]
+        cmd += ["--lifetime", str(LIFETIME), "--port", str(port)]
         for key, value in {**self.server_args, **extra}.items():
             cmd += [f"--{key.replace('_', '-')}", value]
         return cmd
@@ -108,11 +123,11 @@ class Lab:
         return proc
 
     def start_http(self, *names: str, **extra: str) -> None:
-        """Start (or start again, on the same ports) each server over HTTP behind its logging proxy.
-        They start side by side: most of a start is importing the SDK."""
-        units = [self.http.setdefault(n, {"up": free_port(), "public": free_port(), "extra": extra}) for n in names]
+        """Start (or start again, on the same ports) each server over HTTP behind its logging proxy; ``extra``
+        server arguments for this start only. They start side by side: most of a start is importing the SDK."""
+        units = [self.http.setdefault(n, {"up": free_port(), "public": free_port()}) for n in names]
         for name, unit in zip(names, units, strict=True):
-            unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **unit["extra"]))
+            unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **extra))
             if "proxy" not in unit or unit["proxy"].poll() is not None:
                 proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
                 unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
@@ -425,6 +440,8 @@ def sim_calls(playground: dict[str, Any]) -> dict[int, list[tuple[str, str, dict
                 sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
         if run.last.turn is not None:
             calls[n] = [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in run.last.turn.calls]
+        elif sent:  # a call started outside a turn (the model's call still running)
+            calls[n] = [(server, tool, args) for (server, tool), args in sent.items()]
     return calls
 
 

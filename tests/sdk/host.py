@@ -80,18 +80,19 @@ class Host:
         self.stdio: set[str] = set()  # servers the host launches itself
         self.down: set[str] = set()  # servers the host has seen go away: no request goes to them
         self.lost: dict[str, anyio.Event] = {}  # set when a server's listen stream ends
+        self.failed: dict[str, anyio.Event] = {}  # set when a call to a server ends in a local error
         self.elicitation_answer: str | None = None
 
     # --- connecting ------------------------------------------------------------------------------
 
-    def transport(self, name: str, stdio: bool):
+    def transport(self, name: str, stdio: bool, **extra: str):
         if stdio:
-            command, args = self.lab.stdio_command(name)
+            command, args = self.lab.stdio_command(name, **extra)
             return StdioServerParameters(command=command, args=args, cwd=str(self.lab.log_path.parent))
         # The host ends a session by letting it go, as the simulated host does: no DELETE on close.
         return streamable_http_client(self.lab.url(name), terminate_on_close=False)
 
-    async def connect(self, name: str, stdio: bool = False) -> Conn:
+    async def connect(self, name: str, stdio: bool = False, **extra: str) -> Conn:
         """Everything a client does to start talking to a server it has just been told about."""
         send, receive = anyio.create_memory_object_stream[str](16)
         if stdio:
@@ -108,7 +109,7 @@ class Host:
         if name in self.conns:
             await self.drop(name)
         client = Client(
-            self.transport(name, stdio),
+            self.transport(name, stdio, **extra),
             mode="2026-07-28" if known else ERA_MODE[self.era],
             prior_discover=known,
             cache=None,
@@ -218,7 +219,7 @@ class Host:
         To a server the host has seen go away, nothing is sent."""
         transport = "stdio" if name in self.stdio else "http"
         if name in self.down:
-            self.lab.mark(kind="local_error", server=name, transport=transport)
+            self.local_error(name, transport)
             return None
         for _ in range(2):
             try:
@@ -229,8 +230,17 @@ class Host:
                 await self.connect(name)  # a new session, then the call again
             except Exception:
                 break
-        self.lab.mark(kind="local_error", server=name, transport=transport)
+        self.local_error(name, transport)
         return None
+
+    def local_error(self, name: str, transport: str) -> None:
+        """The server could not answer: the host builds the model's error itself (nothing crosses the wire)."""
+        self.lab.mark(kind="local_error", server=name, transport=transport)
+        self.failed.setdefault(name, anyio.Event()).set()
+
+    async def wait_local_error(self, name: str) -> None:
+        with anyio.fail_after(WAIT):
+            await self.failed.setdefault(name, anyio.Event()).wait()
 
     async def drop(self, name: str) -> None:
         conn = self.conns.pop(name, None)

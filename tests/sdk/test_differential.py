@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from .harness import REPO, Lab, compare, diff, scenario_playground, sdk_frames, show, sim_calls, sim_frames
+from .harness import REPO, TEARDOWN, Lab, compare, diff, scenario_playground, sdk_frames, show, sim_calls, sim_frames
 from .host import Host
 
 FLOW_TIMEOUT = 30  # seconds: a flow that hangs fails instead
@@ -47,6 +47,7 @@ def differential(
                     with anyio.fail_after(FLOW_TIMEOUT):
                         await flow(lab, host, calls)
                 finally:
+                    lab.step(TEARDOWN)  # what the host sends as the test ends is no step of the playground
                     await host.close()
                     tg.cancel_scope.cancel()
 
@@ -144,3 +145,80 @@ def test_churn(tmp_path, era):
         await turn(lab, host, calls, 9)
 
     differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B", "C"))
+
+
+DEFECT_5_DISCOVER = "defect 5 of issue 29: the modern stdio restart sends no server/discover to the new process"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=DEFECT_5_DISCOVER)
+def test_modern_stdio_restart(tmp_path):
+    """A restart on stdio is a new process the host launches: the listen request it held is gone, so it
+    meets the new process from scratch, listens again, waits for the ack and re-lists."""
+    playground = {
+        "start": {"name": "restart", "era": "modern", "options": {"transport": "stdio", "listen": True}},
+        "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W", stdio=True)
+        lab.step(1)
+        lab.kill("W")
+        await host.wait_lost("W")
+        await host.connect("W", stdio=True)
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, [], flow)
+
+
+def test_legacy_stdio_restart(tmp_path):
+    """On legacy stdio the new process needs initialize before anything else, then a re-list."""
+    playground = {
+        "start": {"name": "restart", "era": "legacy", "options": {"transport": "stdio", "listen": True}},
+        "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W", stdio=True)
+        lab.step(1)
+        lab.kill("W")
+        await host.connect("W", stdio=True)
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, [], flow)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_stdio_crash_with_a_call_in_flight(tmp_path, era):
+    """The process exits while a call runs: the host reads EOF and gives the model an error it builds itself;
+    nothing answers the call. Back as a new process, it is met from scratch and the next turn works."""
+    playground = {
+        "start": {"name": "restart", "era": era, "options": {"transport": "stdio", "listen": True}},
+        "events": [
+            {"kind": "start_call", "server": "W"},
+            {"kind": "server_dies", "server": "W"},
+            {"kind": "server_back", "server": "W"},
+            {"kind": "take_turn"},
+        ],
+    }
+
+    async def flow(lab, host, calls):
+        [(server, tool, arguments)] = calls[1]
+        lab.step(0)
+        await host.connect("W", stdio=True, hangs=tool)
+        lab.step(1)
+        mark = len(lab.records())
+        host.tg.start_soon(host.call, server, tool, arguments)
+        await anyio.to_thread.run_sync(
+            lambda: lab.wait_logged(lambda r: (r.get("msg") or {}).get("method") == "tools/call", "the call", mark)
+        )
+        lab.step(2)
+        lab.kill("W")
+        await host.wait_lost("W")
+        await host.wait_local_error("W")
+        lab.step(3)
+        await host.connect("W", stdio=True)
+        await turn(lab, host, calls, 4)
+
+    differential(tmp_path, playground, [], flow)

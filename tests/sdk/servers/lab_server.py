@@ -1,10 +1,12 @@
-"""One server of a lesson scenario, built with the official SDK's public server API (``MCPServer``).
+"""One server of a lesson scenario, built with the official SDK's public low-level server API (``Server``).
 
-Its tools are the simulation's own definitions for that scenario and server, so the two wires can be
-compared name for name. It serves both protocol eras on one endpoint, as the SDK does: the client's
+It serves both protocol eras on one endpoint, as the SDK does: the client's
 first message picks the era.
 
-    python lab_server.py --scenario outage --server B --transport http --port 8123 --lifetime 60
+    python lab_server.py --spec '{"title": "tracker", "tools": [...], ...}' --transport http --port 8123
+
+The spec is the simulation's own definition of that server (``harness.server_spec``), so the two wires can
+be compared name for name.
 
 Operator actions come from outside any request, as in the lessons: SIGUSR1 deploys the server's next
 upcoming tool and announces the change (to ``subscriptions/listen`` streams through the subscription
@@ -20,6 +22,7 @@ import os
 import signal
 import sys
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -33,9 +36,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from lesson.sim.model import ToolDef
-from lesson.sim.scenarios import SCENARIOS
-from lesson.sim.wire import INPUT_KEY
+ToolDef = SimpleNamespace  # a tool as the simulation defines it (lesson.sim.model.ToolDef's fields)
 
 QUESTION = "Forecast for which Portland?"
 ELICIT_SCHEMA = {
@@ -43,14 +44,6 @@ ELICIT_SCHEMA = {
     "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
     "required": ["state"],
 }
-
-
-def scenario_server(scenario: str, name: str, options: dict[str, Any]):
-    servers, _ = SCENARIOS[scenario][1](options)
-    for srv in servers:
-        if srv.name == name:
-            return srv
-    raise SystemExit(f"scenario {scenario!r} has no server {name!r}")
 
 
 def annotations(tool: ToolDef) -> types.ToolAnnotations:
@@ -76,17 +69,19 @@ class LabServer(Server):
         )
 
 
-async def ask(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> str | types.InputRequiredResult:
+async def ask(
+    ctx: ServerRequestContext, params: types.CallToolRequestParams, input_key: str
+) -> str | types.InputRequiredResult:
     """Which Portland: a question on the call's own stream (legacy) or an input_required round (modern)."""
     if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
         result = await ctx.session.elicit_form(QUESTION, ELICIT_SCHEMA)
         return str((result.content or {}).get("state"))
     responses = params.input_responses or {}
-    if INPUT_KEY in responses:
-        return str(responses[INPUT_KEY].content.get("state"))  # type: ignore[union-attr]
+    if input_key in responses:
+        return str(responses[input_key].content.get("state"))  # type: ignore[union-attr]
     return types.InputRequiredResult(
         input_requests={
-            INPUT_KEY: types.ElicitRequest(
+            input_key: types.ElicitRequest(
                 params=types.ElicitRequestFormParams(message=QUESTION, requested_schema=ELICIT_SCHEMA)
             )
         },
@@ -95,9 +90,10 @@ async def ask(ctx: ServerRequestContext, params: types.CallToolRequestParams) ->
 
 
 def build(args: argparse.Namespace) -> tuple[Server, Any]:
-    srv = scenario_server(args.scenario, args.server, json.loads(args.options))
-    tools = list(srv.tools)
-    upcoming = list(srv.upcoming)
+    srv = SimpleNamespace(**json.loads(args.spec))
+    tools = [ToolDef(**t) for t in srv.tools]
+    upcoming = [ToolDef(**t) for t in srv.upcoming]
+    input_key = srv.input_key
     bus = InMemorySubscriptionBus()
     legacy_sessions: list[Any] = []
 
@@ -112,7 +108,7 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
         if tool.name == args.hangs:
             await anyio.sleep_forever()  # a call still running when the process dies
         if tool.name == args.asks:
-            answer = await ask(ctx, params)
+            answer = await ask(ctx, params, input_key)
             if isinstance(answer, types.InputRequiredResult):
                 return answer
             value = f"{value}, {answer}"
@@ -171,9 +167,7 @@ async def serve(args: argparse.Namespace) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--scenario", required=True)
-    p.add_argument("--server", required=True)
-    p.add_argument("--options", default="{}")
+    p.add_argument("--spec", required=True, help="JSON: title, list_changed, tools, upcoming, input_key")
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=60.0)
