@@ -81,7 +81,11 @@ class Host:
         self.down: set[str] = set()  # servers the host has seen go away: no request goes to them
         self.lost: dict[str, anyio.Event] = {}  # set when a server's listen stream ends
         self.failed: dict[str, anyio.Event] = {}  # set when a call to a server ends in a local error
-        self.elicitation_answer: str | None = None
+        self.pending: dict[str, dict[str, Any]] = {}  # a call waiting for the user's answer, by server
+        self.asked: dict[str, anyio.Event] = {}  # legacy: set when the server's question arrived
+        self.answered: dict[str, anyio.Event] = {}  # legacy: set when the user answered
+        self.answers: dict[str, str] = {}
+        self.results: dict[str, Any] = {}
 
     # --- connecting ------------------------------------------------------------------------------
 
@@ -185,8 +189,81 @@ class Host:
             await self.open_listen(name)
         await self.relist(name)
 
+    # --- a server asks the user (MRTR in the modern era, elicitation/create in the legacy era) -------------
+
+    async def ask(self, name: str, tool: str, arguments: dict[str, str]) -> None:
+        """The model calls a tool that needs the user's answer first."""
+        if self.era == "legacy":
+            # The question comes on the call's own stream; the call stays open until the user answers.
+            self.answered[name] = anyio.Event()
+            self.asked[name] = anyio.Event()
+            self.pending[name] = {"tool": tool, "arguments": arguments}
+            self.tg.start_soon(self.call_and_keep, name, tool, arguments)
+            with anyio.fail_after(WAIT):
+                await self.asked[name].wait()
+            return
+        result = await self.conns[name].client.session.call_tool(tool, arguments, allow_input_required=True)
+        assert isinstance(result, types.InputRequiredResult), result
+        self.pending[name] = {"tool": tool, "arguments": arguments, "round": result}
+
+    async def call_and_keep(self, name: str, tool: str, arguments: dict[str, str]) -> None:
+        """A call whose stream may break while the user thinks: the host keeps the question on screen, and
+        builds no error for the model (the sim's host does not either)."""
+        self.results.pop(name, None)
+        try:
+            self.results[name] = await self.conns[name].client.call_tool(tool, arguments)
+        except Exception as err:
+            self.results[name] = err
+
+    async def legacy_answered(self, name: str, pending: dict[str, Any], mark: int) -> bool:
+        """The answer goes out on the session it was asked on: the call finishes, or the session is gone
+        (404) and the host starts a new one and calls the tool again, which asks again."""
+        with anyio.fail_after(WAIT):
+            while True:
+                if isinstance(self.results.get(name), types.CallToolResult):
+                    del self.pending[name]
+                    return True
+                if any(r.get("kind") == "response" and r["status"] == 404 for r in self.lab.records()[mark:]):
+                    break
+                await anyio.sleep(0.02)
+        await self.connect(name)
+        await self.ask(name, pending["tool"], pending["arguments"])
+        return False
+
     async def on_elicit(self, ctx: Any, params: Any) -> types.ElicitResult:
-        raise NotImplementedError
+        """Legacy: the server's elicitation/create; the host holds it until the user answers."""
+        name = next(n for n, e in self.asked.items() if not e.is_set())
+        self.asked[name].set()
+        await self.answered[name].wait()
+        return types.ElicitResult(action="accept", content={"state": self.answers[name]})
+
+    async def answer(self, name: str, answer: str) -> bool:
+        """The user answers; True when the call finished, False when the flow starts again."""
+        pending = self.pending[name]
+        if self.era == "legacy":
+            self.answers[name] = answer
+            mark = len(self.lab.records())
+            self.answered[name].set()
+            return await self.legacy_answered(name, pending, mark)
+        round_ = pending["round"]
+        responses = {
+            key: types.ElicitResult(action="accept", content={"state": answer}) for key in round_.input_requests
+        }
+        try:
+            result = await self.conns[name].client.session.call_tool(
+                pending["tool"],
+                pending["arguments"],
+                input_responses=responses,
+                request_state=round_.request_state,
+                allow_input_required=True,
+            )
+        except MCPError as err:
+            assert err.code == types.INVALID_PARAMS, err  # the server could not verify the requestState
+            await self.ask(name, pending["tool"], pending["arguments"])  # the flow starts again
+            return False
+        assert isinstance(result, types.CallToolResult), result
+        del self.pending[name]
+        return True
 
     # --- what the host does -------------------------------------------------------------------------
 

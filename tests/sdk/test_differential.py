@@ -222,3 +222,29 @@ def test_stdio_crash_with_a_call_in_flight(tmp_path, era):
         await turn(lab, host, calls, 4)
 
     differential(tmp_path, playground, [], flow)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_restart_while_the_user_answers(tmp_path, era):
+    """content/scenarios/restart-answering.yaml: W asks the user, restarts, the answer is refused by the new
+    process (modern: the requestState key lived in the old process; legacy: the session did), the user is
+    asked again and the second answer finishes the call."""
+    playground = scenario_playground(SCENARIOS / "restart-answering.yaml", era)
+    [(_, tool, arguments)] = sim_calls(playground)[1]
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W")
+        lab.step(1)
+        await host.ask("W", tool, arguments)
+        lab.step(2)
+        lab.kill("W")
+        lab.start_http("W", asks=tool)
+        lab.step(3)
+        assert not await host.answer("W", "OR")
+        lab.step(4)
+        assert await host.answer("W", "OR")
+        await turn(lab, host, calls, 5)
+
+    variants = HTTP_VARIANTS + (["get-stream-optional"] if era == "legacy" else [])
+    differential(tmp_path, playground, variants, flow, http=("W",), asks=tool)
