@@ -252,7 +252,9 @@ def accepts(value: str | None) -> list[str]:
 
 def request_headers(method: str, h: dict[str, str], variants: set[str]) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "accept": accepts(h.get("accept")),
+        "accept": accepts(h.get("accept"))
+        if method in ("POST", "GET")
+        else None,  # the spec names no Accept for DELETE
         "mcp-protocol-version": h.get("mcp-protocol-version"),
         "mcp-method": h.get("mcp-method"),
         "mcp-name": h.get("mcp-name"),
@@ -267,7 +269,9 @@ def request_headers(method: str, h: dict[str, str], variants: set[str]) -> dict[
     return out
 
 
-def response_headers(status: int, sse: bool, h: dict[str, str], variants: set[str], opens: bool) -> dict[str, Any]:
+def response_headers(
+    status: int, sse: bool, h: dict[str, str], variants: set[str], opens: bool, body: bool
+) -> dict[str, Any]:
     """``opens``: the response carries an initialize result, the one that must name the session."""
     out: dict[str, Any] = {
         "mcp-session-id": "mcp-session-id" in h,
@@ -275,7 +279,7 @@ def response_headers(status: int, sse: bool, h: dict[str, str], variants: set[st
     }
     if sse:
         out["x-accel-buffering"] = h.get("x-accel-buffering")
-    if status != 202 and not (status == 200 and sse and not h):
+    if body or sse:  # an empty body's content type says nothing
         out["content-type"] = media(h.get("content-type"))
     if "session-id-echoed" in variants and not opens:
         out.pop("mcp-session-id")  # whether a later response repeats the session id
@@ -382,7 +386,9 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
             asked[srv] = http["method"]
             wire = ("request", http["method"], http["path"], request_headers(http["method"], http["headers"], variants))
         else:
-            headers = response_headers(http["status"], http["sse"], http["headers"], variants, opens(msg))
+            headers = response_headers(
+                http["status"], http["sse"], http["headers"], variants, opens(msg), msg is not None
+            )
             wire = ("response", http["status"], http["sse"], headers)
             # The listen stream is SSE whatever the server prefers: it is compared as it is.
             listen = msg is not None and msg.get("method") == "notifications/subscriptions/acknowledged"

@@ -89,14 +89,15 @@ class Host:
 
     # --- connecting ------------------------------------------------------------------------------
 
-    def transport(self, name: str, stdio: bool, **extra: str):
+    def transport(self, name: str, stdio: bool, end_session: bool = False, **extra: str):
         if stdio:
             command, args = self.lab.stdio_command(name, **extra)
             return StdioServerParameters(command=command, args=args, cwd=str(self.lab.log_path.parent))
-        # The host ends a session by letting it go, as the simulated host does: no DELETE on close.
-        return streamable_http_client(self.lab.url(name), terminate_on_close=False)
+        # A session the host replaces (its server died) is let go; one it ends (an admin removed the server)
+        # is ended with DELETE, as the simulated host does.
+        return streamable_http_client(self.lab.url(name), terminate_on_close=end_session)
 
-    async def connect(self, name: str, stdio: bool = False, **extra: str) -> Conn:
+    async def connect(self, name: str, stdio: bool = False, end_session: bool = False, **extra: str) -> Conn:
         """Everything a client does to start talking to a server it has just been told about."""
         send, receive = anyio.create_memory_object_stream[str](16)
         if stdio:
@@ -113,7 +114,7 @@ class Host:
         if name in self.conns:
             await self.drop(name)
         client = Client(
-            self.transport(name, stdio, **extra),
+            self.transport(name, stdio, end_session, **extra),
             mode="2026-07-28" if known else ERA_MODE[self.era],
             prior_discover=known,
             cache=None,
@@ -303,9 +304,11 @@ class Host:
                 return await self.conns[name].client.call_tool(tool, arguments)
             except MCPError as err:
                 if not self.session_gone(name, err):
+                    self.lab.mark(kind="note", server=name, error=repr(err))
                     break
                 await self.connect(name)  # a new session, then the call again
-            except Exception:
+            except Exception as err:
+                self.lab.mark(kind="note", server=name, error=repr(err))
                 break
         self.local_error(name, transport)
         return None
