@@ -169,6 +169,46 @@ class Lab:
         if refuse:
             wait_for(lambda: not port_open(self.http[name]["public"]), f"{name}'s address to close")
 
+    # --- the authorization server: the tokens the servers accept, kept outside any server process ---------
+
+    def tokens_file(self) -> str:
+        path = self.log_path.parent / "tokens.json"
+        if not path.exists():
+            path.write_text("[]")
+            self.valid: set[str] = set()
+            self.refreshable: set[str] = set()
+            self.issued = itertools.count(1)
+        return str(path)
+
+    def _write_tokens(self) -> None:
+        Path(self.tokens_file()).write_text(json.dumps(sorted(self.valid)))
+
+    def issue_token(self) -> str:
+        self.tokens_file()
+        token = f"token-{next(self.issued)}"
+        self.valid.add(token)
+        self.refreshable.add(token)
+        self._write_tokens()
+        return token
+
+    def expire(self, token: str) -> None:
+        """The access token expires; its refresh grant still works."""
+        self.valid.discard(token)
+        self._write_tokens()
+
+    def refresh(self, token: str) -> str | None:
+        """A new access token for a refreshable one; None once the grant is gone (the user signs in again)."""
+        if token not in self.refreshable:
+            return None
+        self.refreshable.discard(token)
+        self.valid.discard(token)
+        return self.issue_token()
+
+    def forget_tokens(self) -> None:
+        """An authorization server inside the server's process restarted: every token and grant is gone."""
+        self.valid, self.refreshable = set(), set()
+        self._write_tokens()
+
     def close(self) -> None:
         for proc in self.procs:
             with contextlib.suppress(ProcessLookupError):
@@ -301,6 +341,8 @@ def shape(msg: dict[str, Any] | None, ref: Callable[[Any], str]) -> dict[str, An
     the parameters and result fields that carry meaning; not texts, names of servers or id values."""
     if msg is None:
         return None
+    if msg.get("jsonrpc") != "2.0":  # a body that is no JSON-RPC message (an OAuth error, say)
+        return {"not JSON-RPC": sorted(msg)}
     out: dict[str, Any] = {}
     if "method" in msg:
         out["method"] = msg["method"]
@@ -386,6 +428,8 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
             asked[srv] = http["method"]
             wire = ("request", http["method"], http["path"], request_headers(http["method"], http["headers"], variants))
         else:
+            if "oauth-error-body" in variants and http["status"] == 401:
+                msg = None  # the bearer-token error body of RFC 6750, which MCP leaves open
             headers = response_headers(
                 http["status"], http["sse"], http["headers"], variants, opens(msg), msg is not None
             )

@@ -7,10 +7,12 @@ host lists on the wire every time.
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -21,6 +23,21 @@ from mcp.shared.exceptions import MCPError
 from .harness import WAIT, Lab
 
 ERA_MODE = {"modern": "auto", "legacy": "legacy"}
+
+
+class Bearer(httpx2.Auth):
+    """The user's current token on every request; the host swaps it when it refreshes or signs in again."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def auth_flow(self, request: httpx2.Request):
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        yield request
+
+
+class SignedOut(Exception):
+    """401, and the token cannot be refreshed: the user has to sign in again."""
 
 
 class Owner:
@@ -74,7 +91,9 @@ class Conn:
 
 
 class Host:
-    def __init__(self, lab: Lab, era: str, tg: anyio.abc.TaskGroup, listen: bool = True) -> None:
+    def __init__(self, lab: Lab, era: str, tg: anyio.abc.TaskGroup, listen: bool = True, token: str = "") -> None:
+        self.bearer = Bearer(token) if token else None
+        self.signed_out: set[str] = set()  # servers whose token is gone: the user must sign in again
         self.lab, self.era, self.tg, self.listen = lab, era, tg, listen
         self.conns: dict[str, Conn] = {}
         self.stdio: set[str] = set()  # servers the host launches itself
@@ -92,10 +111,13 @@ class Host:
     def transport(self, name: str, stdio: bool, end_session: bool = False, **extra: str):
         if stdio:
             command, args = self.lab.stdio_command(name, **extra)
-            return StdioServerParameters(command=command, args=args, cwd=str(self.lab.log_path.parent))
+            return StdioServerParameters(command=command, args=args, cwd=str(self.lab.log_path.parent)), None
         # A session the host replaces (its server died) is let go; one it ends (an admin removed the server)
         # is ended with DELETE, as the simulated host does.
-        return streamable_http_client(self.lab.url(name), terminate_on_close=end_session)
+        http = None
+        if self.bearer is not None:
+            http = httpx2.AsyncClient(auth=self.bearer, timeout=httpx2.Timeout(30.0, read=300.0))
+        return streamable_http_client(self.lab.url(name), http_client=http, terminate_on_close=end_session), http
 
     async def connect(self, name: str, stdio: bool = False, end_session: bool = False, **extra: str) -> Conn:
         """Everything a client does to start talking to a server it has just been told about."""
@@ -113,8 +135,9 @@ class Host:
         known = self.conns[name].client.session.discover_result if name in self.conns and not stdio else None
         if name in self.conns:
             await self.drop(name)
+        transport, http = self.transport(name, stdio, end_session, **extra)
         client = Client(
-            self.transport(name, stdio, end_session, **extra),
+            transport,
             mode="2026-07-28" if known else ERA_MODE[self.era],
             prior_discover=known,
             cache=None,
@@ -126,6 +149,8 @@ class Host:
         owner = Owner()
         await self.tg.start(owner.run)
         conn = self.conns[name] = Conn(client, owner)
+        if http is not None:
+            await owner.enter(http)  # the host's HTTP client carries the user's token; it ends with the session
         await owner.enter(client)
         conn.changes, conn.send = receive, send
         if self.era == "legacy":
@@ -156,7 +181,7 @@ class Host:
     async def open_listen(self, name: str) -> None:
         """subscriptions/listen; returns once the server acknowledged it."""
         conn = self.conns[name]
-        sub = await conn.owner.enter(conn.client.listen(tools_list_changed=True))
+        sub = await self.authorized(name, lambda: conn.owner.enter(conn.client.listen(tools_list_changed=True)))
         lost = self.lost[name] = anyio.Event()
         send = conn.send
         assert send is not None
@@ -186,9 +211,11 @@ class Host:
         """The server is reachable again: re-listen (modern), then re-list; a legacy client finds out
         about its session on the way."""
         self.down.discard(name)
-        if self.era == "modern" and self.listen and name not in self.stdio:
-            await self.open_listen(name)
-        await self.relist(name)
+        with contextlib.suppress(SignedOut):  # the simulated host lists even after its listen met a 401
+            if self.era == "modern" and self.listen and name not in self.stdio:
+                await self.open_listen(name)
+        with contextlib.suppress(SignedOut):
+            await self.relist(name)
 
     # --- a server asks the user (MRTR in the modern era, elicitation/create in the legacy era) -------------
 
@@ -268,10 +295,27 @@ class Host:
 
     # --- what the host does -------------------------------------------------------------------------
 
+    async def authorized(self, name: str, request: Any) -> Any:
+        """A request; on 401 an expired token is refreshed and the request sent again, as the simulated
+        host does; a token that cannot be refreshed means the user must sign in again."""
+        for _ in range(2):
+            mark = len(self.lab.records())
+            try:
+                return await request()
+            except Exception:
+                if not any(r.get("status") == 401 for r in self.lab.records()[mark:]) or self.bearer is None:
+                    raise
+                new = self.lab.refresh(self.bearer.token)
+                if new is None:
+                    self.signed_out.add(name)
+                    raise SignedOut(name) from None
+                self.bearer.token = new
+        raise AssertionError("401 twice in a row")
+
     async def relist(self, name: str) -> list[str]:
         conn = self.conns[name]
         try:
-            result = await conn.client.list_tools()
+            result = await self.authorized(name, conn.client.list_tools)
         except MCPError as err:
             if not self.session_gone(name, err):
                 raise
@@ -299,9 +343,12 @@ class Host:
         if name in self.down:
             self.local_error(name, transport)
             return None
+        if name in self.signed_out:
+            self.local_error(name, transport)
+            return None
         for _ in range(2):
             try:
-                return await self.conns[name].client.call_tool(tool, arguments)
+                return await self.authorized(name, lambda: self.conns[name].client.call_tool(tool, arguments))
             except MCPError as err:
                 if not self.session_gone(name, err):
                     self.lab.mark(kind="note", server=name, error=repr(err))

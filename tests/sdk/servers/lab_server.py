@@ -28,6 +28,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import uvicorn
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.mcpserver import RequestStateBoundary, RequestStateSecurity
@@ -151,6 +153,27 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
     return server, deploy
 
 
+class FileTokens:
+    """The authorization server's word on each bearer token: the list of valid ones in a file, read on every
+    request. An expired or revoked token is one the file no longer lists."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        with open(self.path) as f:
+            valid = json.load(f)
+        return AccessToken(token=token, client_id="lesson-host", scopes=[]) if token in valid else None
+
+
+def auth(tokens_file: str) -> dict[str, Any]:
+    """The SDK's bearer-token protection of the MCP endpoint, when the server wants tokens."""
+    if not tokens_file:
+        return {}
+    settings = AuthSettings(issuer_url="http://127.0.0.1/issuer", resource_server_url=None)
+    return {"auth": settings, "token_verifier": FileTokens(tokens_file)}
+
+
 async def serve(args: argparse.Namespace) -> None:
     server, deploy = build(args)
     async with anyio.create_task_group() as tg:
@@ -165,7 +188,7 @@ async def serve(args: argparse.Namespace) -> None:
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         else:
-            app = server.streamable_http_app(host="127.0.0.1")
+            app = server.streamable_http_app(host="127.0.0.1", **auth(args.tokens_file))
             await uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")).serve()
         tg.cancel_scope.cancel()
 
@@ -176,6 +199,7 @@ def main() -> None:
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=60.0)
+    p.add_argument("--tokens-file", default="", help="JSON list of the bearer tokens the server accepts")
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
