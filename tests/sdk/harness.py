@@ -122,12 +122,14 @@ class Lab:
         self.procs.append(proc)
         return proc
 
-    def start_http(self, *names: str, **extra: str) -> None:
+    def start_http(self, *names: str, each: dict[str, dict[str, str]] | None = None, **extra: str) -> None:
         """Start (or start again, on the same ports) each server over HTTP behind its logging proxy; ``extra``
-        server arguments for this start only. They start side by side: most of a start is importing the SDK."""
+        server arguments for this start only (``each``: by server). They start side by side: most of a start is
+        importing the SDK."""
         units = [self.http.setdefault(n, {"up": free_port(), "public": free_port()}) for n in names]
         for name, unit in zip(names, units, strict=True):
-            unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **extra))
+            args = {**extra, **(each or {}).get(name, {})}
+            unit["server"] = self.spawn(self.server_command(name, "http", unit["up"], **args))
             if "proxy" not in unit or unit["proxy"].poll() is not None:
                 proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(unit["public"])]
                 unit["proxy"] = self.spawn(proxy + [str(unit["up"]), str(LIFETIME)])
@@ -248,6 +250,7 @@ def sdk_frames(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             http = {"status": r["status"], "headers": r["headers"], "sse": r["sse"]}
             f = frame(step, r["server"], "host", "http", http, r.get("msg"))
             f["events"], f["exchange"] = 0, r["exchange"]
+            f["asked"] = requests[r["exchange"]]["http"]["method"]
             out.insert(out.index(requests[r["exchange"]]) + 1, f)
             if r["sse"] and requests[r["exchange"]]["http"]["method"] == "POST":
                 heads[r["exchange"]] = f
@@ -483,6 +486,9 @@ def compare(sim: list[dict[str, Any]], sdk: list[dict[str, Any]], variants: Iter
     names = set(variants)
     unknown = names - {v["id"] for v in VARIANTS}
     assert not unknown, f"variants not listed in allowed_variants.yaml: {sorted(unknown)}"
+    if "body-json-or-sse" in names:
+        # A POST answered with an SSE stream that ended before any message: a JSON answer that never came.
+        sdk = [f for f in sdk if not (f.get("asked") == "POST" and f["http"]["sse"] and f.get("events") == 0)]
     if "get-stream-optional" in names:
         sim, sdk = without_idle_get_streams(sim), without_idle_get_streams(sdk)
     steps = {f["step"] for f in sim} | {f["step"] for f in sdk if f["step"] > 0}

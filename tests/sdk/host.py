@@ -67,9 +67,12 @@ class Owner:
             self.finished.set()
 
     async def enter(self, cm: Any) -> Any:
+        if self.finished.is_set():
+            raise anyio.ClosedResourceError("this client's context has ended")
         reply: dict[str, Any] = {"done": anyio.Event()}
         await self.outbox.send((cm, reply))
-        await reply["done"].wait()
+        with anyio.fail_after(WAIT):
+            await reply["done"].wait()
         if "error" in reply:
             raise reply["error"]
         return reply["value"]
@@ -211,6 +214,11 @@ class Host:
         """The server is reachable again: re-listen (modern), then re-list; a legacy client finds out
         about its session on the way."""
         self.down.discard(name)
+        if self.conns[name].owner.finished.is_set():
+            # The SDK's modern HTTP client ends with a connection that broke mid-call: a new one, which
+            # adopts what the old one discovered (no second server/discover).
+            await self.connect(name)
+            return
         with contextlib.suppress(SignedOut):  # the simulated host lists even after its listen met a 401
             if self.era == "modern" and self.listen and name not in self.stdio:
                 await self.open_listen(name)

@@ -31,10 +31,12 @@ def differential(
     flow: Callable[[Lab, Host, dict[int, list]], Awaitable[None]],
     http: tuple[str, ...] = (),
     tokens: bool = False,
+    once: dict[str, dict[str, str]] | None = None,
     **server_args: str,
 ) -> None:
     """Start the servers, run ``flow`` with an SDK host, stop everything, then compare the two wires.
-    ``tokens``: the servers want a bearer token, and the user holds one."""
+    ``tokens``: the servers want a bearer token, and the user holds one. ``once``: server arguments for the
+    first process of each named server only."""
     start = playground["start"]
     lab = Lab(tmp_path, start["name"], start.get("options"), **server_args)
     token = ""
@@ -44,7 +46,7 @@ def differential(
     calls = sim_calls(playground)
     try:
         if http:
-            lab.start_http(*http)
+            lab.start_http(*http, each=once)
 
         async def main() -> None:
             async with anyio.create_task_group() as tg:
@@ -370,3 +372,39 @@ def test_a_token_revoked_by_a_restart(tmp_path):
         await turn(lab, host, calls, 2)
 
     differential(tmp_path, playground, [*HTTP_VARIANTS, "oauth-error-body"], flow, http=("W",), tokens=True)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=DEFECT_5_SSE_HEADER)
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_an_outage_during_a_call(tmp_path, era):
+    """content/scenarios/outage.yaml: A dies while the model's call runs; its answer never comes and the host
+    builds the model's error; a turn without A; A is back as a new process; its tools return."""
+    playground = scenario_playground(SCENARIOS / "outage.yaml", era)
+    [(server, tool, arguments)] = sim_calls(playground)[1]
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("A")
+        await host.connect("B")
+        lab.step(1)
+        mark = len(lab.records())
+        host.tg.start_soon(host.call, server, tool, arguments)
+        await anyio.to_thread.run_sync(
+            lambda: lab.wait_logged(lambda r: (r.get("msg") or {}).get("method") == "tools/call", "the call", mark)
+        )
+        lab.step(2)
+        mark = len(lab.records())
+        lab.kill("A")
+        await host.wait_lost("A")
+        await host.wait_local_error("A")
+        await turn(lab, host, calls, 3)
+        lab.step(4)
+        lab.start_http("A")
+        if era == "legacy":
+            await logged_404(lab, mark)  # the SDK client's own GET retry meets the new process
+            await host.connect("A")
+        else:
+            await host.back("A")
+        await turn(lab, host, calls, 5)
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B"), once={"A": {"hangs": tool}})
