@@ -138,7 +138,7 @@ class Proxy:
                 )
                 writer.write(raw_head(status_line, out_headers, len(data)) + data)
                 await writer.drain()
-                return lowered.get("connection", "").lower() != "close"
+                return True  # the upstream hop closes after each exchange; the client's connection stays
             self.log.write(kind="response", server=self.name, exchange=n, status=status, headers=lowered, sse=True)
             writer.write(raw)
             await writer.drain()
