@@ -14,6 +14,17 @@ if importlib.util.find_spec("mcp") is None:
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def zygote():
+    """One process that has imported the SDK forks the HTTP servers of every flow."""
+    from . import harness
+
+    harness.ZYGOTE = harness.Zygote()
+    yield harness.ZYGOTE
+    harness.ZYGOTE.close()
+    harness.ZYGOTE = None
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_processes():
     """Every process a flow started is gone when it ends, whether it passed or failed."""

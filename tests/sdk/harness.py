@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import psutil
 import yaml
 
 from lesson.sim.playground import Playground, advance, begin
@@ -80,6 +81,52 @@ def port_open(port: int) -> bool:
         return False
 
 
+class Forked:
+    """A server the zygote forked: not this process's child, so it is watched by pid."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def poll(self) -> int | None:
+        try:
+            alive = psutil.Process(self.pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            alive = False
+        return None if alive else 0
+
+    def wait(self, timeout: float) -> int:
+        wait_for(lambda: self.poll() is not None, f"process {self.pid} to end", timeout)
+        return 0
+
+
+class Zygote:
+    """``servers/zygote.py``: forks HTTP servers from a process that has already imported the SDK."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [PY, str(HERE / "servers" / "zygote.py"), str(LIFETIME * 20)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+            cwd=REPO,
+            text=True,
+        )
+
+    def fork(self, argv: list[str]) -> Forked:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(argv) + "\n")
+        self.proc.stdin.flush()
+        return Forked(int(self.proc.stdout.readline()))
+
+    def close(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(WAIT)
+
+
+ZYGOTE: Zygote | None = None  # set for the session by conftest.py
+
+
 class Lab:
     """The processes of one flow and the log they share. ``close`` kills every process group it started."""
 
@@ -87,7 +134,7 @@ class Lab:
         self.log_path = tmp / "wire.jsonl"
         self.log_path.touch()
         self.scenario, self.options, self.server_args = scenario, options or {}, server_args
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[subprocess.Popen | Forked] = []
         self.http: dict[str, dict[str, Any]] = {}  # name -> ports, processes, server args
         self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
 
@@ -116,8 +163,12 @@ class Lab:
             cmd += [f"--{key.replace('_', '-')}", value]
         return cmd
 
-    def spawn(self, cmd: list[str]) -> subprocess.Popen:
+    def spawn(self, cmd: list[str]) -> subprocess.Popen | Forked:
         # Its own process group: a kill reaches it and anything it started, even if the test fails.
+        if ZYGOTE is not None and cmd[1].endswith("lab_server.py"):
+            proc: subprocess.Popen | Forked = ZYGOTE.fork(cmd[2:])
+            self.procs.append(proc)
+            return proc
         proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, cwd=REPO)
         self.procs.append(proc)
         return proc
@@ -215,7 +266,7 @@ class Lab:
         for proc in self.procs:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
+            with contextlib.suppress(subprocess.TimeoutExpired, AssertionError):
                 proc.wait(WAIT)
         os.close(self.fd)
 

@@ -193,7 +193,7 @@ async def serve(args: argparse.Namespace) -> None:
         tg.cancel_scope.cancel()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--spec", required=True, help="JSON: title, list_changed, tools, upcoming, input_key")
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
@@ -203,7 +203,7 @@ def main() -> None:
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     # Never outlive the test: a timer ends the process even if the event loop is stuck.
     timer = threading.Timer(args.lifetime, lambda: os._exit(3))
     timer.daemon = True
