@@ -187,8 +187,40 @@ class Lab:
         for name, unit in zip(names, units, strict=True):
             wait_for(lambda u=unit: port_open(u["up"]) and port_open(u["public"]), f"{name} and its proxy to listen")
 
-    def url(self, name: str) -> str:
-        return f"http://127.0.0.1:{self.http[name]['public']}/mcp"
+    def url(self, name: str, client: str = "host") -> str:
+        port = self.http[name]["public"] if client == "host" else self.http[name]["clients"][client]
+        return f"http://127.0.0.1:{port}/mcp"
+
+    def start_gateway(self, name: str, backends: list[str], joined: list[str], others: list[str]) -> None:
+        """The gateway ``name`` in front of ``backends`` (``joined`` at first; the rest may join), with a
+        logging proxy for this host and one for each of the ``others`` hosts. Backends are reached directly:
+        what the gateway says to them is not on the host's wire."""
+        urls = {}
+        for b in backends:
+            port = free_port()
+            self.spawn(self.server_command(b, "http", port))
+            urls[b] = f"http://127.0.0.1:{port}/mcp"
+        for b in backends:
+            wait_for(lambda b=b: port_open(int(urls[b].split(":")[2].split("/")[0])), f"backend {b} to listen")
+        unit = self.http[name] = {"up": free_port(), "public": free_port(), "clients": {}}
+        self.control = self.log_path.parent / "operator.txt"
+        cmd = [PY, str(HERE / "servers" / "gateway.py"), "--backends", json.dumps(urls), "--joined", ",".join(joined)]
+        cmd += ["--control", str(self.control), "--port", str(unit["up"]), "--lifetime", str(LIFETIME)]
+        unit["server"] = self.spawn(cmd)
+        wait_for(lambda: port_open(unit["up"]), f"gateway {name} to listen")
+        for client in ["host", *others]:
+            port = unit["public"] if client == "host" else free_port()
+            unit["clients"][client] = port
+            proxy = [PY, str(HERE / "taps" / "http_proxy.py"), str(self.log_path), name, str(port)]
+            proc = self.spawn(proxy + [str(unit["up"]), str(LIFETIME), client])
+            unit["proxy" if client == "host" else f"proxy {client}"] = proc
+        for port in unit["clients"].values():
+            wait_for(lambda port=port: port_open(port), "the gateway's proxies to listen")
+
+    def operate(self, name: str, action: str) -> None:
+        """An operator action on the gateway ("fails B", "joins C"...), from outside any request."""
+        self.control.write_text(action)
+        os.kill(self.http[name]["server"].pid, signal.SIGUSR1)
 
     def stdio_command(self, name: str, **extra: str) -> tuple[str, list[str]]:
         """The command a host launches for ``name`` over stdio: the tap, which starts the server."""
@@ -292,14 +324,16 @@ def sdk_frames(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             receiver = r["server"] if sender == "host" else "host"
             out.append(frame(step, sender, receiver, "stdio", None, r["msg"]))
         elif kind == "request":
-            f = frame(step, "host", r["server"], "http", {"method": r["method"], "path": r["path"]}, r["msg"])
+            who = r.get("client", "host")
+            f = frame(step, who, r["server"], "http", {"method": r["method"], "path": r["path"]}, r["msg"])
             f["http"]["headers"] = r["headers"]
             f["exchange"] = r["exchange"]
             requests[r["exchange"]] = f
             out.append(f)
         elif kind == "response":
             http = {"status": r["status"], "headers": r["headers"], "sse": r["sse"]}
-            f = frame(step, r["server"], "host", "http", http, r.get("msg"))
+            who = requests[r["exchange"]]["from"]
+            f = frame(step, r["server"], who, "http", http, r.get("msg"))
             f["events"], f["exchange"] = 0, r["exchange"]
             f["asked"] = requests[r["exchange"]]["http"]["method"]
             out.insert(out.index(requests[r["exchange"]]) + 1, f)
@@ -314,7 +348,8 @@ def sdk_frames(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 head["msg"] = r["msg"]
             else:
                 http = {"status": 200, "headers": {}, "sse": True}
-                out.append(frame(step, r["server"], "host", "http", http, r["msg"]))
+                who = requests[r["exchange"]]["from"]
+                out.append(frame(step, r["server"], who, "http", http, r["msg"]))
         elif kind == "local_error":
             out.append({**frame(step, "host", "model", r["transport"], None, None), "on_wire": False})
     return out
@@ -447,6 +482,30 @@ def shape(msg: dict[str, Any] | None, ref: Callable[[Any], str]) -> dict[str, An
     return out
 
 
+def is_host(name: str) -> bool:
+    """The host, the model it serves, or another host (``host-2``...) listening to the same gateway."""
+    return name in ("host", "model") or name.startswith("host-")
+
+
+def other_hosts_last(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Within each step, what crosses to and from other hosts after this host's frames, host by host: what
+    travels on different hosts' connections has no order between them."""
+    mine = [f for f in frames if not (f["from"].startswith("host-") or f["to"].startswith("host-"))]
+    others = [f for f in frames if f not in mine]
+    others.sort(key=lambda f: (f["step"], f["to"] if f["to"].startswith("host-") else f["from"]))
+    out: list[dict[str, Any]] = []
+    for step in sorted({f["step"] for f in frames}, key=frames_order(frames)):
+        out += [f for f in mine if f["step"] == step] + [f for f in others if f["step"] == step]
+    return out
+
+
+def frames_order(frames: list[dict[str, Any]]) -> Callable[[int], int]:
+    first = {}
+    for i, f in enumerate(frames):
+        first.setdefault(f["step"], i)
+    return first.__getitem__
+
+
 def reference(seen: dict[tuple[str, str, str], int], srv: str, asker: str, value: Any) -> str:
     key = (srv, asker, json.dumps(value))
     return f"request {seen[key]}" if key in seen else "earlier"
@@ -465,7 +524,7 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
     ordinals = itertools.count()
 
     def server_of(f: dict[str, Any]) -> str:
-        return f["to"] if f["from"] in ("host", "model") else f["from"]
+        return f["to"] if is_host(f["from"]) else f["from"]
 
     frames = [f for f in frames if f["step"] in steps]
     for f in frames:
@@ -500,8 +559,8 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
         out.append(
             (
                 f["step"],
-                f["from"] if f["from"] == "host" else "server",
-                f["to"] if f["to"] == "host" else "server",
+                f["from"] if is_host(f["from"]) else "server",
+                f["to"] if is_host(f["to"]) else "server",
                 srv,
                 f["transport"],
                 wire,
@@ -540,6 +599,7 @@ def compare(sim: list[dict[str, Any]], sdk: list[dict[str, Any]], variants: Iter
     if "body-json-or-sse" in names:
         # A POST answered with an SSE stream that ended before any message: a JSON answer that never came.
         sdk = [f for f in sdk if not (f.get("asked") == "POST" and f["http"]["sse"] and f.get("events") == 0)]
+    sim, sdk = other_hosts_last(sim), other_hosts_last(sdk)
     if "get-stream-optional" in names:
         sim, sdk = without_idle_get_streams(sim), without_idle_get_streams(sdk)
     steps = {f["step"] for f in sim} | {f["step"] for f in sdk if f["step"] > 0}

@@ -94,7 +94,10 @@ class Conn:
 
 
 class Host:
-    def __init__(self, lab: Lab, era: str, tg: anyio.abc.TaskGroup, listen: bool = True, token: str = "") -> None:
+    def __init__(
+        self, lab: Lab, era: str, tg: anyio.abc.TaskGroup, listen: bool = True, token: str = "", name: str = "host"
+    ) -> None:
+        self.name = name  # "host", or another host listening to the same gateway ("host-2"...)
         self.bearer = Bearer(token) if token else None
         self.signed_out: set[str] = set()  # servers whose token is gone: the user must sign in again
         self.lab, self.era, self.tg, self.listen = lab, era, tg, listen
@@ -120,7 +123,8 @@ class Host:
         http = None
         if self.bearer is not None:
             http = httpx2.AsyncClient(auth=self.bearer, timeout=httpx2.Timeout(30.0, read=300.0))
-        return streamable_http_client(self.lab.url(name), http_client=http, terminate_on_close=end_session), http
+        url = self.lab.url(name, self.name)
+        return streamable_http_client(url, http_client=http, terminate_on_close=end_session), http
 
     async def connect(self, name: str, stdio: bool = False, end_session: bool = False, **extra: str) -> Conn:
         """Everything a client does to start talking to a server it has just been told about."""
@@ -131,7 +135,9 @@ class Host:
 
         async def on_message(message: Any) -> None:
             # Legacy: a change notice arrives on the session's GET stream (or stdout) as a plain notification.
-            if isinstance(message, types.ServerNotification) and isinstance(message, types.ToolListChangedNotification):
+            # (A modern notice comes through the listen subscription instead: counting both would count it twice.)
+            legacy = self.era == "legacy"
+            if legacy and isinstance(message, types.ToolListChangedNotification):
                 await send.send("changed")
 
         # A modern host that already discovered this server adopts what it learnt instead of asking again.
@@ -169,7 +175,7 @@ class Host:
                             and any(
                                 q.get("exchange") == r["exchange"] and q["method"] == "GET"
                                 for q in self.lab.records()[mark:]
-                                if q.get("kind") == "request"
+                                if q.get("kind") == "request" and q.get("client", "host") == self.name
                             )
                         ),
                         f"{name}'s GET stream",
@@ -335,6 +341,13 @@ class Host:
     def session_gone(self, name: str, err: MCPError) -> bool:
         """Legacy HTTP: the server answered 404 to the session id (the SDK's -32600)."""
         return self.era == "legacy" and name not in self.stdio and err.code == types.INVALID_REQUEST
+
+    async def notified(self, name: str) -> None:
+        """Wait for the server's change notice (and do nothing about it)."""
+        conn = self.conns[name]
+        assert conn.changes is not None
+        with anyio.fail_after(WAIT):
+            await conn.changes.receive()
 
     async def changed(self, name: str) -> list[str]:
         """Wait for the server's change notice, then re-list."""

@@ -408,3 +408,40 @@ def test_an_outage_during_a_call(tmp_path, era):
         await turn(lab, host, calls, 5)
 
     differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B"), once={"A": {"hangs": tool}})
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_gateway_in_front(tmp_path, era):
+    """content/scenarios/gateway.yaml: one client to gateway G (an SDK server reaching its backends with the
+    SDK's client); B fails its health check, C joins, A leaves: each change is one list_changed to every
+    listening host (two other hosts listen too), and this host re-lists."""
+    playground = scenario_playground(SCENARIOS / "gateway.yaml", era)
+    others = ["host-2", "host-3"]
+
+    async def flow(lab, host, calls):
+        lab.start_gateway("G", ["A", "B", "C"], ["A", "B"], others)
+        lab.step(0)
+        await host.connect("G")
+        listeners = [Host(lab, era, host.tg, name=other) for other in others]
+        for other in listeners:
+            await other.connect("G")
+
+        async def change(step: int, action: str) -> None:
+            lab.step(step)
+            lab.operate("G", action)
+            await host.changed("G")
+            for other in listeners:
+                await other.notified("G")
+
+        try:
+            await change(1, "fails B")
+            await turn(lab, host, calls, 2)
+            await change(3, "joins C")
+            await change(4, "leaves A")
+            await turn(lab, host, calls, 5)
+        finally:
+            lab.step(TEARDOWN)
+            for other in listeners:
+                await other.close()
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow)

@@ -1,6 +1,9 @@
 """A logging reverse proxy on 127.0.0.1 between a host and a Streamable HTTP server (HTTP/1.1).
 
-    python http_proxy.py LOG NAME LISTEN_PORT UPSTREAM_PORT LIFETIME
+    python http_proxy.py LOG NAME LISTEN_PORT UPSTREAM_PORT LIFETIME [CLIENT]
+
+CLIENT names the host whose traffic goes through this proxy ("host" unless given): several hosts talking
+to one server each get a proxy of their own.
 
 Every exchange is logged before it is passed on: the request (method, path, headers, JSON body), the
 response's status and headers, then its JSON body, or each event of its SSE stream before the bytes that
@@ -75,8 +78,8 @@ class Events:
 
 
 class Proxy:
-    def __init__(self, log: Log, name: str, upstream_port: int) -> None:
-        self.log, self.name, self.upstream_port = log, name, upstream_port
+    def __init__(self, log: Log, name: str, upstream_port: int, client: str) -> None:
+        self.log, self.name, self.upstream_port, self.client = log, name, upstream_port, client
         self.count = 0
 
     async def upstream(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -109,6 +112,7 @@ class Proxy:
             self.log.write(
                 kind="request",
                 server=self.name,
+                client=self.client,
                 exchange=n,
                 method=method,
                 path=path,
@@ -187,11 +191,11 @@ async def chunks(reader: asyncio.StreamReader, chunked: bool):
 
 
 def main() -> None:
-    log_path, name, port, upstream_port, lifetime = sys.argv[1:]
+    log_path, name, port, upstream_port, lifetime, *client = sys.argv[1:]
     timer = threading.Timer(float(lifetime), lambda: os._exit(3))
     timer.daemon = True
     timer.start()
-    proxy = Proxy(Log(log_path), name, int(upstream_port))
+    proxy = Proxy(Log(log_path), name, int(upstream_port), client[0] if client else "host")
 
     async def run() -> None:
         server = await asyncio.start_server(proxy.serve, "127.0.0.1", int(port), reuse_address=True)
