@@ -45,6 +45,7 @@ class HttpResponse(_Frame):
     on_wire: Literal[True] = True
     status: int
     sse: bool = False  # the body is an SSE stream; ``payload`` is its first event, if any
+    event_id: str | None = None  # the id of that first event, only when the server stores events
 
 
 class SseEvent(_Frame):
@@ -118,8 +119,11 @@ def http_response(
     sse: bool = False,
     answers: str | None = None,
     note: str | None = None,
+    event_id: str | None = None,
 ) -> HttpResponse:
     summary = f"HTTP {status} {REASONS[status]}" + (", SSE stream" if sse else "")
+    if event_id:
+        summary += f", event id {event_id}"
     return make(
         HttpResponse,
         era=era,
@@ -128,6 +132,7 @@ def http_response(
         transport="http",
         status=status,
         sse=sse,
+        event_id=event_id,
         http=summary,
         headers=dict(headers or {}),
         payload=payload,

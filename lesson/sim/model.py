@@ -207,7 +207,7 @@ class SimServer(Mutable):
     process_handles: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # per replica
     replicas: int = 1
     replica: int = 1  # the replica the next call lands on
-    sessions: list[str] = Field(default_factory=list)  # legacy session ids this server honours
+    sessions: dict[str, int] = Field(default_factory=dict)  # legacy session ids, each with the replica holding it
     # A gateway: one endpoint in front of backends it health-checks.
     gateway: bool = False
     backends: list[str] = Field(default_factory=list)
@@ -217,6 +217,7 @@ class SimServer(Mutable):
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0
     state_seq: int = 0
+    request_seq: int = 0  # the process's own request ids (elicitation): a new process counts from 0 again
     event_seq: int = 0  # legacy, with an event store: the id of the last SSE event it stored
 
 
@@ -226,7 +227,7 @@ class ListenStream(Strict):
     open: bool = False
     request_id: str | None = None  # modern: the listen request's id = the subscription id
     acknowledged: bool = False
-    last_event_id: str | None = None  # legacy, only when the server stores events
+    last_event_id: str | None = None  # legacy: the id of the last event that came on it (the server stores events)
 
 
 class InFlight(Strict):
@@ -234,6 +235,7 @@ class InFlight(Strict):
     tool: str
     arguments: dict[str, str]
     idempotent: bool
+    event_id: str | None = None  # legacy: the last event id its SSE stream carried (a server that stores events)
 
 
 class PendingInput(Strict):

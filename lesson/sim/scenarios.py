@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pydantic import Field
 
 from .clients import client_for
+from .frames import Frame
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef
 from .step import Step
 
@@ -129,7 +130,7 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
 
 
 SCENARIOS: dict[str, tuple[str, Callable[[dict], tuple[list[SimServer], list[str]]]]] = {
-    "outage": ("Servers A and B, each with a listen stream; C exists but is not configured", _outage),
+    "outage": ("Servers A and B, each with a stream open for change notices; C exists but is not configured", _outage),
     "restart": ("One server, W, with nothing open yet: set up a situation, then restart it", _restart),
     "gateway": ("One client, to gateway G, which fronts A and B; C can join", _gateway),
     "baskets": ("A shop server S with two replicas and explicit basket handles", _baskets),
@@ -139,6 +140,11 @@ SCENARIOS: dict[str, tuple[str, Callable[[dict], tuple[list[SimServer], list[str
 
 def start(spec: Start) -> State:
     """Build the scenario's first state: every configured client already connected and listed."""
+    return opening(spec)[0]
+
+
+def opening(spec: Start) -> tuple[State, list[Frame]]:
+    """The scenario's first state and the frames its opening sent (each client's greeting, stream and first list)."""
     if spec.name not in SCENARIOS:
         raise KeyError(f"unknown scenario {spec.name!r}; known: {', '.join(SCENARIOS)}")
     servers, configured = SCENARIOS[spec.name][1](spec.options)
@@ -156,4 +162,4 @@ def start(spec: Start) -> State:
         client_for(st, c).connect()
         c.last_change = "step 0: connected"
     st.s.host.pending_changes = 0
-    return st.done()
+    return st.done(), st.frames

@@ -70,13 +70,14 @@ def kill(srv: SimServer) -> None:
     srv.up = False
     srv.process_handles = {}
     if not srv.sessions_durable:
-        srv.sessions = []
+        srv.sessions = {}
 
 
 def launch(st: Step, srv: SimServer) -> None:
     """A new process starts (a new generation). Tokens issued by an in-process authorization server are gone."""
     srv.up = True
     srv.generation += 1
+    srv.request_seq = 0
     if srv.auth_in_process and srv.transport == "http":
         for c in st.clients_of(srv.name):
             if c.token == "valid":
@@ -88,5 +89,13 @@ def new_session(srv: SimServer, salt: int) -> str | None:
     if srv.transport != "http" or not srv.issues_session_id:
         return None
     sid = w.digest(srv.name, srv.generation, len(srv.sessions), salt)
-    srv.sessions.append(sid)
+    srv.sessions[sid] = srv.replica
     return sid
+
+
+def honours(srv: SimServer, sid: str | None) -> bool:
+    """Does the process the next request lands on know this legacy session? A session lives in the memory of
+    the replica that issued it, unless sessions are stored outside the process (then every replica has it)."""
+    if sid is None or sid not in srv.sessions:
+        return False
+    return srv.sessions_durable or srv.sessions[sid] == srv.replica

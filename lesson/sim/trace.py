@@ -11,6 +11,7 @@ from typing import Any
 
 from .frames import Frame, HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine
 from .playground import Playground, advance, begin
+from .scenarios import opening
 
 
 def http_part(frame: Frame) -> dict[str, Any] | None:
@@ -39,11 +40,15 @@ def record(step: int, frame: Frame) -> dict[str, Any]:
 
 
 def trace(playground: Playground) -> Iterator[dict[str, Any]]:
-    """Every wire message of the playground, in order; ``step`` is the 1-based index of the event that caused it."""
+    """Every wire message of the playground, in order; ``step`` is the 1-based index of the event that caused
+    it, and 0 for the opening (each configured client's greeting, listen stream and first list)."""
+    steps = [opening(playground.start)[1]]
     run = begin(playground.start)
-    for n, event in enumerate(playground.events, 1):
+    for event in playground.events:
         run = advance(run, event)
         assert run.last is not None
-        for frame in run.last.wire:
+        steps.append(run.last.wire)
+    for n, frames in enumerate(steps):
+        for frame in frames:
             if isinstance(frame, (HttpRequest, HttpResponse, SseEvent, StdioLine, HostBuilt)):
                 yield record(n, frame)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import frames as f
-from .model import VERSION, Client, SimServer
+from .model import VERSION, Client, Era, SimServer
 from .step import Step, peek
 
 JSON = "application/json"
@@ -40,9 +40,11 @@ def post_headers(c: Client, payload: dict[str, Any]) -> dict[str, str]:
     return h
 
 
-def status_for(payload: dict[str, Any]) -> int:
-    """The SDK server answers a request it rejects as invalid (-32602) with 400; anything else it answers with 200."""
-    if payload.get("error", {}).get("code") == -32602:
+def status_for(era: Era, payload: dict[str, Any]) -> int:
+    """The HTTP status of a request's answer. 2026-07-28 (basic/index.mdx) answers invalid params (-32602)
+    with 400. 2025-11-25 answers a request with a JSON or SSE body, whatever the handler returned: 200, as
+    the SDK's legacy transport does (its 400 is for a body that is not JSON-RPC, which this host never sends)."""
+    if era == "modern" and payload.get("error", {}).get("code") == -32602:
         return 400
     return 200
 
@@ -123,17 +125,20 @@ class Link:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
             return
         h = {"Content-Type": SSE if stream else JSON, **(headers or {})}
+        if stream and c.era == "modern":
+            h["X-Accel-Buffering"] = "no"  # the SDK's modern SSE responses: no proxy may hold events back
         self.st.show(
             f.http_response(
                 c.era,
                 c.server,
                 "host",
-                status_for(payload),
+                status_for(c.era, payload),
                 headers=h,
                 payload=payload,
                 sse=stream,
                 answers=answers,
                 note=note,
+                event_id=self.stored_event_id() if stream else None,
             )
         )
 
@@ -142,19 +147,40 @@ class Link:
         c = self.c
         self.st.show(f.http_response(c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note))
 
+    def stored_event_id(self) -> str | None:
+        """Legacy HTTP: the id of the next SSE event, when the server stores its events (else events carry no id)."""
+        c, srv = self.c, self.seen
+        if c.era != "legacy" or srv.transport != "http" or not srv.event_store:
+            return None
+        srv = self.srv
+        srv.event_seq += 1
+        return str(srv.event_seq)
+
+    def primed(self, note: str) -> str | None:
+        """Legacy HTTP, a server that stores events: a request's response opens an SSE stream whose first event
+        carries only an id (no data), so the client has an id to resume that stream from. None elsewhere."""
+        event_id = self.stored_event_id()
+        if event_id is not None:
+            c = self.c
+            self.st.show(
+                f.http_response(
+                    c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note, event_id=event_id
+                )
+            )
+        return event_id
+
     def event(
         self, payload: dict[str, Any], answers: str | None = None, note: str | None = None, event_id: str | None = None
     ) -> None:
         """A message on a stream that is already open; on stdio, a line on the process's stdout."""
-        c, srv = self.c, self.srv
+        c = self.c
         if self.stdio:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
             return
-        if event_id is None and c.era == "legacy" and srv.event_store:
+        if event_id is None:
             # A server that stores events numbers them; the client remembers the last one to resume from.
-            srv.event_seq += 1
-            event_id = str(srv.event_seq)
-            if "id" not in payload and c.listen.open:  # a notification: it came on the session's GET stream
+            event_id = self.stored_event_id()
+            if event_id is not None and "id" not in payload and c.listen.open:  # a notification: on the GET stream
                 c.listen = c.listen.model_copy(update={"last_event_id": event_id})
         self.st.show(f.sse_event(c.era, c.server, "host", payload, answers=answers, event_id=event_id, note=note))
 

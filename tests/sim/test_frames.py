@@ -7,15 +7,20 @@ import pytest
 from lesson.sim import at_step, undo, view
 from lesson.sim.events import (
     AskUserInput,
+    CreateBasket,
     DeployTool,
+    LandOnReplica,
     ListenDrops,
     Reauthenticate,
+    RemoveServer,
     RestartServer,
     ServerBack,
     ServerDies,
     StartCall,
     SwitchEra,
     TakeTurn,
+    TokenExpires,
+    TokenRefreshed,
     ToolCall,
     UserAnswers,
 )
@@ -134,11 +139,13 @@ def test_modern_mrtr_across_a_restart_costs_the_flow_unless_the_key_is_durable(d
     assert results[-1].payload["result"]["resultType"] == outcome
 
 
-@era_param
-def test_an_unknown_tool_is_a_json_rpc_error_with_http_400(era: str) -> None:
+@pytest.mark.parametrize(("era", "status"), [("modern", 400), ("legacy", 200)])
+def test_an_unknown_tool_is_a_json_rpc_error_whose_http_status_follows_the_era(era: str, status: int) -> None:
+    """2026-07-28 answers invalid params with 400 (basic/index.mdx); 2025-11-25 answers a request with a
+    body, and the SDK's legacy transport sends 200 whatever the handler returned."""
     run, _ = step(play("outage", era), TakeTurn(calls=[ToolCall(server="A", tool="no_such_tool")]))
     (res,) = [m for m in wire(run) if isinstance(m, HttpResponse)]
-    assert res.status == 400 and res.payload["error"]["code"] == -32602
+    assert res.status == status and res.payload["error"]["code"] == -32602
 
 
 def test_tool_annotations_say_something_useful() -> None:
@@ -222,3 +229,140 @@ def test_a_gateway_that_is_down_tells_nobody(era: str) -> None:
     for event in (dies, {"kind": "remove_tool", "server": "B", "tool": "assign_ticket"}):
         run = advance(run, parse_event(event))
     assert not [w for w in view(run).wire if w.sender == "G"]
+
+
+@pytest.mark.parametrize("listen", [True, False])
+def test_a_revoked_token_gets_401_before_any_session_work_on_a_legacy_restart(listen: bool) -> None:
+    """The SDK's auth middleware wraps the whole endpoint: no initialize is answered, no session id is
+    issued and no notification is accepted for a token the new process never issued."""
+    run = play("restart", "legacy", StartCall(server="W", tool="get_forecast"), listen=listen, auth_in_process=True)
+    run, v = step(run, RestartServer(server="W"))
+    responses = [m for m in wire(run) if isinstance(m, HttpResponse)]
+    assert [r.status for r in responses] == [401], "one 401, and the client stops: the user must sign in"
+    assert "initialize" not in labels(wire(run))
+    assert not [r for r in responses if "Mcp-Session-Id" in r.headers]
+    assert v.servers[0].status == "reconnecting"
+    run, _ = step(run, TokenRefreshed(server="W"))
+    statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
+    assert 401 not in statuses and 404 in statuses and "initialize" in labels(wire(run))
+
+
+def test_an_expired_token_gets_401_before_the_404_of_a_dead_legacy_session() -> None:
+    run = play("restart", "legacy", TokenExpires(server="W"), listen=True)
+    run, _ = step(run, RestartServer(server="W"))
+    statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
+    assert statuses[:2] == [401, 404], "refreshed after the 401, the retry meets the dead session"
+    in_order(wire(run), "initialize", "result", "notifications/initialized", "tools/list")
+
+
+def test_a_legacy_call_resumes_on_its_own_stream_from_the_id_its_response_carried() -> None:
+    """Resumption (2025-11-25) is a GET with the last event id seen on that stream; the server replays that
+    stream's messages only. A call's result needs a call stream with event ids to be resumed."""
+    options = {"listen": True, "sessions_durable": True, "event_store": True}
+    run = play("restart", "legacy", StartCall(server="W", tool="get_forecast"), **options)
+    (call,) = [m for m in wire(run) if label(m) == "tools/call"]
+    (primed,) = [m for m in wire(run) if isinstance(m, HttpResponse)]
+    assert primed.sse and primed.event_id and primed.payload is None, "the call's stream opens with an id, no data"
+    run, _ = step(run, RestartServer(server="W"))
+    gets = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
+    assert [g.headers.get("Last-Event-ID") for g in gets] == [None, primed.event_id]
+    i_resume = wire(run).index(gets[-1])
+    (result,) = [m for m in wire(run)[i_resume:] if label(m) == "result" and isinstance(m, SseEvent)]
+    assert result.payload["id"] == call.payload["id"]
+
+
+def test_a_delete_with_an_expired_token_meets_401_before_the_session_ends() -> None:
+    run = play("outage", "legacy", TokenExpires(server="A"))
+    run, _ = step(run, RemoveServer(server="A"))
+    deletes = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "DELETE"]
+    statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
+    assert len(deletes) == 2 and statuses == [401, 200], "refreshed after the 401, the DELETE is sent again"
+
+
+def test_a_new_stdio_process_is_sent_no_answer_it_never_asked_for_and_counts_its_own_ids() -> None:
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"), transport="stdio", listen=True)
+    (first_ask,) = [m for m in wire(run) if label(m) == "elicitation/create"]
+    run = play(
+        "restart",
+        "legacy",
+        AskUserInput(server="W", tool="get_forecast"),
+        RestartServer(server="W"),
+        transport="stdio",
+        listen=True,
+    )
+    run, _ = step(run, UserAnswers(server="W"))
+    assert not [m for m in wire(run) if m.sender == "host" and m.payload and "result" in m.payload]
+    assert labels(wire(run)) == ["tools/call", "elicitation/create"], "the tool is called again, and asks again"
+    ask = wire(run)[1]
+    assert ask.payload["id"] == first_ask.payload["id"], "a new process counts its own request ids from the start"
+
+
+@pytest.mark.parametrize("how", ["restart", "dies and comes back"])
+def test_a_modern_stdio_client_meets_every_new_process_with_server_discover(how: str) -> None:
+    events = [RestartServer(server="W")] if how == "restart" else [ServerDies(server="W"), ServerBack(server="W")]
+    run = play("restart", "modern", *events[:-1], transport="stdio", listen=True)
+    run, _ = step(run, events[-1])
+    in_order(wire(run), "server/discover", "result", "subscriptions/listen", "tools/list")
+
+
+def test_a_legacy_client_that_never_listened_sends_no_get_after_a_restart() -> None:
+    run = play("restart", "legacy", StartCall(server="W", tool="get_forecast"), listen=False)
+    run, _ = step(run, RestartServer(server="W"))
+    assert not [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "GET"]
+    i_404, _, i_call = in_order(wire(run), "error", "initialize", "tools/call")
+    assert wire(run)[i_404].status == 404, "its next request carried the old session id and met the 404"
+
+
+@era_param
+def test_a_call_in_flight_to_a_removed_server_gets_a_host_built_error(era: str) -> None:
+    run = play("outage", era, StartCall(server="A", tool="search_docs"))
+    run, _ = step(run, RemoveServer(server="A"))
+    (made,) = [m for m in wire(run) if isinstance(m, HostBuilt)]
+    assert made.payload["isError"] is True and not made.on_wire
+    assert run.state.host.conversation[-1].role == "tool", "the model is told the call ended"
+
+
+def test_a_legacy_session_lives_in_the_memory_of_the_replica_that_issued_it() -> None:
+    run = play("baskets", "legacy", LandOnReplica(server="S", replica=2))
+    run, _ = step(run, CreateBasket(server="S"))
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [404, 200, 202, 200, 200]
+    run, _ = step(run, CreateBasket(server="S"))
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [200], "the new session is on replica 2"
+    run = play("baskets", "modern", LandOnReplica(server="S", replica=2))
+    run, _ = step(run, CreateBasket(server="S"))
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [200], "no session in 2026-07-28"
+
+
+def test_the_modern_listen_stream_tells_proxies_not_to_buffer_it() -> None:
+    run, _ = step(play("restart", "modern", listen=True), ListenDrops(server="W"))
+    (opened,) = [m for m in wire(run) if isinstance(m, HttpResponse) and m.sse]
+    assert opened.headers["X-Accel-Buffering"] == "no" and opened.headers["Content-Type"] == "text/event-stream"
+
+
+def lines(run) -> list[tuple[str, str]]:
+    return [(line.tone, line.text) for line in run.last.lines]
+
+
+@era_param
+def test_the_restart_log_says_what_became_of_the_token_before_the_401_and_never_calls_a_bad_token_valid(
+    era: str,
+) -> None:
+    run = play("restart", era, StartCall(server="W", tool="get_forecast"), listen=True, auth_in_process=True)
+    run, _ = step(run, RestartServer(server="W"))
+    said = lines(run)
+    gone = next(i for i, (_, text) in enumerate(said) if "token" in text and "gone" in text)
+    answered = next(i for i, (tone, text) in enumerate(said) if tone == "error" and "401" in text)
+    assert gone < answered, "the token's fate is told before the answer it causes"
+    run, _ = step(play("restart", era, TokenExpires(server="W"), listen=True), RestartServer(server="W"))
+    assert not [text for _, text in lines(run) if "still valid" in text]
+
+
+def test_no_session_is_promised_where_the_server_issues_none() -> None:
+    run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"), issues_session_id=False)
+    run, _ = step(run, RestartServer(server="W"))
+    assert not [text for _, text in lines(run) if "session" in text and "need" in text]
+
+
+def test_the_legacy_opening_speaks_of_no_listen_stream() -> None:
+    run = play("outage", "legacy")
+    assert "listen stream" not in " ".join(line.text for step in run.log for line in step.lines)

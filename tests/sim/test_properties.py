@@ -107,6 +107,15 @@ def check_step(prev: Run, run: Run, event: ev.Event, *, fresh: bool) -> None:
             assert c.listed_seq == srv.change_seq, f"{t.server} changed after it was last listed"
             assert c.listed_generation == srv.generation, f"{t.server} restarted after it was last listed"
 
+    # a call still running when its connection is dropped (era switch, removal) ends with a host-built error
+    if isinstance(event, (ev.RemoveServer, ev.SwitchEra)) and not run.last.rejected:
+        dropped = [
+            c for n, c in prev.state.host.clients.items() if n not in s.host.clients or c.era != s.host.clients[n].era
+        ]
+        running = sum(len(c.in_flight) for c in dropped)
+        built = [m for m in run.last.wire if m.kind == "host_built"]
+        assert len(built) >= running, f"{running} calls were running, {len(built)} host-built errors"
+
     # plain data: JSON round trips are exact
     assert State.model_validate_json(s.model_dump_json()) == s
     assert State.model_validate_json(run.twin.model_dump_json()) == run.twin
@@ -199,3 +208,50 @@ def test_a_sessionless_legacy_server_back_on_the_same_endpoint_needs_no_new_init
     check_history(runs)
     first = next(m for m in runs[-1].last.wire if m.sender == "host" and m.on_wire)
     assert first.payload["method"] == "tools/list"
+
+
+# Sequences that once broke a wire rule above, each with the rule it broke: kept so that the rule is proven to
+# catch it (run against the code before each fix, each fails).
+FOUND = {
+    "auth before session work: a revoked token's first answer is 401": (
+        "legacy",
+        {"listen": True, "auth_in_process": True},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
+    "auth before session work: an expired token's first answer is 401": (
+        "legacy",
+        {"listen": True},
+        [ev.TokenExpires(server="W"), ev.RestartServer(server="W")],
+    ),
+    "resume only from an id the stream sent": (
+        "legacy",
+        {"listen": True, "sessions_durable": True, "event_store": True},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
+    "resume the listen stream only from an id it sent": (
+        "legacy",
+        {"listen": True, "event_store": True},
+        [ev.ListenDrops(server="W")],
+    ),
+    "nothing sent to a process that never asked": (
+        "legacy",
+        {"listen": True, "transport": "stdio"},
+        [ev.AskUserInput(server="W"), ev.RestartServer(server="W"), ev.UserAnswers(server="W")],
+    ),
+    "no GET to reopen a stream that was never opened": (
+        "legacy",
+        {"listen": False},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
+    ),
+    "a call still running on a dropped connection ends with a host-built error": (
+        "modern",
+        {},
+        [ev.StartCall(server="W", tool="get_forecast"), ev.RemoveServer(server="W")],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_the_wire_rules_hold_on_the_sequences_that_broke_them(name: str) -> None:
+    era, options, events = FOUND[name]
+    check_history(drive(Start(name="restart", era=era, options=options), events, fresh=False))

@@ -40,6 +40,7 @@ from lesson.sim.events import (
     UserAnswers,
 )
 from lesson.sim.frames import WireMessage
+from lesson.sim.model import ToolDef
 from tests.schemas import errors
 
 from .support import ERAS, in_order, index, label, labels, play, prompt, row, step, sub_id, wire
@@ -485,14 +486,26 @@ def test_restart_listen_open_legacy_drops_404_reinitialize_new_get_relist() -> N
     assert row(v, "W").listen.startswith("GET SSE stream")
 
 
-def test_restart_listen_open_legacy_resumes_only_if_the_session_outlived_the_restart() -> None:
+@pytest.mark.parametrize("event_came", [False, True])
+def test_restart_listen_open_legacy_resumes_only_if_the_session_outlived_the_restart(event_came: bool) -> None:
+    """Resumption goes on from the last id the stream carried; with no event yet there is no id to send."""
     run = restart("legacy", listen=True, sessions_durable=True, event_store=True)
+    if event_came:
+        run = restart(
+            "legacy",
+            DeployTool(server="W", tool=ToolDef(name="get_alerts", description="Alerts", arg="city")),
+            listen=True,
+            sessions_durable=True,
+            event_store=True,
+        )
+    sent = [m.event_id for m in wire(run) if getattr(m, "event_id", None)]
     old = run.state.host.clients["W"].session_id
     run, _ = step(run, RestartServer(server="W"))
     msgs = wire(run)
     assert "initialize" not in labels(msgs) and "error" not in labels(msgs)
     (get,) = [m for m in msgs if m.http == "GET /mcp"]
-    assert get.headers["Mcp-Session-Id"] == old and "Last-Event-ID" in get.headers
+    assert get.headers["Mcp-Session-Id"] == old
+    assert get.headers.get("Last-Event-ID") == (sent[-1] if event_came else None)
 
 
 def test_restart_listen_open_modern_drops_without_result_then_listen_ack_list() -> None:
@@ -617,8 +630,13 @@ def test_gateway_dead_backend_is_hidden_only_after_its_health_check(era: str) ->
 # --- 8. explicit handles ---------------------------------------------------------------------------
 
 
+def call_result(run: Run) -> WireMessage:
+    """The answer to the step's tools/call (a legacy client may first renew its session on the way)."""
+    return next(m for m in wire(run) if label(m) == "result" and "content" in m.payload["result"])
+
+
 def items_of(run: Run) -> list[str]:
-    res = next(m for m in wire(run) if label(m) == "result")
+    res = call_result(run)
     return json.loads(res.payload["result"]["content"][0]["text"])["items"]
 
 
@@ -643,7 +661,7 @@ def test_in_memory_basket_is_lost_and_the_server_says_so(era: str, lose: Event) 
     handle = view(run).handles[-1]
     run, _ = step(run, lose)
     run, _ = step(run, AddItem(server="S"))
-    res = next(m for m in wire(run) if label(m) == "result")
+    res = call_result(run)
     assert res.sender == "S" and res.on_wire
     body = res.payload["result"]
     assert body["isError"] is True and "basket_id" in body["content"][0]["text"]

@@ -58,7 +58,9 @@ def test_each_record_has_the_documented_fields(capsys, monkeypatch) -> None:
             ],
         ),
     )
-    assert {r["step"] for r in out} == {2, 3}, "steps are 1-based event indexes; a dead server's drop sends nothing"
+    assert {r["step"] for r in out} == {0, 2, 3}, (
+        "0 is the opening, then event indexes; a dead server's drop sends nothing"
+    )
     host_made = [r for r in out if not r["on_wire"]]
     assert [(r["from"], r["to"], r["http"]) for r in host_made] == [("host", "model", None)]
     requests = [r for r in out if r["http"] and "method" in r["http"]]
@@ -78,7 +80,11 @@ def test_stdio_records_have_no_http(capsys, monkeypatch) -> None:
 
 
 def test_modern_list_changed_listen_ack_notification_relist(capsys, monkeypatch) -> None:
-    out = trace(capsys, monkeypatch, pg("outage", "modern", [{"kind": "deploy_tool", "server": "B"}]))
+    out = [
+        r
+        for r in trace(capsys, monkeypatch, pg("outage", "modern", [{"kind": "deploy_tool", "server": "B"}]))
+        if r["step"]
+    ]
     assert names(out) == ["notifications/tools/list_changed", "tools/list", "result"]
     sub = out[0]["msg"]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
     assert sub.startswith("listen-") and out[0]["http"]["sse"] is True
@@ -93,12 +99,22 @@ def test_modern_restart_with_a_listen_stream_relistens_waits_for_ack_then_relist
         monkeypatch,
         pg("restart", "modern", [{"kind": "restart_server", "server": "W"}], listen=True, transport=transport),
     )
-    assert names(out) == ["subscriptions/listen", "notifications/subscriptions/acknowledged", "tools/list", "result"]
+    out = [r for r in out if r["step"] == 1]
+    # On stdio the new process is a new connection: the client opens it as it opened the first, with discover.
+    opening = ["server/discover", "result"] if transport == "stdio" else []
+    assert names(out) == [
+        *opening,
+        "subscriptions/listen",
+        "notifications/subscriptions/acknowledged",
+        "tools/list",
+        "result",
+    ]
     assert "initialize" not in names(out)
 
 
 def test_legacy_http_restart_404_initialize_initialized_list(capsys, monkeypatch) -> None:
     out = trace(capsys, monkeypatch, pg("restart", "legacy", [{"kind": "restart_server", "server": "W"}], listen=True))
+    out = [r for r in out if r["step"] == 1]
     assert names(out) == [
         "GET",
         "error",
@@ -172,7 +188,7 @@ def test_trace_takes_a_scenario_file(capsys):
 
     assert main(["trace", str(default_root() / "scenarios" / "outage.yaml")]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert lines and all(line["step"] >= 1 for line in lines)
+    assert lines and all(line["step"] >= 0 for line in lines) and lines[-1]["step"] >= 1
     # The scripted outage kills a server during a call: the host builds the error itself, off the wire.
     assert any(not line["on_wire"] and line["from"] == "host" for line in lines)
 
@@ -182,3 +198,21 @@ def test_trace_reports_a_broken_scenario_file(tmp_path, capsys):
     bad.write_text("id: broken\nsteps: []\n")
     assert main(["trace", str(bad)]) == 2
     assert "broken.yaml" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("era", "opening"),
+    [
+        ("modern", ["server/discover", "result", "subscriptions/listen", "notifications/subscriptions/acknowledged"]),
+        ("legacy", ["initialize", "result", "notifications/initialized", "202", "GET", "200"]),
+    ],
+)
+def test_step_0_is_the_opening_each_client_greets_listens_and_lists(capsys, monkeypatch, era, opening) -> None:
+    """Every wire message, the opening included: before any event, each configured client does its era's
+    greeting, opens its stream, then lists."""
+    out = trace(capsys, monkeypatch, pg("outage", era, []))
+    assert out and {r["step"] for r in out} == {0}
+    for server in ("A", "B"):
+        mine = [r for r in out if server in (r["from"], r["to"])]
+        assert names(mine) == [*opening, "tools/list", "result"]
+        assert mine[0]["from"] == "host" and mine[-1]["msg"]["result"]["tools"]

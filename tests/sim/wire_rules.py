@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from lesson.sim import Run
 from lesson.sim import events as ev
-from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, StdioLine, StreamEnd
+from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from tests import schemas
 
 MODERN_POST = {"Accept", "MCP-Protocol-Version", "Mcp-Method"}
@@ -20,6 +20,11 @@ class WireWatch:
 
     open: dict[tuple[str, str], set] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)  # legacy clients whose next message must be initialize
+    # Legacy resumption: each SSE event id a server sent the host, with the stream it came on (the request
+    # whose response it was, or "GET"); and the stream a GET with Last-Event-ID resumed, until the next message.
+    event_ids: dict[str, dict[str, object]] = field(default_factory=dict)
+    last_sent: dict[str, object] = field(default_factory=dict)
+    resumed: dict[str, object] = field(default_factory=dict)
 
     def check(self, run: Run, prev: Run, event: ev.Event) -> None:
         frames = run.last.wire if run.last else []
@@ -41,8 +46,37 @@ class WireWatch:
             # legacy client to renew: the client carries on without a new initialize.
             if srv is None or srv.transport != event.transport or srv.issues_session_id:
                 self.fresh.add(event.server)
+        self._auth_first(run, before, event)
+        # a legacy client GETs a stream only if it listens, or had one open to reopen or resume
+        for m in frames:
+            if isinstance(m, HttpRequest) and m.method == "GET":
+                had = before.host.clients.get(m.receiver)
+                assert before.host.auto_listen or (had is not None and had.listen.open), (
+                    f"GET to {m.receiver}, which the host never opened a stream to"
+                )
         for m in frames:
             self._one(run, before, m, event)
+
+    @staticmethod
+    def _auth_first(run: Run, before, event: ev.Event) -> None:
+        """Auth before session work: a client whose token is bad when the step's messages start gets 401
+        to its first HTTP request, never a session's 404, a handshake's 200 or a 202."""
+        if isinstance(event, ev.TokenRefreshed):
+            return
+        relaunched = getattr(event, "server", None) if isinstance(event, (ev.RestartServer, ev.ServerBack)) else None
+        for name, c in before.host.clients.items():
+            srv = run.state.servers[c.server]
+            bad = c.token in ("expired", "revoked")
+            if relaunched == c.server and srv.auth_in_process and srv.transport == "http" and c.token == "valid":
+                bad = True  # the new process's in-process authorization server never issued this token
+            if not bad or srv.transport != "http":
+                continue
+            first = next(
+                (m for m in run.last.wire if isinstance(m, HttpResponse) and (m.sender, m.receiver) == (name, "host")),
+                None,
+            )
+            if first is not None:
+                assert first.status == 401, f"{name} answered {first.http} to a client whose token is {c.token}"
 
     def _one(self, run: Run, before, m, event) -> None:
         servers = run.state.servers
@@ -59,7 +93,12 @@ class WireWatch:
         if not m.on_wire:
             if isinstance(m, StreamEnd) and m.how == "eof":
                 self.fresh.add(m.sender)  # the next stdio process is met from scratch
+                # and nothing the old process asked or was asked is open with the new one: nothing is sent
+                # to a process that never asked, and its ids are its own
+                self.open.pop(("host", m.sender), None)
+                self.open.pop((m.sender, "host"), None)
             return
+        self._resumption(m)
         # no frame comes from a server that was not running before the step and is not running after it
         if m.sender in servers and m.sender in before.servers:
             assert before.servers[m.sender].up or servers[m.sender].up, f"{m.sender} is down but sent {m.http}"
@@ -74,6 +113,8 @@ class WireWatch:
             if method in ("tools/call", "prompts/get"):
                 assert m.headers["Mcp-Name"] == m.payload["params"]["name"]
             assert "Mcp-Session-Id" not in m.headers
+        if isinstance(m, HttpResponse) and m.sse and m.era == "modern":
+            assert m.headers.get("X-Accel-Buffering") == "no", "a modern SSE response as the SDK sends it"
         if isinstance(m, HttpRequest) and m.method == "POST" and m.era == "legacy":
             assert "application/json" in m.headers["Accept"] and "text/event-stream" in m.headers["Accept"]
         p = m.payload
@@ -104,6 +145,38 @@ class WireWatch:
             ids = self.open.setdefault((m.receiver, m.sender), set())
             assert p["id"] in ids, f"{m.sender} answered {p['id']}, which {m.receiver} never asked or was answered"
             ids.discard(p["id"])
-        # a 400 is a -32602, and a -32602 over HTTP is a 400
+        # status by era: a modern -32602 over HTTP is a 400; a legacy request is answered 200 with its body,
+        # whatever the handler returned (400 is only for a body that is not JSON-RPC)
         if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32602:
-            assert m.status == 400
+            assert m.status == (400 if m.era == "modern" else 200), f"{m.era} -32602 with HTTP {m.status}"
+        if isinstance(m, HttpResponse) and m.status == 400:
+            assert m.era == "modern" and "error" in p and p["error"]["code"] == -32602
+
+    def _resumption(self, m) -> None:
+        """Resume only from an id the stream sent, and replay a stream's messages only on that stream."""
+        if m.sender == "host" and isinstance(m, HttpRequest):
+            server, p = m.receiver, m.payload or {}
+            self.resumed.pop(server, None)
+            self.last_sent[server] = "GET" if m.method == "GET" else p.get("id") if "method" in p else None
+            last = m.headers.get("Last-Event-ID")
+            if last is not None:
+                sent = self.event_ids.get(server, {})
+                assert last in sent, f"Last-Event-ID {last!r} is no id {server} sent (it sent {sorted(sent)})"
+                self.resumed[server] = sent[last]
+            return
+        if m.receiver != "host" or not isinstance(m, (HttpResponse, SseEvent)):
+            return
+        server, p = m.sender, m.payload or {}
+        if isinstance(m, HttpResponse):
+            if m.status != 200:
+                self.resumed.pop(server, None)
+            owner = self.last_sent.get(server)
+        else:
+            owner = p["id"] if "id" in p and "method" not in p else "GET" if "method" in p and "id" not in p else None
+            if server in self.resumed and ("result" in p or "error" in p):
+                assert p["id"] == self.resumed[server], (
+                    f"{server} replayed the answer to {p['id']} on the stream of {self.resumed[server]}"
+                )
+        event_id = getattr(m, "event_id", None)  # a response's first event, or a later event
+        if event_id is not None:
+            self.event_ids.setdefault(server, {})[event_id] = owner

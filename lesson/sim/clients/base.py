@@ -60,8 +60,8 @@ class BaseClient:
 
     # --- what each era does differently --------------------------------------------------------
 
-    def greet(self) -> None:
-        """The era's opening exchange with a server."""
+    def greet(self) -> bool:
+        """The era's opening exchange with a server; False if the server's front door refused it (401)."""
         raise NotImplementedError
 
     def open_stream(self) -> None:
@@ -99,23 +99,30 @@ class BaseClient:
         if not self.seen.up:
             self.mark_down(f"{self.c.server} is not running.")
             return
-        self.greet()
+        if not self.greet():
+            return
         self.c.status = "connected"
         self.c.last_error = None
         if self.st.s.host.auto_listen:
             self.open_stream()
-        self.relist()
+        if self.c.status == "connected":
+            self.relist()
 
     def send(self, payload: dict[str, Any]) -> str:
         """Send one request; say what the transport answered before any JSON-RPC."""
-        c, srv = self.c, self.seen
-        if not srv.up:
+        if not self.seen.up:
             self.link.refused(payload["method"])
             return "refused"
         self.link.request(payload)
-        if srv.transport == "http" and c.token in ("expired", "revoked"):
+        return self.admit()
+
+    def admit(self) -> str:
+        """What the server's front door answers to the HTTP message just sent, before any JSON-RPC. The
+        auth middleware wraps the whole endpoint (the SDK's does), so a bad token gets 401 before any
+        session lookup or handshake: "expired", "revoked", then "404" (legacy: an unknown session), or "ok"."""
+        if self.seen.transport == "http" and self.c.token in ("expired", "revoked"):
             self.unauthorized()
-            return c.token
+            return self.c.token
         if self.session_gone():
             return "404"
         return "ok"
@@ -123,18 +130,32 @@ class BaseClient:
     def unauthorized(self) -> None:
         self.link.status(401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
 
+    def after_401(self, status: str) -> bool:
+        """True if the client refreshed an expired token and sends again; False if the user must sign in."""
+        c = self.c
+        if status == "expired":
+            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
+            c.token = "valid"
+            return True
+        c.status = "reconnecting"
+        c.last_error = "401: the token is gone; the user must sign in again"
+        c.listen = make(ListenStream)
+        self.say(
+            f"{c.server} answered 401: its authorization server ran inside the restarted "
+            "process and held tokens in memory, so the user's token is gone. "
+            "The user has to sign in again.",
+            "error",
+        )
+        return False
+
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
         c = self.c
         if self.seen.transport != "http" or c.token not in ("expired", "revoked"):
             return False
         self.unauthorized()
-        if c.token == "expired":
-            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
-            c.token = "valid"
+        if self.after_401(c.token):
             self.open_stream()
-        else:
-            c.listen = make(ListenStream)
         return True
 
     def rpc(self, build: Callable[[int], dict]) -> int | None:
@@ -149,30 +170,25 @@ class BaseClient:
             if status == "refused":
                 self.mark_down(f"{c.server} refused the connection.")
                 return None
-            if status == "expired":
-                self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
-                c.token = "valid"
-                continue
-            if status == "revoked":
-                c.status = "reconnecting"
-                c.last_error = "401: the token is gone; the user must sign in again"
-                self.say(
-                    f"{c.server} answered 401: its authorization server ran inside the restarted "
-                    "process and held tokens in memory, so the user's token is gone. "
-                    "The user has to sign in again.",
-                    "error",
-                )
+            if status in ("expired", "revoked"):
+                if self.after_401(status):
+                    continue
                 return None
             if status == "404":
+                why = (
+                    f"the request landed on replica {self.seen.replica}, and the session lives in the memory of another"
+                    if c.session_id in self.seen.sessions
+                    else "the session died with the process"
+                )
                 self.say(
-                    f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: the session died with the "
-                    "process. The client starts a new session with initialize, and re-lists because the "
-                    "old session's notifications are gone.",
+                    f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: {why}. The client starts a new "
+                    "session with initialize, and re-lists because the old session's notifications are gone.",
                     "warn",
                 )
                 c.session_id = None
                 c.last_change = f"step {self.st.s.step}: new session"
-                self.greet()
+                if not self.greet():
+                    return None
                 if payload["method"] != "tools/list":
                     self.relist()
         return None
@@ -206,7 +222,7 @@ class BaseClient:
         c.last_error = why
         c.listen = make(ListenStream)
         if self.seen.transport == "stdio":
-            c.session_id, c.greeted = None, False  # the next process is a new one, met from scratch
+            c.session_id, c.greeted, c.next_id = None, False, 1  # the next process is a new one, met from scratch
         self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
 
     def call(self, name: str, args: dict[str, str], **extra: Any) -> Callable[[int], dict]:
@@ -253,7 +269,7 @@ class BaseClient:
             self.link.reply(
                 w.error(rid, -32602, text),
                 "tools/call",
-                note="A protocol error: no such tool here (invalid params; the SDK server uses HTTP 400).",
+                note="A protocol error: no such tool here (invalid params).",
             )
             return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
         text, is_error = servers.run_tool(self.st, c.server, tool_name, args)
@@ -283,10 +299,39 @@ class BaseClient:
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
             return False
+        event_id = self.link.primed(
+            "The call's response is an SSE stream; its first event carries only an id to resume from."
+        )
         self.c.in_flight.append(
-            make(InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent)
+            make(
+                InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent, event_id=event_id
+            )
         )
         return True
+
+    def abandon(self, why: str) -> None:
+        """The host drops this connection (an era switch, the server's removal): each call still running gets
+        an error the host builds itself, and a question the server asked leaves the screen."""
+        c = self.c
+        for call in c.in_flight:
+            self.deliver(
+                self.host_error(
+                    call.tool, f"{why}; the call was abandoned with the old connection and no result came back."
+                )
+            )
+        if c.in_flight:
+            self.say(
+                f"The call to {', '.join(x.tool for x in c.in_flight)} was running on the old connection: "
+                "the host abandons it and hands the model an error it built itself.",
+                "warn",
+            )
+        if c.pending_input:
+            self.say(
+                f"The question from {c.server} ({c.pending_input.tool}) was asked on the old connection: the "
+                "host takes it off the screen, since an answer would have nowhere to go.",
+                "warn",
+            )
+        c.in_flight, c.pending_input = [], None
 
     # --- notifications -----------------------------------------------------------------------------
 
@@ -318,15 +363,22 @@ class BaseClient:
                     "The call's SSE stream, which carried the question, ends with no result: the process "
                     "that asked is gone."
                 )
+            then = (
+                "the answer will need a new session"
+                if c.session_id and not srv.sessions_durable
+                else "the process that asked is gone, so the tool will have to ask again"
+            )
             self.say(
                 f"The stream of the open call to {p.tool} dropped while the user was answering. The "
-                "host keeps the question on screen; the answer will need a new session.",
+                f"host keeps the question on screen; {then}.",
                 "warn",
             )
         self.st.lost[c.server] = lost
         stdio = srv.transport == "stdio"
         if stdio:
             self.link.dropped("The process exited: the host reads EOF on its stdout. No message says so.")
+            # The next process is a new connection, met from scratch: its opening, and request ids counted afresh.
+            c.session_id, c.greeted, c.next_id = None, False, 1
         elif c.listen.open or lost:
             what = "listen stream" if c.era == "modern" and c.listen.open else "stream"
             self.link.dropped(f"The {what} breaks with no result: an abrupt end.")
@@ -378,6 +430,8 @@ class BaseClient:
     def recover(self, lost: list[InFlight]) -> None:
         c, srv = self.c, self.srv
         for call in lost:
+            if c.status == "connected" and self.resume(call):
+                continue
             if c.status != "connected":
                 self.deliver(
                     self.host_error(
@@ -385,8 +439,6 @@ class BaseClient:
                         f"MCP server '{srv.title}' ({c.server}) restarted during this call; it could not be retried.",
                     )
                 )
-                continue
-            if self.resume(call):
                 continue
             if not call.idempotent:
                 self.say(

@@ -16,11 +16,14 @@ from .base import QUESTION, BaseClient
 class LegacyClient(BaseClient):
     era: ClassVar[Era] = "legacy"
 
-    def greet(self) -> None:
+    def greet(self) -> bool:
         """initialize, then notifications/initialized: before anything else, on every new session."""
-        c, srv = self.c, self.srv
-        rid = self.next_id()
-        self.link.request(w.initialize(rid))
+        c = self.c
+        c.session_id = None  # initialize never carries one
+        rid = self.rpc(w.initialize)
+        if rid is None:
+            return False
+        srv = self.srv
         sid = servers.new_session(srv, c.next_id)
         self.link.reply(
             w.initialize_result(rid, srv.title, srv.generation, srv.list_changed),
@@ -31,26 +34,46 @@ class LegacyClient(BaseClient):
         c.greeted = True
         self.link.tell(w.INITIALIZED)
         self.link.accepted()
+        return True
 
     def session_gone(self) -> bool:
         c, srv = self.c, self.seen
-        if srv.transport != "http" or not c.session_id or c.session_id in srv.sessions:
+        if srv.transport != "http" or not c.session_id or servers.honours(srv, c.session_id):
             return False
         self.link.status(
             404, payload=w.SESSION_NOT_FOUND, note="The new process has never heard of this Mcp-Session-Id."
         )
         return True
 
+    def get(self, *, last_event_id: str | None, note: str) -> str:
+        """GET the session's SSE stream, through the server's front door (401 first, then 404): "ok" once open."""
+        for _ in range(3):
+            self.link.get_stream(last_event_id=last_event_id, note=note)
+            status = self.admit()
+            if status == "ok":
+                self.link.stream_opened()
+                return status
+            if status in ("expired", "revoked") and self.after_401(status):
+                continue
+            return status
+        return "expired"
+
     def open_stream(self) -> None:
         c, srv = self.c, self.srv
         if srv.transport == "stdio":
             c.listen = make(ListenStream, open=True)  # notifications arrive on the process's stdout
             return
-        self.link.get_stream(last_event_id=None, note="Opens the session's SSE stream for server-initiated messages.")
-        if self.stream_refused():
-            return
-        self.link.stream_opened()
-        c.listen = make(ListenStream, open=True, last_event_id="0" if srv.event_store else None)
+        note = "Opens the session's SSE stream for server-initiated messages."
+        status = self.get(last_event_id=None, note=note)
+        if status == "404":
+            self.say(
+                f"{c.server} answered 404: the session is gone. The client sends initialize again and opens "
+                "a new GET stream.",
+                "warn",
+            )
+            if self.greet():
+                status = self.get(last_event_id=None, note=note)
+        c.listen = make(ListenStream, open=status == "ok")  # no event id yet: nothing to resume from
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
@@ -58,26 +81,37 @@ class LegacyClient(BaseClient):
         if srv.transport == "stdio" or not c.greeted:
             why = "is back as a new process" if srv.transport == "stdio" else "is back"
             self.say(f"{c.server} {why}: the client must initialize first, then re-list.", "change")
-            c.session_id = None
-            self.greet()
-        elif c.session_id and c.session_id not in srv.sessions:
+            if not self.greet():
+                return
+        elif c.session_id and not servers.honours(srv, c.session_id) and not (auto or c.listen.open):
+            # It never opened a GET stream, so there is none to reopen: its next request meets the 404.
+            self.say(
+                f"{c.server} is back. The client had no GET stream to reopen; its next request carries the "
+                "old session id and finds out.",
+                "change",
+            )
+            self.relist()
+            return
+        elif c.session_id and not servers.honours(srv, c.session_id):
             resume = c.listen.last_event_id if srv.event_store and c.listen.open else None
-            self.link.get_stream(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
-            self.session_gone()
+            status = self.get(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
+            if status != "404":
+                return  # 401 and the user must sign in again (an expired token was refreshed and retried)
             get = "opens a new GET stream " if auto else ""
             self.say(
                 f"{c.server} is back, but its new process never heard of the old session: 404. "
                 f"The client sends initialize again, {get}and re-lists.",
                 "change",
             )
-            c.session_id = None
-            self.greet()
-        elif srv.event_store and c.listen.open:
-            self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.")
-            self.link.stream_opened()
+            if not self.greet():
+                return
+        elif c.listen.open and c.listen.last_event_id:
+            if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
+                return
             self.say(
                 f"{c.server} is back and still honours the session, and it stores events: the client resumes "
-                "its GET stream with Last-Event-ID, then re-lists to be sure.",
+                "its GET stream with Last-Event-ID (the id of the last event that came on it), then re-lists "
+                "to be sure.",
                 "change",
             )
             self.relist()
@@ -89,10 +123,12 @@ class LegacyClient(BaseClient):
                 "change",
             )
         else:
-            self.say(f"{c.server} is back and still honours the session: the client reopens its stream.", "change")
+            then = "the client reopens its stream" if auto else "the client carries on"
+            self.say(f"{c.server} is back and still honours the session: {then}.", "change")
         if auto:
             self.open_stream()
-        self.relist()
+        if c.status == "connected":
+            self.relist()
 
     def restarted_quietly(self) -> None:
         if self.c.pending_input is None:
@@ -100,19 +136,22 @@ class LegacyClient(BaseClient):
 
     def resume(self, call: InFlight) -> bool:
         c, srv = self.c, self.srv
-        if not (srv.sessions_durable and srv.event_store and srv.transport == "http"):
+        if not (srv.sessions_durable and call.event_id and servers.honours(srv, c.session_id)):
             return False
-        self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume the broken stream.")
-        self.link.stream_opened()
+        note = "Resumes the call's own stream from the id its first event carried (a resumption is always a GET)."
+        if self.get(last_event_id=call.event_id, note=note) != "ok":
+            return False
         text, err = servers.run_tool(self.st, c.server, call.tool, call.arguments)
         self.link.event(
             w.result(call.request_id, w.call_result_body(c.era, text, err)),
             "tools/call",
-            note="Replayed: the session, its events and the unfinished work outlived the process.",
+            note="On the resumed stream of the call: the session, its events and the unfinished work outlived "
+            "the process.",
         )
         self.say(
             f"The call to {call.tool} resumed: {srv.name} kept the session, the events and the "
-            "work outside the process, so the result was replayed.",
+            "work outside the process, so the call's stream went on from the last event id the client "
+            "had seen on it and carried the result.",
             "change",
         )
         self.deliver(make(CallRecord, server=c.server, tool=call.tool, text=text, is_error=err))
@@ -123,8 +162,8 @@ class LegacyClient(BaseClient):
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
             return
-        eid = srv.state_seq  # the server's own request ids, apart from the client's
-        srv.state_seq += 1
+        eid = srv.request_seq  # the server's own request ids, apart from the client's
+        srv.request_seq += 1
         self.link.reply(
             w.elicit(eid, QUESTION),
             "tools/call",
@@ -153,16 +192,34 @@ class LegacyClient(BaseClient):
         assert p is not None and p.elicit_id is not None
         c.pending_input = None
         tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
-        self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
-        if self.session_gone():
+        if p.stream_dropped and srv.transport == "stdio":
+            # The host launched the new process itself: it knows that process never asked, and sends it nothing.
+            c.lost_answers += 1
+            self.say(
+                "The process that asked is gone, and the new one never asked anything, so the host sends the "
+                "answer nowhere. The client calls the tool again, which asks again.",
+                "error",
+            )
+            c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
+            self.begin_input(tool, p.arguments)
+            return
+        for _ in range(3):
+            self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
+            status = self.admit()
+            if status not in ("expired", "revoked") or not self.after_401(status):
+                break
+        if status == "revoked":
+            c.pending_input = p  # the question stays on screen until the user has signed in again
+            return
+        if status == "404":
             c.lost_answers += 1
             self.say(
                 "The user's answer went out with the dead session id and got 404: the answer is lost. "
                 "The client initializes again, re-lists, and calls the tool again, which asks again.",
                 "error",
             )
-            c.session_id = None
-            self.greet()
+            if not self.greet():
+                return
             self.relist()
         elif p.stream_dropped or p.generation != srv.generation:
             c.lost_answers += 1
@@ -190,26 +247,38 @@ class LegacyClient(BaseClient):
     def stream_dropped(self) -> None:
         c, srv = self.c, self.srv
         self.link.dropped("The stream breaks with no result.")
-        if srv.event_store and c.session_id in srv.sessions:
-            self.link.get_stream(last_event_id=c.listen.last_event_id or "0", note="Resume from the last event seen.")
-            self.link.stream_opened()
+        if c.listen.last_event_id and servers.honours(srv, c.session_id):
+            if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
+                c.listen = make(ListenStream)
+                return
             self.say(
                 f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "
-                "it with Last-Event-ID and the server replayed the events it had stored.",
+                f"it with Last-Event-ID: {c.listen.last_event_id}, the last id it saw; the server would replay "
+                "what it stored for this stream after that id, and nothing came since.",
                 "warn",
             )
             return
+        why = (
+            "No event had come on it yet, so there is no id to resume from"
+            if srv.event_store
+            else "Without an event store there is nothing to resume"
+        )
         self.say(
-            f"The GET stream to {c.server} dropped. Without an event store there is nothing to resume: "
-            "the client opens a new GET stream and re-lists.",
+            f"The GET stream to {c.server} dropped. {why}: the client opens a new GET stream and re-lists.",
             "warn",
         )
         self.open_stream()
-        self.relist()
+        if c.status == "connected":
+            self.relist()
 
     def leave(self) -> None:
         c = self.c
         if c.session_id and self.srv.up:
-            self.link.delete("Ends the legacy session.")
-            self.link.status(200)
+            for _ in range(3):
+                self.link.delete("Ends the legacy session.")
+                status = self.admit()  # a DELETE meets the front door like any request: 401 first
+                if status == "ok":
+                    self.link.status(200)
+                if status != "expired" or not self.after_401(status):
+                    break  # a revoked token: the session is left to expire on the server
         c.session_id = None

@@ -17,17 +17,20 @@ from .base import QUESTION, BaseClient
 class ModernClient(BaseClient):
     era: ClassVar[Era] = "modern"
 
-    def greet(self) -> None:
+    def greet(self) -> bool:
         """server/discover: optional in this era and it finds nothing new; it tells the host the capabilities."""
-        c, srv = self.c, self.srv
-        rid = f"d{self.next_id()}"
-        self.link.request(w.request("modern", rid, "server/discover"))
+        c = self.c
+        n = self.rpc(lambda n: w.request("modern", f"d{n}", "server/discover"))
+        if n is None:
+            return False
+        srv = self.srv
         self.link.reply(
-            w.discover_result(rid, srv.title, srv.generation, srv.list_changed),
+            w.discover_result(f"d{n}", srv.title, srv.generation, srv.list_changed),
             "server/discover",
             note="Describes a server the host already knows; it finds no new ones.",
         )
         c.greeted = True
+        return True
 
     def open_stream(self) -> None:
         c, srv = self.c, self.srv
@@ -49,8 +52,8 @@ class ModernClient(BaseClient):
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
-        if not c.greeted:
-            self.greet()
+        if not c.greeted and not self.greet():
+            return
         auto = self.st.s.host.auto_listen
         relisten = (
             "The client re-sends subscriptions/listen, waits for the acknowledgement, then re-lists, "
@@ -64,7 +67,8 @@ class ModernClient(BaseClient):
         )
         if auto:
             self.open_stream()
-        self.relist()
+        if c.status == "connected":
+            self.relist()
 
     def restarted_quietly(self) -> None:
         if self.c.pending_input is None:
@@ -134,7 +138,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.error(rid, -32602, "Invalid or expired requestState"),
             "tools/call",
-            note="Invalid params: the SDK server answers with HTTP 400.",
+            note="Invalid params: the state fails verification.",
         )
         why = (
             "it has expired"
@@ -158,7 +162,8 @@ class ModernClient(BaseClient):
             "warn",
         )
         self.open_stream()
-        self.relist()
+        if c.status == "connected":
+            self.relist()
 
     def leave(self) -> None:
         c = self.c

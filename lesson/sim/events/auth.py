@@ -51,9 +51,12 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
             c.status = "connected"
             c.last_error = None
             client = client_for(st, c)
+            if not c.greeted and not client.greet():
+                return
             if st.s.host.auto_listen and not c.listen.open:
                 client.open_stream()
-            client.relist()
+            if c.status == "connected":
+                client.relist()
     else:
         st.say(f"The client refreshed the token for {e.server} before its next request.", "change")
 

@@ -94,8 +94,10 @@ class RemoveServer(EventBase):
 @handles(RemoveServer)
 def _remove_server(st: Step, e: RemoveServer) -> None:
     c = st.client(e.server)
+    client = client_for(st, c)
+    client.abandon(f"An admin removed {e.server} from the host's config while this call was running")
     if c.status == "connected":
-        client_for(st, c).leave()
+        client.leave()
     st.s.host.configured.remove(e.server)
     del st.s.host.clients[e.server]
     st.say(f"An admin removed {e.server} from the config. Its tools leave the next prompt.", "change")
@@ -167,19 +169,25 @@ def _restart(st: Step, e: RestartServer) -> None:
     for c in st.clients_of(srv.name):
         client_for(st, c).on_death(restarting=True)
     servers.launch(st, srv)
+    # What became of the token, said before the client's first request to the new process meets it.
     for c in st.clients_of(srv.name):
-        client_for(st, c).on_back(restarted=True)
-    for c in st.clients_of(srv.name):
-        if c.token == "revoked":
+        if srv.transport != "http":
+            st.say("On stdio there is no token flow: the new process reads its credentials from the environment again.")
+        elif c.token == "revoked":
             st.say(
                 "The user's token was issued by an authorization server inside the restarted process, "
-                "with tokens in memory: it is gone. The next request will get 401.",
+                "with tokens in memory: it is gone. Every request with it now gets 401.",
                 "warn",
             )
-        elif srv.transport == "http":
+        elif c.token == "expired":
+            st.say(
+                "The user's token had already expired; the restart changes nothing about that: the next "
+                "request gets 401 and the client refreshes it."
+            )
+        else:
             st.say(
                 "The user's token is still valid: it was issued by the authorization server, which "
                 "did not restart, and every request carries it again."
             )
-        else:
-            st.say("On stdio there is no token flow: the new process reads its credentials from the environment again.")
+    for c in st.clients_of(srv.name):
+        client_for(st, c).on_back(restarted=True)

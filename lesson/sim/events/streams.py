@@ -133,26 +133,7 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
         # A new era is a new connection: nothing of the old one carries over, and the new client
         # starts with its era's opening (legacy initialize, modern discover) whenever it next can.
         # What was still running on the old one ends here, and the model and the user are told.
-        for call in c.in_flight:
-            old.deliver(
-                old.host_error(
-                    call.tool,
-                    f"The host moved its connection to {c.server} to {ERA_LABEL[e.era]} while this call was "
-                    "running; the call was abandoned with the old connection and no result came back.",
-                )
-            )
-        if c.in_flight:
-            st.say(
-                f"The call to {', '.join(x.tool for x in c.in_flight)} was running on the old connection: "
-                "the host abandons it and hands the model an error it built itself.",
-                "warn",
-            )
-        if c.pending_input:
-            st.say(
-                f"The question from {c.server} ({c.pending_input.tool}) was asked on the old connection: the "
-                "host takes it off the screen, since an answer would have nowhere to go.",
-                "warn",
-            )
+        old.abandon(f"The host moved its connection to {c.server} to {ERA_LABEL[e.era]} while this call was running")
         if c.status == "connected":
             old.leave()
         c.era = e.era
