@@ -36,10 +36,11 @@ from lesson.sim.wire import INPUT_KEY
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
 PY = sys.executable
-LIFETIME = 45.0  # seconds a server, tap or proxy may live, whatever happens to the test
+LIFETIME = 120.0  # seconds a server, tap or proxy may live, whatever happens to the test (beyond a flow's limit)
 WAIT = 15.0  # seconds to wait for a condition (a port open, a frame logged) before failing
 VARIANTS = yaml.safe_load((HERE / "allowed_variants.yaml").read_text())["variants"]
 TEARDOWN = -1  # the step of what crosses once the flow is over (never compared)
+SETUP = -2  # the step of what crosses before the scenario starts (never compared)
 
 
 def server_spec(scenario: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -531,8 +532,9 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
         srv = server_of(f)
         msg = f["msg"]
 
-        # A response names a request of the other side; a subscription id, a listen request of the host.
-        asker = f["to"] if msg is not None and "method" not in msg else "host"
+        # An id in a message names a request of the side it is sent to (a response's id, a subscription id),
+        # except in a host's own request or notification, where it names one of the host's (a cancellation).
+        asker = f["from"] if is_host(f["from"]) and msg is not None and "method" in msg else f["to"]
         ref = functools.partial(reference, seen, srv, asker)
         http = f["http"]
         if http is None:
@@ -602,7 +604,7 @@ def compare(sim: list[dict[str, Any]], sdk: list[dict[str, Any]], variants: Iter
     sim, sdk = other_hosts_last(sim), other_hosts_last(sdk)
     if "get-stream-optional" in names:
         sim, sdk = without_idle_get_streams(sim), without_idle_get_streams(sdk)
-    steps = {f["step"] for f in sim} | {f["step"] for f in sdk if f["step"] > 0}
+    steps = {f["step"] for f in sim} | {f["step"] for f in sdk if f["step"] not in (SETUP, TEARDOWN)}
     if not any(f["step"] == 0 for f in sim):
         steps.discard(0)
     return normalise(sim, steps, names), normalise(sdk, steps, names)

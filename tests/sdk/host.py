@@ -90,6 +90,8 @@ class Conn:
         self.client, self.owner = client, owner
         self.changes: anyio.abc.ObjectReceiveStream[str] | None = None
         self.send: anyio.abc.ObjectSendStream[str] | None = None
+        self.discovered: types.DiscoverResult | None = None  # what a modern client learnt from server/discover
+        self.on_message: Any = None
         self.tools: list[str] = []
 
 
@@ -141,9 +143,36 @@ class Host:
                 await send.send("changed")
 
         # A modern host that already discovered this server adopts what it learnt instead of asking again.
-        known = self.conns[name].client.session.discover_result if name in self.conns and not stdio else None
+        known = self.conns[name].discovered if name in self.conns and not stdio else None
         if name in self.conns:
             await self.drop(name)
+        mark = len(self.lab.records())
+        conn = await self.open_client(name, stdio, end_session, known, on_message, **extra)
+        conn.changes, conn.send = receive, send
+        if self.era == "legacy" and not stdio:
+            # The SDK opens the session's GET stream by itself, beside the next request: wait until it is open.
+            await anyio.to_thread.run_sync(lambda: self.lab.wait_logged(self.get_opened(name, mark), "GET", mark))
+        elif self.era == "modern" and self.listen:
+            await self.open_listen(name)
+        await self.relist(name)
+        return conn
+
+    def get_opened(self, name: str, mark: int) -> Any:
+        def match(r: dict[str, Any]) -> bool:
+            if r.get("kind") != "response" or r["server"] != name or not r.get("sse") or r["status"] != 200:
+                return False
+            return any(
+                q.get("exchange") == r["exchange"] and q["method"] == "GET" and q.get("client", "host") == self.name
+                for q in self.lab.records()[mark:]
+                if q.get("kind") == "request"
+            )
+
+        return match
+
+    async def open_client(
+        self, name: str, stdio: bool, end_session: bool, known: Any, on_message: Any, **extra: str
+    ) -> Conn:
+        """A new SDK client for ``name``, entered by a task of its own; ``known``: a discover result to adopt."""
         transport, http = self.transport(name, stdio, end_session, **extra)
         client = Client(
             transport,
@@ -154,41 +183,30 @@ class Host:
             elicitation_callback=self.on_elicit if self.era == "legacy" else None,
             read_timeout_seconds=WAIT,
         )
-        mark = len(self.lab.records())
         owner = Owner()
         await self.tg.start(owner.run)
         conn = self.conns[name] = Conn(client, owner)
+        conn.on_message = on_message
         if http is not None:
             await owner.enter(http)  # the host's HTTP client carries the user's token; it ends with the session
         await owner.enter(client)
-        conn.changes, conn.send = receive, send
-        if self.era == "legacy":
-            if not stdio and self.listen:
-                # The SDK opens the session's GET stream by itself, beside the next request: wait until it is open.
-                await anyio.to_thread.run_sync(
-                    lambda: self.lab.wait_logged(
-                        lambda r: (
-                            r.get("kind") == "response"
-                            and r["server"] == name
-                            and r.get("sse")
-                            and r["status"] == 200
-                            and any(
-                                q.get("exchange") == r["exchange"] and q["method"] == "GET"
-                                for q in self.lab.records()[mark:]
-                                if q.get("kind") == "request" and q.get("client", "host") == self.name
-                            )
-                        ),
-                        f"{name}'s GET stream",
-                        after=mark,
-                    )
-                )
-        elif self.listen:
-            await self.open_listen(name)
-        await self.relist(name)
+        conn.discovered = client.session.discover_result
         return conn
+
+    async def revive(self, name: str) -> None:
+        """The SDK's modern HTTP client can end with a stream that broke (its server died): before its next
+        request the host replaces it with one that adopts what the old one discovered. Nothing crosses."""
+        conn = self.conns.get(name)
+        if conn is None or not conn.owner.finished.is_set() or name in self.stdio or self.era != "modern":
+            return
+        changes, send = conn.changes, conn.send
+        await self.drop(name)
+        new = await self.open_client(name, False, False, conn.discovered, conn.on_message)
+        new.changes, new.send = changes, send
 
     async def open_listen(self, name: str) -> None:
         """subscriptions/listen; returns once the server acknowledged it."""
+        await self.revive(name)
         conn = self.conns[name]
         sub = await self.authorized(name, lambda: conn.owner.enter(conn.client.listen(tools_list_changed=True)))
         lost = self.lost[name] = anyio.Event()
@@ -220,15 +238,9 @@ class Host:
         """The server is reachable again: re-listen (modern), then re-list; a legacy client finds out
         about its session on the way."""
         self.down.discard(name)
-        if self.conns[name].owner.finished.is_set():
-            # The SDK's modern HTTP client ends with a connection that broke mid-call: a new one, which
-            # adopts what the old one discovered (no second server/discover).
-            await self.connect(name)
-            return
-        with contextlib.suppress(SignedOut):  # the simulated host lists even after its listen met a 401
+        with contextlib.suppress(SignedOut):  # a token that cannot be refreshed: nothing more is sent
             if self.era == "modern" and self.listen and name not in self.stdio:
                 await self.open_listen(name)
-        with contextlib.suppress(SignedOut):
             await self.relist(name)
 
     # --- a server asks the user (MRTR in the modern era, elicitation/create in the legacy era) -------------
@@ -244,6 +256,7 @@ class Host:
             with anyio.fail_after(WAIT):
                 await self.asked[name].wait()
             return
+        await self.revive(name)
         result = await self.conns[name].client.session.call_tool(tool, arguments, allow_input_required=True)
         assert isinstance(result, types.InputRequiredResult), result
         self.pending[name] = {"tool": tool, "arguments": arguments, "round": result}
@@ -288,6 +301,7 @@ class Host:
             self.answered[name].set()
             return await self.legacy_answered(name, pending, mark)
         round_ = pending["round"]
+        await self.revive(name)
         responses = {
             key: types.ElicitResult(action="accept", content={"state": answer}) for key in round_.input_requests
         }
@@ -327,6 +341,7 @@ class Host:
         raise AssertionError("401 twice in a row")
 
     async def relist(self, name: str) -> list[str]:
+        await self.revive(name)
         conn = self.conns[name]
         try:
             result = await self.authorized(name, conn.client.list_tools)
@@ -367,6 +382,7 @@ class Host:
         if name in self.signed_out:
             self.local_error(name, transport)
             return None
+        await self.revive(name)
         for _ in range(2):
             try:
                 return await self.authorized(name, lambda: self.conns[name].client.call_tool(tool, arguments))
