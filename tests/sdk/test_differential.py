@@ -375,12 +375,14 @@ def test_an_expired_token(tmp_path, era):
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_TOKEN_SHOWN)
-def test_a_token_revoked_by_a_restart(tmp_path):
-    """The authorization server lived in W's process: after the restart the token is unknown. The modern
-    client's listen and its re-list meet 401; the user must sign in again, and the model's call gets the
-    host's own error."""
+@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+def test_a_token_revoked_by_a_restart(tmp_path, era):
+    """The authorization server lived in W's process: after the restart the token is unknown, and the first
+    request meets 401 before any session work (modern: the listen; legacy: the GET the SDK client retries by
+    itself). The token cannot be refreshed: the user must sign in again, nothing more is sent, and the
+    model's call gets the host's own error."""
     playground = {
-        "start": {"name": "restart", "era": "modern", "options": {"listen": True, "auth_in_process": True}},
+        "start": {"name": "restart", "era": era, "options": {"listen": True, "auth_in_process": True}},
         "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
     }
 
@@ -388,11 +390,19 @@ def test_a_token_revoked_by_a_restart(tmp_path):
         lab.step(0)
         await host.connect("W")
         lab.step(1)
+        mark = len(lab.records())
         lab.kill("W")
         await host.wait_lost("W")
         lab.forget_tokens()
         lab.start_http("W")
-        await host.back("W")
+        if era == "legacy":
+            await anyio.to_thread.run_sync(
+                lambda: lab.wait_logged(lambda r: r.get("status") == 401, "the GET's 401", mark)
+            )
+            assert lab.refresh(host.bearer.token) is None
+            host.signed_out.add("W")
+        else:
+            await host.back("W")
         await turn(lab, host, calls, 2)
 
     differential(tmp_path, playground, [*HTTP_VARIANTS, "oauth-error-body"], flow, http=("W",), tokens=True)
