@@ -3,15 +3,15 @@ collection with the command that installs it: it must never pass by being skippe
 
 from __future__ import annotations
 
-import importlib.util
-
 import psutil
 import pytest
 
-if importlib.util.find_spec("mcp") is None:
+try:
+    import mcp  # noqa: F401
+except ImportError:
     raise pytest.UsageError(
         "tests/sdk needs the official MCP SDK (mcp==2.3.0). Install it with: pip install -e '.[test,sdk]'"
-    )
+    ) from None
 
 
 @pytest.fixture(scope="session", autouse=True)
