@@ -22,6 +22,9 @@ COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir --no-index /wheels/*.whl && rm -rf /wheels
 USER lesson
 WORKDIR /home/lesson
+# Statements and grades wait here until sent (docs/outbox.md): mount a volume on it to keep them
+# across a new container, or point LESSON_OUTBOX_URL at Redis.
+ENV LESSON_OUTBOX_URL=sqlite:////home/lesson/outbox/outbox.sqlite3
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s \
   CMD ["python", "-c", "import urllib.request as u; u.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]

@@ -7,7 +7,7 @@ PORT   ?= 8000
 WORKERS ?= 0
 LEARNERS ?= 1000
 
-.PHONY: serve test check lint bench chromium clean
+.PHONY: serve test check lint bench chromium redis nginx clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,7 @@ $(VENV)/.installed-sdk: $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,sdk]'
 	touch $@
 
+# A class: make serve HOST=0.0.0.0 WORKERS=2 (prints the addresses learners can open).
 serve: $(VENV)/.installed
 	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
@@ -45,16 +46,40 @@ chromium: $(VENV)/.installed
 	  exit 1; \
 	fi
 
-test: $(VENV)/.installed-sdk chromium
+# The outbox's Redis tests start their own redis-server on a free loopback port; install Debian's
+# when it is missing and we can, else stop here rather than run without them.
+redis:
+	@if command -v redis-server >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's redis-server for the outbox tests..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null; \
+	else \
+	  echo "No redis-server found. Install one (Debian: sudo apt-get install redis-server): the outbox tests need it" >&2; \
+	  exit 1; \
+	fi
+
+# tests/web/test_proxy.py runs the nginx block docs/classroom.md gives in front of the server.
+nginx:
+	@if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's nginx-light for the proxy test..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null; \
+	else \
+	  echo "No nginx found. Install one (Debian: sudo apt-get install nginx-light): the proxy test needs it" >&2; \
+	  exit 1; \
+	fi
+
+test: $(VENV)/.installed-sdk chromium redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
-bench: $(VENV)/.installed chromium
+bench: $(VENV)/.installed chromium redis
 	$(PY) bench/sim_bench.py
 	$(PY) bench/service_bench.py
 	$(PY) bench/load_bench.py --learners $(LEARNERS)
 	$(PY) bench/page_bench.py
+	$(PY) bench/outbox_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

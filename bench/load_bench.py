@@ -13,9 +13,9 @@ then, from this process (the client is never the server's process), measures:
    a few thousand playgrounds, and the slope over the last two thirds of them);
 4. a client that sends presses and never reads: server memory before, at its worst, and after.
 
-The client runs in this process, on the same two cores as the server, and does not negotiate
-permessage-deflate (browsers do; the answers then travel compressed), except with ``--deflate``,
-where the one learner's socket and its echo's both do.
+The client runs in this process, on the same two cores as the server, and does not offer
+permessage-deflate, except with ``--deflate``, where the one learner's socket and its echo's both
+offer it (the server declines it: docs/classroom.md says why).
 
     .venv/bin/python bench/load_bench.py [--learners 1000] [--seconds 30] [--workers 2] [--pace 2]
 """
@@ -57,7 +57,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(workers: int, threads: int) -> tuple[subprocess.Popen, str]:
+def start_server(workers: int, threads: int, settings: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """``settings`` (``LESSON_*``) go over the bench's own."""
     port = free_port()
     env = {
         **os.environ,
@@ -70,6 +71,7 @@ def start_server(workers: int, threads: int) -> tuple[subprocess.Popen, str]:
         # Room for every playground the memory figure stores (about 90 KB each by the cache's own
         # estimate), in a worker that gets most of them: the figure must not be cut by evictions.
         "LESSON_CACHE_BYTES": str(2 << 30),
+        **(settings or {}),
     }
     cmd = [sys.executable, "-m", "lesson.cli", "serve", "--port", str(port)]
     cmd += ["--workers", str(workers), "--threads", str(threads)]

@@ -1,26 +1,45 @@
 """``lesson check``: validate all the content and report every problem, each as ``file:line: what``.
 
 Beyond what start-up loads, it checks every wire example against its era's schema, every internal link,
-every scripted scenario (replayed in both eras), every panel goal, and the JSON Schema each YAML file
-points an editor at.
+every scripted scenario (replayed in both eras), every panel goal, the JSON Schema each YAML file
+points an editor at, and the UI's translated message catalogues.
+
+A file that does not load does not hide the problems of the files that use it: a scenario or a task that
+presses buttons of a broken panel still has its presses checked against the buttons the panel's file lists.
+A name that is not known gets the closest known one as a suggestion.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .content import Content, Lesson, Task, load_content
+from . import i18n
+from .content import (
+    GLOSSARY,
+    MAX_FEEDBACK_WORDS,
+    Content,
+    Glossary,
+    Lesson,
+    Quiz,
+    Task,
+    lesson_tokens,
+    load_content,
+    word_count,
+)
 from .goals import holds
+from .markup import GLOSSARY_LINK, term_marks, term_pattern, term_uses
 from .panels import AnyPanel, PlaygroundPanel, load_panels
 from .scripts import check_script
 from .sim import begin, view
 from .tasks import TaskLogError, done, done_at_start, parse
 from .wire_schema import VERSIONS, message_errors
-from .yamlfile import ContentError, parse_yaml
+from .yamlfile import ContentError, did_you_mean, parse_yaml
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
+ROOT_SCHEMAS = {GLOSSARY: "glossary"}
 _SCHEMA_LINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
 
 
@@ -30,6 +49,7 @@ class Report:
 
     root: Path
     problems: list[ContentError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, not wrong (e.g. untranslated messages)
     lessons: int = 0
     questions: int = 0
     panels: int = 0
@@ -63,6 +83,15 @@ def check(root: Path) -> Report:
     problems.extend(check_goals(root, panels))
     problems.extend(check_tasks(root, content, panels))
     problems.extend(check_schema_pointers(root))
+    problems.extend(check_feedback(root, content))
+    if content.glossary is not None:
+        problems.extend(check_terms(content, content.glossary, panels))
+    problems.extend(check_presses_of_broken_panels(root, panels))
+    problems.extend(check_locales(root, content, report.notes))
+    catalogue_errors, notes = check_catalogues()
+    report.notes += notes
+    problems.extend(catalogue_errors)
+    problems[:] = [suggest(p) for p in problems]
 
     unique: dict[str, ContentError] = {}
     for p in problems:
@@ -137,7 +166,17 @@ def check_links(content: Content) -> list[ContentError]:
     for lesson in content.lessons:
         for link in lesson.links:
             href = link.href
-            if _EXTERNAL.match(href) or href == "/":
+            if _EXTERNAL.match(href) or href in ("/", "/glossary"):
+                continue
+            if term := GLOSSARY_LINK.match(href):
+                if content.glossary is None:
+                    # A glossary that failed to load is reported at its own lines; say nothing more here.
+                    if not (lesson.source.parent.parent / GLOSSARY).is_file():
+                        broken(lesson, link.line, href, f"there is no {GLOSSARY}")
+                elif content.glossary.term(term.group(1)) is None:
+                    known = [t.id for t in content.glossary.terms]
+                    hint = did_you_mean(term.group(1), known)
+                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}{hint}")
                 continue
             if href.startswith("#"):
                 target, fragment = lesson, href[1:]
@@ -153,6 +192,120 @@ def check_links(content: Content) -> list[ContentError]:
                 continue
             if fragment and fragment not in anchors(content, target):
                 broken(lesson, link.line, href, f"lesson {target.meta.slug!r} has no section or question {fragment!r}")
+    return out
+
+
+def check_feedback(root: Path, content: Content) -> list[ContentError]:
+    """Quiz feedback is short and points back at the lesson: an explanation or hint of at most
+    MAX_FEEDBACK_WORDS words, and a ``see`` link to a section (or question) that exists."""
+    out = []
+    for quiz in content.quizzes.values():
+        path = root / "quizzes" / f"{quiz.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        lesson = content.lesson(quiz.id)
+        for n, q in enumerate(quiz.questions):
+            for name in ("explanation", "hint"):
+                text = getattr(q, name)
+                if text is not None and (count := word_count(text)) > MAX_FEEDBACK_WORDS:
+                    out.append(
+                        ContentError(
+                            path,
+                            doc.line(("questions", n, name)),
+                            f"question {q.id!r}: the {name} has {count} words; feedback is read at a glance, "
+                            f"keep it to {MAX_FEEDBACK_WORDS} and link the lesson ('see') for the rest",
+                        )
+                    )
+            if q.see is None:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n)),
+                        f"question {q.id!r} has no 'see': link the feedback to the part of the lesson it refers to",
+                    )
+                )
+            elif lesson is not None and (why := _see_problem(content, lesson, q.see)):
+                out.append(ContentError(path, doc.line(("questions", n, "see")), f"question {q.id!r}: {why}"))
+    return out
+
+
+def _see_problem(content: Content, lesson: Lesson, href: str) -> str | None:
+    if href.startswith("#"):
+        target, fragment = lesson, href[1:]
+    elif (match := _LESSON_LINK.match(href)) and (found := content.lesson(match.group(1))):
+        target, fragment = found, match.group(2)
+    else:
+        return f"'see' {href!r} names no lesson"
+    if fragment and fragment not in anchors(content, target):
+        return f"'see' {href!r}: lesson {target.meta.slug!r} has no section or question {fragment!r}"
+    return None
+
+
+# What a panel shows a learner, by key: everything else in its file (ids, events, options) stays unseen.
+_SHOWN = {"title", "label", "text", "hint", "question", "explanation", "variants_legend", "caption", "titles"}
+
+
+def _shown_text(value: object, shown: bool = False) -> list[str]:
+    if isinstance(value, str):
+        return [value] if shown else []
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in _shown_text(v, shown or k in _SHOWN)]
+    if isinstance(value, list):
+        return [t for v in value for t in _shown_text(v, shown)]
+    return []
+
+
+def _quiz_text(quiz: Quiz) -> list[str]:
+    return [
+        text
+        for q in quiz.questions
+        for text in (q.prompt, q.explanation, q.hint or "", *(c.text for c in q.choices or []))
+    ]
+
+
+def check_terms(content: Content, glossary: Glossary, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A glossary term is linked to its entry where the course first uses it: a lesson may use a term only
+    after it (or an earlier lesson) has linked it. A panel or the quick check counts where the lesson
+    places it, and since its text cannot hold links, the lesson must have linked its terms by then.
+    Each term is reported once per lesson, at its first early use."""
+    spellings = {s: t.id for t in glossary.terms for s in t.spellings}
+    pattern = term_pattern(spellings)
+    out = []
+    known: set[str] = set()  # linked by an earlier lesson
+    for lesson in content.lessons:
+        here = set(known)
+        reported: set[str] = set()
+        tokens, body_line = lesson_tokens(lesson.source)
+        for mark in term_marks(tokens, body_line, spellings):
+            if mark.kind == "link":
+                here.add(mark.name)
+                continue
+            if mark.kind == "use":
+                uses, where = [mark], ""
+            else:
+                quiz = content.quiz(lesson.meta.slug)
+                panel = panels.get(mark.name)
+                texts = (
+                    _quiz_text(quiz)
+                    if mark.name == "quiz" and quiz
+                    else _shown_text(panel.model_dump() if panel is not None else {})
+                )
+                uses = [u for text in texts for u in term_uses(text, spellings, pattern, mark.line)]
+                where = f"the {mark.name!r} {'quick check' if mark.name == 'quiz' else 'panel'} placed here uses "
+            for use in uses:
+                if use.name in here or use.name in reported:
+                    continue
+                reported.add(use.name)
+                entry = glossary.term(use.name)
+                out.append(
+                    ContentError(
+                        lesson.source,
+                        use.line,
+                        f"{where}{use.text!r} before this lesson or an earlier one links it to the glossary: "
+                        f"write [{use.text}](/glossary#{use.name}) where it is first used"
+                        + (f" ({entry.term})" if entry and entry.term.casefold() != use.text.casefold() else ""),
+                    )
+                )
+        known |= {m.name for m in term_marks(tokens, body_line, spellings) if m.kind == "link"}
     return out
 
 
@@ -172,22 +325,28 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
     """A task question names a playground its lesson shows, is not done before anything is pressed, and
     its ``solution`` replays on that playground and does the task."""
     out = []
+    # A panel whose file exists but does not load has its own problems listed; do not call it missing.
+    broken = frozenset(p.stem for p in (root / "panels").glob("*.yaml")) - set(panels)
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
         doc = parse_yaml(path.read_text(encoding="utf-8"), path)
         lesson = content.lesson(quiz.id)
         for n, q in enumerate(quiz.questions):
             if q.task is not None:
-                for field_name, message in _task_problems(q.task, panels, lesson):
+                for field_name, message in _task_problems(q.task, panels, lesson, broken):
                     line = doc.line(("questions", n, "task", field_name))
                     out.append(ContentError(path, line, f"question {q.id!r}: {message}"))
     return out
 
 
-def _task_problems(task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None) -> list[tuple[str, str]]:
+def _task_problems(
+    task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None, broken: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
     """(the task's field at fault, what is wrong) for one task question."""
     panel = panels.get(task.panel)
     if panel is None:
+        if task.panel in broken:
+            return []  # the panel's own problems are listed; its presses are checked against its file
         return [("panel", f"there is no panel {task.panel!r} (known: {', '.join(sorted(panels))})")]
     if not isinstance(panel, PlaygroundPanel):
         return [("panel", f"{task.panel!r} is a {panel.kind} panel; a task is done in a playground")]
@@ -206,6 +365,147 @@ def _task_problems(task: Task, panels: dict[str, AnyPanel], lesson: Lesson | Non
     return out
 
 
+def _listed_buttons(path: Path) -> list[str] | None:
+    """The button ids a panel file lists, read without validating it; None when the file does not parse."""
+    try:
+        data = parse_yaml(path.read_text(encoding="utf-8"), path).data
+    except (ContentError, OSError):
+        return None
+    buttons = data.get("buttons") if isinstance(data, dict) else None
+    if not isinstance(buttons, list):
+        return None
+    return [b["id"] for b in buttons if isinstance(b, dict) and isinstance(b.get("id"), str)]
+
+
+def check_presses_of_broken_panels(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """Scenarios and task solutions that press buttons of a panel that did not load: each press is checked
+    against the ids the panel's file lists, so a typo is reported in the same run as the panel's problem."""
+    broken = {p.stem: p for p in sorted((root / "panels").glob("*.yaml")) if p.stem not in panels}
+    out: list[ContentError] = []
+
+    def check_one(path: Path, doc_line: int | None, panel_id: str, press: object, what: str) -> None:
+        ids = _listed_buttons(broken[panel_id])
+        if ids is not None and isinstance(press, str) and press not in ids:
+            out.append(
+                ContentError(
+                    path,
+                    doc_line,
+                    f"{what} presses {press!r}, which is not a button of panel {panel_id!r} ({', '.join(ids)})"
+                    + did_you_mean(press, ids),
+                )
+            )
+
+    for path in sorted((root / "scenarios").glob("*.yaml")):
+        try:
+            doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        except ContentError:
+            continue  # reported by the scenario's own check
+        data = doc.data if isinstance(doc.data, dict) else {}
+        panel_id, steps = data.get("panel"), data.get("steps")
+        if panel_id not in broken or not isinstance(steps, list):
+            continue
+        for n, step in enumerate(steps):
+            press = step.get("press") if isinstance(step, dict) else None
+            for pid in press if isinstance(press, list) else [press] if press is not None else []:
+                check_one(path, doc.line(("steps", n, "press")), panel_id, pid, f"step {n + 1}")
+    for path in sorted((root / "quizzes").glob("*.yaml")):
+        try:
+            doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        except ContentError:
+            continue
+        questions = doc.data.get("questions") if isinstance(doc.data, dict) else None
+        for n, q in enumerate(questions if isinstance(questions, list) else []):
+            task = q.get("task") if isinstance(q, dict) else None
+            if not isinstance(task, dict) or task.get("panel") not in broken:
+                continue
+            solution = task.get("solution")
+            for pid in solution if isinstance(solution, list) else []:
+                line = doc.line(("questions", n, "task", "solution"))
+                check_one(path, line, task["panel"], pid, f"question {q.get('id')!r}: the solution")
+    return out
+
+
+def check_locales(root: Path, content: Content, notes: list[str]) -> list[ContentError]:
+    """Translated lessons (``locales/<locale>/lessons/*.md``): each loads, translates an English lesson,
+    shows the same panels, and its links and wire examples hold like the English ones. A locale with no UI
+    catalogue cannot be picked (``?lang=``), which the notes say."""
+    from .locales import load_locale, locale_folders
+
+    out: list[ContentError] = []
+    for folder in locale_folders(root):
+        translated = load_locale(folder, content, out)
+        if not (i18n.HERE / f"{folder.name}.json").is_file():
+            notes.append(
+                f"{folder}: no UI catalogue lesson/messages/{folder.name}.json, so ?lang={folder.name} cannot pick "
+                "these lessons"
+            )
+        if not translated:
+            continue
+        mixed = content.model_copy(update={"lessons": [translated.get(x.meta.slug, x) for x in content.lessons]})
+        for lesson in translated.values():
+            out.extend(check_messages(lesson))
+            quiz = content.quiz(lesson.meta.slug)
+            ids = anchors(mixed, lesson)
+            lost = sorted(
+                {
+                    q.see[1:]
+                    for q in (quiz.questions if quiz else [])
+                    if q.see and q.see[1:] not in ids and q.see.startswith("#")
+                }
+            )
+            if lost:
+                notes.append(
+                    f"{lesson.source}: the quick check's feedback links to {', '.join('#' + x for x in lost)}, "
+                    "which this translation has no section for (those links open the page at its top)"
+                )
+        out.extend(p for p in check_links(mixed) if p.path.is_relative_to(folder))
+    return out
+
+
+def check_catalogues(folder: Path | None = None) -> tuple[list[ContentError], list[str]]:
+    """The translated UI catalogues against English: every placeholder as English has it, no key English
+    lacks, valid JSON (the server falls back to English for each of these, but the translation is lost).
+    The notes say, per locale, how many messages are still English."""
+    folder = folder or i18n.HERE
+    english_path = folder / f"{i18n.DEFAULT}.json"
+    try:
+        english = json.loads(english_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        return [
+            ContentError(english_path, getattr(exc, "lineno", None), f"the English catalogue does not load: {exc}")
+        ], []
+    errors, notes = [], []
+    for path in sorted(folder.glob("*.json")):
+        if path.stem == i18n.DEFAULT:
+            continue
+        found, missing = i18n.catalogue_problems(path, english)
+        errors += [ContentError(p.path, p.line, p.message) for p in found]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            notes.append(
+                f"{path}: {len(missing)} of {len(english)} messages not translated (shown in English): {shown}"
+            )
+    return errors, notes
+
+
+_NAMED_AMONG = re.compile(r"'([^']+)'[^']*\(([\w .,:'-]+)\)$")
+
+
+def suggest(problem: ContentError) -> ContentError:
+    """Add "did you mean" to a message that names an unknown name and ends with the known ones, e.g.
+    ``presses 'kil', which is not a button of panel 'lights' (kill, revive, turn)``."""
+    if "did you mean" in problem.message:
+        return problem
+    match = _NAMED_AMONG.search(problem.message)
+    if not match:
+        return problem
+    known = [k.strip().strip("'") for k in re.split(r",\s*", match.group(2).removeprefix("known: "))]
+    if match.group(1) in known:
+        return problem
+    hint = did_you_mean(match.group(1), known)
+    return ContentError(problem.path, problem.line, problem.message + hint) if hint else problem
+
+
 def schema_pointer(path: Path) -> str | None:
     """The JSON Schema a YAML file's first line points an editor at, if it points at one."""
     first = path.read_text(encoding="utf-8").split("\n", 1)[0]
@@ -217,6 +517,13 @@ def check_schema_pointers(root: Path) -> list[ContentError]:
     """A YAML file that points an editor at a JSON Schema must point at one that exists (a file without a
     pointer is fine: the editor just cannot help with it)."""
     out = []
+    for file, name in ROOT_SCHEMAS.items():
+        path = root / file
+        pointer = schema_pointer(path) if path.is_file() else None
+        if pointer is not None and not (path.parent / pointer).is_file():
+            out.append(
+                ContentError(path, 1, f"the schema {pointer!r} does not exist (expected 'schema/{name}.schema.json')")
+            )
     for folder, name in SCHEMAS.items():
         for path in sorted((root / folder).glob("*.yaml")):
             pointer = schema_pointer(path)
@@ -237,10 +544,16 @@ __all__ = [
     "Report",
     "anchors",
     "check",
+    "check_catalogues",
+    "check_feedback",
     "check_goals",
     "check_links",
+    "check_locales",
     "check_messages",
+    "check_presses_of_broken_panels",
     "check_schema_pointers",
     "check_tasks",
+    "check_terms",
     "schema_pointer",
+    "suggest",
 ]

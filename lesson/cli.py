@@ -1,4 +1,5 @@
-"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace`` and ``export-scorm``."""
+"""The ``lesson`` command: ``serve``, ``check``, ``schema``, ``trace``, ``export-scorm``, ``outbox`` and
+``lti-keys``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ def _check(root: Path | None) -> int:
     from .content import default_root
 
     report = check(root or default_root())
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if not report.ok:
@@ -62,14 +65,17 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
         print(err, file=sys.stderr)
         return 1
     if workers > 0:
+        from .web.reach import startup_lines
         from .web.server import run_gunicorn
 
-        print(f"MCP Churn Lab: {workers} worker(s) x {threads} threads on http://{host}:{port}/", flush=True)
-        return run_gunicorn(host, port, workers, threads)
+        print("\n".join(startup_lines(host, port, f"{workers} worker(s) x {threads} threads")), flush=True)
+        return run_gunicorn(host, port, workers, threads, int(app.config["PROXY_FIX"]))
     from .web.server import make_dev_server
 
     server = make_dev_server(host, port, app)
-    print(f"MCP Churn Lab: serving on http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
+    from .web.reach import startup_lines
+
+    print("\n".join(startup_lines(host, server.server_port, "serving")), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0
@@ -98,27 +104,47 @@ def _export_scorm(args: argparse.Namespace) -> int:
     return 0
 
 
-def _trace(source: str) -> int:
-    """Print a playground's wire messages as JSON lines; a bad playground is an error on stderr, exit 2."""
+def _lti_keys(out: Path, force: bool) -> int:
+    from .lti.keys import KeysExist, write_keys
+
+    try:
+        private, public = write_keys(out, force)
+    except KeysExist as err:
+        print(f"lti-keys: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"lti-keys: cannot write into {out}: {err.strerror or err}", file=sys.stderr)
+        return 1
+    print(f"wrote {private} (keep it secret, out of the repository) and {public}")
+    return 0
+
+
+def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
+    """Print a playground's wire messages (JSON lines, or a readable text or Markdown table); a bad
+    playground is an error on stderr, exit 2."""
     from pydantic import ValidationError
 
+    from .panels import unknown_servers
     from .sim.playground import MAX_EVENTS, Playground
-    from .sim.trace import trace
+    from .sim.trace import as_markdown, as_text, rows, trace
 
+    titles: list[str] | None = None
     if source != "-" and Path(source).suffix in (".yaml", ".yml"):
         # A scenario file (content/scenarios/*.yaml): its start and scripted presses are a playground.
-        from .scripts import load_scenario
+        from .scripts import load_script
         from .yamlfile import ContentError
 
         try:
-            start, events = load_scenario(Path(source))
+            script, start, steps = load_script(Path(source))
         except ContentError as err:
             print(f"trace: {err}", file=sys.stderr)
             return 2
         except OSError as err:
             print(f"trace: cannot read {source}: {err.strerror or err}", file=sys.stderr)
             return 2
-        playground = Playground(start=start, events=events)
+        playground = Playground(start=start, events=[e for step in steps for e in step.events])
+        # Each event is named by its scenario step: the step's title, else its narration.
+        titles = [s.title or s.narration for s, step in zip(script.steps, steps, strict=True) for _ in step.events]
     else:
         try:
             text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
@@ -133,13 +159,84 @@ def _trace(source: str) -> int:
     if len(playground.events) > MAX_EVENTS:
         print(f"trace: a playground holds at most {MAX_EVENTS} events", file=sys.stderr)
         return 2
+    if era is not None:
+        playground = playground.model_copy(update={"start": playground.start.model_copy(update={"era": era})})
     try:
-        for line in trace(playground):
-            print(json.dumps(line, separators=(",", ":")))
+        if why := unknown_servers(playground.start, playground.events):
+            print(f"trace: the playground {why}", file=sys.stderr)
+            return 2
+        if fmt == "json":
+            for line in trace(playground):
+                print(json.dumps(line, separators=(",", ":")))
+        else:
+            table = list(rows(playground, titles))
+            print("\n".join(as_text(table) if fmt == "text" else as_markdown(table)))
     except KeyError as err:  # an unknown scenario name
         print(f"trace: {err.args[0]}", file=sys.stderr)
         return 2
     return 0
+
+
+def _outbox(args: argparse.Namespace) -> int:
+    """List, retry or drop what waits in the outbox (or was set aside), with the served app's settings."""
+    import time
+
+    from flask import Flask
+
+    from . import outbox
+    from .web import DEFAULTS
+
+    conf = Flask("lesson")  # the same instance folder, so the same default SQLite file, as `lesson serve`
+    conf.config.from_mapping(DEFAULTS)
+    conf.config.from_prefixed_env("LESSON")
+    try:
+        store = outbox.from_settings(conf.config, conf.instance_path).store
+        if args.action == "list":
+            now = time.time()
+            stats = store.stats(now)
+            items = store.dead(args.limit) if args.dead else store.pending(args.limit)
+            if args.json:
+                for i in items:
+                    print(json.dumps({**i.__dict__, "set_aside": args.dead}, separators=(",", ":")))
+                return 0
+            age = "" if stats["oldest_age"] is None else f", the oldest {stats['oldest_age']:.0f}s old"
+            print(
+                f"{stats['depth']} waiting ({stats['bytes']} bytes){age}; {stats['set_aside']} set aside "
+                f"({stats['given_up']} given up in all); {stats['refused']} refused when full; {store.url}"
+            )
+            for i in items:
+                note = f"  {i.reason}" if i.reason else ""
+                print(f"{i.id}\t{i.kind}\t{i.destination}\t{now - i.created:.0f}s\t{i.attempts} tries{note}")
+            return 0
+        ids = sorted(set(args.ids))
+        missing = []
+        if args.action == "retry":
+            if args.all:
+                back = store.requeue([i.id for i in store.dead(1_000_000)])
+                store.retry_now(None)
+                print(f"{back} set-aside item(s) back in line; every destination tried now")
+            for i in ids:  # a set-aside item goes back in line; a waiting one's destination is tried now
+                if store.requeue([i]):
+                    print(f"{i}: back in line")
+                elif store.retry_now([i]):
+                    print(f"{i}: its destination is tried now")
+                else:
+                    missing.append(i)
+        else:
+            if args.all_dead:
+                print(f"dropped {store.drop_dead([i.id for i in store.dead(1_000_000)])} set-aside item(s)")
+            for i in ids:
+                if store.remove([i], delivered=False) or store.drop_dead([i]):
+                    print(f"{i}: dropped")
+                else:
+                    missing.append(i)
+        if missing:
+            print(f"outbox: no such item: {' '.join(map(str, missing))}", file=sys.stderr)
+            return 1
+        return 0
+    except Exception as err:  # the store cannot be opened or reached
+        print(f"outbox: {err}", file=sys.stderr)
+        return 2
 
 
 def _bounded(low: int, high: int) -> Any:
@@ -192,9 +289,37 @@ def main(argv: list[str] | None = None) -> int:
     scorm.add_argument(
         "--lang", help="locale of the launch page's UI strings (default: $LESSON_LOCALE, else en; pseudo for tests)"
     )
-    trace = sub.add_parser("trace", help="print a playground's wire messages, one JSON object per line")
+    trace = sub.add_parser("trace", help="print a playground's wire messages, one per line (JSON, text or Markdown)")
     trace.add_argument("playground", nargs="?", default="-", help="playground JSON or scenario YAML (default: stdin)")
+    trace.add_argument(
+        "--format",
+        choices=("json", "text", "markdown"),
+        default="json",
+        help="json: one object per message (default); text or markdown: one readable line per message",
+    )
+    trace.add_argument("--era", choices=("legacy", "modern"), help="play the playground in this era instead")
+    box = sub.add_parser("outbox", help="list, retry or drop the statements and grades waiting to be sent")
+    box_sub = box.add_subparsers(dest="action", required=True)
+    box_list = box_sub.add_parser("list", help="what waits, oldest first (with --dead: what was set aside)")
+    box_list.add_argument("--dead", action="store_true", help="the items given up on, with the reason")
+    box_list.add_argument("--limit", type=_bounded(1, 1_000_000), default=50, help="at most this many (default 50)")
+    box_list.add_argument("--json", action="store_true", help="one JSON object per item, payload included")
+    box_retry = box_sub.add_parser("retry", help="put set-aside items back in line; try waiting ones now")
+    box_retry.add_argument("ids", nargs="*", type=int, help="item ids (from `lesson outbox list`)")
+    box_retry.add_argument("--all", action="store_true", help="every set-aside item, and every destination now")
+    box_drop = box_sub.add_parser("drop", help="remove items for good, waiting or set aside")
+    box_drop.add_argument("ids", nargs="*", type=int, help="item ids (from `lesson outbox list`)")
+    box_drop.add_argument("--all-dead", action="store_true", help="every set-aside item")
+    keys = sub.add_parser("lti-keys", help="write a new RSA key pair for the LTI tool (private.key, public.key)")
+    keys.add_argument("--out", type=Path, required=True, help="folder to write into (beside the LTI config file)")
+    keys.add_argument("--force", action="store_true", help="replace keys that exist")
     args = parser.parse_args(argv)
+    if args.command == "outbox":
+        if args.action == "retry" and not (args.ids or args.all):
+            parser.error("outbox retry: give item ids, or --all")
+        if args.action == "drop" and not (args.ids or args.all_dead):
+            parser.error("outbox drop: give item ids, or --all-dead")
+        return _outbox(args)
     if args.command == "export-scorm":
         return _export_scorm(args)
     if args.command == "serve":
@@ -203,8 +328,10 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args.host, args.port, args.reload, args.workers, args.threads)
     if args.command == "schema":
         return _schema(args.out, args.check)
+    if args.command == "lti-keys":
+        return _lti_keys(args.out, args.force)
     if args.command == "trace":
-        return _trace(args.playground)
+        return _trace(args.playground, args.format, args.era)
     return _check(args.content)
 
 

@@ -9,12 +9,14 @@ so ``lesson check`` and start-up can point an author at the exact spot. Loaders 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
+from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from .goals import Condition
@@ -56,13 +58,43 @@ Text = Annotated[str, Field(min_length=1)]
 
 
 class LessonMeta(_Strict):
-    """The front matter of a lesson."""
+    """The front matter of a lesson. Its time estimate is not here: it is computed from the lesson's words,
+    panels and questions (:func:`estimate_minutes`)."""
 
-    slug: Slug
-    title: Text
-    order: Annotated[int, Field(ge=1)]
-    summary: Text
-    minutes: Annotated[int, Field(ge=1, le=120)]
+    slug: Annotated[Slug, Field(description="the lesson's address, /lessons/<slug>; lower case, digits and hyphens")]
+    title: Annotated[Text, Field(description="shown on the page and in the course index")]
+    order: Annotated[int, Field(description="position in the course (1, 2, ...; no two lessons share one)", ge=1)]
+    summary: Annotated[
+        Text, Field(description="one or two sentences, shown under the title on the page and in the course index")
+    ]
+
+
+# The time estimate: reading at about 200 words a minute, plus minutes for each panel and question.
+WORDS_PER_MINUTE = 200
+MINUTES_PER_PANEL = 3
+MINUTES_PER_QUESTION = 1
+MINUTES_PER_TASK = 2
+# Quiz feedback (an explanation, a task's hint) is read at a glance after an answer: about 40 words.
+MAX_FEEDBACK_WORDS = 40
+# A glossary definition is read in passing, from a link in the middle of a lesson.
+MAX_DEFINITION_WORDS = 45
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def estimate_minutes(words: int, panels: int, questions: int, tasks: int) -> int:
+    """A lesson's time: its prose at WORDS_PER_MINUTE, plus MINUTES_PER_PANEL for each panel, and
+    MINUTES_PER_QUESTION for each choice question and MINUTES_PER_TASK for each task of its quick check;
+    rounded up, at least one minute."""
+    total = (
+        words / WORDS_PER_MINUTE
+        + MINUTES_PER_PANEL * panels
+        + MINUTES_PER_QUESTION * (questions - tasks)
+        + MINUTES_PER_TASK * tasks
+    )
+    return max(1, math.ceil(total))
 
 
 class Block(_Strict):
@@ -93,16 +125,25 @@ class Lesson(_Strict):
     source: Path
     message_blocks: list[MessageBlock] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
+    # Words of prose (disclosures included; code blocks and widget lines not), and the time estimate
+    # made from them, the panels and the quick check once the quiz is known.
+    words: int = 0
+    minutes: int = 1
 
     @property
     def widgets(self) -> list[str]:
         """The widget names in page order."""
         return [b.name for b in self.blocks if b.kind == "widget"]
 
+    @property
+    def panels(self) -> list[str]:
+        """The panels the lesson shows (every widget but the quick check), in page order."""
+        return [name for name in self.widgets if name not in BUILTIN_WIDGETS]
+
 
 class Choice(_Strict):
-    id: ItemId
-    text: Text
+    id: Annotated[ItemId, Field(description="the choice's id, which the question's 'answer' names")]
+    text: Annotated[Text, Field(description="what the learner reads and picks")]
 
 
 PressId = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$", max_length=40)]
@@ -136,13 +177,35 @@ class Question(_Strict):
         json_schema_extra={"oneOf": [{"required": ["choices", "answer"]}, {"required": ["task", "hint"]}]}
     )
 
-    id: ItemId
-    prompt: Text
-    choices: Annotated[list[Choice], Field(min_length=2, max_length=5)] | None = None
-    answer: str | None = None
-    task: Task | None = None
-    hint: Annotated[str, Field(min_length=1, description="shown when a task is checked and not yet done")] | None = None
-    explanation: Text
+    id: Annotated[ItemId, Field(description="the question's id, unique in its quiz; its anchor on the page is #q-<id>")]
+    prompt: Annotated[Text, Field(description="the question as the learner reads it")]
+    choices: Annotated[
+        Annotated[list[Choice], Field(min_length=2, max_length=5)] | None,
+        Field(description="for a multiple-choice question: two to five choices, exactly one of them right"),
+    ] = None
+    answer: Annotated[str | None, Field(description="for a multiple-choice question: the id of the right choice")] = (
+        None
+    )
+    task: Annotated[
+        Task | None,
+        Field(
+            description="for a task question: what to do in a playground on the same page (its presses are replayed)"
+        ),
+    ] = None
+    hint: Annotated[
+        Annotated[str, Field(min_length=1)] | None,
+        Field(description="for a task question: shown when a task is checked and not yet done"),
+    ] = None
+    explanation: Annotated[
+        Text, Field(description="the feedback after an answer: why the right choice is right, at most 40 words")
+    ]
+    see: Annotated[
+        Annotated[str, Field(pattern=r"^(#|/lessons/)[A-Za-z0-9/#_-]+$")] | None,
+        Field(
+            description="where the lesson explains this ('#section' or '/lessons/<slug>#section'), linked "
+            "from the feedback",
+        ),
+    ] = None
 
     @field_validator("choices")
     @classmethod
@@ -174,8 +237,10 @@ class Question(_Strict):
 
 
 class Quiz(_Strict):
-    id: Slug
-    questions: Annotated[list[Question], Field(min_length=1)]
+    id: Annotated[Slug, Field(description="the slug of the lesson the quiz belongs to (also the file name)")]
+    questions: Annotated[
+        list[Question], Field(description="the quick check's questions, in the order shown", min_length=1)
+    ]
 
     @field_validator("questions")
     @classmethod
@@ -184,9 +249,66 @@ class Quiz(_Strict):
         return questions
 
 
+class Term(_Strict):
+    """One entry of the glossary: a protocol word, what it means, and the other spellings that count as
+    using it (a plural made with -s or -es counts without being listed)."""
+
+    id: Annotated[ItemId, Field(description="the entry's anchor on the glossary page: /glossary#<id>")]
+    term: Annotated[Text, Field(description="the word as the glossary shows it")]
+    also: Annotated[
+        list[Text], Field(description="other spellings that count as a use of this term (e.g. an abbreviation)")
+    ] = Field(default_factory=list)
+    means: Annotated[Text, Field(description=f"the definition, at most {MAX_DEFINITION_WORDS} words")]
+    see: Annotated[list[ItemId], Field(description="related entries, linked after the definition")] = Field(
+        default_factory=list
+    )
+
+    @field_validator("means")
+    @classmethod
+    def _short(cls, means: str) -> str:
+        if word_count(means) > MAX_DEFINITION_WORDS:
+            raise ValueError(f"a definition has at most {MAX_DEFINITION_WORDS} words; this one has {word_count(means)}")
+        return means
+
+    @property
+    def spellings(self) -> list[str]:
+        return [self.term, *self.also]
+
+
+class Glossary(_Strict):
+    """``content/glossary.yaml``: every protocol term the lessons use, each defined once; a lesson links a
+    term to its entry (``[listen stream](/glossary#listen-stream)``) where the course first uses it."""
+
+    terms: Annotated[
+        list[Term], Field(description="every entry, each a protocol word the lessons use, defined once", min_length=1)
+    ]
+
+    @field_validator("terms")
+    @classmethod
+    def _distinct(cls, terms: list[Term]) -> list[Term]:
+        _no_duplicates([t.id for t in terms], "term")
+        seen: dict[str, str] = {}
+        for t in terms:
+            for spelling in t.spellings:
+                key = spelling.casefold()
+                if key in seen:
+                    raise ValueError(f"{spelling!r} is a spelling of both {seen[key]!r} and {t.id!r}")
+                seen[key] = t.id
+        ids = {t.id for t in terms}
+        for t in terms:
+            for other in t.see:
+                if other not in ids:
+                    raise ValueError(f"term {t.id!r} sees {other!r}, which is not in the glossary")
+        return terms
+
+    def term(self, term_id: str) -> Term | None:
+        return next((t for t in self.terms if t.id == term_id), None)
+
+
 class Content(_Strict):
     lessons: list[Lesson]
     quizzes: dict[str, Quiz]
+    glossary: Glossary | None = None
 
     def lesson(self, slug: str) -> Lesson | None:
         """The lesson with this slug, if any."""
@@ -223,6 +345,15 @@ def _split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
     raise ContentError(path, 1, "the front matter is never closed: add a '---' line after its last key")
 
 
+def lesson_tokens(path: Path) -> tuple[list[Token], int]:
+    """A lesson's body as Markdown tokens (its disclosure lines already made HTML), and the file line of
+    the body's first line; for checks that read the prose again."""
+    _front, body, body_line = _split_front_matter(path, path.read_text(encoding="utf-8"))
+    tokens = MD.parse(body)
+    disclosures(path, tokens, body_line)
+    return tokens, body_line
+
+
 def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | None:
     """Parse one lesson, recording every problem found; None when it cannot be used at all."""
     try:
@@ -232,6 +363,22 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
         problems.extend(err.problems)
         return None
     meta: LessonMeta | None = None
+    if isinstance(front.data, dict) and "minutes" in front.data:
+        # Typed by hand, a time estimate drifts from the lesson; the page computes it instead.
+        problems.append(
+            ContentError(
+                path,
+                front.line(("minutes",)),
+                "front matter: 'minutes' is computed from the lesson's words, panels and questions; remove this line",
+            )
+        )
+        front = YamlDoc(
+            front.path,
+            front.node,
+            {k: v for k, v in front.data.items() if k != "minutes"},
+            front.first_line,
+            front.top_line,
+        )
     try:
         meta = validate(front, LessonMeta, prefix="front matter: ")
     except ContentError as err:
@@ -244,9 +391,12 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
     toc: list[TocEntry] = []
     links: list[Link] = []
     used_ids: set[str] = set()
+    words = 0
 
     for i, token in enumerate(tokens):
         line = body_line + token.map[0] if token.map else body_line
+        if token.type == "inline" and not WIDGET_LINE.match(token.content):
+            words += sum(word_count(c.content) for c in token.children or [] if c.type in ("text", "code_inline"))
         if token.type == "fence":
             try:
                 message = message_block(path, token, line)
@@ -308,7 +458,7 @@ def _parse_lesson(path: Path, problems: list[ContentError]) -> _LessonFile | Non
     if html := MD.renderer.render(tokens[start:], MD.options, {}):
         blocks.append(Block(kind="html", html=html))
 
-    lesson = Lesson(meta=meta, blocks=blocks, toc=toc, source=path, message_blocks=messages, links=links)
+    lesson = Lesson(meta=meta, blocks=blocks, toc=toc, source=path, message_blocks=messages, links=links, words=words)
     return _LessonFile(lesson, front, {name: line for _i, line, name in widgets})
 
 
@@ -398,8 +548,27 @@ def _load_content(root: Path, problems: list[ContentError]) -> Content:
                 )
             )
 
+    glossary: Glossary | None = None
+    if (root / GLOSSARY).is_file():
+        try:
+            glossary = load_yaml_file(root / GLOSSARY, Glossary)[0]
+        except ContentError as err:
+            problems.extend(err.problems)
+
     lessons = sorted((f.lesson for f in files), key=lambda lesson: lesson.meta.order)
-    return Content(lessons=lessons, quizzes=quizzes)
+    lessons = [lesson.model_copy(update={"minutes": lesson_minutes(lesson, quizzes)}) for lesson in lessons]
+    return Content(lessons=lessons, quizzes=quizzes, glossary=glossary)
+
+
+GLOSSARY = "glossary.yaml"
+
+
+def lesson_minutes(lesson: Lesson, quizzes: dict[str, Quiz]) -> int:
+    """The lesson's time estimate (see :func:`estimate_minutes`)."""
+    quiz = quizzes.get(lesson.meta.slug) if "quiz" in lesson.widgets else None
+    questions = quiz.questions if quiz else []
+    tasks = sum(1 for q in questions if q.task is not None)
+    return estimate_minutes(lesson.words, len(lesson.panels), len(questions), tasks)
 
 
 def messages(lesson: Lesson) -> list[tuple[str, str, object, int]]:
@@ -422,6 +591,8 @@ __all__ = [
     "Choice",
     "Content",
     "ContentError",
+    "GLOSSARY",
+    "Glossary",
     "ERAS",
     "Lesson",
     "LessonMeta",
@@ -429,8 +600,10 @@ __all__ = [
     "MessageBlock",
     "Question",
     "Quiz",
+    "Term",
     "TocEntry",
     "default_root",
+    "estimate_minutes",
     "load_content",
     "load_yaml_model",
     "messages",

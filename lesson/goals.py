@@ -22,7 +22,6 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from .identity import ByIdentity
 from .sim.view import View
 
 Value = str | int | bool
@@ -35,11 +34,18 @@ class _Cond(BaseModel):
 class Test(_Cond):
     """One test of the value at ``path``."""
 
-    path: Annotated[str, Field(min_length=1, examples=["servers[name=A].status", "next_prompt.tools[*].server"])]
-    equals: Value | None = None
-    contains: Value | None = None
-    at_least: int | None = None
-    at_most: int | None = None
+    path: Annotated[
+        str,
+        Field(
+            description="where in the view to look, e.g. servers[name=A].status or next_prompt.tools[*].server",
+            min_length=1,
+            examples=["servers[name=A].status", "next_prompt.tools[*].server"],
+        ),
+    ]
+    equals: Annotated[Value | None, Field(description="the value at the path is this one")] = None
+    contains: Annotated[Value | None, Field(description="the list at the path holds this value")] = None
+    at_least: Annotated[int | None, Field(description="the number at the path is at least this")] = None
+    at_most: Annotated[int | None, Field(description="the number at the path is at most this")] = None
 
     @model_validator(mode="after")
     def _one_test(self) -> Test:
@@ -53,15 +59,15 @@ class Test(_Cond):
 
 
 class All(_Cond):
-    all: Annotated[list[Condition], Field(min_length=1)]
+    all: Annotated[list[Condition], Field(description="every condition in this list holds", min_length=1)]
 
 
 class AnyOf(_Cond):
-    any: Annotated[list[Condition], Field(min_length=1)]
+    any: Annotated[list[Condition], Field(description="at least one condition in this list holds", min_length=1)]
 
 
 class Not(_Cond):
-    not_: Condition = Field(alias="not")
+    not_: Condition = Field(description="this condition does not hold", alias="not")
 
 
 def _kind(data: Any) -> str:
@@ -88,8 +94,8 @@ Not.model_rebuild()
 class Goal(_Cond):
     """What the learner is asked to reach in a panel, and the condition that says they did."""
 
-    text: Annotated[str, Field(min_length=1)]
-    when: Condition
+    text: Annotated[str, Field(description="the goal as the learner reads it", min_length=1)]
+    when: Annotated[Condition, Field(description="the condition over the view that says the goal is reached")]
 
 
 # --- paths ------------------------------------------------------------------------------------------
@@ -248,27 +254,15 @@ def _read_one(path: str) -> Callable[[Any], Any] | None:
 
 
 def _compile(condition: Condition) -> Callable[[Any], bool]:
-    """The condition as a function of a view, worked out once (see ``holds``)."""
+    """The condition as a function of a view."""
     if isinstance(condition, All):
         parts = [_compile(c) for c in condition.all]
 
-        def all_of(view: Any) -> bool:
-            for part in parts:  # noqa: SIM110 (a loop, not all(): no generator made per press)
-                if not part(view):
-                    return False
-            return True
-
-        return all_of
+        return lambda view: all(part(view) for part in parts)
     if isinstance(condition, AnyOf):
         options = [_compile(c) for c in condition.any]
 
-        def any_of(view: Any) -> bool:
-            for option in options:  # noqa: SIM110 (a loop, not any(): no generator made per press)
-                if option(view):
-                    return True
-            return False
-
-        return any_of
+        return lambda view: any(option(view) for option in options)
     if isinstance(condition, Not):
         inner = _compile(condition.not_)
         return lambda view: not inner(view)
@@ -301,13 +295,9 @@ def _compile(condition: Condition) -> Callable[[Any], bool]:
     return sized
 
 
-_compiled = ByIdentity(_compile, limit=4096)
-
-
 def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
-    """Whether the condition holds for this view. Each condition is compiled once: a panel's goal is
-    evaluated on every press."""
-    return _compiled(condition)(view)
+    """Whether the condition holds for this view."""
+    return _compile(condition)(view)
 
 
 def describe(condition: Condition) -> str:

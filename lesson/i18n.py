@@ -5,11 +5,21 @@ A plain table rather than gettext: the strings are few, the page scripts need th
 the ``js.`` part as a cached JSON file, ``/data/<build>/messages-<locale>.json``), and an instructor can add a
 language by copying one JSON file. The ``pseudo`` locale wraps every English string in ``⟦…⟧`` so a test
 can find any UI string that does not come from the catalogue.
+
+A translation is never trusted to be right: a message whose placeholders differ from English's, a key
+English does not have, or a file that is not a JSON table is logged and English is used instead, so no
+catalogue mistake can break a page. ``lesson check`` reports the same mistakes with their lines
+(:func:`catalogue_problems`).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
+import re
+import string
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,16 +28,107 @@ HERE = Path(__file__).parent / "messages"
 DEFAULT = "en"
 PSEUDO = "pseudo"
 
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CatalogueProblem:
+    """A mistake in a translated catalogue: the file, the line (when known) and what is wrong."""
+
+    path: Path
+    line: int | None
+    message: str
+    key: str | None = None
+
 
 def locales() -> list[str]:
     """The shipped languages, plus the pseudo-locale used by tests."""
     return sorted(p.stem for p in HERE.glob("*.json")) + [PSEUDO]
 
 
+def placeholders(text: str) -> set[str] | None:
+    """The ``{name}`` placeholders a message fills, or None when it is not a valid format string."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError:
+        return None
+
+
+def _key_line(text: str, key: str) -> int | None:
+    pattern = re.compile(r"^\s*" + re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _read(path: Path) -> tuple[str, dict[str, Any] | None, CatalogueProblem | None]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return "", None, CatalogueProblem(path, None, f"cannot read the file: {exc.strerror or exc}")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return text, None, CatalogueProblem(path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    if not isinstance(data, dict):
+        return text, None, CatalogueProblem(path, 1, "a catalogue is a JSON object of key to text")
+    return text, data, None
+
+
+def catalogue_problems(path: Path, english: dict[str, str]) -> tuple[list[CatalogueProblem], list[str]]:
+    """Every mistake in the translated catalogue at ``path`` measured against ``english``, and the English
+    keys it does not translate (those fall back to English, which is allowed but worth knowing)."""
+    text, data, problem = _read(path)
+    if data is None:
+        return [problem] if problem else [], sorted(english)
+    out = []
+    for key, value in data.items():
+        line = _key_line(text, key)
+        if key not in english:
+            near = difflib.get_close_matches(key, english, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            out.append(CatalogueProblem(path, line, f"unknown key {key!r}: English has no such message{hint}", key))
+            continue
+        if not isinstance(value, str):
+            out.append(CatalogueProblem(path, line, f"{key!r}: a message is a string", key))
+            continue
+        want, got = placeholders(english[key]), placeholders(value)
+        if got is not None and got == want and not _fills(value, got):
+            out.append(CatalogueProblem(path, line, f"{key!r}: a placeholder cannot be filled (write {{name}})", key))
+        elif got is None:
+            out.append(
+                CatalogueProblem(path, line, f"{key!r}: unbalanced braces; write {{{{ and }}}} for literal ones", key)
+            )
+        elif got != want:
+            extra, lacking = sorted(got - (want or set())), sorted((want or set()) - got)
+            parts = [f"placeholder {{{p}}} is not in English's" for p in extra]
+            for p in extra:
+                near = difflib.get_close_matches(p, sorted(want or ()), n=1)
+                if near:
+                    parts[extra.index(p)] += f" (did you mean {{{near[0]}}}?)"
+            parts += [f"placeholder {{{p}}} is missing" for p in lacking]
+            out.append(CatalogueProblem(path, line, f"{key!r}: " + "; ".join(parts), key))
+    return out, sorted(k for k in english if k not in data)
+
+
+def _fills(text: str, names: set[str]) -> bool:
+    """Whether the message can be filled with its placeholders (a stray ``{name!x}`` or ``{name:zz}`` cannot)."""
+    try:
+        text.format(**dict.fromkeys(names, ""))
+    except (KeyError, IndexError, ValueError):
+        return False
+    return True
+
+
+def _english() -> dict[str, str]:
+    data: dict[str, str] = json.loads((HERE / f"{DEFAULT}.json").read_text(encoding="utf-8"))
+    return data
+
+
 @cache
 def catalogue(locale: str = DEFAULT) -> dict[str, str]:
-    """Every message of ``locale``; a key missing from a translation falls back to English."""
-    english: dict[str, str] = json.loads((HERE / f"{DEFAULT}.json").read_text(encoding="utf-8"))
+    """Every message of ``locale``; a key missing from a translation, or a translated message that
+    does not fit English's placeholders, is English's (the mistake is logged)."""
+    english = _english()
     if locale == PSEUDO:
         return {k: f"⟦{v}⟧" for k, v in english.items()}
     if locale == DEFAULT:
@@ -35,7 +136,31 @@ def catalogue(locale: str = DEFAULT) -> dict[str, str]:
     path = HERE / f"{locale}.json"
     if not path.is_file():
         raise KeyError(f"no message catalogue for locale {locale!r} (have: {', '.join(locales())})")
-    return {**english, **json.loads(path.read_text(encoding="utf-8"))}
+    _, data, problem = _read(path)
+    if data is None:
+        log.error("%s; using English for every message (`lesson check` lists the problems)", problem_text(problem))
+        return english
+    problems, _missing = catalogue_problems(path, english)
+    bad = {p.key for p in problems}
+    for p in problems:
+        log.error("%s; using English for it", problem_text(p))
+    return {**english, **{k: v for k, v in data.items() if k in english and k not in bad}}
+
+
+def problem_text(problem: CatalogueProblem | None) -> str:
+    if problem is None:
+        return ""
+    return f"{problem.path}:{problem.line}: {problem.message}" if problem.line else f"{problem.path}: {problem.message}"
+
+
+def fingerprint() -> tuple[tuple[str, int], ...]:
+    """What changes when a catalogue is edited, added or removed (``lesson serve --reload``)."""
+    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in HERE.glob("*.json")))
+
+
+def reload() -> None:
+    """Forget every catalogue read so far: the next use reads the files again."""
+    catalogue.cache_clear()
 
 
 def translate(locale: str, key: str, **values: Any) -> str:
@@ -49,4 +174,16 @@ def script_messages(locale: str) -> dict[str, str]:
     return {k[3:]: v for k, v in catalogue(locale).items() if k.startswith("js.")}
 
 
-__all__ = ["DEFAULT", "PSEUDO", "catalogue", "locales", "script_messages", "translate"]
+__all__ = [
+    "DEFAULT",
+    "PSEUDO",
+    "CatalogueProblem",
+    "catalogue",
+    "catalogue_problems",
+    "fingerprint",
+    "locales",
+    "placeholders",
+    "reload",
+    "script_messages",
+    "translate",
+]

@@ -141,10 +141,22 @@ def _render_code_inline(self: Any, tokens: list[Token], idx: int, options: Any, 
     return "<code>" + _breakable_word(tokens[idx].content) + "</code>"
 
 
+GLOSSARY_LINK = re.compile(r"^/glossary#([a-z0-9-]+)$")
+
+
+def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    """A link to a glossary entry is marked as a term (a dotted underline says "defined elsewhere")."""
+    token = tokens[idx]
+    if GLOSSARY_LINK.match(str(token.attrGet("href") or "")):
+        token.attrSet("class", "term")
+    return str(self.renderToken(tokens, idx, options, env))
+
+
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_inline", _render_code_inline)
+    md.add_render_rule("link_open", _render_link_open)
     return md
 
 
@@ -269,3 +281,67 @@ def disclosures(path: Path, tokens: list[Token], body_line: int) -> tuple[list[C
             ContentError(path, open_at, "this disclosure is never closed: add a '::::' line after its text")
         )
     return problems, count
+
+
+# --- glossary terms --------------------------------------------------------------------------------
+
+
+def term_pattern(spellings: dict[str, str]) -> re.Pattern[str]:
+    """One pattern for every spelling (spelling -> term id), longest first, so that ``Mcp-Session-Id`` is
+    one use of its own term, not a use of ``MCP`` and ``session id`` too. Case does not matter, a space
+    also matches a hyphen, and a plural in -s or -es counts. The group ``t<n>`` that matched names the
+    spelling (see :func:`term_uses`)."""
+    parts = []
+    for n, spelling in enumerate(sorted(spellings, key=len, reverse=True)):
+        body = r"[\s-]+".join(re.escape(w) for w in spelling.split())
+        plural = "(?:e?s)?" if spelling[-1].isalpha() else ""
+        parts.append(f"(?P<t{n}>{body}{plural})")
+    return re.compile(r"(?<![\w])(?:" + "|".join(parts) + r")(?![\w])", re.IGNORECASE)
+
+
+class TermMark(_Strict):
+    """A place in a lesson where a glossary term is used, or linked to its entry, or a widget stands."""
+
+    kind: Literal["use", "link", "widget"]
+    name: str  # the term's id, or the widget's name
+    line: int
+    text: str = ""  # the words as written, for a use
+
+
+def term_uses(text: str, spellings: dict[str, str], pattern: re.Pattern[str], line: int) -> list[TermMark]:
+    """The uses of glossary terms in a piece of plain text, in order."""
+    ordered = sorted(spellings, key=len, reverse=True)
+    out = []
+    for match in pattern.finditer(text):
+        n = int(str(match.lastgroup)[1:])
+        out.append(
+            TermMark(
+                kind="use",
+                name=spellings[ordered[n]],
+                line=line + text[: match.start()].count("\n"),
+                text=match.group(0),
+            )
+        )
+    return out
+
+
+def term_marks(tokens: list[Token], body_line: int, spellings: dict[str, str]) -> list[TermMark]:
+    """In page order: each use of a glossary term in the lesson's text (headings, paragraphs, lists and
+    tables; not code blocks), each link to a glossary entry, and each widget line."""
+    pattern = term_pattern(spellings)
+    out: list[TermMark] = []
+    for token in tokens:
+        if token.type != "inline" or token.map is None:
+            continue
+        line = body_line + token.map[0]
+        if match := WIDGET_LINE.match(token.content):
+            out.append(TermMark(kind="widget", name=match.group(1), line=line))
+            continue
+        for child in token.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "link_open" and (link := GLOSSARY_LINK.match(str(child.attrGet("href") or ""))):
+                out.append(TermMark(kind="link", name=link.group(1), line=line))
+            elif child.type in ("text", "code_inline"):
+                out += term_uses(child.content, spellings, pattern, line)
+    return out

@@ -14,7 +14,6 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from .goals import Goal
-from .identity import ByIdentity
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
 from .sim.model import Era, Strict
@@ -29,22 +28,28 @@ VIEWS: tuple[ViewName, ...] = ("servers", "prompt", "log", "comparison", "wire")
 
 
 class Button(Strict):
-    id: ID
-    label: Label
-    event: Event
+    id: Annotated[
+        ID, Field(description="the button's id: what a press, a scenario's 'press' and a task's 'solution' name")
+    ]
+    label: Annotated[Label, Field(description="the button's text")]
+    event: Annotated[Event, Field(description="what a press does in the simulation (see Events in docs/content.md)")]
 
 
 class Variant(Strict):
-    id: ID
-    label: Label
-    options: dict[str, bool | str] = Field(default_factory=dict)
-    call_tool: str | None = None  # restart lab: the call in flight uses this tool
-    late_answer: bool = False  # restart lab: the user answers after the state expired
+    id: Annotated[ID, Field(description="the variant's id")]
+    label: Annotated[Label, Field(description="the variant's name in the choice the learner makes")]
+    options: dict[str, bool | str] = Field(
+        description="start options this variant sets (a start's switches, e.g. transport: stdio)", default_factory=dict
+    )
+    call_tool: Annotated[str | None, Field(description="restart lab: the tool the call in flight uses")] = None
+    late_answer: Annotated[
+        bool, Field(description="restart lab: the user answers after the server's state for the call expired")
+    ] = False
 
 
 class PredictChoice(Strict):
-    id: ID
-    text: Label
+    id: Annotated[ID, Field(description="the choice's id, which the prediction's 'answer' names")]
+    text: Annotated[Label, Field(description="what the learner reads and picks")]
 
 
 class Prediction(Strict):
@@ -55,8 +60,10 @@ class Prediction(Strict):
     after: ID | None = Field(
         default=None, description="ask only once this button has been pressed (the moment the question is about)"
     )
-    question: Label
-    choices: Annotated[list[PredictChoice], Field(min_length=2, max_length=5)]
+    question: Annotated[Label, Field(description="asked before the press: what will happen?")]
+    choices: Annotated[
+        list[PredictChoice], Field(description="two to five answers to pick from", min_length=2, max_length=5)
+    ]
     answer: ID = Field(description="the id of the right choice")
     explanation: Label = Field(description="why the right choice is right and the others are not")
 
@@ -71,26 +78,34 @@ class Prediction(Strict):
         return self
 
 
-# Every press looks its button up: by id, indexed once per buttons list (a copy may bring another). The
-# index lives beside the panel, not in it, so it never changes what the panel equals.
-_buttons_by_id: ByIdentity[dict[str, Button]] = ByIdentity(lambda buttons: {b.id: b for b in buttons})
-
-
 class PlaygroundPanel(Strict):
     """A playground: buttons that fire events on a start scenario, and the views it shows after each."""
 
-    id: ID
-    kind: Literal["playground"]
-    title: Label
-    start: Start
-    era_choice: bool = True
-    variants: list[Variant] = Field(default_factory=list)
+    id: Annotated[ID, Field(description="the panel's id, the file's name, and what '::: <id>' in a lesson names")]
+    kind: Annotated[
+        Literal["playground"], Field(description="a playground: buttons the learner presses on a start scenario")
+    ]
+    title: Annotated[Label, Field(description="the panel's heading")]
+    start: Annotated[Start, Field(description="where the playground starts: a start scenario, its era and its options")]
+    era_choice: Annotated[
+        bool, Field(description="whether the learner may switch between the legacy and modern era")
+    ] = True
+    variants: list[Variant] = Field(
+        description="alternative starts (each with id, label, options), offered as a choice", default_factory=list
+    )
     variants_legend: Label | None = Field(default=None, description='the variants\' legend; by default "Variant"')
-    buttons: Annotated[list[Button], Field(min_length=1)]
+    buttons: Annotated[
+        list[Button], Field(description="the presses offered; a press names the button, never the event", min_length=1)
+    ]
     shows: list[ViewName] = Field(default_factory=lambda: list(VIEWS), description="the views shown, in this order")
     titles: dict[ViewName, Label] = Field(default_factory=dict, description="headings that replace a view's default")
-    goal: Goal | None = None
-    hint: Label | None = None
+    goal: Annotated[
+        Goal | None, Field(description="what the learner is asked to reach: text, and when, a condition over the view")
+    ] = None
+    hint: Annotated[
+        Label | None,
+        Field(description="one sentence that helps a learner who is stuck; shown behind a 'Show a hint' disclosure"),
+    ] = None
     predictions: list[Prediction] = Field(default_factory=list, description="questions asked before a press")
 
     @model_validator(mode="after")
@@ -107,7 +122,7 @@ class PlaygroundPanel(Strict):
         return self
 
     def button(self, button_id: str) -> Button | None:
-        return _buttons_by_id(self.buttons).get(button_id)
+        return next((b for b in self.buttons if b.id == button_id), None)
 
     def variant(self, variant_id: str | None) -> Variant | None:
         if variant_id is None:
@@ -120,20 +135,24 @@ class PlaygroundPanel(Strict):
 
 
 class Step(Strict):
-    title: Label
-    caption: Label
-    events: list[Event]
+    title: Annotated[Label, Field(description="the moment's heading")]
+    caption: Annotated[Label, Field(description="what the moment shows, in a sentence or two")]
+    events: Annotated[list[Event], Field(description="the events played at this moment, in order")]
 
 
 class StepperPanel(Strict):
     """Moments shown one at a time: written inline as ``steps``, or taken from ``scenarios/<scenario>.yaml``."""
 
-    id: ID
-    kind: Literal["stepper"]
-    title: Label
-    start: Start | None = None
-    steps: list[Step] = Field(default_factory=list)
-    scenario: ID | None = None
+    id: Annotated[ID, Field(description="the panel's id, the file's name, and what '::: <id>' in a lesson names")]
+    kind: Annotated[Literal["stepper"], Field(description="a stepper: moments shown one at a time")]
+    title: Annotated[Label, Field(description="the panel's heading")]
+    start: Annotated[Start | None, Field(description="where the moments start (needed with inline steps)")] = None
+    steps: list[Step] = Field(
+        description="the moments, written inline (with a start); or use 'scenario'", default_factory=list
+    )
+    scenario: Annotated[
+        ID | None, Field(description="the id of a scenario file (scenarios/<id>.yaml) whose steps are the moments")
+    ] = None
 
     @model_validator(mode="after")
     def _one_source(self) -> StepperPanel:
@@ -145,21 +164,28 @@ class StepperPanel(Strict):
 
 
 class Situation(Strict):
-    id: ID
-    label: Label
-    options: dict[str, bool | str] = Field(default_factory=dict)
-    before: list[Event] = Field(default_factory=list)
-    after: list[Event] = Field(default_factory=list)
+    id: Annotated[ID, Field(description="the situation's id")]
+    label: Annotated[Label, Field(description="the situation's name on its button")]
+    options: dict[str, bool | str] = Field(description="start options the situation sets", default_factory=dict)
+    before: list[Event] = Field(
+        description="events played before the restart, to set the situation up", default_factory=list
+    )
+    after: list[Event] = Field(
+        description="events played after the restart, to show what survived", default_factory=list
+    )
 
 
 class RestartLabPanel(Strict):
-    id: ID
-    kind: Literal["restart-lab"]
-    title: Label
-    start: Start
-    server: str
-    situations: list[Situation] = Field(min_length=1)
-    variants: list[Variant] = Field(default_factory=list)
+    id: Annotated[ID, Field(description="the panel's id, the file's name, and what '::: <id>' in a lesson names")]
+    kind: Annotated[
+        Literal["restart-lab"],
+        Field(description="a restart lab: situations side by side in both eras, each restarting one server"),
+    ]
+    title: Annotated[Label, Field(description="the panel's heading")]
+    start: Annotated[Start, Field(description="where each situation starts")]
+    server: Annotated[str, Field(description="the server that restarts (a server of the start's scenario)")]
+    situations: list[Situation] = Field(description="the situations offered, each a button", min_length=1)
+    variants: list[Variant] = Field(description="alternative starts, offered as a choice", default_factory=list)
 
     @model_validator(mode="after")
     def _unique(self) -> RestartLabPanel:

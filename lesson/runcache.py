@@ -6,34 +6,81 @@ losing an entry costs the page one ``need_log`` round trip and nothing else.
 
 from __future__ import annotations
 
+import functools
 import threading
+import typing
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .sim import Run, advance, at_step
-from .sim.model import Era, replace
-from .sim.step import share
+from .sim.model import Era, Strict, Value
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
-# shared by every playground with the same start; one of five presses holds about 18 KB, then
+# shared by every playground with the same start; one of five presses holds about 16 KB, then
 # each step adds about 1-3 KB (a checkpoint every 8 events). The estimate errs high.
 BASE_BYTES = 80_000
 STEP_BYTES = 2_500
 
+M = TypeVar("M", bound=Strict)
 
-def compact(run: Run) -> Run:
-    """``run`` without its log and its last step's outcomes (see ``Entry.keep``), its states sharing
-    what they still have in common with its checkpoint's."""
-    base = run.checkpoint
-    if base is None:  # a fresh run (shared by every playground with its start), or one built whole
+
+def _changeable(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Strict) and not issubclass(annotation, Value)
+
+
+@functools.cache
+def _parts(cls: type[Strict]) -> tuple[tuple[str, str], ...]:
+    """The fields of ``cls`` that a kept state may share with an older one, each with its kind: a
+    changeable model, a dict of them, or a list or dict of values."""
+    parts = []
+    for name, f in cls.model_fields.items():
+        origin, args = typing.get_origin(f.annotation), typing.get_args(f.annotation)
+        if _changeable(f.annotation):
+            parts.append((name, "model"))
+        elif origin is dict and _changeable(args[1]):
+            parts.append((name, "models"))
+        elif origin in (list, dict):
+            parts.append((name, "data"))
+    return tuple(parts)
+
+
+def share(new: M, old: M) -> M:
+    """``new``, with each part that equals the same part of ``old`` taken from ``old``: a step copies
+    the whole state, and a cached state need only hold what its steps changed. Kept states are never
+    changed (a step copies first), so sharing their parts is safe."""
+    if new is old or new == old:
+        return old
+    fields = {name: getattr(new, name) for name in type(new).model_fields}
+    for name, kind in _parts(type(new)):
+        mine, theirs = fields[name], getattr(old, name)
+        if kind == "model":
+            mine = share(mine, theirs)
+        elif kind == "models":
+            mine = {key: share(value, theirs[key]) if key in theirs else value for key, value in mine.items()}
+            if list(mine) == list(theirs) and all(value is theirs[key] for key, value in mine.items()):
+                mine = theirs
+        elif mine == theirs:
+            mine = theirs
+        fields[name] = mine
+    if all(value is getattr(old, name) or value == getattr(old, name) for name, value in fields.items()):
+        return old
+    # Built with no field recorded as set from input: pydantic keeps that set per instance, and the
+    # sets a step's copies grew were a quarter of a cached playground's memory.
+    return type(new).model_construct(_fields_set=set(), **fields)
+
+
+def compact(run: Run, like: Run | None = None) -> Run:
+    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``), its states
+    sharing what they still have in common with ``like``'s (the run it was advanced from: only what
+    one step changed is built again), else with its checkpoint's."""
+    if run.checkpoint is None:  # a fresh run (shared by every playground with its start), or one built whole
         if run.last is None and run.other is None and len(run.log) <= 1:
             return run
-        return replace(run, log=run.log[-1:], last=None, other=None)
-    # The step forked every part the rules may change; share back with the checkpoint (kept anyway)
-    # whatever is still the same, so a cached run costs what its steps changed.
+        return run.model_copy(update={"log": run.log[-1:], "last": None, "other": None})
+    base = like if like is not None else run.checkpoint
     state, twin = share(run.state, base.state), share(run.twin, base.twin)
-    return replace(run, state=state, twin=twin, log=[], last=None, other=None)
+    return run.model_copy(update={"state": state, "twin": twin, "log": [], "last": None, "other": None})
 
 
 @dataclass(eq=False)
@@ -52,6 +99,7 @@ class Entry:
     fresh: Run | None = None  # the run just advanced, outcomes and all, until its answer is built
 
     loose: bool = False  # ``run`` is not compact yet: see ``settle``
+    like: Run | None = None  # a kept run that ``run`` may share parts with when it is made compact
 
     def __post_init__(self) -> None:
         self.keep(self.run)
@@ -64,6 +112,7 @@ class Entry:
         checkpoint). ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
         self.log_len = len(run.log) if log_len is None else log_len
         self.fresh = run  # for the answer about to be sent; ``full`` lets go of it
+        self.like = self.run  # the run kept until now: ``run`` shares its unchanged parts with it
         self.run = run
         self.loose = True
 
@@ -79,7 +128,7 @@ class Entry:
         """Make the kept run compact (the lock held). The socket does this once the answer is sent, so
         the learner does not wait for it; a change settles first, so no checkpoint is ever loose."""
         if self.loose:
-            self.run = compact(self.run)
+            self.run, self.like = compact(self.run, self.like), None
             self.loose = False
 
     def settle_locked(self) -> None:
@@ -95,7 +144,7 @@ class Entry:
         if run.last is not None and run.log or not events:
             return run
         again = advance(at_step(run, len(events) - 1), events[-1])
-        return replace(run, log=again.log[-1:], last=again.last, other=again.other)
+        return run.model_copy(update={"log": again.log[-1:], "last": again.last, "other": again.other})
 
     @property
     def cost(self) -> int:

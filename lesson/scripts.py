@@ -22,13 +22,15 @@ from .yamlfile import ContentError, YamlDoc, load_yaml_file
 class ScriptStep(Strict):
     """One step: a press of the panel's button, or one or more events, and what to say about it."""
 
-    title: Label | None = None
+    title: Annotated[Label | None, Field(description="the step's heading (default: 'Step <n>')")] = None
     press: ID | list[ID] | None = Field(
         default=None, description="the id of a button of the scenario's panel, or several pressed in turn"
     )
-    event: Event | None = None
-    events: list[Event] | None = None
-    narration: Label
+    event: Annotated[Event | None, Field(description="one event this step plays, instead of a press")] = None
+    events: Annotated[
+        list[Event] | None, Field(description="several events this step plays in turn, instead of a press")
+    ] = None
+    narration: Annotated[Label, Field(description="what the step shows, in a sentence or two, read beside it")]
     expect: Condition | None = Field(default=None, description="must hold after this step, or the replay fails")
 
     @model_validator(mode="after")
@@ -42,12 +44,18 @@ class ScriptStep(Strict):
 class Script(Strict):
     """A scripted scenario."""
 
-    id: ID
-    title: Label
-    summary: Label | None = None
+    id: Annotated[ID, Field(description="the scenario's id, the same as the file's name")]
+    title: Annotated[Label, Field(description="the scenario's name, shown in the page's scenario choice")]
+    summary: Annotated[Label | None, Field(description="one sentence on what the scenario shows")] = None
     panel: ID | None = Field(default=None, description="the playground whose buttons the steps press")
     start: Start | None = Field(default=None, description="where the run starts; default: the panel's start")
-    steps: Annotated[list[ScriptStep], Field(min_length=1)]
+    steps: Annotated[
+        list[ScriptStep],
+        Field(
+            description="the moments in order; each has exactly one of press, event or events, and a narration",
+            min_length=1,
+        ),
+    ]
 
     @model_validator(mode="after")
     def _startable(self) -> Script:

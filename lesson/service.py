@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +23,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from .goals import holds
-from .jsonout import dumps
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .protocol import (
     FRAME,
@@ -42,12 +43,10 @@ from .protocol import (
     depth_ok,
     echo_id,
     plain,
-    quick_press,
 )
 from .runcache import Entry, RunCache, compact
 from .sim import Run, advance, begin, build_view, undo
 from .sim.events import SwitchEra
-from .sim.model import make, replace
 from .sim.playground import MAX_EVENTS
 from .sim.view import View
 
@@ -103,6 +102,7 @@ class Service:
         self.panels = panels
         self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
+        self._client = threading.local()  # the budget of the client whose frame this thread handles
 
     def goal(self, panel_id: str, shown: View) -> GoalState | None:
         """The panel's goal evaluated on the view the answer carries; None when it declares none."""
@@ -113,10 +113,16 @@ class Service:
 
     # --- decoding ---------------------------------------------------------------------------
 
-    def handle_text(self, text: str | bytes, defer: bool = False) -> Reply:
+    def handle_text(self, text: str | bytes, defer: bool = False, spend: Callable[[int], None] | None = None) -> Reply:
         """Decode one frame and answer it; never raises on input. With ``defer`` the caller sends the
-        answer first and then calls ``reply.finish()`` (bookkeeping the learner need not wait for)."""
-        reply = self._handle_text(text)
+        answer first and then calls ``reply.finish()`` (bookkeeping the learner need not wait for).
+        ``spend(events)`` charges a log's replay to the client's budget before it is done: it may wait,
+        or raise FrameError to refuse it (see lesson/web/budget.py)."""
+        self._client.spend = spend
+        try:
+            reply = self._handle_text(text)
+        finally:
+            self._client.spend = None
         if not defer:
             reply.finish()
         return reply
@@ -135,12 +141,10 @@ class Service:
                     raise FrameError("bad_json", f"frame is not valid UTF-8 ({why})") from None
             # A well-formed frame is parsed and validated in one pass; anything else takes the path
             # below, which names what is wrong with it.
-            frame = quick_press(text)
-            if frame is None:
-                try:
-                    frame = FRAME.validate_json(text)
-                except ValidationError:
-                    frame = None
+            try:
+                frame = FRAME.validate_json(text)
+            except ValidationError:
+                frame = None
             if frame is not None:
                 try:
                     return self.dispatch(frame)
@@ -242,13 +246,23 @@ class Service:
         if not panel.era_choice and log_.era != panel.start.era:
             raise FrameError("bad_frame", f"log.era: panel {panel.id!r} has no era choice; it speaks {panel.start.era}")
         run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
+        self._spend(len(log_.events))
         history = list(run.log)
         for kind, arg in log_.events:
             # Each run on the way is advanced from compact, so the checkpoints it keeps hold no
             # outcomes and no log history: a replayed playground costs what a pressed one does.
             run = advance(compact(run), self._event(panel, kind, arg))
             history.append(run.log[-1])
-        return replace(run, log=history)
+            # A long replay is hundreds of milliseconds of CPU: after each event it hands the
+            # interpreter's lock to any other thread that wants it, so another learner's press does
+            # not wait out the lock's switch interval at each of its system calls.
+            time.sleep(0)
+        return run.model_copy(update={"log": history})
+
+    def _spend(self, events: int) -> None:
+        spend = getattr(self._client, "spend", None)
+        if spend is not None:
+            spend(events)
 
     def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
         run = run if run is not None else self.replay(panel, log_)
@@ -268,10 +282,8 @@ class Service:
 
     def change(self, frame: Change) -> Reply:
         entry = self.cache.get(frame.handle)
-        # What makes a change this change (a retry carries the same); cheaper than a model_dump. Read
-        # from the fields, not by getattr: a field another kind has would go through pydantic's
-        # __getattr__ and raise on the way.
-        fields = frame.__dict__
+        # What makes a change this change (a retry carries the same).
+        fields = frame.model_dump(include={"button", "era", "variant"})
         key = (frame.type, frame.seq, fields.get("button"), fields.get("era"), fields.get("variant"))
         if entry is not None:
             with entry.lock:
@@ -357,23 +369,20 @@ class Service:
             log_from, entries = entry.log_len - 1, run.log[-1:]
         shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
-            dumps(
-                make(
-                    ViewAnswer,
-                    re=ref,
-                    panel=entry.panel,
-                    handle=handle,
-                    seq=entry.seq,
-                    variant=entry.variant,
-                    era=run.state.host.era,
-                    start_era=entry.era,
-                    steps=len(run.playground.events),
-                    can_undo=bool(run.playground.events),
-                    restored=restored,
-                    notice=notice,
-                    log_from=log_from,
-                    goal=self.goal(entry.panel, shown),
-                    view=shown,
-                )
-            )
+            ViewAnswer(
+                re=ref,
+                panel=entry.panel,
+                handle=handle,
+                seq=entry.seq,
+                variant=entry.variant,
+                era=run.state.host.era,
+                start_era=entry.era,
+                steps=len(run.playground.events),
+                can_undo=bool(run.playground.events),
+                restored=restored,
+                notice=notice,
+                log_from=log_from,
+                goal=self.goal(entry.panel, shown),
+                view=shown,
+            ).model_dump_json()
         )

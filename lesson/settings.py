@@ -170,6 +170,25 @@ def _flag(config: Mapping[str, Any], key: str, problems: list[str]) -> None:
         problems.append(f"{PREFIX}{key} must be true or false, not {config[key]!r}")
 
 
+def _outbox(config: Mapping[str, Any], problems: list[str]) -> None:
+    from .outbox import check_url
+
+    for key in ("OUTBOX_LEASE", "OUTBOX_RETRY_INITIAL", "OUTBOX_RETRY_MAX", "OUTBOX_POLL"):
+        _number(config, key, problems)
+    first, most = config.get("OUTBOX_RETRY_INITIAL", 1.0), config.get("OUTBOX_RETRY_MAX", 300.0)
+    with contextlib.suppress(TypeError, ValueError):
+        if float(first) > float(most):
+            problems.append(f"{PREFIX}OUTBOX_RETRY_INITIAL={first!r} is above {PREFIX}OUTBOX_RETRY_MAX={most!r}")
+    try:
+        check_url(str(config.get("OUTBOX_URL") or ""))
+    except ValueError as err:
+        problems.append(f"{PREFIX}{err}")
+    if "LRS_QUEUE_SIZE" in config:
+        problems.append(
+            f"{PREFIX}LRS_QUEUE_SIZE is gone: statements wait in the outbox, bounded by {PREFIX}OUTBOX_MAX_ITEMS"
+        )
+
+
 COMPRESSIONS = ("br", "gzip", "deflate", "zstd")  # what flask-compress can send
 
 
@@ -191,16 +210,21 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         "MAX_FRAME_BYTES",
         "CACHE_BYTES",
         "MAX_CONTENT_LENGTH",
-        "LRS_QUEUE_SIZE",
+        "OUTBOX_MAX_ITEMS",
+        "OUTBOX_MAX_BYTES",
         "WS_MAX_MESSAGE_BYTES",
         "WS_MAX_QUEUED",
         "WS_BURST",
         "WS_MAX_PER_ADDRESS",
+        "REPLAY_BURST",
+        "API_BURST",
     ):
         _whole(config, key, 1, None, problems)
-    for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT"):
+    for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT", "REPLAY_RATE", "API_RATE"):
         _number(config, key, problems)
+    _number(config, "REPLAY_WAIT", problems, zero=True)
     _number(config, "WS_PING_INTERVAL", problems, zero=True)
+    _outbox(config, problems)
     _whole(config, "PROXY_FIX", 0, None, problems)
     _whole(config, "COMPRESS_BR_LEVEL", 0, 11, problems)
     for key in ("SESSION_COOKIE_SECURE", "CONTENT_RELOAD", "BENCH_ECHO"):
@@ -230,6 +254,13 @@ def validate_settings(config: Mapping[str, Any]) -> None:
             problems.append(
                 f"{PREFIX}PUBLIC_URL must be an http(s) URL like https://lab.example/training/mcp, not {public!r}"
             )
+
+    lti = config.get("LTI_CONFIG")
+    if lti and not Path(str(lti)).is_file():
+        problems.append(f"{PREFIX}LTI_CONFIG={lti!r} is not a file (the LTI platforms' registrations, JSON)")
+    lti_state = config.get("LTI_STATE")
+    if lti_state and not Path(str(lti_state)).parent.is_dir():
+        problems.append(f"{PREFIX}LTI_STATE={lti_state!r}: its folder does not exist")
 
     root = config.get("CONTENT_ROOT")
     if root and not Path(str(root)).is_dir():

@@ -6,7 +6,9 @@ Validation reports every problem a file has, not only the first, so ``lesson che
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,6 +47,58 @@ def raise_first(problems: list[ContentError]) -> None:
         more = len(problems) - 1
         suffix = f" (and {more} more problem{'s' if more > 1 else ''}; `lesson check` lists them all)" if more else ""
         raise ContentError(first.path, first.line, first.message + suffix, problems)
+
+
+def did_you_mean(name: object, known: Iterable[object]) -> str:
+    """``"; did you mean 'x'?"`` for the known name closest to a mistyped one, or ``""``."""
+    if not isinstance(name, str):
+        return ""
+    near = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
+    return f"; did you mean {near[0]!r}?" if near else ""
+
+
+# PyYAML's parser speaks of tokens; say what an author did instead. Matched on the parser's problem text.
+_PLAIN_YAML = [
+    (
+        re.compile(
+            r"expected <block end>, but found '<block (mapping|sequence) start>'|"
+            r"expected <block end>, but found '<block end>'"
+        ),
+        "the indentation is off: this line is indented differently from the lines at its level above it "
+        "(keys of one mapping, and items of one list, start in the same column)",
+    ),
+    (
+        re.compile(r"expected <block end>, but found '(-|\?)'|expected <block end>, but found '<scalar>'"),
+        "the indentation is off: this line does not line up with the lines at its level above it",
+    ),
+    (
+        re.compile(r"mapping values are not allowed here"),
+        "a ': ' inside a value: if this line is a key of its own, line it up with the keys above it; "
+        'else put the value in quotes ("like: this")',
+    ),
+    (
+        re.compile(r"found character '\\t' that cannot start any token|found a tab character"),
+        "a tab: YAML indents with spaces only",
+    ),
+    (re.compile(r"could not find expected ':'"), "a line without 'key: value' (or a quote that is never closed)"),
+    (re.compile(r"found unexpected end of stream"), "the file ends inside a quoted value: a quote is not closed"),
+    (re.compile(r"expected ',' or '\]'"), "a [ ] list is not closed, or an item in it needs quotes"),
+    (re.compile(r"expected ',' or '}'"), "a { } mapping is not closed, or a value in it needs quotes"),
+    (re.compile(r"found undefined alias"), "a value starts with '*': put it in quotes"),
+    (
+        re.compile(r"found character '(@|`)' that cannot start any token"),
+        "a value starts with a character YAML reserves ('@' or '`'): put it in quotes",
+    ),
+    (re.compile(r"expected a comment or a line break"), "text after a closing quote: quote the whole value"),
+]
+
+
+def plain_yaml_problem(problem: str, context: str | None) -> str:
+    """A PyYAML problem in an author's words (the parser's own words when there is no better way to say it)."""
+    for pattern, plain in _PLAIN_YAML:
+        if pattern.search(problem) or (context and pattern.search(context)):
+            return plain
+    return problem + (f" ({context})" if context else "")
 
 
 @dataclass
@@ -90,10 +144,9 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or "invalid YAML"
-        context = f" ({exc.context})" if exc.context else ""
         line = mark.line + first_line if mark is not None else None
-        raise ContentError(path, line, f"YAML syntax error: {problem}{context}") from None
+        plain = plain_yaml_problem(exc.problem or "invalid YAML", exc.context)
+        raise ContentError(path, line, f"YAML syntax error: {plain}") from None
     except yaml.YAMLError as exc:
         raise ContentError(path, None, f"YAML syntax error: {exc}") from None
     finally:
@@ -157,9 +210,10 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "") -> list[Co
             line = doc.line(loc)
         elif kind == "union_tag_invalid" and isinstance(err.get("ctx"), dict):
             ctx = err["ctx"]
+            tags = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
             message = (
                 f"{where(loc) + ': ' if loc else ''}unknown {str(ctx.get('discriminator', 'kind')).strip(chr(39))} "
-                f"{ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+                f"{ctx.get('tag')!r}{did_you_mean(ctx.get('tag'), tags)} (expected one of {ctx.get('expected_tags')})"
             )
             line = doc.line(loc)
         else:
@@ -167,6 +221,8 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "") -> list[Co
             value = err.get("input")
             if kind not in ("value_error", "assertion_error") and isinstance(value, str | int | float | bool):
                 text += f" (got {value!r})"
+            if kind in ("literal_error", "enum") and isinstance(err.get("ctx"), dict):
+                text += did_you_mean(value, re.findall(r"'([^']*)'", str(err["ctx"].get("expected", ""))))
             message = f"{where(loc) + ': ' if loc else ''}{text}"
             line = doc.line(loc)
         out.append(ContentError(doc.path, line, prefix + message))

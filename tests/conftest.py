@@ -17,6 +17,14 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+# Browser tests wait on conditions (auto-waiting expect), never on a clock; the ceiling on how long a
+# condition may take to come true is generous, so a machine busy with other work slows the suite
+# rather than failing it.
+with contextlib.suppress(ImportError):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=20_000)
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -22,6 +22,7 @@ GOOD = """  - id: task
       solution: [kill, turn]
     hint: "Kill A first."
     explanation: "A dead server's tools leave the prompt."
+    see: "#try-it"
 """
 
 

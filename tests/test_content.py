@@ -113,7 +113,7 @@ def test_links_are_recorded_with_their_lines(content: Content) -> None:
 def test_a_minimal_lesson_renders_safely(tmp_path: Path) -> None:
     (tmp_path / "lessons").mkdir()
     (tmp_path / "lessons" / "x.md").write_text(
-        "---\nslug: x\ntitle: X\norder: 1\nsummary: S.\nminutes: 1\n---\n\n## One\n\n"
+        "---\nslug: x\ntitle: X\norder: 1\nsummary: S.\n---\n\n## One\n\n"
         "| a | b |\n|:--|--:|\n| 1 | 2 |\n\n<script>alert(1)</script>\n\n[link](javascript:alert(1))\n"
     )
     lesson = load_content(tmp_path).lessons[0]
@@ -213,9 +213,18 @@ def test_quiz_answer_not_among_choices(root: Path) -> None:
 
 def test_missing_front_matter_key(root: Path) -> None:
     lesson = root / "lessons" / "01-first.md"
-    replace_line(lesson, line_of(lesson, "minutes: 3"), None)
+    replace_line(lesson, line_of(lesson, 'summary: "A small lesson the engine tests use."'), None)
     err = load_error(root)
-    assert str(err) == f"{lesson}:1: front matter: missing required key 'minutes'"
+    assert str(err) == f"{lesson}:1: front matter: missing required key 'summary'"
+
+
+def test_a_typed_time_estimate_is_refused_at_its_line(root: Path) -> None:
+    # The estimate is computed from the lesson; a typed one would drift from it.
+    lesson = root / "lessons" / "01-first.md"
+    line = line_of(lesson, 'summary: "A small lesson the engine tests use."')
+    replace_line(lesson, line, lesson.read_text().splitlines()[line - 1] + "\nminutes: 3")
+    err = load_error(root)
+    assert err.path == lesson and err.line == line + 1 and "minutes" in err.message and "computed" in err.message
 
 
 def test_unknown_front_matter_key(root: Path) -> None:
@@ -227,10 +236,10 @@ def test_unknown_front_matter_key(root: Path) -> None:
 
 def test_wrongly_typed_front_matter_value(root: Path) -> None:
     lesson = root / "lessons" / "02-second.md"
-    line = line_of(lesson, "minutes: 2")
-    replace_line(lesson, line, "minutes: eight")
+    line = line_of(lesson, "order: 2")
+    replace_line(lesson, line, "order: eight")
     err = load_error(root)
-    assert err.line == line and "minutes: Input should be a valid integer" in err.message
+    assert err.line == line and "order: Input should be a valid integer" in err.message
 
 
 def test_widget_without_a_panel_file(root: Path) -> None:

@@ -15,9 +15,23 @@ import pytest
 import yaml
 
 from lesson.check import check
+from lesson.markup import slugify
 
 ROOT = Path(__file__).resolve().parents[1]
-PROSE_KEYS = {"title", "summary", "narration", "caption", "label", "prompt", "text", "explanation", "hint"}
+PROSE_KEYS = {
+    "title",
+    "summary",
+    "narration",
+    "caption",
+    "label",
+    "prompt",
+    "text",
+    "explanation",
+    "hint",
+    "question",
+    "variants_legend",
+    "means",
+}
 
 
 def reword_markdown(text: str) -> str:
@@ -42,6 +56,8 @@ def reword_markdown(text: str) -> str:
 
 
 def reword_yaml(data: Any, path: str = "") -> Any:
+    if isinstance(data, dict) and path.endswith("titles."):  # a view's heading, by view
+        return {k: f"Reworded title of {k}." for k in data}
     if isinstance(data, dict):
         return {
             k: (
@@ -65,8 +81,20 @@ def reworded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for folder in ("quizzes", "panels", "scenarios"):
         for path in (root / folder).glob("*.yaml"):
             first = path.read_text().split("\n", 1)[0]
-            body = yaml.safe_dump(reword_yaml(yaml.safe_load(path.read_text())), sort_keys=False, allow_unicode=True)
+            data = reword_yaml(yaml.safe_load(path.read_text()))
+            if folder == "quizzes":
+                # Reworded headings have new anchors: the feedback links the first reworded section.
+                lesson = next(p for p in (root / "lessons").glob("*.md") if f"slug: {data['id']}\n" in p.read_text())
+                heading = next(line for line in lesson.read_text().splitlines() if line.startswith("## "))
+                for q in data["questions"]:
+                    q["see"] = "#" + slugify(heading[3:])
+            body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
             path.write_text(first + "\n" + body)
+    glossary = root / "glossary.yaml"
+    first = glossary.read_text().split("\n", 1)[0]
+    glossary.write_text(
+        first + "\n" + yaml.safe_dump(reword_yaml(yaml.safe_load(glossary.read_text())), sort_keys=False)
+    )
     return root
 
 

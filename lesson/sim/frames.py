@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .model import Era, Strict, Transport, make
+from .model import Era, Strict, Transport
 from .wire import SchemaCheck, checks_for
 
 REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
@@ -93,8 +93,7 @@ def http_request(
     note: str | None = None,
     answers: str | None = None,
 ) -> HttpRequest:
-    return make(
-        HttpRequest,
+    return HttpRequest(
         era=era,
         sender=sender,
         receiver=receiver,
@@ -124,8 +123,7 @@ def http_response(
     summary = f"HTTP {status} {REASONS[status]}" + (", SSE stream" if sse else "")
     if event_id:
         summary += f", event id {event_id}"
-    return make(
-        HttpResponse,
+    return HttpResponse(
         era=era,
         sender=sender,
         receiver=receiver,
@@ -151,8 +149,7 @@ def sse_event(
     event_id: str | None = None,
     note: str | None = None,
 ) -> SseEvent:
-    return make(
-        SseEvent,
+    return SseEvent(
         era=era,
         sender=sender,
         receiver=receiver,
@@ -174,8 +171,7 @@ def stdio_line(
     answers: str | None = None,
     note: str | None = None,
 ) -> StdioLine:
-    return make(
-        StdioLine,
+    return StdioLine(
         era=era,
         sender=sender,
         receiver=receiver,
@@ -203,14 +199,11 @@ def stream_end(
     note: str,
 ) -> StreamEnd:
     summary = None if transport == "stdio" else _END_TEXT[how]  # stdio has no HTTP parts, not even a summary
-    return make(
-        StreamEnd, era=era, sender=sender, receiver=receiver, transport=transport, how=how, http=summary, note=note
-    )
+    return StreamEnd(era=era, sender=sender, receiver=receiver, transport=transport, how=how, http=summary, note=note)
 
 
 def host_built(era: Era, transport: Transport, body: dict[str, Any], note: str) -> HostBuilt:
-    return make(
-        HostBuilt,
+    return HostBuilt(
         era=era,
         sender="host",
         receiver="model",

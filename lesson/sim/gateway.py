@@ -6,14 +6,14 @@ from __future__ import annotations
 from . import frames as f
 from . import wire as w
 from .model import SimServer
-from .step import Step, peek
+from .step import Step
 
 
 def unavailable(st: Step, gw: SimServer, tool: str) -> str | None:
     """The gateway's tool error text when the backend behind ``tool`` cannot serve it, else None."""
-    servers = st.s.servers  # read only: peek, so the backends are not forked
-    owner = next((b for b in gw.backends if any(t.name == tool for t in peek(servers, b).tools)), None)
-    if owner is None or (owner not in gw.unhealthy and peek(servers, owner).up):
+    servers = st.s.servers
+    owner = next((b for b in gw.backends if any(t.name == tool for t in servers[b].tools)), None)
+    if owner is None or (owner not in gw.unhealthy and servers[owner].up):
         return None
     why = "is failing its health checks" if owner in gw.unhealthy else "did not answer the gateway"
     return f"Backend {owner} {why}; {tool} is unavailable right now."

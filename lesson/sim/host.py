@@ -10,7 +10,7 @@ era (``clients/``), the transport frames it (``transport.py``), the servers live
 from __future__ import annotations
 
 from .events import HANDLERS, Event
-from .model import State, make
+from .model import State
 from .prompt import count_change, prompt_defs, prompt_keys, prompt_tools, tool_keys
 from .step import CallRecord, LogLine, Outcome, Rejected, Step, TurnRecord
 
@@ -20,19 +20,18 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     the step count and says why."""
     st = Step(state)
     st.s.step += 1
-    # The prompt before the step (read without forking the working copy's clients); a turn accounts
-    # for the prompt's changes itself.
+    # The prompt before the step; a turn accounts for the prompt's changes itself.
     before = None if event.kind == "take_turn" else prompt_keys(state)
     try:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
         rejected = state.model_copy(update={"step": state.step + 1})
-        return rejected, make(Outcome, lines=[make(LogLine, text=str(why), tone="rejected")], wire=[], rejected=True)
+        return rejected, Outcome(lines=[LogLine(text=str(why), tone="rejected")], wire=[], rejected=True)
     if before is not None:
         count_change(st, before)
     if not st.lines:
         st.say("Nothing visible changed.")
-    return st.done(), make(Outcome, lines=st.lines, wire=st.frames, turn=st.turn)
+    return st.done(), Outcome(lines=st.lines, wire=st.frames, turn=st.turn)
 
 
 __all__ = ["CallRecord", "LogLine", "Outcome", "TurnRecord", "apply", "prompt_defs", "prompt_tools", "tool_keys"]

@@ -1,14 +1,15 @@
 """The simulation's state: one host, its clients, and the simulated servers.
 
 Everything here is plain data (pydantic models that round-trip through JSON exactly). The rules
-that change it live in the clients, the servers' lifecycle and the event handlers.
+that change it live in the clients, the servers' lifecycle and the event handlers; they change a copy
+(``copy_state``), never the state they were given.
 """
 
 from __future__ import annotations
 
 import functools
-import sys
-from collections.abc import Callable
+import typing
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,154 +28,20 @@ def other_era(era: Era) -> Era:
     return "modern" if era == "legacy" else "legacy"
 
 
-def _generic_reads() -> Callable[[type], bool] | None:
-    """How to give a model class CPython's own attribute lookup, or None where that cannot be done safely.
-
-    BaseModel defines ``__getattr__`` (for private attributes and extra fields), and any class with one
-    gets CPython's slow attribute hook: every read of a field looks the class up again, and the
-    interpreter cannot specialise it. A press reads a thousand fields. For a class with neither private
-    attributes nor extra fields, the generic lookup finds exactly the same values, and for a name that
-    is not there raises the same AttributeError, so the class's lookup slot is set back to it. The
-    slot's place is checked on two classes of known lookup first; elsewhere (another interpreter, a
-    layout not known) nothing changes, and only speed differs."""
-    if sys.implementation.name != "cpython":
-        return None
-    import ctypes
-
-    generic = ctypes.cast(ctypes.pythonapi.PyObject_GenericGetAttr, ctypes.c_void_p).value
-    offset = 18 * ctypes.sizeof(ctypes.c_void_p)  # PyTypeObject.tp_getattro, after 18 pointer-sized fields
-
-    def slot(cls: type) -> Any:
-        return ctypes.c_void_p.from_address(id(cls) + offset)
-
-    class Plain:
-        pass
-
-    class Hooked:
-        def __getattr__(self, name: str) -> Any:
-            raise AttributeError(name)
-
-    hook = slot(Hooked).value
-    if slot(Plain).value != generic or hook in (None, generic):
-        return None
-
-    def make_generic(cls: type) -> bool:
-        where = slot(cls)
-        if where.value != hook:  # only a class whose lookup is exactly the hook
-            return False
-        where.value = generic
-        ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))  # drop what the interpreter cached
-        return True
-
-    return make_generic
-
-
-_MAKE_GENERIC = _generic_reads()
-
-
-def generic_reads(cls: type[BaseModel]) -> bool:
-    """Give ``cls`` CPython's own attribute lookup if it has no private attributes and no extra fields
-    (see ``_generic_reads``); True if it now has it."""
-    if _MAKE_GENERIC is None or cls.__private_attributes__ or cls.model_config.get("extra") == "allow":
-        return False
-    return _MAKE_GENERIC(cls)
-
-
 class Strict(BaseModel):
     """Unknown fields are errors: a typo in a scenario or a frame must not pass silently."""
 
     model_config = ConfigDict(extra="forbid")
 
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        generic_reads(cls)  # every model of the simulation, its views and the frames
+
+class Value(Strict):
+    """A part of the state the rules never change in place, only replace (a tool, a message, a
+    stream, a call): frozen, so copies of the state can share it and an assignment to it fails loudly."""
+
+    model_config = ConfigDict(frozen=True)
 
 
-class Mutable(Strict):
-    """A model the rules change in place (the state, the host, its clients, the servers): a step
-    assigns some dozens of fields, so assignment to a field skips pydantic's handler lookup."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        fields = self.__dict__
-        if name in fields:
-            fields[name] = value
-            self.__pydantic_fields_set__.add(name)
-        else:
-            super().__setattr__(name, value)
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-@functools.cache
-def _shape(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], set[str]]:
-    """A model's fields in order with their plain defaults (None where a factory or the caller fills
-    them), its default factories, and the set of all its field names."""
-    template, factories = {}, []
-    for name, f in cls.model_fields.items():
-        template[name] = None if f.is_required() or f.default_factory is not None else f.default
-        if f.default_factory is not None:
-            factories.append((name, f.default_factory))
-    return template, tuple(factories), set(cls.model_fields)
-
-
-def make(cls: type[M], /, **values: Any) -> M:
-    """Build a model from values the simulation made itself, already valid: no validation, which costs
-    more than the rest of a step. Input from outside (scenarios, frames, events) is always validated.
-
-    Every instance shares one set of "fields set" per class, holding every field name: adding a name to
-    it (as pydantic does on assignment) changes nothing, and nothing here reads it."""
-    template, factories, names = _shape(cls)
-    fields = {**template, **values}  # field order: JSON keys come out in this order
-    for name, factory in factories:
-        if name not in values:
-            fields[name] = factory()
-    return assemble(cls, fields, names)
-
-
-# BaseModel's own slots, set through their descriptors: ``object.__setattr__`` looks each name up
-# through the class's MRO first, and a step builds some hundred models.
-_new = object.__new__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def assemble(cls: type[M], fields: dict[str, Any], names: set[str]) -> M:
-    """An instance of ``cls`` holding ``fields`` (every field, in order, already valid), as pydantic's
-    own copy leaves one: no extra fields, no private attributes."""
-    new = _new(cls)
-    _set_dict(new, fields)
-    _set_fields_set(new, names)
-    _set_extra(new, None)
-    _set_private(new, None)
-    return new
-
-
-def copy_model(model: M, copiers: tuple[tuple[str, Any], ...]) -> M:
-    """``model`` with each field named in ``copiers`` copied by its copier, the rest shared: what a step
-    does to each part of the state it may change (see ``step.fork``). BaseModel.__copy__, minus what
-    these models never have (extra fields, private attributes)."""
-    fields = dict(model.__dict__)
-    for name, copy in copiers:
-        fields[name] = copy(fields[name])
-    return assemble(type(model), fields, all_fields(type(model)))  # the shared "fields set": see ``make``
-
-
-def replace(model: M, /, **changes: Any) -> M:
-    """A shallow copy of ``model`` with ``changes`` (already valid): ``model_copy(update=...)`` minus its cost."""
-    cls = type(model)
-    return assemble(cls, {**model.__dict__, **changes}, all_fields(cls))
-
-
-def all_fields(cls: type[BaseModel]) -> set[str]:
-    """The shared "fields set" of ``cls`` (see ``make``)."""
-    return _shape(cls)[2]
-
-
-class ToolDef(Strict):
+class ToolDef(Value):
     name: str
     description: str
     idempotent: bool = True
@@ -185,7 +52,7 @@ class ToolDef(Strict):
     destructive: bool = False  # destructiveHint, sent whenever readOnlyHint is false
 
 
-class SimServer(Mutable):
+class SimServer(Strict):
     """A simulated MCP server process, as it really is (the host may know less)."""
 
     name: str
@@ -221,7 +88,7 @@ class SimServer(Mutable):
     event_seq: int = 0  # legacy, with an event store: the id of the last SSE event it stored
 
 
-class ListenStream(Strict):
+class ListenStream(Value):
     """Modern: a ``subscriptions/listen`` request; legacy: the session's GET SSE stream."""
 
     open: bool = False
@@ -230,7 +97,7 @@ class ListenStream(Strict):
     last_event_id: str | None = None  # legacy: the id of the last event that came on it (the server stores events)
 
 
-class InFlight(Strict):
+class InFlight(Value):
     request_id: int
     tool: str
     arguments: dict[str, str]
@@ -238,7 +105,7 @@ class InFlight(Strict):
     event_id: str | None = None  # legacy: the last event id its SSE stream carried (a server that stores events)
 
 
-class PendingInput(Strict):
+class PendingInput(Value):
     """A question a tool asked the user. Two ids, never one: the client's call that asked, and
     (legacy only) the server's own elicitation request, which the answer must carry."""
 
@@ -252,7 +119,7 @@ class PendingInput(Strict):
     stream_dropped: bool = False  # legacy: the call's SSE stream ended while the user was thinking
 
 
-class Client(Mutable):
+class Client(Strict):
     """The host's client for one configured server."""
 
     server: str
@@ -279,7 +146,7 @@ class Client(Mutable):
     lost_answers: int = 0  # the user's answers a restart threw away (the user is asked again)
 
 
-class ToolCall(Strict):
+class ToolCall(Value):
     """One call the model makes: which server, which tool, which arguments."""
 
     server: str
@@ -287,17 +154,23 @@ class ToolCall(Strict):
     arguments: dict[str, str] = Field(default_factory=dict)
 
 
-class PromptTool(Strict):
+class PromptTool(Value):
     name: str
     server: str
 
 
-class Message(Strict):
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn of the conversation: a plain frozen dataclass, since a long conversation holds many
+    (a slotted dataclass is a fifth of a model's size); pydantic validates and writes it as a field."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
     role: Literal["user", "assistant", "tool"]
     text: str
 
 
-class Host(Mutable):
+class Host(Strict):
     era: Era = "modern"  # the era new clients speak
     conversation: list[Message] = Field(default_factory=list)
     configured: list[str] = Field(default_factory=list)  # servers, in config order
@@ -311,8 +184,39 @@ class Host(Mutable):
     handles: list[str] = Field(default_factory=list)  # handles the model has seen
 
 
-class State(Mutable):
+class State(Strict):
     scenario: str
     host: Host
     servers: dict[str, SimServer]
     step: int = 0
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _copier(annotation: Any) -> Any:
+    """How a value of this type is copied for a step, or None when it is shared: frozen values and
+    plain immutables are shared; lists, dicts and the models the rules change are copied."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list:
+        inner = _copier(args[0])
+        return list if inner is None else lambda v: [inner(x) for x in v]
+    if origin is dict:
+        inner = _copier(args[1])
+        return dict if inner is None else lambda v: {k: inner(x) for k, x in v.items()}
+    if isinstance(annotation, type) and issubclass(annotation, Strict) and not issubclass(annotation, Value):
+        return copy_state
+    return None
+
+
+@functools.cache
+def _copiers(cls: type[Strict]) -> tuple[tuple[str, Any], ...]:
+    """The fields of ``cls`` a copy must not share, each with its copier, worked out once from its type."""
+    found = ((name, _copier(f.annotation)) for name, f in cls.model_fields.items())
+    return tuple((name, copy) for name, copy in found if copy is not None)
+
+
+def copy_state(model: M) -> M:
+    """A copy of ``model`` the rules may change freely: every list, dict and changeable model in it is
+    a new one; the frozen values (``Value``) are shared, since nothing can change them."""
+    return model.model_copy(update={name: copy(getattr(model, name)) for name, copy in _copiers(type(model))})

@@ -5,11 +5,11 @@ from __future__ import annotations
 from . import gateway
 from .clients import client_for
 from .model import Client, SimServer
-from .step import Step, peek
+from .step import Step
 
 
 def listeners(st: Step, server: str) -> list[Client]:
-    srv = peek(st.s.servers, server)
+    srv = st.s.servers[server]
     target = srv.behind or server
     c = st.s.host.clients.get(target)
     return [c] if c is not None and c.status == "connected" else []
@@ -35,7 +35,7 @@ def tools_changed(st: Step, srv: SimServer, why: str) -> None:
             )
             continue
         note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
-        if peek(st.s.servers, c.server).transport == "stdio":
+        if st.s.servers[c.server].transport == "stdio":
             note = "On the listen request, as a line on stdout." if c.era == "modern" else "A line on stdout."
         client_for(st, c).list_changed(why, note)
     if srv.gateway and srv.up:  # a gateway that is down tells nobody
@@ -46,8 +46,7 @@ def poll_silent_servers(st: Step) -> None:
     """Before a turn, the host re-lists every server that never promised list_changed: without the
     notification, asking is the only way to see a change."""
     for name in st.s.host.configured:
-        # Read without forking: only a server the host re-lists is changed (see step._Forking).
-        if peek(st.s.host.clients, name).status != "connected" or peek(st.s.servers, name).list_changed:
+        if st.s.host.clients[name].status != "connected" or st.s.servers[name].list_changed:
             continue
         changed = client_for(st, st.s.host.clients[name]).relist()
         st.say(

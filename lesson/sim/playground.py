@@ -15,7 +15,7 @@ from pydantic import Field
 
 from .events import EVENT, Event, EventBase, SwitchEra
 from .host import LogLine, Outcome, apply
-from .model import ERA_LABEL, State, Strict, make, other_era
+from .model import ERA_LABEL, State, Strict, other_era
 from .scenarios import SCENARIOS, Start, start
 from .view import StepLog, View, build_view
 
@@ -80,7 +80,7 @@ def _begin(spec_json: str) -> Run:
         playground=Playground(start=spec),
         state=state,
         twin=twin,
-        log=[make(StepLog, step=0, label="start", lines=[intro])],
+        log=[StepLog(step=0, label="start", lines=[intro])],
     )
 
 
@@ -95,15 +95,14 @@ def advance(run: Run, event: Event) -> Run:
     if isinstance(event, SwitchEra) and not other.rejected:
         # The twin switches the other way to stay in the other era; that is no counterpart of this
         # step, and shown beside it reads as if the other era had done something.
-        other = make(Outcome, lines=[make(LogLine, text=NO_TWIN)], wire=[])
+        other = Outcome(lines=[LogLine(text=NO_TWIN)], wire=[])
     checkpoint = run if len(run.playground.events) % STRIDE == 0 else run.checkpoint
     # Everything below is already valid; re-validating the whole history would cost O(events) per step.
-    return make(
-        Run,
-        playground=make(Playground, start=run.playground.start, events=[*run.playground.events, event]),
+    return Run(
+        playground=Playground(start=run.playground.start, events=[*run.playground.events, event]),
         state=state,
         twin=twin,
-        log=[*run.log, make(StepLog, step=state.step, label=describe(event), lines=outcome.lines)],
+        log=[*run.log, StepLog(step=state.step, label=describe(event), lines=outcome.lines)],
         last=outcome,
         other=other,
         checkpoint=checkpoint,

@@ -4,10 +4,9 @@ changes cost in prompt-cache invalidations (one per change, or one per turn when
 from __future__ import annotations
 
 import functools
-from itertools import repeat
 
-from .model import PromptTool, State, ToolCall, ToolDef, make
-from .step import Step, peek
+from .model import PromptTool, State, ToolCall, ToolDef
+from .step import Step
 
 
 def tool_keys(tools: list[PromptTool]) -> set[tuple[str, str]]:
@@ -19,9 +18,9 @@ def prompt_defs(state: State) -> list[tuple[str, ToolDef]]:
     """(server, tool) for every tool the host would put in the model's next prompt, in order."""
     out: list[tuple[str, ToolDef]] = []
     for name in state.host.configured:
-        client = peek(state.host.clients, name)  # read only: a step's working copy need not fork it
+        client = state.host.clients[name]
         if client.status == "connected":
-            out += zip(repeat(name), client.tools)  # pairs made in C: this runs several times a press
+            out += [(name, tool) for tool in client.tools]
     return out
 
 
@@ -38,7 +37,7 @@ def prompt_tools(state: State) -> list[PromptTool]:
 @functools.lru_cache(maxsize=4096)
 def prompt_tool(name: str, server: str) -> PromptTool:
     """One shared instance per tool: a PromptTool is never changed, and every kept state holds a prompt."""
-    return make(PromptTool, name=name, server=server)
+    return PromptTool(name=name, server=server)
 
 
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:
@@ -88,5 +87,5 @@ def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], l
                     pick = t
                     break
         if pick is not None:
-            calls.append(make(ToolCall, server=name, tool=pick.name))
+            calls.append(ToolCall(server=name, tool=pick.name))
     return calls, held

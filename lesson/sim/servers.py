@@ -7,7 +7,7 @@ import json
 
 from . import wire as w
 from .model import SimServer, State, ToolDef
-from .step import Step, peek
+from .step import Step
 
 
 def visible_tools(state: State, srv: SimServer, role: str) -> list[ToolDef]:
@@ -15,7 +15,7 @@ def visible_tools(state: State, srv: SimServer, role: str) -> list[ToolDef]:
     if srv.gateway:
         tools: list[ToolDef] = []
         for name in srv.backends:
-            backend = peek(state.servers, name)  # read only: not forked
+            backend = state.servers[name]
             if name not in srv.unhealthy:  # what passes the gateway's health checks
                 tools += [t.model_copy(update={"origin": name}) for t in visible_tools(state, backend, role)]
         return tools
@@ -31,7 +31,7 @@ def handle_store(srv: SimServer) -> dict[str, list[str]]:
 
 def run_tool(st: Step, server: str, tool: str, args: dict[str, str]) -> tuple[str, bool]:
     """The server runs a tool: (text, is_error). Errors here are tool execution errors the model reads.
-    Only the basket tools change the server; any other tool leaves it as it is (not forked)."""
+    Only the basket tools change the server."""
     if tool == "create_basket":
         srv = st.srv(server)
         srv.handle_seq += 1

@@ -1,15 +1,17 @@
 """A playground's wire messages as plain records, one per message, in order: what ``lesson trace`` prints.
 
 Stream ends (a dropped stream, stdio EOF, a refused connection) carry no message and are left out;
-what the host builds itself is kept, with ``on_wire: false``.
+what the host builds itself is kept, with ``on_wire: false``. :func:`rows` is the readable form (``--format
+text`` or ``markdown``), which also shows what the host saw without a message crossing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from .frames import Frame, HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine
+from .frames import Frame, HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from .playground import Playground, advance, begin
 from .scenarios import opening
 
@@ -52,3 +54,115 @@ def trace(playground: Playground) -> Iterator[dict[str, Any]]:
         for frame in frames:
             if isinstance(frame, (HttpRequest, HttpResponse, SseEvent, StdioLine, HostBuilt)):
                 yield record(n, frame)
+
+
+# --- Readable traces: ``lesson trace --format text`` and ``--format markdown`` -------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a readable trace: a message, or something the host saw that crossed no wire."""
+
+    step: int
+    what: str  # the step's title or narration; the event's own label without one
+    sender: str
+    receiver: str
+    http: str  # HTTP method or status; "stdio" on stdio; "" for what crossed nothing
+    message: str  # the JSON-RPC method, "result", "error", or a host-side note
+    on_wire: bool
+
+
+def _message(payload: dict[str, Any] | None) -> str:
+    if not payload:
+        return ""
+    if payload.get("isError") is True:  # a tool result the host hands the model, not a JSON-RPC message
+        return "tool error (isError)"
+    if "method" in payload:
+        return str(payload["method"])
+    if "error" in payload:
+        error = payload["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        return f"error {code}" if code is not None else "error"
+    if isinstance(payload.get("result"), dict) and payload["result"].get("isError"):
+        return "result (isError)"
+    return "result" if "result" in payload else ""
+
+
+_ENDS = {"closed": "stream closed", "dropped": "stream dropped", "eof": "stdio EOF", "refused": "connection refused"}
+
+
+def _row(step: int, what: str, frame: Frame) -> Row:
+    if isinstance(frame, HttpRequest):
+        http = frame.method
+    elif isinstance(frame, HttpResponse):
+        http = str(frame.status)
+    elif isinstance(frame, SseEvent):
+        http = "SSE event"
+    elif isinstance(frame, StdioLine):
+        http = "stdio"
+    else:
+        http = ""
+    if isinstance(frame, StreamEnd):
+        message = f"{_ENDS[frame.how]} (host-side, not on the wire)"
+    elif isinstance(frame, HostBuilt):
+        message = f"{_message(frame.payload) or 'message'} built by the host (not on the wire)"
+    else:
+        message = _message(frame.payload)
+    return Row(step, what, frame.sender, frame.receiver, http, message, frame.on_wire)
+
+
+def rows(playground: Playground, titles: list[str] | None = None) -> Iterator[Row]:
+    """The readable trace: every message in order, and the stream ends and host-built messages the JSON
+    trace leaves out. A step that sends nothing (a server dies) still has a line: what the host saw.
+    ``titles`` names each event (a scenario step's title or narration); without it, the event's label."""
+    _, wire = opening(playground.start)
+    for frame in wire:
+        yield _row(0, "opening", frame)
+    run = begin(playground.start)
+    for n, event in enumerate(playground.events, 1):
+        run = advance(run, event)
+        assert run.last is not None
+        what = titles[n - 1] if titles and n - 1 < len(titles) and titles[n - 1] else event.describe()
+        frames = run.last.wire
+        for frame in frames:
+            yield _row(n, what, frame)
+        if not frames:
+            seen = " ".join(line.text for line in run.last.lines) or "nothing changes"
+            prefix = "refused: " if run.last.rejected else ""
+            yield Row(n, what, "host", "", "", f"{prefix}{seen} (host-side, no message)", False)
+
+
+def _cells(row: Row) -> list[str]:
+    return [str(row.step), row.what, row.sender, row.receiver or "-", row.http or "-", row.message or "-"]
+
+
+def as_text(items: list[Row]) -> list[str]:
+    """One aligned line per row: step, what happens, sender -> receiver, HTTP method or status, message."""
+    cells = [_cells(r) for r in items]
+    if not cells:
+        return []
+    widths = [max(len(c[i]) for c in cells) for i in range(6)]
+    out = []
+    for c in cells:
+        route = f"{c[2]:<{widths[2]}} -> {c[3]:<{widths[3]}}"
+        out.append(f"{c[0]:>{widths[0]}}  {c[1]:<{widths[1]}}  {route}  {c[4]:<{widths[4]}}  {c[5]}".rstrip())
+    return out
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def as_markdown(items: list[Row]) -> list[str]:
+    """A Markdown table for a handout: what happens is written once, on the first row of its step."""
+    out = ["| step | what happens | from | to | HTTP | message |", "|---:|---|---|---|---|---|"]
+    shown: int | None = None
+    for r in items:
+        c = [_md(x) for x in _cells(r)]
+        if r.step == shown:
+            c[1] = ""
+        shown = r.step
+        if not r.on_wire:
+            c[5] = f"*{c[5]}*"
+        out.append("| " + " | ".join(c) + " |")
+    return out

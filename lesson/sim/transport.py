@@ -12,7 +12,7 @@ from typing import Any
 
 from . import frames as f
 from .model import VERSION, Client, Era, SimServer
-from .step import Step, peek
+from .step import Step
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -60,13 +60,8 @@ class Link:
         return self.st.s.servers[self.c.server]
 
     @property
-    def seen(self) -> SimServer:
-        """The server, for reading only: not forked (see ``step._Forking``)."""
-        return peek(self.st.s.servers, self.c.server)
-
-    @property
     def stdio(self) -> bool:
-        return self.seen.transport == "stdio"
+        return self.srv.transport == "stdio"
 
     # --- host to server -------------------------------------------------------------------------
 
@@ -106,7 +101,7 @@ class Link:
     def close(self, note: str) -> None:
         """The client closes a stream it holds open (stdio: it cancels the pending request instead)."""
         c = self.c
-        self.st.show(f.stream_end(c.era, "host", c.server, self.seen.transport, "closed", note))
+        self.st.show(f.stream_end(c.era, "host", c.server, self.srv.transport, "closed", note))
 
     # --- server to host -------------------------------------------------------------------------
 
@@ -149,7 +144,7 @@ class Link:
 
     def stored_event_id(self) -> str | None:
         """Legacy HTTP: the id of the next SSE event, when the server stores its events (else events carry no id)."""
-        c, srv = self.c, self.seen
+        c, srv = self.c, self.srv
         if c.era != "legacy" or srv.transport != "http" or not srv.event_store:
             return None
         srv = self.srv
@@ -211,7 +206,7 @@ class Link:
         """The server's end went away: an open HTTP stream breaks, or stdout reaches EOF."""
         c = self.c
         how = "eof" if self.stdio else "dropped"
-        self.st.show(f.stream_end(c.era, c.server, "host", self.seen.transport, how, note))
+        self.st.show(f.stream_end(c.era, c.server, "host", self.srv.transport, how, note))
 
     def refused(self, what: str) -> None:
         """Nothing listens at the server's address: the POST never got through."""
@@ -220,4 +215,4 @@ class Link:
         self.st.show(f.stream_end(c.era, "host", c.server, "http", "refused", note))
 
     def host_built(self, body: dict[str, Any], note: str) -> None:
-        self.st.show(f.host_built(self.c.era, self.seen.transport, body, note))
+        self.st.show(f.host_built(self.c.era, self.srv.transport, body, note))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, model_validator
 
 from .frames import Frame
-from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, make, other_era
+from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, TurnRecord
 
@@ -45,22 +45,11 @@ class StepLog(Strict):
     lines: list[LogLine]
 
 
-def _frames_as_they_are(self: Strict, frames: list[Frame]) -> list[Frame]:
-    """Serialise each frame by its own class: pydantic's tagged-union serialiser costs twice as much,
-    and frames are most of an answer. The output is the same, and validation is untouched."""
-    return frames
-
-
-_frames_as_they_are.as_it_is = True  # type: ignore[attr-defined]  # lesson.jsonout writes them as held
-
-
 class EraSide(Strict):
     era: Era
     label: str
     lines: list[LogLine]
     wire: list[Frame]
-
-    _wire = field_serializer("wire", mode="plain")(_frames_as_they_are)
 
 
 class Comparison(Strict):
@@ -130,8 +119,7 @@ def server_rows(state: State) -> list[ServerRow]:
         if status == "connected" and (c.stale or c.listed_seq != srv.change_seq):
             status = "connected, list stale"
         rows.append(
-            make(
-                ServerRow,
+            ServerRow(
                 name=name,
                 title=srv.title,
                 status=status,
@@ -150,8 +138,7 @@ def server_rows(state: State) -> list[ServerRow]:
                 hidden = b in srv.unhealthy
                 unnoticed = not hidden and not backend.up
                 rows.append(
-                    make(
-                        ServerRow,
+                    ServerRow(
                         name=b,
                         title=backend.title,
                         status="hidden" if hidden else "connected",
@@ -176,11 +163,9 @@ def next_prompt(state: State) -> NextPrompt:
     defs = prompt_defs(state)
     last = tool_keys(h.last_prompt)
     now = {(t.name, server) for server, t in defs}
-    return make(
-        NextPrompt,
+    return NextPrompt(
         tools=[
-            make(
-                PromptEntry,
+            PromptEntry(
                 name=t.name,
                 server=server,
                 origin=t.origin,
@@ -203,8 +188,7 @@ def counters(state: State) -> Counters:
         ignored += c.ignored_notifications
         lost += c.lost_answers
         refetches += c.refetches
-    return make(
-        Counters,
+    return Counters(
         conversation=len(state.host.conversation),
         wasted_refetches=wasted,
         ignored_notifications=ignored,
@@ -241,15 +225,11 @@ def build_view(
     era = state.host.era
     comparison = None
     if last is not None and other is not None:
-        comparison = make(
-            Comparison,
-            this=make(EraSide, era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
-            other=make(
-                EraSide, era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire
-            ),
+        comparison = Comparison(
+            this=EraSide(era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
+            other=EraSide(era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire),
         )
-    return make(
-        View,
+    return View(
         scenario=state.scenario,
         era=era,
         step=state.step,

@@ -19,6 +19,7 @@ from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from .. import outbox
 from ..content import Content, ContentError, default_root, load_content
 from ..lrs import from_settings as lrs_from_settings
 from ..markup import breakable
@@ -51,11 +52,26 @@ DEFAULTS: dict[str, Any] = {
     "WS_HELLO_TIMEOUT": 20.0,  # seconds a new socket may stay silent
     "WS_IDLE_TIMEOUT": 900.0,  # seconds an open socket may stay silent
     "WS_MAX_PER_ADDRESS": 400,  # sockets per client address, per process (a classroom shares one NAT address)
+    "REPLAY_RATE": 100.0,  # logged events replayed a second per client address, per process
+    "REPLAY_BURST": 500,  # events replayed at once for one address: one full log (a playground holds 500)
+    "REPLAY_WAIT": 5.0,  # seconds a socket's log waits for its address's replay budget before it is refused
+    "API_RATE": 100.0,  # /api/* requests a second per client address, per process (a class may share one)
+    "API_BURST": 300,
     "BENCH_ECHO": False,  # /bench/echo: a bare echo on the same stack, for bench/load_bench.py
     "COMPRESS_ALGORITHM": ["br", "gzip"],
     "COMPRESS_BR_LEVEL": 5,
     "CONTENT_RELOAD": False,  # load content edits again on the next page load (lesson serve --reload)
     "LOCALE": "en",  # the UI strings' language (lesson/messages/<locale>.json); "pseudo" for tests
+    "LTI_CONFIG": "",  # the LTI 1.3 platforms' registrations (JSON); empty: no /lti routes (docs/lti.md)
+    "LTI_STATE": "",  # the LTI store shared by the workers (SQLite); default: beside LTI_CONFIG
+    # The durable outbox for statements and grades (docs/outbox.md); empty URL: SQLite in the instance folder.
+    "OUTBOX_URL": "",
+    "OUTBOX_MAX_ITEMS": 100_000,
+    "OUTBOX_MAX_BYTES": 64 << 20,
+    "OUTBOX_LEASE": 30.0,  # seconds a dead sender keeps the others waiting
+    "OUTBOX_RETRY_INITIAL": 1.0,
+    "OUTBOX_RETRY_MAX": 300.0,
+    "OUTBOX_POLL": 1.0,  # seconds between looks for items other processes put
 }
 
 
@@ -160,20 +176,27 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(name)
     app.jinja_env.globals["embed_origins"] = " ".join(embed_origins(app.config))
     app.jinja_env.filters["breakable"] = lambda text: Markup(breakable(text))
-    # Statements go to a learning record store only when one is configured; its thread starts in
-    # the process that first sends one (so each gunicorn worker has its own).
-    app.extensions["lrs"] = lrs_from_settings(app.config)
+    # Statements go to a learning record store only when one is configured, through the durable
+    # outbox, whose sender starts with the first request a process serves (docs/outbox.md).
+    app.extensions["lrs"] = (
+        lrs_from_settings(app.config, outbox.for_app(app)) if app.config.get("LRS_ENDPOINT") else None
+    )
+    outbox.init_app(app)
     if app.config["CONTENT_RELOAD"]:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
 
-    from . import pages, progress, socket, strings
+    from . import guard, pages, progress, socket, strings
 
+    guard.init_app(app)  # first: a request it refuses does no other work
     strings.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(progress.bp)
     assets.init_app(app)
     socket.init_app(app)
+    from ..lti import init_app as lti_init_app
+
+    lti_init_app(app)  # only with LTI_CONFIG
     if app.config["BENCH_ECHO"]:
         from . import echo
 

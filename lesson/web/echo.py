@@ -1,18 +1,19 @@
 """A bare WebSocket echo on the same stack, for the load bench's baseline (only with BENCH_ECHO).
 
-It answers every frame with a real playground answer cut or repeated to the size asked for (so
-permessage-deflate works as hard as on a press), and the bench can compare a press with the cost of
-just moving a message of the same size through the same server: the size in the URL, or one a frame
-names (its text a number), so each echo can match the press it is compared with."""
+It answers every frame with a real playground answer cut or repeated to the size asked for, and the
+bench can compare a press with the cost of just moving a message of the same size through the same
+server: the size in the URL, or one a frame names (its text a number), so each echo can match the
+press it is compared with. Like /ws, it takes no permessage-deflate."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
-from flask import Blueprint, Response, current_app, request
-from simple_websocket import ConnectionClosed, Server
+from flask import Blueprint, request
+from simple_websocket import Server
 
-from .socket import _Closed
+from .socket import sock
 
 bp = Blueprint("echo", __name__)
 _SAMPLE: list[str] = []
@@ -33,23 +34,24 @@ def _sample() -> str:
     return _SAMPLE[0]
 
 
-@bp.route("/bench/echo", websocket=True)
-def echo() -> Response:
+@bp.before_request
+def _no_compression() -> None:
+    request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
+
+
+@sock.route("/bench/echo", bp=bp)
+def echo(ws: Server) -> None:
     try:
         size = max(2, min(int(request.args.get("size", "64")), 1 << 20))
     except ValueError:
         size = 64
     sample = _sample()
     body = sample[:size]
-    conn = Server(request.environ, ping_interval=current_app.config["WS_PING_INTERVAL"])
-    try:
+    with contextlib.suppress(OSError):  # the client went away
         while True:
-            text = conn.receive()
+            text = ws.receive()
             if text is None:
                 break
             # A frame that is a number asks for an answer of that many characters (the size of the press
             # it stands beside); any other frame gets the size the URL asked for.
-            conn.send(sample[: max(2, int(text))] if len(text) < 8 and text.isascii() and text.isdigit() else body)
-    except (ConnectionClosed, OSError):
-        pass
-    return _Closed(conn.mode)
+            ws.send(sample[: max(2, int(text))] if len(text) < 8 and text.isascii() and text.isdigit() else body)

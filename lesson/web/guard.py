@@ -1,19 +1,31 @@
-"""Origin checks and security headers.
+"""Origin checks, security headers, and the answers and limits of ``/api/*``.
 
 Browsers send ``Origin`` on WebSocket handshakes and on cross-site POSTs, so checking it stops
 another site from driving a learner's playground or answering their quiz (CSRF). Requests with no
 ``Origin`` and no ``Referer`` come from scripts, not from a page in a browser: they are allowed.
+The check is per route: a view marked ``@cross_site`` (a portal's launch, which another site posts
+by design) is left out of it.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from flask import Response, current_app, request
+from flask import Flask, Response, current_app, jsonify, request
+from flask.sessions import SecureCookieSessionInterface
+from werkzeug.exceptions import MethodNotAllowed
 
 from ..settings import canonical_origin
+from .budget import Buckets, task_log_events
+from .hints import origin_refusal
+
+GRADING = {"pages.answer_json", "pages.grade_json"}  # routes that replay the task logs they are sent
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 
 def _origin_of(url: str) -> str:
@@ -73,3 +85,98 @@ def security_headers(resp: Response) -> Response:
     if request.is_secure:
         resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
     return resp
+
+
+def cross_site(view: View) -> View:
+    """Take a view out of the origin check: another site's page may post to it (an LTI login or
+    launch). Only for views that check who sent them some other way (a signed token)."""
+    view.cross_site = True  # type: ignore[attr-defined]
+    return view
+
+
+def _refused(message: str) -> Response:
+    if request.path.startswith("/api/"):  # the page's own calls read a JSON error
+        return Response('{"error": "this origin may not send this request"}', 403, mimetype="application/json")
+    return Response(message, 403, mimetype="text/plain")
+
+
+def check_origin() -> Response | None:
+    """CSRF: a POST or a socket handshake from a page on another site is refused before anything is
+    done (for a socket: before the handshake, so no socket is opened)."""
+    socket = request.headers.get("Upgrade", "").lower() == "websocket"
+    if request.method != "POST" and not socket:
+        return None
+    view = current_app.view_functions.get(request.endpoint or "")
+    if view is None or getattr(view, "cross_site", False) or origin_allowed():
+        return None
+    if socket:
+        origin = request.headers.get("Origin") or request.headers.get("Referer") or ""
+        refusals = current_app.extensions.get("lesson.refusals")
+        if refusals is not None:
+            own = f"{request.scheme}://{request.host}"
+            refusals.note("origin", origin_refusal(origin, own, request.headers, current_app.config))
+        return _refused("This origin may not open the playground socket.\n")
+    return _refused("This form may only be sent from the lesson's own pages.\n")
+
+
+def api_guard() -> Response | None:
+    """``/api/*``: at most ``LESSON_API_RATE`` requests a second per client address (429 past it), and
+    an address that names no route, or a method it does not take, answered in JSON like the rest."""
+    if not request.path.startswith("/api/"):
+        return None
+    delay = current_app.extensions["lesson.api_rate"].take(request.remote_addr or "?", 1)
+    if delay is None:
+        resp = jsonify(error=f"more than {current_app.config['API_RATE']:g} requests a second from this address")
+        resp.status_code, resp.headers["Retry-After"] = 429, "1"
+        return resp
+    missed = request.routing_exception
+    if missed is None:
+        if request.endpoint in GRADING and request.method == "POST":
+            return _charge_grading()
+        return None
+    code = getattr(missed, "code", 404)
+    if isinstance(missed, MethodNotAllowed):
+        allowed = ", ".join(sorted(missed.valid_methods or ()))
+        resp = jsonify(error=f"{request.method} is not allowed here; this address takes {allowed}")
+        resp.headers["Allow"] = allowed
+    else:
+        resp = jsonify(error=f"no such address: {request.path[:200]}")
+    resp.status_code = code
+    return resp
+
+
+def _charge_grading() -> Response | None:
+    """Grading replays each task log it is sent: its presses are charged to the address's replay
+    budget (as a socket's logs are), and a request over it is refused (429) before any is replayed."""
+    try:
+        data = request.get_json(silent=True)  # parsed once: the view reads the same
+    except RecursionError:
+        return None  # the view says what is wrong with it
+    events = task_log_events(data)
+    if not events:
+        return None
+    replays = current_app.extensions["lesson.replays"]
+    # At most a full budget: a page sending back several long task logs at once must still get through.
+    if replays.take(request.remote_addr or "?", min(events, replays.burst)) is None:
+        resp = jsonify(
+            error=f"more task logs than the server replays for one address ({replays.rate:g} presses a second)",
+            code="slow_down",
+        )
+        resp.status_code, resp.headers["Retry-After"] = 429, "1"
+        return resp
+    return None
+
+
+class SessionCookies(SecureCookieSessionInterface):
+    """The quiz cookie is ``Secure`` whenever the page was served over HTTPS (behind a proxy: with
+    ``LESSON_PROXY_FIX`` set, so the app sees the scheme), not only when the setting says so."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
+def init_app(app: Flask) -> None:
+    app.extensions["lesson.api_rate"] = Buckets(float(app.config["API_RATE"]), float(app.config["API_BURST"]))
+    app.session_interface = SessionCookies()
+    app.before_request(check_origin)  # first: a post from another site is charged to no budget
+    app.before_request(api_guard)

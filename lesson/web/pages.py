@@ -7,7 +7,8 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 
-from .guard import origin_allowed, security_headers
+from .guard import security_headers
+from .strings import localized
 
 bp = Blueprint("pages", __name__)
 MAX_ANSWERS = 50
@@ -21,7 +22,13 @@ def _state():
 
 
 def _answers(slug: str) -> dict[str, str]:
+    """The answers that score: the first one given to each question."""
     return dict(session.get("quiz", {}).get(slug, {}))
+
+
+def _seen(slug: str) -> dict[str, str]:
+    """The choice checked last on each question, whose explanation the page shows (the no-JavaScript form)."""
+    return dict(session.get("quiz_seen", {}).get(slug, {}))
 
 
 def _grader():
@@ -80,9 +87,13 @@ def _record(slug: str, qid: str, choice: str) -> tuple[Any, Any]:
         abort(404)
     if question.task is not None or choice not in {c.id for c in question.choices or []}:
         return question, None  # a task is answered in its playground, which needs the page's script
+    # The first answer is the one that scores; a later one is kept only to show its explanation.
     progress = dict(session.get("quiz", {}))
-    progress[slug] = {**progress.get(slug, {}), qid: choice}
+    progress[slug] = {qid: choice, **progress.get(slug, {})}
     session["quiz"] = progress
+    seen = dict(session.get("quiz_seen", {}))
+    seen[slug] = {**seen.get(slug, {}), qid: choice}
+    session["quiz_seen"] = seen
     return question, choice
 
 
@@ -99,16 +110,6 @@ def _headers(resp: Response) -> Response:
     return security_headers(resp)
 
 
-@bp.before_app_request
-def _same_origin_posts() -> Response | None:
-    """CSRF: a POST from a page on another site is refused before it changes anything."""
-    if request.method == "POST" and not origin_allowed():
-        if request.path.startswith("/api/"):  # the page's own calls read a JSON error
-            return Response('{"error": "this origin may not send this request"}', 403, mimetype="application/json")
-        return Response("This form may only be sent from the lesson's own pages.\n", 403, mimetype="text/plain")
-    return None
-
-
 @bp.app_errorhandler(413)
 def _too_large(err: Exception) -> tuple[Response, int] | Response:
     """A body over LESSON_MAX_CONTENT_LENGTH: said in the shape the caller reads, not as an HTML page."""
@@ -123,9 +124,20 @@ def index() -> str:
     content = _state().content
     return render_template(
         "index.html",
-        lessons=content.lessons,
+        lessons=[localized(item) for item in content.lessons],
         scores={item.meta.slug: score(item.meta.slug) for item in content.lessons},
     )
+
+
+@bp.get("/glossary")
+def glossary() -> str:
+    """Every protocol term the lessons use, each with its anchor (``/glossary#<id>``) for their links."""
+    content = _state().content
+    if content.glossary is None:
+        abort(404)
+    # In a portal's frame there is no site header: a link back to the lesson the learner came from.
+    back = content.lesson(request.args.get("from", ""))
+    return render_template("glossary.html", glossary=content.glossary, back=back, embed=_embed_asked())
 
 
 @bp.get("/lessons/<slug>")
@@ -140,19 +152,30 @@ def lesson(slug: str, embed: bool | None = None) -> str:
         abort(404)
     lessons = state.content.lessons
     n = lessons.index(item)
+    item = localized(item)
     return render_template(
         "lesson.html",
-        lesson=item,
-        quiz=state.content.quizzes.get(slug),
-        answers=_answers(slug),
-        score=score(slug),
-        panels=state.panels,
-        prev=lessons[n - 1] if n > 0 else None,
-        next=lessons[n + 1] if n + 1 < len(lessons) else None,
+        **lesson_context(item, _answers(slug), _seen(slug), score(slug)),
+        prev=localized(lessons[n - 1]) if n > 0 else None,
+        next=localized(lessons[n + 1]) if n + 1 < len(lessons) else None,
         form_error=request.args.get("error"),
         embed=embed,
-        lesson_iri=lesson_iri(slug),
     )
+
+
+def lesson_context(item: Any, answers: dict[str, str], seen: dict[str, str], score: Any) -> dict[str, Any]:
+    """What a lesson page's template needs of the lesson itself (the site's page and a portal's launch)."""
+    slug = item.meta.slug
+    return {
+        "lesson": item,
+        "quiz": _state().content.quizzes.get(slug),
+        "answers": answers,
+        "seen": seen,
+        "sections": {t.id: t.title for t in item.toc},
+        "score": score,
+        "panels": _state().panels,
+        "lesson_iri": lesson_iri(slug),
+    }
 
 
 def lesson_iri(slug: str) -> str:
@@ -189,18 +212,41 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
         return _answer_task(slug, question, data)
     if not isinstance(data, dict) or not isinstance(data.get("choice"), str):
         return _refused("needs_choice", 'send a JSON object like {"choice": "a"}')
+    before = _answers(slug)  # read before this answer is recorded
     question, choice = _record(slug, qid, data["choice"])
     if choice is None:
         return _refused("unknown_choice", f"{data['choice'][:40]!r} is not one of this question's choices")
-    held = {**_answers(slug), **_page_answers(data), qid: choice}
+    held = {**before, **_page_answers(data)}
+    # The first answer scores. One already held (by the page or the cookie) stays; a valid one, that is:
+    # a held answer that is not a choice of this question was never graded, so this one is the first.
+    first = held.get(qid) not in {c.id for c in question.choices or []}
+    if first:
+        held[qid] = choice
     return jsonify(
         question=qid,
         choice=choice,
         correct=choice == question.answer,
         answer=question.answer,
         explanation=question.explanation,
+        see=_see(slug, question),
+        counted=first,
+        scored=held[qid],
+        scored_correct=held[qid] == question.answer,
         score=grade(slug, held),
     )
+
+
+def _see(slug: str, question: Any) -> dict[str, str] | None:
+    """Where the lesson explains a question, for the link under its feedback: the address and the
+    section's title (the address itself when it names no section)."""
+    if question.see is None:
+        return None
+    content = _state().content
+    target_slug, _, fragment = question.see.removeprefix("/lessons/").partition("#")
+    target = content.lesson(slug if question.see.startswith("#") else target_slug)
+    titles = {t.id: t.title for t in target.toc} if target else {}
+    href = question.see if question.see.startswith("#") else request.script_root + question.see
+    return {"href": href, "title": titles.get(fragment, question.see)}
 
 
 def _question(slug: str, qid: str) -> Any:
@@ -244,12 +290,19 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
         return jsonify(
             question=question.id,
             choice=earlier,
+            see=_see(slug, question),
             kept=True,
             score=grade(slug, held),
             **_task_result(question, True),
         )
     held[question.id] = data["log"]
-    return jsonify(question=question.id, choice=data["log"], score=grade(slug, held), **_task_result(question, correct))
+    return jsonify(
+        question=question.id,
+        choice=data["log"],
+        see=_see(slug, question),
+        score=grade(slug, held),
+        **_task_result(question, correct),
+    )
 
 
 @bp.post("/api/quiz/<slug>")
@@ -270,21 +323,22 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
         if q.task is not None:
             correct = verdict(slug, q, given)
             if correct is not None:
-                results[q.id] = {"choice": given, **_task_result(q, correct)}
+                results[q.id] = {"choice": given, "see": _see(slug, q), **_task_result(q, correct)}
         elif given in {c.id for c in q.choices or []}:
             results[q.id] = {
                 "choice": given,
                 "correct": given == q.answer,
                 "answer": q.answer,
                 "explanation": q.explanation,
+                "see": _see(slug, q),
             }
     return jsonify(results=results, score=grade(slug, {q: r["choice"] for q, r in results.items()}))
 
 
 @bp.post("/api/xapi")
 def statements() -> tuple[Response, int]:
-    """Statements from the page, validated, queued for the learning record store (when one is
-    configured) and answered at once: a slow or absent store never holds up the lesson."""
+    """Statements from the page, validated, written to the outbox for the learning record store (when
+    one is configured) and answered at once: a slow or absent store never holds up the lesson."""
     from pydantic import ValidationError
 
     from .. import xapi
@@ -302,15 +356,18 @@ def statements() -> tuple[Response, int]:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "statement"
         return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
-    forwarder.start()
-    queued = sum(forwarder.submit(s) for s in checked)
+    queued = forwarder.submit_many(checked)  # in the outbox, on disk, before the answer
     return jsonify(queued=queued, dropped=len(checked) - queued), 202
 
 
 @bp.get("/healthz")
 def healthz() -> Response:
-    # The worker's process id lets the replica tests see which process answered.
-    return jsonify(ok=True, worker=os.getpid())
+    # The worker's process id lets the replica tests see which process answered; the outbox's
+    # depth, oldest age and given-up count are the whole deployment's (one store for all).
+    box = current_app.extensions.get("outbox")
+    if box is None:
+        return jsonify(ok=True, worker=os.getpid())
+    return jsonify(ok=True, worker=os.getpid(), outbox=box.stats())
 
 
 def _embed_asked() -> bool:

@@ -14,7 +14,8 @@ def clear(slug: str) -> Response:
 
     if lesson_state().content.lesson(slug) is None:
         abort(404)
-    progress = dict(session.get("quiz", {}))
-    if progress.pop(slug, None) is not None:
-        session["quiz"] = progress
+    for key in ("quiz", "quiz_seen"):  # the answers that score, and the last one checked on each question
+        progress = dict(session.get(key, {}))
+        if progress.pop(slug, None) is not None:
+            session[key] = progress
     return jsonify(cleared=slug)

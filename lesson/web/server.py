@@ -26,7 +26,16 @@ def make_dev_server(host: str, port: int, app: Any) -> BaseWSGIServer:
     return make_server(host, port, app, threaded=True, request_handler=_QuietHandler)
 
 
-def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
+def forwarded_allow_ips(proxy_fix: int) -> str:
+    """Whom gunicorn believes about the scheme and the mount point (X-Forwarded-Proto, a SCRIPT_NAME
+    header): nobody unless ``LESSON_PROXY_FIX`` says proxies front the server. Its own default trusts
+    127.0.0.1, so a client on the same machine could forge them (a SCRIPT_NAME the path does not start
+    with turns a page into a 500). Behind proxies, gunicorn's peer is the nearest one: trusted, as the
+    app's ProxyFix trusts the last ``proxy_fix`` hops."""
+    return "*" if proxy_fix > 0 else ""
+
+
+def run_gunicorn(host: str, port: int, workers: int, threads: int, proxy_fix: int = 0) -> int:
     from gunicorn.app.base import BaseApplication
 
     loaded: dict[str, Any] = {}  # the worker's app, once ``load`` has made it
@@ -60,6 +69,7 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int) -> int:
                 "errorlog": "-",
                 "loglevel": "warning",
                 "post_worker_init": post_worker_init,
+                "forwarded_allow_ips": forwarded_allow_ips(proxy_fix),
             }
             for key, value in options.items():
                 self.cfg.set(key, value)

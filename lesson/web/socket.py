@@ -1,8 +1,13 @@
-"""The WebSocket route and its plain-HTTP twin: decode, hand to the service, send the answer.
+"""The WebSocket route (flask-sock) and its plain-HTTP twin: decode, hand to the service, send the answer.
 
-The socket loop also guards the server: frames too large, too fast or left unread, sockets that
-never speak, and too many sockets from one address are closed with a code and a reason (see
-docs/protocol.md). None of it touches other learners' sockets.
+The socket also guards the server, each guard on flask-sock's and simple-websocket's public API:
+the origin is checked before the handshake (``guard.check_origin``, a ``before_request``); the
+message size and the pings are ``SOCK_SERVER_OPTIONS``; rate, hello and idle timeouts and the
+per-address cap live in ``Guarded``, a wrapper of the socket object flask-sock hands the route; a
+send left blocked by a client that does not read, the frames that pile up meanwhile, and the
+sockets to close when the server stops are seen to by ``Watch``, one thread per app. Each closes
+only the offending socket, with a code and a reason (docs/protocol.md), and none touches other
+learners' sockets.
 """
 
 from __future__ import annotations
@@ -11,23 +16,21 @@ import contextlib
 import logging
 import selectors
 import socket
-import struct
 import threading
 import time
 from collections import Counter
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, g, request
+from flask_sock import Sock
 from simple_websocket import ConnectionClosed, ConnectionError, Server
-from wsproto.events import CloseConnection
 from wsproto.utilities import RemoteProtocolError
 
-from .guard import origin_allowed
-
 bp = Blueprint("frames", __name__)
+sock = Sock()
 log = logging.getLogger(__name__)
 
-STATUS = {"too_large": 413, "unknown_panel": 404, "need_log": 409}
+STATUS = {"too_large": 413, "unknown_panel": 404, "need_log": 409, "slow_down": 429}
 
 # Close codes (RFC 6455 and the private range): the page reads them to decide what to do next.
 POLICY = 1008  # too fast, or frames left unread
@@ -35,7 +38,8 @@ TOO_BIG = 1009
 TRY_LATER = 1013  # too many sockets from this address
 IDLE = 4408  # no frame for a while; the page reconnects on its next press
 GOING_AWAY = 1001  # the server is stopping (a deploy, a restart): the page reconnects
-_LEAVING = object()  # put in a socket's input by ``Addresses.going_away``: its handler closes it
+LEAVING_REASON = "the server is restarting; the page reconnects"
+SLOW_DOWN_PAUSE = 1.0  # seconds a socket's next frame waits after a slow_down answer (its Retry-After)
 
 
 class Refusals:
@@ -70,117 +74,139 @@ def _service():
     return lesson_state().service
 
 
-class _KeepOpen:
-    """The connection's socket as simple-websocket's reader thread holds it, minus ``close``: the reader
-    closes it as soon as the socket is closed, before the client's answer to a close has arrived, and
-    the HTTP server would then read that answer as a new request. ``GuardedSocket.end`` closes it."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.real = sock
-        # What every frame uses, bound once: __getattr__ is for the rest.
-        self.recv, self.send = sock.recv, sock.send
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
-
-    def close(self) -> None:
-        pass
+class Leaving(Exception):
+    """The server is stopping: the socket is closed with 1001."""
 
 
-class GuardedSocket(Server):
-    """simple-websocket's server with a bound on frames received but not yet handled, a handler that
-    always learns that its socket closed, and a close on a frame too big that reaches the client.
+class Guarded:
+    """The socket flask-sock hands the route, with the guards a handler applies itself.
 
-    Its reader thread keeps reading while the handler is blocked sending to a client that does not
-    read; without a bound, the frames pile up in memory."""
+    The connection's socket is also held open through a file object (``socket.makefile``): the
+    library's reader thread closes the socket as soon as it stops reading, and a socket closed with
+    bytes still unread sends a reset, which can overtake the close frame just sent (a frame too big
+    would reach the client as 1006, not 1009). Held, the socket is closed by ``end`` instead, once
+    what the client still sends has been read."""
 
-    max_queued = 16
     linger = 2.0  # seconds to read what a refused client still sends, so the close frame reaches it
     linger_bytes = 1 << 20
-    draining = False
-    addr = "?"  # the client's address and the app's refusal log, set once the handshake is done
-    refusals: Refusals | None = None
 
-    @property
-    def real_socket(self) -> socket.socket:
-        """The connection's socket itself, not the wrapper that keeps the reader thread from closing it."""
-        return self.sock.real if isinstance(self.sock, _KeepOpen) else self.sock
+    def __init__(
+        self, ws: Server, raw: socket.socket, hold: Any, addr: str, refusals: Refusals, max_queued: int
+    ) -> None:
+        self.ws = ws
+        self.raw = raw
+        self.hold = hold  # a file object on ``raw``: the descriptor stays open until ``end`` closes it
+        self.addr = addr
+        self.refusals = refusals
+        self.max_queued = max_queued
+        self.leaving = False  # set by ``Addresses.going_away``
+        self.waiting = False  # the handler is waiting for a frame (``Watch`` may close it then)
+        self.sending_since = 0.0  # when the send under way began (monotonic); 0 when none is
+        self.writing = threading.Lock()  # one writer of frames at a time: the handler, or ``Watch``
+        self.dropped = ""  # set once ``Watch`` has shut the socket (it logged why): it looks no more
 
     def noted(self, kind: str, message: str) -> None:
-        if self.refusals is not None:
-            self.refusals.note(kind, f"socket from {self.addr}: {message}")
+        self.refusals.note(kind, f"socket from {self.addr}: {message}")
 
-    def handshake(self) -> None:
-        super().handshake()
-        self.sock = _KeepOpen(self.sock)  # before the reader thread starts
+    @property
+    def too_big(self) -> bool:
+        """Whether the library closed the socket on a frame over its limit (it sent 1009 itself)."""
+        limit = self.ws.max_message_size
+        return not self.ws.connected and bool(limit) and self.ws.incoming_message_len > limit
 
-    def _handle_events(self) -> bool:
-        keep_going = super()._handle_events()
-        if keep_going and len(self.input_buffer) > self.max_queued:
-            self.input_buffer.clear()
-            # Logged before the close goes out, so whoever sees the close can find the line.
+    def receive(self, timeout: float) -> str | None:
+        """The next frame; None after ``timeout`` seconds without one. Raises ConnectionClosed once the
+        socket is closed (by the client, the library, or ``Watch`` when the server stops), Leaving when
+        the server stops while this handler was busy."""
+        if self.leaving:
+            raise Leaving()
+        if len(self.ws.input_buffer) > self.max_queued:
             why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
             self.noted("unhandled", f"closed (1008): {why}")
-            self._give_up(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
-            return False
-        if not keep_going:
-            # The base class wakes the handler before it marks the socket closed (a frame too big, a
-            # close from the client): the handler could go back to waiting until its idle timeout,
-            # holding a thread and one of its address's sockets. Mark it closed, then wake it again.
-            self.draining = bool(self.max_message_size) and self.incoming_message_len > self.max_message_size
-            self.connected = False
-            self.event.set()
-            if self.draining:
-                limit = self.max_message_size
-                self.noted("too_big", f"closed (1009): a frame over {limit} bytes (LESSON_WS_MAX_MESSAGE_BYTES)")
-                self._drain(self.linger)
-        return keep_going
+            self.close(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
+            raise ConnectionClosed()
+        self.waiting = True
+        try:
+            text = self.ws.receive(timeout=timeout)
+        finally:
+            self.waiting = False
+        if text is None and not self.ws.connected:
+            raise ConnectionClosed()
+        return text
+
+    def send(self, text: str) -> None:
+        with self.writing:
+            self.sending_since = time.monotonic()
+            try:
+                self.ws.send(text)
+            finally:
+                self.sending_since = 0.0
+
+    def close(self, code: int, reason: str) -> None:
+        with self.writing, contextlib.suppress(ConnectionClosed, OSError):
+            self.sending_since = time.monotonic()  # a close frame can block on a client that does not read
+            try:
+                self.ws.close(code, reason)
+            finally:
+                self.sending_since = 0.0
+
+    def wake(self) -> None:
+        """Wake a handler waiting for a frame on a socket that is closed: the library wakes it before
+        it marks the socket closed, and the handler could wait on until its idle timeout."""
+        if self.waiting and not self.ws.connected:
+            self.ws.event.set()
+
+    def leave_now(self) -> None:
+        """The server stops and this handler waits for a frame: close its socket with 1001 (from
+        ``Watch``), unless the handler is writing (it closes the socket itself once its answer is
+        sent) or the client's buffers are full (shut the socket then: the frame could not go out)."""
+        if not self.waiting or not self.ws.connected or not self.writing.acquire(blocking=False):
+            return
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(self.raw, selectors.EVENT_WRITE)
+                room = bool(sel.select(0))
+            with contextlib.suppress(ConnectionClosed, OSError):
+                if room:
+                    self.ws.close(GOING_AWAY, LEAVING_REASON)
+                else:
+                    self.raw.shutdown(socket.SHUT_RDWR)
+        finally:
+            self.writing.release()
+        self.ws.event.set()
+
+    def give_up(self, kind: str, message: str) -> None:
+        """Shut the socket at once (from ``Watch``): the client does not read, so no close frame would
+        reach it, and the handler's send blocked on it fails now instead of never."""
+        self.dropped = kind
+        self.noted(kind, message)
+        with contextlib.suppress(OSError):
+            self.raw.shutdown(socket.SHUT_RDWR)
 
     def _drain(self, seconds: float) -> None:
-        """Once the socket is closed, read (and drop) what the client still sends for a short while: the
-        rest of a frame too big, its answer to our close. Closing with unread bytes sends a reset, which
-        can overtake the close frame (the client would see 1006 instead of 1009 and its reason)."""
+        """Read (and drop) what the client still sends for a short while: the rest of a frame too big,
+        its answer to our close."""
         deadline, left = time.monotonic() + seconds, self.linger_bytes
-        with contextlib.suppress(OSError), selectors.DefaultSelector() as sel:
-            self.sock.shutdown(socket.SHUT_WR)
-            sel.register(self.sock, selectors.EVENT_READ)
+        with contextlib.suppress(OSError, ValueError), selectors.DefaultSelector() as sel:
+            self.raw.shutdown(socket.SHUT_WR)
+            sel.register(self.raw, selectors.EVENT_READ)
             while left > 0 and (wait := deadline - time.monotonic()) > 0 and sel.select(wait):
-                chunk = self.sock.recv(65536)
+                chunk = self.raw.recv(65536)
                 if not chunk:
                     break
                 left -= len(chunk)
 
     def end(self) -> None:
-        """End the connection, the socket closed: let the reader take the client's last frames (briefly:
-        a client may never answer), drop anything after them, and close it, so that the HTTP server
-        finds the connection ended instead of reading those bytes as a request and answering it."""
-        self.thread.join(self.linger + 1 if self.draining else 1.0)
-        if not self.draining:
-            self._drain(1.0)
-        real = self.real_socket
+        """End the connection: let the reader take the client's answer to the close (briefly: a client
+        may never answer), drop anything after it, and shut the socket, so that the HTTP server finds the
+        connection ended instead of reading those bytes as a request, and writes nothing after the close."""
+        if self.ws.connected:
+            self.close(1000, "bye")
+        self.ws.thread.join(1.0)
+        self._drain(self.linger if self.too_big else 0.2)
         with contextlib.suppress(OSError):
-            real.shutdown(socket.SHUT_RDWR)
-        real.close()
-
-    def _give_up(self, code: int, reason: str) -> None:
-        """Close a client that does not read. Its buffers are full, so the close frame goes out only if
-        there is room for it (a send would wait out the send timeout), and the handler's send, blocked
-        on the same buffers, is ended at once by shutting the socket for writing."""
-        if not self.connected:
-            return
-        out = self.ws.send(CloseConnection(code, reason))
-        self.connected = False
-        real = self.real_socket
-        with contextlib.suppress(OSError):
-            real.send(out, socket.MSG_DONTWAIT)
-        with contextlib.suppress(OSError):
-            real.shutdown(socket.SHUT_WR)
-        self.event.set()
-
-    def _refuse(self, code: int, reason: str) -> None:
-        with contextlib.suppress(ConnectionClosed, OSError):
-            self.close(code, reason)
-        self.event.set()
+            self.raw.shutdown(socket.SHUT_RDWR)
+        self.hold.close()
 
 
 class Addresses:
@@ -188,11 +214,11 @@ class Addresses:
 
     def __init__(self) -> None:
         self.open: Counter[str] = Counter()
-        self.sockets: set[GuardedSocket] = set()
+        self.sockets: set[Guarded] = set()
         self.stopping = False  # set by ``going_away``: a socket opened after it is closed at once
         self._lock = threading.Lock()
 
-    def enter(self, addr: str, cap: int, conn: GuardedSocket | None = None) -> bool:
+    def enter(self, addr: str, cap: int, conn: Guarded | None = None) -> bool:
         with self._lock:
             if self.stopping or self.open[addr] >= cap:
                 return False
@@ -201,66 +227,84 @@ class Addresses:
                 self.sockets.add(conn)
             return True
 
-    def leave(self, addr: str, conn: GuardedSocket | None = None) -> None:
+    def leave(self, addr: str, conn: Guarded | None = None) -> None:
         with self._lock:
             self.open[addr] -= 1
             if self.open[addr] <= 0:
                 del self.open[addr]
             self.sockets.discard(conn)
 
+    def held(self) -> list[Guarded]:
+        with self._lock:
+            return list(self.sockets)
+
     def going_away(self) -> int:
-        """The server is stopping: each socket's handler closes it with 1001 once its current answer,
-        if any, is sent, and a socket opened from now on is closed the same way. It only queues a
-        marker; called from a gunicorn worker's SIGTERM handler, it runs on the worker's main thread,
-        which never holds these locks. Returns how many sockets were open."""
+        """The server is stopping: each socket is closed with 1001 once its current answer, if any, is
+        sent (by its handler, or by ``Watch`` if the handler waits for a frame), and a socket opened
+        from now on is closed the same way. It only sets flags; called from a gunicorn worker's
+        SIGTERM handler, it runs on the worker's main thread, which never holds these locks. Returns
+        how many sockets were open."""
         with self._lock:
             self.stopping = True
             conns = list(self.sockets)
         for conn in conns:
-            conn.input_buffer.append(_LEAVING)
-            conn.event.set()
+            conn.leaving = True
         return len(conns)
 
 
-def send_timeout(sock: Any, seconds: float) -> None:
-    """A send blocked ``seconds`` means the client stopped reading: it fails (EAGAIN), and the client is
-    dropped rather than waited for. Set in the kernel (SO_SNDTIMEO), not as Python's socket timeout:
-    with that one, every send and every recv on the socket first polls it, one more system call per
-    frame each way. The socket stays blocking, so a send still hands over the whole answer."""
-    micro = max(1, round(seconds * 1e6))  # 0 would mean no timeout at all
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", *divmod(micro, 1_000_000)))
+class Watch:
+    """One thread per app that does for the sockets what their handlers cannot while they wait: ends
+    one whose send has been blocked ``send_timeout`` seconds on a client that does not read, or whose
+    unhandled frames passed the bound while it was blocked (the library's reader keeps reading
+    meanwhile); closes the waiting ones when the server stops; wakes a handler waiting on a socket
+    the library closed. It looks every ``every`` seconds. (A handler that woke up every second to look
+    for itself costs a thousand wake-ups a second per thousand sockets; see docs/classroom.md.)"""
+
+    def __init__(self, addresses: Addresses, send_timeout: float, max_queued: int) -> None:
+        self.addresses = addresses
+        self.send_timeout = send_timeout
+        self.max_queued = max_queued
+        self.every = min(0.25, send_timeout / 4)
+        self._started = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if not self._started:
+                self._started = True
+                threading.Thread(target=self._run, name="lesson-socket-watch", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.every)
+            with contextlib.suppress(Exception):  # the watch must outlive any one socket's trouble
+                self.look(time.monotonic())
+
+    def look(self, now: float) -> None:
+        for conn in self.addresses.held():
+            if conn.leaving:
+                conn.leave_now()
+            conn.wake()
+            since = conn.sending_since
+            if not since or conn.dropped:
+                continue
+            if now - since >= self.send_timeout:
+                why = f"an answer waited {self.send_timeout:g} s to be read (LESSON_WS_SEND_TIMEOUT)"
+                conn.give_up("send_timeout", f"dropped: {why}")
+            elif len(conn.ws.input_buffer) > self.max_queued:
+                why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
+                conn.give_up("unhandled", f"dropped: {why} while an answer waited to be read")
 
 
-class _Closed(Response):
-    """What the route returns once the socket is done: nothing more may be written to it.
-
-    Werkzeug's server treats a ConnectionError from the app as a dropped connection (quietly);
-    gunicorn stops on StopIteration. Either way no stray HTTP bytes follow the close."""
-
-    def __init__(self, mode: str) -> None:
-        super().__init__()
-        self.mode = mode
-
-    def __call__(self, environ: Any, start_response: Any) -> Any:
-        if self.mode == "gunicorn":
-            raise StopIteration()
-        raise ConnectionAbortedError("websocket closed")
-
-
-def _serve(conn: GuardedSocket, cfg: Any) -> None:
+def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
     service = _service()
     rate, burst = cfg["WS_RATE"], cfg["WS_BURST"]
     tokens, stamp = float(burst), time.monotonic()
     timeout = cfg["WS_HELLO_TIMEOUT"]
     while True:
-        text = conn.receive(timeout=timeout)
-        if text is _LEAVING:
-            conn._refuse(GOING_AWAY, "the server is restarting; the page reconnects")
-            return
+        text = conn.receive(timeout)
         if text is None:
-            if not conn.connected:
-                return
-            conn._refuse(IDLE, f"no frame for {timeout:g} s; the page reconnects on its next press")
+            conn.close(IDLE, f"no frame for {timeout:g} s; the page reconnects on its next press")
             return
         timeout = cfg["WS_IDLE_TIMEOUT"]
         now = time.monotonic()
@@ -268,57 +312,75 @@ def _serve(conn: GuardedSocket, cfg: Any) -> None:
         stamp = now
         if tokens < 1:
             conn.noted("rate", f"closed (1008): more than {rate:g} frames a second (LESSON_WS_RATE, LESSON_WS_BURST)")
-            conn._refuse(POLICY, f"more than {rate:g} frames a second")
+            conn.close(POLICY, f"more than {rate:g} frames a second")
             return
         tokens -= 1
-        reply = service.handle_text(text, defer=True)
+        reply = service.handle_text(text, defer=True, spend=spend)
         try:
             conn.send(reply.text)
         finally:
             reply.finish()  # compacting the cached run can wait until the answer is on its way
+        if reply.code == "slow_down":
+            # Its address's replay budget is spent: this socket's next frame waits, so a client that
+            # sends its log again at once costs one refusal a second, not one per frame it can send.
+            time.sleep(SLOW_DOWN_PAUSE)
 
 
-@bp.route("/ws", websocket=True)
-def ws() -> Response:
+def _connection_socket() -> socket.socket:
+    """The connection's socket, where the WSGI server puts it (werkzeug and gunicorn, as flask-sock reads it)."""
+    environ = request.environ
+    return environ.get("werkzeug.socket") or environ["gunicorn.socket"]
+
+
+@bp.before_request
+def _before_handshake() -> None:
+    """Before the library takes the connection: the handshake is accepted without permessage-deflate
+    (the client's offer is taken out before the library reads it: it accepts any offer, and inflates a
+    frame without bound before its size check, so one 20 KB frame could become 20 MB in the server's
+    memory; docs/classroom.md has the figures), and the socket is held open (see ``Guarded``)."""
+    if request.endpoint == "frames.ws":
+        request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
+        g.lesson_socket_hold = _connection_socket().makefile("rb")
+
+
+@bp.errorhandler(RemoteProtocolError)
+@bp.errorhandler(ConnectionError)
+def _bad_handshake(exc: Exception) -> Response:
+    """A request to /ws the library cannot take as a handshake (a header missing or wrong)."""
+    return Response(f"Not a WebSocket handshake this server can accept: {exc}\n", 400, mimetype="text/plain")
+
+
+@sock.route("/ws", bp=bp)
+def ws(conn_ws: Server) -> None:
     cfg = current_app.config
     refusals: Refusals = current_app.extensions["lesson.refusals"]
-    if not origin_allowed():
-        origin = request.headers.get("Origin") or request.headers.get("Referer") or ""
-        refusals.note("origin", f"socket refused (403): origin {origin[:200]!r} is not in LESSON_EMBED_ORIGINS")
-        return Response("This origin may not open the playground socket.\n", 403, mimetype="text/plain")
-    addr = request.remote_addr or "?"
     addresses: Addresses = current_app.extensions["lesson.addresses"]  # this app's sockets only
+    watch: Watch = current_app.extensions["lesson.watch"]
+    replays = current_app.extensions["lesson.replays"]
+    addr = request.remote_addr or "?"
+    conn = Guarded(conn_ws, _connection_socket(), g.lesson_socket_hold, addr, refusals, cfg["WS_MAX_QUEUED"])
+    watch.start()
     try:
-        conn = GuardedSocket(
-            request.environ, ping_interval=cfg["WS_PING_INTERVAL"], max_message_size=cfg["WS_MAX_MESSAGE_BYTES"]
-        )
-    except (RemoteProtocolError, ConnectionError) as exc:
-        return Response(f"Not a WebSocket handshake this server can accept: {exc}\n", 400, mimetype="text/plain")
-    GuardedSocket.max_queued = cfg["WS_MAX_QUEUED"]
-    conn.addr, conn.refusals = addr, refusals
-    try:
-        send_timeout(conn.sock, cfg["WS_SEND_TIMEOUT"])
         entered = addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"], conn)
         if not entered and addresses.stopping:
-            conn._refuse(GOING_AWAY, "the server is restarting; the page reconnects")
+            conn.close(GOING_AWAY, LEAVING_REASON)
         elif not entered:
             cap = cfg["WS_MAX_PER_ADDRESS"]
             conn.noted("per_address", f"refused (1013): {cap} sockets already open from it (LESSON_WS_MAX_PER_ADDRESS)")
-            conn._refuse(TRY_LATER, "too many open connections from this address; try again later")
+            conn.close(TRY_LATER, "too many open connections from this address; try again later")
         else:
             try:
-                _serve(conn, cfg)
+                _serve(conn, cfg, replays.spender(addr, wait=cfg["REPLAY_WAIT"]))
+            except Leaving:
+                conn.close(GOING_AWAY, LEAVING_REASON)
             finally:
                 addresses.leave(addr, conn)
-    except (TimeoutError, BlockingIOError):  # a send blocked for WS_SEND_TIMEOUT
-        why = f"an answer waited {cfg['WS_SEND_TIMEOUT']:g} s to be read (LESSON_WS_SEND_TIMEOUT)"
-        conn.noted("send_timeout", f"dropped: {why}")
     except (ConnectionClosed, OSError):
-        pass  # the client went away: nothing to log
-    if conn.connected:
-        conn._refuse(1000, "bye")
+        if conn.too_big:
+            limit = conn_ws.max_message_size
+            conn.noted("too_big", f"closed (1009): a frame over {limit} bytes (LESSON_WS_MAX_MESSAGE_BYTES)")
+        # otherwise the client went away, or ``Watch`` dropped it and said why: nothing more to log
     conn.end()
-    return _Closed(conn.mode)
 
 
 @bp.post("/api/frame")
@@ -326,9 +388,13 @@ def frame() -> Response:
     """The same frames over HTTP, for networks whose proxies block WebSockets."""
     if request.mimetype != "application/json":
         return Response('{"error": "send frames as application/json"}', 415, mimetype="application/json")
-    reply = _service().handle_text(request.get_data(cache=False))
+    spend = current_app.extensions["lesson.replays"].spender(request.remote_addr or "?", wait=0.0)
+    reply = _service().handle_text(request.get_data(cache=False), spend=spend)
     status = 200 if reply.code is None else STATUS.get(reply.code, 400)
-    return Response(reply.text, status=status, mimetype="application/json")
+    resp = Response(reply.text, status=status, mimetype="application/json")
+    if reply.code == "slow_down":
+        resp.headers["Retry-After"] = "1"
+    return resp
 
 
 @bp.errorhandler(413)
@@ -340,6 +406,19 @@ def frame_too_large(err: Exception) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["lesson.addresses"] = Addresses()
+    from .budget import Replays
+
+    cfg = app.config
+    # The library's own guards: a frame over the limit closes with 1009, a ping unanswered by the next
+    # one closes with 1008.
+    cfg["SOCK_SERVER_OPTIONS"] = {
+        "ping_interval": float(cfg["WS_PING_INTERVAL"]) or None,
+        "max_message_size": int(cfg["WS_MAX_MESSAGE_BYTES"]),
+    }
+    addresses = Addresses()
+    app.extensions["lesson.addresses"] = addresses
     app.extensions["lesson.refusals"] = Refusals()
+    app.extensions["lesson.watch"] = Watch(addresses, float(cfg["WS_SEND_TIMEOUT"]), int(cfg["WS_MAX_QUEUED"]))
+    app.extensions["lesson.replays"] = Replays(float(cfg["REPLAY_RATE"]), int(cfg["REPLAY_BURST"]))
+    sock.init_app(app)
     app.register_blueprint(bp)

@@ -5,18 +5,31 @@ page (tests use ``?lang=pseudo``). An unknown locale in the settings stops start
 
 The scripts' part of each catalogue is a hashed, immutable JSON asset (``/data/<build>/messages-<locale>.json``)
 that the page names in ``<html data-messages>``: fetched once, compressed, cached for good, and not
-repeated in every page.
+repeated in every page. ``<html lang>`` is the page's locale, and a lesson translated into it
+(``content/locales/<locale>/lessons/``) is shown in place of the English one (:func:`localized`).
+
+A message that cannot be filled in a translation (a placeholder it names is not given) is shown in English and
+logged, so a translation mistake never fails a page. With ``lesson serve --reload`` (or in debug mode) an edited
+catalogue is read again on the next page load.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
 from flask import Flask, current_app, has_request_context, request
 from markupsafe import Markup
 
-from ..i18n import catalogue, locales, script_messages, translate
+from .. import i18n
+from ..content import Lesson
+from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages, translate
+from ..locales import load_locales
+from ..yamlfile import ContentError
 from .assets import Assets
+
+log = logging.getLogger(__name__)
 
 
 def current_locale() -> str:
@@ -28,7 +41,46 @@ def current_locale() -> str:
 
 def _(key: str, **values: Any) -> Markup:
     """A message, escaped; values are escaped too unless they are Markup (e.g. a ``<code>`` snippet)."""
-    return Markup.escape(translate(current_locale(), key)).format(**values)
+    locale = current_locale()
+    try:
+        return Markup.escape(translate(locale, key)).format(**values)
+    except (KeyError, IndexError, ValueError) as exc:
+        if locale in (DEFAULT, PSEUDO):
+            raise  # English itself is wrong: a bug the tests catch, not a translation to fall back from
+        log.error("message %r in %r cannot be filled (%r); showing English", key, locale, exc)
+        return Markup.escape(translate(DEFAULT, key)).format(**values)
+
+
+def localized(lesson: Lesson) -> Lesson:
+    """The lesson in the page's locale: its translation under ``content/locales/<locale>/lessons/`` when
+    there is one that loads, else the English lesson (lesson/locales.py)."""
+    locale = current_locale()
+    if locale in (DEFAULT, PSEUDO):
+        return lesson
+    return _translations().get(locale, {}).get(lesson.meta.slug, lesson)
+
+
+def _translations() -> dict[str, dict[str, Lesson]]:
+    # Loaded on first use and again whenever the content is (a reload makes a new Content object).
+    from . import lesson_state
+
+    state = lesson_state()
+    held = current_app.extensions.get("lesson.locales")
+    if held is not None and held[0] is state.content:
+        return held[1]  # type: ignore[no-any-return]
+    with _reload_lock:
+        problems: list[ContentError] = []
+        table = load_locales(state.root, state.content, problems) if state.root is not None else {}
+        for problem in problems:
+            log.error("%s; showing the English lesson (`lesson check` lists every problem)", problem)
+        current_app.extensions["lesson.locales"] = (state.content, table)
+    return table
+
+
+def html_lang() -> str:
+    """The page's ``<html lang>``: its locale (the pseudo-locale's text is English)."""
+    locale = current_locale()
+    return DEFAULT if locale == PSEUDO else locale
 
 
 def messages_url() -> str:
@@ -36,12 +88,32 @@ def messages_url() -> str:
     return request.script_root + current_app.extensions["lesson"].assets.data_url(f"messages-{current_locale()}")
 
 
+def _publish(app: Flask) -> None:
+    app.extensions["lesson"].assets.add_documents(
+        {f"messages-{locale}": Assets.json_text(script_messages(locale)) for locale in locales()}
+    )
+
+
+_reload_lock = threading.Lock()
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("LOCALE", "en")
     catalogue(app.config["LOCALE"])  # raises KeyError naming the shipped locales
     app.jinja_env.globals["_"] = _
     app.jinja_env.globals["messages_url"] = messages_url
-    app.extensions["lesson"].assets.add_documents(
-        {f"messages-{locale}": Assets.json_text(script_messages(locale)) for locale in locales()}
-    )
+    app.jinja_env.globals["html_lang"] = html_lang
+    _publish(app)
     app.jinja_env.globals["current_locale"] = current_locale
+    stamp = [i18n.fingerprint()]
+
+    @app.before_request
+    def _reload_catalogues() -> None:
+        if not (app.config.get("CONTENT_RELOAD") or app.debug):
+            return
+        with _reload_lock:
+            now = i18n.fingerprint()
+            if now != stamp[0]:
+                stamp[0] = now
+                i18n.reload()
+                _publish(app)

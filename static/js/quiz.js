@@ -99,8 +99,25 @@ export function mountQuiz(section) {
     scoreEl.textContent = t("quiz.score", s);
   }
 
+  // The link under the feedback to the part of the lesson the question is about.
+  const seeAlso = (result) =>
+    result.see ? h("p", { class: "see" }, `${t("quiz.see")} `, h("a", { href: result.see.href, "data-content": "" }, result.see.title)) : "";
+
+  // After a later answer, which scores nothing: what the first one, which counts, was.
+  function firstNote(form, result) {
+    if (result.task || result.counted !== false || result.scored === result.choice) return "";
+    const input = form.querySelector(`input[value="${CSS.escape(result.scored)}"]`);
+    const first = input ? input.parentElement.textContent.trim() : result.scored;
+    return h("p", { class: "verdict-first" }, result.scored_correct ? t("quiz.first.right") : t("quiz.first.wrong", { first }));
+  }
+
   function verdict(form, result) {
     const feedback = form.querySelector('[data-role="feedback"]');
+    verdictOnly(form, result, feedback);
+    for (const extra of [firstNote(form, result), seeAlso(result)]) if (extra) feedback.append(extra);
+  }
+
+  function verdictOnly(form, result, feedback) {
     if (result.task && result.kept) {
       // Done once, it stays done: the playground has moved on since, and the page says so.
       fill(
@@ -189,9 +206,14 @@ export function mountQuiz(section) {
       fill(feedback, h("p", { class: "verdict verdict-missing" }, refusal(reply.result)));
       return;
     }
-    local.set(KEY(slug), { ...held(), [form.dataset.question]: reply.result.choice });
+    // The page keeps the answer that scores: the first for a choice (the server says which), the log
+    // graded for a task.
+    const keep = task ? reply.result.choice : reply.result.scored;
+    local.set(KEY(slug), { ...held(), [form.dataset.question]: keep });
     verdict(form, reply.result);
     showScore(reply.result.score);
+    // A later answer to a choice question changes nothing that is reported: no statement, no score.
+    if (!task && reply.result.counted === false) return;
     // For progress and statements (progress.js): the server's verdict, never the page's own.
     const { question, choice, correct, score } = reply.result;
     const title = form.querySelector("legend")?.textContent.replace(/\s+/g, " ").trim();
@@ -216,9 +238,13 @@ export function mountQuiz(section) {
     const link = event.target.closest('a[data-action="go-to-playground"]');
     if (link && goToPlayground(link)) event.preventDefault();
   });
-  // Answers from a progress file or the portal: held like the learner's own, then graded again.
+  // Answers from a progress file or the portal: held like the learner's own, then graded again. An
+  // answer this page already holds for a choice question was the first, and stays.
   section.addEventListener("lesson:load-answers", (event) => {
-    local.set(KEY(slug), { ...held(), ...event.detail.answers });
+    const mine = held();
+    const tasks = new Set([...section.querySelectorAll("form[data-task-panel]")].map((f) => f.dataset.question));
+    const kept = Object.fromEntries(Object.entries(mine).filter(([q]) => !tasks.has(q)));
+    local.set(KEY(slug), { ...mine, ...event.detail.answers, ...kept });
     restore();
   });
   restore();

@@ -21,6 +21,7 @@ def use_index(page: Page) -> None:
     expect(page.get_by_role("link", name="Hot-swapping servers: churn, outages and restarts")).to_be_visible()
     expect(page.get_by_role("link", name="tools/list_changed: what it is and when to send it")).to_be_visible()
     expect(page.get_by_role("progressbar")).to_have_count(2)
+    expect(page.get_by_role("link", name="the glossary")).to_have_attribute("href", "/glossary")
 
 
 def use_lesson_1(page: Page) -> None:
@@ -64,6 +65,20 @@ def use_lesson_2(page: Page) -> None:
     quiz.get_by_role("radio").first.check()
     quiz.get_by_role("button", name="Check answer").first.click()
     expect(quiz.get_by_text("Not quite.")).to_be_visible()
+    # Then the right answer: its explanation, what the first answer was, and the link into the lesson.
+    quiz.get_by_role("radio").nth(1).check()
+    quiz.get_by_role("button", name="Check answer").first.click()
+    expect(quiz.get_by_role("status").nth(1).get_by_text(re.compile("first answer"))).to_be_visible()
+    expect(quiz.get_by_role("link", name="Before a server sends it")).to_be_visible()
+
+
+def use_glossary(page: Page) -> None:
+    entries = page.get_by_role("definition")
+    assert entries.count() >= 20
+    expect(page.get_by_role("term").filter(has_text="listen stream")).to_be_visible()
+    page.locator("dt#listen-stream + dd").get_by_role("link", name="acknowledgement").click()
+    expect(page).to_have_url(re.compile("#acknowledgement$"))
+    expect(page.locator("dt#acknowledgement")).to_be_in_viewport()
 
 
 def use_not_found(page: Page) -> None:
@@ -75,6 +90,7 @@ PAGES: dict[str, tuple[str, int, Callable[[Page], None]]] = {
     "index": ("/", 200, use_index),
     "lesson-1": (LESSON_1, 200, use_lesson_1),
     "lesson-2": (LESSON_2, 200, use_lesson_2),
+    "glossary": ("/glossary", 200, use_glossary),
     "not-found": ("/lessons/no-such-lesson", 404, use_not_found),
 }
 

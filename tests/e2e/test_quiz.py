@@ -63,13 +63,22 @@ def answer(page: Page, questions: list[dict], n: int, choice_id: str) -> None:
 
 def expect_right(page: Page, questions: list[dict], n: int) -> None:
     q = questions[n - 1]
-    expect(feedback(page, n)).to_have_text(f"Correct. {q['explanation']}")
+    expect(feedback(page, n)).to_contain_text(f"Correct. {q['explanation']}")
+    expect_see(page, questions, n)
 
 
 def expect_wrong(page: Page, questions: list[dict], n: int) -> None:
     q = questions[n - 1]
     right = choice_text(q, q["answer"])
-    expect(feedback(page, n)).to_have_text(f"Not quite. The answer is: {right}. {q['explanation']}")
+    expect(feedback(page, n)).to_contain_text(f"Not quite. The answer is: {right}. {q['explanation']}")
+    expect_see(page, questions, n)
+
+
+def expect_see(page: Page, questions: list[dict], n: int) -> None:
+    """The feedback links the part of the lesson the question is about, and that part exists."""
+    link = feedback(page, n).get_by_role("link")
+    expect(link).to_have_attribute("href", questions[n - 1]["see"])
+    assert page.locator(questions[n - 1]["see"]).count() == 1
 
 
 def test_an_answer_checked_while_the_server_is_unreachable_keeps_the_learner_on_the_lesson(page: Page) -> None:
@@ -120,42 +129,44 @@ def test_quiz_with_javascript(page: Page, slug: str) -> None:
     q2 = questions[1]
     question(page, questions, 2).get_by_role("radio", name=choice_text(q2, q2["answer"]), exact=True).check()
     expect(feedback(page, 2)).to_have_text("")
-    # A second try replaces the first answer.
+    # A second try shows why the right answer is right, but the first answer is the one that scores.
     answer(page, questions, 2, questions[1]["answer"])
     expect_right(page, questions, 2)
-    expect(score(page)).to_have_text(f"Score: 2 of {total} correct (2 answered)")
+    expect(feedback(page, 2)).to_contain_text(choice_text(q2, wrong_choice(q2)))  # the first answer, named
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
 
-    # The answers survive a reload: rendered by the server, with the chosen radios checked.
+    # The answers survive a reload: rendered by the server, the first answers' radios checked.
     page.reload()
-    expect(score(page)).to_have_text(f"Score: 2 of {total} correct (2 answered)")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
     expect_right(page, questions, 1)
-    expect_right(page, questions, 2)
+    expect_wrong(page, questions, 2)
     q1 = questions[0]
     expect(question(page, questions, 1).get_by_role("radio", name=choice_text(q1, q1["answer"]))).to_be_checked()
+    expect(question(page, questions, 2).get_by_role("radio", name=choice_text(q2, wrong_choice(q2)))).to_be_checked()
 
     # A wrong third answer: answered, but not counted as correct by the index's bar.
     answer(page, questions, 3, wrong_choice(questions[2]))
     expect_wrong(page, questions, 3)
-    expect(score(page)).to_have_text(f"Score: 2 of {total} correct (3 answered)")
+    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (3 answered)")
 
     # The course index shows the progress of this lesson, and none for the other.
     title = page.get_by_role("heading", level=1).text_content()
     page.goto("/")
     rest = f"{total - 3} still to answer" if total > 3 else "all answered"
-    progress = page.get_by_text(f"Quick check: 2 of {total} correct, {rest}", exact=True)
+    progress = page.get_by_text(f"Quick check: 1 of {total} correct, {rest}", exact=True)
     expect(progress).to_have_count(1)
     other = "list-changed" if slug == "hot-swapping" else "hot-swapping"
     other_total = len(load(other))
     expect(page.get_by_text(f"Quick check: 0 of {other_total} correct, {other_total} still to answer")).to_have_count(1)
     expect(page.get_by_role("progressbar", name=re.compile(r"^Questions answered correctly in "))).to_have_count(2)
     bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
-    expect(bar).to_have_attribute("value", "2")  # correct answers, not answered ones
+    expect(bar).to_have_attribute("value", "1")  # correct answers, not answered ones
 
     # Without the cookie the server knows nothing, but the page holds the answers and has them graded.
     page.context.clear_cookies()
     page.reload()
     expect(progress).to_have_count(1)
-    expect(bar).to_have_attribute("value", "2")
+    expect(bar).to_have_attribute("value", "1")
     expect(bar).to_have_attribute("max", str(total))
 
 

@@ -15,7 +15,13 @@ from .helpers import LESSON_1, LESSON_2, log_labels, open_playground, panel, pre
 
 pytestmark = pytest.mark.e2e
 
-PAGES = {"index": "/", "lesson-1": LESSON_1, "lesson-2": LESSON_2, "not-found": "/lessons/no-such-lesson"}
+PAGES = {
+    "index": "/",
+    "lesson-1": LESSON_1,
+    "lesson-2": LESSON_2,
+    "glossary": "/glossary#listen-stream",
+    "not-found": "/lessons/no-such-lesson",
+}
 NARROW = {"width": 375, "height": 800}
 
 
@@ -38,6 +44,13 @@ def settle(page: Page, name: str) -> None:
         guide = open_playground(page, LESSON_2, "Misbehaving servers")
         press(guide, "P's timer fires list_changed", 1)
         guide.get_by_text("Wire messages of the last step").click()
+        # A wrong answer, then the right one: the feedback with what the first answer was, and its link.
+        quiz = page.get_by_role("region", name="Quick check questions")
+        quiz.get_by_role("radio").first.check()
+        quiz.get_by_role("button", name="Check answer").first.click()
+        quiz.get_by_role("radio").nth(1).check()
+        quiz.get_by_role("button", name="Check answer").first.click()
+        expect(quiz.get_by_role("status").nth(1).get_by_text(re.compile("first answer"))).to_be_visible()
     else:
         expect(page.get_by_role("heading", level=1)).to_be_visible()
 

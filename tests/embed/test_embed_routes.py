@@ -8,8 +8,8 @@ import pytest
 
 from lesson import xapi
 from lesson.web import create_app
-
-from .test_lrs import Store, store  # noqa: F401 - the fake learning record store fixture
+from tests.outbox.fakelrs import FakeLrs as Store
+from tests.outbox.fakelrs import store  # noqa: F401 - the fake learning record store fixture
 
 SLUG = "hot-swapping"
 ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
@@ -87,9 +87,10 @@ def test_statements_route_is_off_without_a_store() -> None:
     assert resp.status_code == 404 and "record store" in resp.get_json()["error"]
 
 
-def test_statements_are_checked_and_forwarded_to_the_store(store: tuple[Store, str]) -> None:  # noqa: F811
-    state, endpoint = store
-    app = create_app({"TESTING": True, "SECRET_KEY": "t", "LRS_ENDPOINT": endpoint})
+def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_path) -> None:  # noqa: F811
+    state = store
+    outbox_url = f"sqlite:///{tmp_path}/outbox.db"
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "LRS_ENDPOINT": store.url, "OUTBOX_URL": outbox_url})
     c = app.test_client()
     iri = "https://lab.example/lessons/x"
     good = [xapi.experienced(ACTOR, iri, "intro").to_json(), xapi.answered(ACTOR, iri, "q1", "b", True).to_json()]

@@ -88,9 +88,11 @@ def held_answer(q: dict, held: str) -> str:
     return q["answer"]
 
 
-def answer_all(scope: Page | FrameLocator, wrong: int = 0) -> None:
-    """Answer every question of the quick check, the first `wrong` of them wrongly (a task is done right)."""
+def answer_all(scope: Page | FrameLocator, wrong: int = 0, then_right: bool = False) -> None:
+    """Answer every question of the quick check, the first `wrong` of them wrongly (a task is done right);
+    with `then_right`, each wrong answer is followed by the right one, which must change no score."""
     quiz = scope.get_by_role("region", name="Quick check questions")
+    score = quiz.get_by_role("status").filter(has_text=re.compile(r"^Score: "))
     for n, q in enumerate(QUESTIONS, 1):
         if "task" in q:
             do_task(scope, n)
@@ -102,7 +104,16 @@ def answer_all(scope: Page | FrameLocator, wrong: int = 0) -> None:
         text = next(c["text"] for c in q["choices"] if c["id"] == choice)
         quiz.get_by_role("radio", name=text).check()
         quiz.get_by_role("button", name="Check answer").nth(n - 1).click()
-        expect(quiz.get_by_role("status").filter(has_text=re.compile(r"^Score: "))).to_contain_text(f"({n} answered)")
+        expect(score).to_contain_text(f"({n} answered)")
+        if then_right and choice != q["answer"]:
+            before = score.text_content()
+            right = next(c["text"] for c in q["choices"] if c["id"] == q["answer"])
+            quiz.get_by_role("radio", name=right).check()
+            quiz.get_by_role("button", name="Check answer").nth(n - 1).click()
+            form = quiz.locator(f"#q-{q['id']}")
+            expect(form.get_by_text("Correct.")).to_be_visible()  # the explanation of the right answer...
+            expect(form.get_by_text(re.compile("first answer"))).to_be_visible()  # ...and what counted
+            expect(score).to_have_text(before)
 
 
 def playgrounds(scope: FrameLocator) -> Locator:
@@ -265,7 +276,7 @@ def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None
     frame.evaluate(
         "document.dispatchEvent(new CustomEvent('lesson:goal', {detail: {panel: 'outage', goal: 'Recover'}}))"
     )
-    answer_all(framed, wrong=1)
+    answer_all(framed, wrong=1, then_right=True)  # the right answer after the wrong one reports nothing
     n = len(QUESTIONS)
     page.wait_for_function(
         """() => window.received.filter(m => m.action === 'statement'
@@ -360,7 +371,7 @@ def test_progress_exported_then_imported_in_a_fresh_browser(
     page: Page, context: BrowserContext, browser, live_server: str, tmp_path: Path
 ) -> None:
     page.goto(f"{live_server}/lessons/{SLUG}")
-    answer_all(page, wrong=1)
+    answer_all(page, wrong=1, then_right=True)  # the file keeps the first answer, the one that scored
     page.evaluate(
         "document.dispatchEvent(new CustomEvent('lesson:goal', {detail: {panel: 'outage', goal: 'Recover'}}))"
     )
@@ -399,10 +410,10 @@ def test_progress_exported_then_imported_in_a_fresh_browser(
 
 
 def test_with_a_record_store_the_page_sends_its_statements_to_the_server(
-    page: Page, serve_app: Callable[..., str]
+    page: Page, serve_app: Callable[..., str], tmp_path
 ) -> None:
-    # Nothing listens on port 9: the server queues and retries, and the lesson never waits for it.
-    app = serve_app(LRS_ENDPOINT="http://127.0.0.1:9/xapi")
+    # Nothing listens on port 9: the server keeps them in its outbox and retries; the lesson never waits.
+    app = serve_app(LRS_ENDPOINT="http://127.0.0.1:9/xapi", OUTBOX_URL=f"sqlite:///{tmp_path}/outbox.db")
     page.goto(f"{app}/lessons/{SLUG}")
     quiz = page.get_by_role("region", name="Quick check questions")
     q = QUESTIONS[0]

@@ -149,6 +149,29 @@ def test_a_long_task_log_is_left_out_of_suspend_data_and_the_other_answers_kept(
     assert suspend["s"] == ["why-churn"] and suspend["g"] == ["outage-recovered"]
 
 
+def test_a_wrong_then_right_answer_scores_nothing_in_the_lms(
+    page: Page, static_origin: Callable[[Path], str], serve_app: Callable[..., str], tmp_path: Path
+) -> None:
+    """The real lesson in the package, answered: a wrong answer followed by the right one reaches the LMS
+    as the wrong one, in the score and in the suspend data a returning learner gets back."""
+    from .test_lesson_embedded import QUESTIONS, answer_all
+
+    origin = static_origin(tmp_path)  # the LMS and the package's launch page, which the lesson trusts
+    app = serve_app(EMBED_ORIGINS=origin)
+    shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
+    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "Hot-swapping", app))).extractall(tmp_path / "pkg")
+    page.goto(origin + "/lms.html")
+    lesson_frame(page, app)
+    answer_all(page.frame_locator("#sco").frame_locator("#lesson-frame"), wrong=1, then_right=True)
+    n = len(QUESTIONS)
+    expect(page.get_by_label("Score")).to_have_text(str(round((n - 1) / n * 100)))
+    suspend = json.loads(page.evaluate("lmsData['cmi.suspend_data']"))
+    first = QUESTIONS[0]
+    wrong = next(c["id"] for c in first["choices"] if c["id"] != first["answer"])
+    assert suspend["a"][first["id"]] == [wrong, 0]
+    assert all(suspend["a"][q["id"]][1] == 1 for q in QUESTIONS[1:])
+
+
 def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, embed_server: str) -> None:
     saved = {"v": 1, "s": ["why-churn", "outages"], "a": {"q1": ["b", 1]}, "g": [], "c": False, "sc": None, "p": None}
     page.goto(lms + "?status=incomplete&suspend=" + json.dumps(saved))

@@ -1,34 +1,22 @@
-"""The shortcuts the simulation takes around pydantic leave models pydantic would have made."""
+"""The simulation's state is plain data: a step works on a copy, and what a copy shares cannot change."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from pydantic import ValidationError
 
-from lesson.sim.model import Client, SimServer, ToolDef, make, replace
-from lesson.sim.step import LogLine
+from lesson.sim import Start, begin
+from lesson.sim import events as ev
+from lesson.sim.host import apply
+from lesson.sim.model import Client, Host, InFlight, Message, SimServer, ToolDef, copy_state
 
 
-def test_a_made_model_equals_the_validated_one_and_dumps_the_same() -> None:
-    made = make(LogLine, text="A is back", tone="change")
-    checked = LogLine(text="A is back", tone="change")
-    assert made == checked
-    assert made.model_dump_json() == checked.model_dump_json()
-    assert make(LogLine, text="x").tone == "info"  # a default the caller left out
-
-
-def test_replace_changes_only_what_it_is_given() -> None:
-    tool = ToolDef(name="search", description="Search")
-    other = replace(tool, name="fetch")
-    assert (other.name, other.description, tool.name) == ("fetch", "Search", "search")
-    assert other == ToolDef(name="fetch", description="Search")
-
-
-def test_a_mutable_model_takes_its_fields_and_refuses_anything_else() -> None:
+def test_a_changeable_model_takes_its_fields_and_refuses_anything_else() -> None:
     c = Client.model_validate({"server": "A", "era": "modern"})
     c.status = "down"
     assert c.model_dump()["status"] == "down"
-    assert "status" in c.model_fields_set
     with pytest.raises(ValueError, match="no field"):
         c.statuss = "down"  # type: ignore[attr-defined]  # a typo must not pass silently
     srv = SimServer.model_validate({"name": "A", "title": "Docs", "tools": []})
@@ -38,15 +26,41 @@ def test_a_mutable_model_takes_its_fields_and_refuses_anything_else() -> None:
         SimServer.model_validate({"name": "A", "title": "Docs", "tools": [], "upp": False})
 
 
-def test_a_working_copy_settles_to_what_it_forked_and_shares_the_rest() -> None:
-    from lesson.sim import Start, begin
-    from lesson.sim.step import Step
+def test_a_value_copies_share_cannot_be_changed_in_place() -> None:
+    tool = ToolDef(name="search", description="Search")
+    with pytest.raises(ValidationError, match="frozen"):
+        tool.name = "fetch"  # type: ignore[misc]
+    assert tool.model_copy(update={"name": "fetch"}).name == "fetch"  # values are replaced instead
 
+
+def test_changing_a_copy_leaves_the_original_as_it_was() -> None:
     state = begin(Start(name="outage")).state
-    st = Step(state)
-    reached = st.s.servers["A"]  # a rule reached A: forked
-    assert reached is not state.servers["A"]
-    done = st.done()
-    assert type(done.servers) is dict and type(done.host.clients) is dict
-    assert done.servers["A"] is reached and done.servers["B"] is state.servers["B"]  # B never forked
-    assert done.host.clients["A"] is state.host.clients["A"]
+    before = state.model_dump_json()
+    copy = copy_state(state)
+    copy.servers["A"].up = False
+    copy.servers["A"].tools.clear()
+    copy.host.clients["A"].in_flight.append(InFlight(request_id=1, tool="t", arguments={}, idempotent=True))
+    copy.host.clients.pop("B")
+    copy.host.configured.append("C")
+    copy.step += 1
+    assert state.model_dump_json() == before
+    assert copy.model_dump_json() != before
+
+
+def test_a_step_returns_a_new_state_and_leaves_its_input_alone() -> None:
+    state = begin(Start(name="outage")).state
+    before = state.model_dump_json()
+    after, outcome = apply(state, ev.ServerDies(server="A"))
+    assert not outcome.rejected
+    assert state.model_dump_json() == before and state.servers["A"].up
+    assert not after.servers["A"].up
+
+
+def test_a_conversation_message_is_validated_frozen_and_written_as_its_fields() -> None:
+    host = Host.model_validate({"conversation": [{"role": "user", "text": "hi"}]})
+    assert host.conversation == [Message(role="user", text="hi")]
+    assert '"conversation":[{"role":"user","text":"hi"}]' in host.model_dump_json()
+    with pytest.raises(ValidationError):
+        Host.model_validate({"conversation": [{"role": "user", "text": "hi", "txt": "typo"}]})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        host.conversation[0].text = "changed"  # type: ignore[misc]

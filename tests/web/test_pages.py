@@ -153,10 +153,37 @@ def test_quiz_without_javascript_is_a_plain_form(fixture_client):
     assert resp.status_code == 303 and resp.headers["Location"].endswith("/lessons/first#q-one")
     page = fixture_client.get("/lessons/first").get_data(as_text=True)
     assert "Not quite." in page and "Score: 0 of 2 correct (1 answered)" in page
+    # The right answer afterwards shows its explanation, but the first answer is the one that scores.
     fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"})
     page = fixture_client.get("/lessons/first").get_data(as_text=True)
-    assert "Correct." in page and "Fixture explanation one." in page and "Score: 1 of 2 correct (1 answered)" in page
-    assert "Quick check: 1 of 2 correct" in fixture_client.get("/").get_data(as_text=True)
+    assert "Correct." in page and "Fixture explanation one." in page and "Score: 0 of 2 correct (1 answered)" in page
+    assert "“Choice one A”" in page  # the first answer, named as the one that counted
+    assert 'href="#start-here"' in page  # the feedback links the part of the lesson it is about
+    assert "Quick check: 0 of 2 correct" in fixture_client.get("/").get_data(as_text=True)
+    # Start over forgets both, and the next answer is a first answer again.
+    fixture_client.post("/api/progress/first/clear")
+    fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"})
+    assert "Score: 1 of 2 correct (1 answered)" in fixture_client.get("/lessons/first").get_data(as_text=True)
+
+
+def test_the_first_answer_scores_and_a_later_one_only_explains(fixture_client):
+    wrong = fixture_client.post("/api/quiz/first/one", json={"choice": "a", "answers": {}}).get_json()
+    assert wrong["correct"] is False and wrong["counted"] is True and wrong["score"]["correct"] == 0
+    assert wrong["see"] == {"href": "#start-here", "title": "Start here"}
+    # The page sends the answers it holds; the cookie holds the same first answer.
+    right = fixture_client.post("/api/quiz/first/one", json={"choice": "b", "answers": {"one": "a"}}).get_json()
+    assert right["correct"] is True and right["explanation"] == "Fixture explanation one."
+    assert right["counted"] is False and right["scored"] == "a" and right["scored_correct"] is False
+    assert right["score"] == {"answered": 1, "correct": 0, "total": 2}
+    # Without the page's answers (another tab, storage cleared), the cookie still holds the first one.
+    again = fixture_client.post("/api/quiz/first/one", json={"choice": "b"}).get_json()
+    assert again["counted"] is False and again["score"]["correct"] == 0
+    # And the other way round: right first, then wrong, keeps the point.
+    fixture_client.post("/api/progress/first/clear")
+    first = fixture_client.post("/api/quiz/first/two", json={"choice": "a"}).get_json()
+    later = fixture_client.post("/api/quiz/first/two", json={"choice": "b", "answers": {"two": "a"}}).get_json()
+    assert first["counted"] and first["score"]["correct"] == 1
+    assert later["correct"] is False and later["scored"] == "a" and later["score"]["correct"] == 1
 
 
 def test_quiz_form_without_a_choice_says_so(fixture_client):

@@ -81,7 +81,7 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
         ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "fly"}', "unknown_button", "a-dies"),
         ('{"v": 2, "type": "open", "panel": "nowhere"}', "unknown_panel", "nowhere"),
         (
-            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "fly"]]}}',
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "fly"]], "seq": 1}}',
             "unknown_button",
             "fly",
         ),
@@ -112,6 +112,27 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
             "log.panel",
         ),
         ('{"v": 2, "type": "open", "panel": "handles", "log": {"era": "legacy"}}', "bad_frame", "log.era"),
+        # An id no page would send (4,000 digits) is refused, not echoed back.
+        ('{"v": 2, "type": "open", "panel": "outage", "id": ' + "9" * 4000 + "}", "bad_frame", "id"),
+        ('{"v": 2, "type": "open", "panel": "outage", "id": 9007199254740992}', "bad_frame", "id"),
+        # seq counts the changes, and each event took one: a smaller seq is no log a page kept.
+        (
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "deploy"]]}}',
+            "bad_frame",
+            "seq",
+        ),
+        # A log event's error names what is wrong with it: the kind, or the era.
+        (
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["x", "a"]], "seq": 1}}',
+            "bad_frame",
+            "event kind",
+        ),
+        (
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["e", "future"]], '
+            '"seq": 1}}',
+            "bad_frame",
+            "'future' is not an era",
+        ),
     ],
 )
 def test_bad_input_gets_a_named_error_and_loses_nothing(service, text, code, words):

@@ -118,9 +118,9 @@ def test_a_task_once_done_keeps_its_point_when_a_later_check_fails(client) -> No
     # ...and a held "success" that does not replay as one keeps nothing.
     status, reply = post(client, URL, {"log": later, "answers": {"host-error": "outage:modern::turn"}})
     assert reply["correct"] is False and "kept" not in reply
-    # A choice question is graded on the answer sent now, as before.
+    # A choice question is different: its first answer is the one that scores, whatever comes after.
     reply = post(client, "/api/quiz/hot-swapping/discover", {"choice": "a", "answers": {"discover": "c"}})[1]
-    assert reply["correct"] is False and reply["score"]["correct"] == 0
+    assert reply["correct"] is False and reply["counted"] is False and reply["score"]["correct"] == 1
 
 
 def test_a_forged_verdict_from_the_page_is_ignored(client) -> None:
@@ -144,6 +144,7 @@ def test_held_task_answers_are_graded_again_from_their_logs(client) -> None:
         "correct": True,
         "task": True,
         "explanation": graded["results"]["host-error"]["explanation"],
+        "see": {"href": "#play-out-an-outage", "title": "Play out an outage"},
     }
     assert graded["score"] == {"answered": 3, "correct": 2, "total": 4}
     not_done = post(client, "/api/quiz/hot-swapping", {"answers": {"host-error": "outage:modern::turn"}})[1]

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 from .. import gateway, servers
 from .. import wire as w
-from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef, make
-from ..step import CallRecord, Step, Tone, peek
+from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
+from ..step import CallRecord, Step, Tone
 from ..transport import Link
 
 # The one string the model passes for each argument: a plausible value, not the same words everywhere.
@@ -44,11 +44,6 @@ class BaseClient:
     @property
     def srv(self) -> SimServer:
         return self.st.s.servers[self.c.server]
-
-    @property
-    def seen(self) -> SimServer:
-        """The server, for reading only: not forked (see ``step._Forking``)."""
-        return peek(self.st.s.servers, self.c.server)
 
     def say(self, text: str, tone: Tone = "info") -> None:
         self.st.say(text, tone)
@@ -96,7 +91,7 @@ class BaseClient:
 
     def connect(self) -> None:
         """Everything a client does to start talking to a server it has just been told about."""
-        if not self.seen.up:
+        if not self.srv.up:
             self.mark_down(f"{self.c.server} is not running.")
             return
         if not self.greet():
@@ -110,7 +105,7 @@ class BaseClient:
 
     def send(self, payload: dict[str, Any]) -> str:
         """Send one request; say what the transport answered before any JSON-RPC."""
-        if not self.seen.up:
+        if not self.srv.up:
             self.link.refused(payload["method"])
             return "refused"
         self.link.request(payload)
@@ -120,7 +115,7 @@ class BaseClient:
         """What the server's front door answers to the HTTP message just sent, before any JSON-RPC. The
         auth middleware wraps the whole endpoint (the SDK's does), so a bad token gets 401 before any
         session lookup or handshake: "expired", "revoked", then "404" (legacy: an unknown session), or "ok"."""
-        if self.seen.transport == "http" and self.c.token in ("expired", "revoked"):
+        if self.srv.transport == "http" and self.c.token in ("expired", "revoked"):
             self.unauthorized()
             return self.c.token
         if self.session_gone():
@@ -139,7 +134,7 @@ class BaseClient:
             return True
         c.status = "reconnecting"
         c.last_error = "401: the token is gone; the user must sign in again"
-        c.listen = make(ListenStream)
+        c.listen = ListenStream()
         self.say(
             f"{c.server} answered 401: its authorization server ran inside the restarted "
             "process and held tokens in memory, so the user's token is gone. "
@@ -151,7 +146,7 @@ class BaseClient:
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
         c = self.c
-        if self.seen.transport != "http" or c.token not in ("expired", "revoked"):
+        if self.srv.transport != "http" or c.token not in ("expired", "revoked"):
             return False
         self.unauthorized()
         if self.after_401(c.token):
@@ -176,8 +171,8 @@ class BaseClient:
                 return None
             if status == "404":
                 why = (
-                    f"the request landed on replica {self.seen.replica}, and the session lives in the memory of another"
-                    if c.session_id in self.seen.sessions
+                    f"the request landed on replica {self.srv.replica}, and the session lives in the memory of another"
+                    if c.session_id in self.srv.sessions
                     else "the session died with the process"
                 )
                 self.say(
@@ -199,7 +194,7 @@ class BaseClient:
         rid = self.rpc(self.request("tools/list"))
         if rid is None:
             return False
-        srv = self.seen  # read after the request: a new session on the way may have forked it
+        srv = self.srv
         tools = servers.visible_tools(self.st.s, srv, c.role)
         self.link.reply(w.tools_list_result(c.era, rid, tools, srv.title, srv.generation), "tools/list")
         c.refetches += 1
@@ -220,8 +215,8 @@ class BaseClient:
             c.status = "down"
             c.last_change = f"step {self.st.s.step}: down"
         c.last_error = why
-        c.listen = make(ListenStream)
-        if self.seen.transport == "stdio":
+        c.listen = ListenStream()
+        if self.srv.transport == "stdio":
             c.session_id, c.greeted, c.next_id = None, False, 1  # the next process is a new one, met from scratch
         self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
 
@@ -234,12 +229,12 @@ class BaseClient:
             w.call_result_body(self.era, text, True),
             "Built by the host for the model: the server sent nothing.",
         )
-        return make(CallRecord, server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
+        return CallRecord(server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
 
     def unreachable(self, tool: str) -> CallRecord:
         why = "needs the user to sign in again" if self.c.status == "reconnecting" else "is not reachable"
         return self.host_error(
-            tool, f"MCP server '{self.seen.title}' ({self.c.server}) {why}; the call was not executed."
+            tool, f"MCP server '{self.srv.title}' ({self.c.server}) {why}; the call was not executed."
         )
 
     def call_tool(self, call: ToolCall) -> CallRecord:
@@ -254,7 +249,7 @@ class BaseClient:
 
     def serve(self, rid: int, tool_name: str, args: dict[str, str]) -> CallRecord:
         """The server runs a tool (or refuses), and its answer comes back."""
-        c, srv = self.c, self.seen  # read only: ``run_tool`` forks the server if the tool changes it
+        c, srv = self.c, self.srv
         if srv.gateway:
             text = gateway.unavailable(self.st, srv, tool_name)
             if text:
@@ -263,7 +258,7 @@ class BaseClient:
                     "tools/call",
                     note="A tool execution error from the gateway, which is up.",
                 )
-                return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
+                return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
         if tool_name not in {t.name for t in servers.visible_tools(self.st.s, srv, c.role)}:
             text = f"Unknown tool: {tool_name}"
             self.link.reply(
@@ -271,14 +266,14 @@ class BaseClient:
                 "tools/call",
                 note="A protocol error: no such tool here (invalid params).",
             )
-            return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=True)
+            return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
         text, is_error = servers.run_tool(self.st, c.server, tool_name, args)
         self.link.reply(
             w.result(rid, w.call_result_body(c.era, text, is_error)),
             "tools/call",
             note="A tool execution error: the server ran and reports the problem to the model." if is_error else None,
         )
-        return make(CallRecord, server=c.server, tool=tool_name, text=text, is_error=is_error)
+        return CallRecord(server=c.server, tool=tool_name, text=text, is_error=is_error)
 
     def default_args(self, tool: str) -> dict[str, str]:
         if tool == "add_item":
@@ -292,7 +287,7 @@ class BaseClient:
         return {arg: ARGUMENTS.get(arg, "release 2.0")}
 
     def deliver(self, rec: CallRecord) -> None:
-        self.st.s.host.conversation.append(make(Message, role="tool", text=f"{rec.tool}: {rec.text}"))
+        self.st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
 
     def start_call(self, tool: ToolDef) -> bool:
         args = self.default_args(tool.name)
@@ -303,9 +298,7 @@ class BaseClient:
             "The call's response is an SSE stream; its first event carries only an id to resume from."
         )
         self.c.in_flight.append(
-            make(
-                InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent, event_id=event_id
-            )
+            InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent, event_id=event_id)
         )
         return True
 
@@ -459,7 +452,7 @@ class BaseClient:
                 "client re-issues it with a new request id).",
                 "change",
             )
-            self.deliver(self.call_tool(make(ToolCall, server=c.server, tool=call.tool, arguments=call.arguments)))
+            self.deliver(self.call_tool(ToolCall(server=c.server, tool=call.tool, arguments=call.arguments)))
 
     def resume(self, call: InFlight) -> bool:
         """Legacy, when everything outlived the process: replay the result. Modern: never."""

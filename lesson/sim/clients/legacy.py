@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import Era, InFlight, ListenStream, PendingInput, ToolDef, make
+from ..model import Era, InFlight, ListenStream, PendingInput, ToolDef
 from ..step import CallRecord
 from .base import QUESTION, BaseClient
 
@@ -37,7 +37,7 @@ class LegacyClient(BaseClient):
         return True
 
     def session_gone(self) -> bool:
-        c, srv = self.c, self.seen
+        c, srv = self.c, self.srv
         if srv.transport != "http" or not c.session_id or servers.honours(srv, c.session_id):
             return False
         self.link.status(
@@ -61,7 +61,7 @@ class LegacyClient(BaseClient):
     def open_stream(self) -> None:
         c, srv = self.c, self.srv
         if srv.transport == "stdio":
-            c.listen = make(ListenStream, open=True)  # notifications arrive on the process's stdout
+            c.listen = ListenStream(open=True)  # notifications arrive on the process's stdout
             return
         note = "Opens the session's SSE stream for server-initiated messages."
         status = self.get(last_event_id=None, note=note)
@@ -73,7 +73,7 @@ class LegacyClient(BaseClient):
             )
             if self.greet():
                 status = self.get(last_event_id=None, note=note)
-        c.listen = make(ListenStream, open=status == "ok")  # no event id yet: nothing to resume from
+        c.listen = ListenStream(open=status == "ok")  # no event id yet: nothing to resume from
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
@@ -154,7 +154,7 @@ class LegacyClient(BaseClient):
             "had seen on it and carried the result.",
             "change",
         )
-        self.deliver(make(CallRecord, server=c.server, tool=call.tool, text=text, is_error=err))
+        self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
         return True
 
     def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
@@ -170,9 +170,8 @@ class LegacyClient(BaseClient):
             stream=True,
             note="A server-to-client request on the open call's stream, tied to the session.",
         )
-        c.in_flight.append(make(InFlight, request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
-        c.pending_input = make(
-            PendingInput,
+        c.in_flight.append(InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
+        c.pending_input = PendingInput(
             tool=tool.name,
             arguments=args,
             question=QUESTION,
@@ -191,7 +190,7 @@ class LegacyClient(BaseClient):
         p = c.pending_input
         assert p is not None and p.elicit_id is not None
         c.pending_input = None
-        tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
+        tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
         if p.stream_dropped and srv.transport == "stdio":
             # The host launched the new process itself: it knows that process never asked, and sends it nothing.
             c.lost_answers += 1
@@ -239,7 +238,7 @@ class LegacyClient(BaseClient):
                 note="The open call finishes, answering the call's own id.",
             )
             self.say(f"The user answered {answer}; the call finished.", "model")
-            self.deliver(make(CallRecord, server=c.server, tool=p.tool, text=text, is_error=err))
+            self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
         self.begin_input(tool, p.arguments)
@@ -249,7 +248,7 @@ class LegacyClient(BaseClient):
         self.link.dropped("The stream breaks with no result.")
         if c.listen.last_event_id and servers.honours(srv, c.session_id):
             if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
-                c.listen = make(ListenStream)
+                c.listen = ListenStream()
                 return
             self.say(
                 f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "

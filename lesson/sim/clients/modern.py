@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import Era, ListenStream, PendingInput, ToolDef, make
+from ..model import Era, ListenStream, PendingInput, ToolDef
 from ..step import CallRecord
 from .base import QUESTION, BaseClient
 
@@ -48,7 +48,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.acknowledged(rid), "subscriptions/listen", stream=True, note="Always the first message on the stream."
         )
-        c.listen = make(ListenStream, open=True, request_id=rid, acknowledged=True)
+        c.listen = ListenStream(open=True, request_id=rid, acknowledged=True)
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
@@ -96,8 +96,7 @@ class ModernClient(BaseClient):
             "tools/call",
             note="The request is finished; the client holds inputRequests and requestState.",
         )
-        c.pending_input = make(
-            PendingInput,
+        c.pending_input = PendingInput(
             tool=tool.name,
             arguments=args,
             question=QUESTION,
@@ -116,7 +115,7 @@ class ModernClient(BaseClient):
         p = c.pending_input
         assert p is not None
         c.pending_input = None
-        tool = next((t for t in srv.tools if t.name == p.tool), make(ToolDef, name=p.tool, description=""))
+        tool = next((t for t in srv.tools if t.name == p.tool), ToolDef(name=p.tool, description=""))
         responses = {w.INPUT_KEY: {"action": "accept", "content": {"state": answer}}}
         rid = self.rpc(self.call(p.tool, p.arguments, inputResponses=responses, requestState=p.request_state or ""))
         if rid is None:
@@ -133,7 +132,7 @@ class ModernClient(BaseClient):
                 )
             else:
                 self.say(f"The user answered {answer}; the retry (a new request id) finished the call.", "model")
-            self.deliver(make(CallRecord, server=c.server, tool=p.tool, text=text, is_error=err))
+            self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         self.link.reply(
             w.error(rid, -32602, "Invalid or expired requestState"),

@@ -6,7 +6,7 @@ from typing import Literal
 
 from ..clients import client_for
 from ..model import Role
-from ..step import Rejected, Step, peek
+from ..step import Rejected, Step
 from .base import EventBase, handles
 
 
@@ -40,7 +40,7 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
     c = st.client(e.server)
     if c.token == "valid":
         raise Rejected(f"The token for {e.server} is valid; there is nothing to refresh.")
-    srv = peek(st.s.servers, e.server)
+    srv = st.s.servers[e.server]
     if srv.auth_in_process and not srv.up:  # the user signs in there: nobody can while the process is gone
         raise Rejected(f"{e.server} signs users in inside its own process, which is not running: no new token now.")
     was = c.token

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..clients import client_for
-from ..model import Client, Message, ToolCall, ToolDef, make
+from ..model import Client, Message, ToolCall, ToolDef
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count
@@ -23,12 +23,12 @@ class TakeTurn(EventBase):
 def call_tool(st: Step, call: ToolCall) -> CallRecord:
     if call.server not in st.s.host.clients:
         text = f"No server '{call.server}' is configured in this host."
-        return make(CallRecord, server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
+        return CallRecord(server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
     return client_for(st, st.s.host.clients[call.server]).call_tool(call)
 
 
 def deliver(st: Step, rec: CallRecord) -> None:
-    st.s.host.conversation.append(make(Message, role="tool", text=f"{rec.tool}: {rec.text}"))
+    st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
 
 
 @handles(TakeTurn)
@@ -54,7 +54,7 @@ def _turn(st: Step, e: TakeTurn) -> None:
         st.say("New since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in new) + ".", "model")
     if removed:
         st.say("Gone since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in removed) + ".", "model")
-    h.conversation.append(make(Message, role="assistant", text=f"turn {h.turns}: sees {names}"))
+    h.conversation.append(Message(role="assistant", text=f"turn {h.turns}: sees {names}"))
     if e.calls is not None:
         calls = e.calls
     else:
@@ -84,8 +84,7 @@ def _turn(st: Step, e: TakeTurn) -> None:
         st.say("The model answered without calling a tool.", "model")
     h.last_prompt = prompt
     h.pending_changes = 0
-    st.turn = make(
-        TurnRecord,
+    st.turn = TurnRecord(
         number=h.turns,
         tools_seen=prompt,
         new_tools=new if h.turns > 1 else [],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..model import ToolCall, make
+from ..model import ToolCall
 from ..step import Rejected, Step, count
 from .base import EventBase, handles
 from .calls import call_tool, deliver
@@ -14,7 +14,7 @@ def _basket_call(st: Step, server: str, tool: str, args: dict[str, str]) -> None
     c = st.client(server)
     if not any(t.name == tool for t in c.tools):
         raise Rejected(f"{server} does not offer {tool}.")
-    rec = call_tool(st, make(ToolCall, server=server, tool=tool, arguments=args))
+    rec = call_tool(st, ToolCall(server=server, tool=tool, arguments=args))
     deliver(st, rec)
     srv = st.s.servers[server]
     where = "its durable store" if srv.handles_durable else f"the memory of replica {srv.replica}"

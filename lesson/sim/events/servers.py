@@ -123,7 +123,7 @@ def _dies(st: Step, e: ServerDies) -> None:
             f"{srv.name} sits behind gateway {srv.behind}; the gateway will notice at its next health check.",
             "warn",
         )
-    if [c for c in st.peek_clients() if c.status == "connected" and c.server != e.server]:
+    if [c for c in st.s.host.clients.values() if c.status == "connected" and c.server != e.server]:
         st.say("The conversation lives in the host, so it survives; the other servers carry on.")
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from .. import wire as w
 from ..clients import client_for
-from ..model import ERA_LABEL, Era, ListenStream, make
+from ..model import ERA_LABEL, Era, ListenStream
 from ..step import Rejected, Step, count
 from ..transport import Link
 from .base import EventBase, handles
@@ -138,7 +138,7 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
             old.leave()
         c.era = e.era
         c.session_id, c.greeted = None, False
-        c.listen = make(ListenStream)
+        c.listen = ListenStream()
         c.pending_input, c.in_flight = None, []
         st.say(f"The client for {c.server} now speaks {ERA_LABEL[e.era]}.", "change")
         if srv.up and c.status != "down":

@@ -1,0 +1,763 @@
+"""A durable outbox: what the server must report to another system (xAPI statements to a learning
+record store, scores to an LMS) is written to a store before the request that produced it is
+answered, and a background sender delivers it, at least once, in order per destination.
+
+The store is SQLite in the app's instance folder by default (WAL mode: several worker processes on
+one machine share it), or Redis with ``OUTBOX_URL=redis://...`` when several machines serve the
+lesson. Only one process at a time sends: it holds a lease in the store, renewed before every send;
+when it dies the lease runs out and another process takes over. An item leaves the outbox only once
+its destination accepted it (at least once: a resend after a crash is possible, so every payload
+must let its destination recognise a repeat, as an xAPI statement's ``id`` does).
+
+API (what a kind's owner uses)::
+
+    from lesson import outbox
+
+    box = outbox.for_app(app)          # the app's Outbox, app.extensions["outbox"]; made on first call
+    box.register("lti-score", send_scores, batch=1)   # once, when the app is built
+
+    box.put("lti-score", destination, payload)         # True once stored; False when refused
+    box.put_many("xapi", destination, [p1, p2])        # all or none: how many were stored
+
+    def send_scores(items: list[outbox.Item]) -> outbox.Outcome | list[outbox.Outcome]:
+        item = items[0]                # up to ``batch`` items of one kind, one destination, in order
+        status = post(item.destination, item.payload)
+        return outbox.outcome_for_status(status, reason_text)
+
+- An item is a ``kind`` (which sender delivers it), a ``destination`` (a string: items with the same
+  destination are sent one batch at a time, in the order they were put) and a JSON ``payload``
+  (a dict; at most ``OUTBOX_MAX_BYTES`` once encoded).
+- A sender returns :data:`DELIVERED`, :func:`retry` (the destination is down, answered 5xx or 429:
+  the whole destination waits, with exponential backoff or the ``after`` it asks for) or
+  :func:`give_up` with a reason (a 4xx that retrying cannot fix: the item is moved aside, listed by
+  ``lesson outbox list --dead``, counted in ``/healthz``). One outcome applies to the whole batch, a
+  list gives one per item. An exception raised by a sender counts as a retry.
+- ``put`` never blocks on a full outbox: past ``OUTBOX_MAX_ITEMS`` items or ``OUTBOX_MAX_BYTES``
+  bytes, or with the store unreachable, it refuses, logs a warning and counts the refusal.
+- :meth:`Outbox.start` starts this process's sender thread (the app does so on its first request);
+  :meth:`Outbox.stats` gives the depth, the oldest item's age and the counts ``/healthz`` reports.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import random
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+# --- items and outcomes -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing to send. ``id`` grows with each put (the order within a destination)."""
+
+    id: int
+    kind: str
+    destination: str
+    payload: dict[str, Any]
+    created: float  # seconds since the epoch
+    attempts: int = 0
+    size: int = 0  # bytes of the encoded payload
+    reason: str = ""  # why it was given up (items moved aside), or the last failure
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Literal["delivered", "retry", "give_up"]
+    reason: str = ""
+    after: float | None = None  # seconds to wait before the next try (a Retry-After)
+
+
+DELIVERED = Outcome("delivered")
+
+
+def retry(reason: str, after: float | None = None) -> Outcome:
+    """The destination could not take it now (down, 5xx, 429): try again later, in the same order."""
+    return Outcome("retry", reason, after)
+
+
+def give_up(reason: str) -> Outcome:
+    """Retrying cannot help (bad credentials, a payload the destination rejects): move it aside."""
+    return Outcome("give_up", reason)
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header given in seconds; None for a date or nothing."""
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None
+
+
+def outcome_for_status(status: int, detail: str = "", after: float | None = None) -> Outcome:
+    """The usual reading of an HTTP answer: 2xx delivered; 408, 425, 429 and 5xx retried; any other
+    status given up, with ``detail`` (the body, say) in the reason."""
+    if 200 <= status < 300:
+        return DELIVERED
+    reason = f"HTTP {status}" + (f": {detail[:300]}" if detail else "")
+    if status in RETRYABLE_STATUS or status >= 500:
+        return retry(reason, after)
+    return give_up(reason)
+
+
+Sender = Callable[[list[Item]], "Outcome | Sequence[Outcome]"]
+
+
+@dataclass
+class _Kind:
+    send: Sender
+    batch: int
+
+
+class OutboxError(Exception):
+    """The store could not be reached or read."""
+
+
+def encode(payload: Mapping[str, Any]) -> str:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- stores -------------------------------------------------------------------------------------
+
+
+class Store:
+    """What an outbox keeps and where. Every method is one atomic step, safe across processes."""
+
+    url: str
+
+    def put(self, kind: str, destination: str, payloads: list[str], now: float) -> list[int] | None:
+        """Store all, or none when the bounds would be passed (None)."""
+        raise NotImplementedError
+
+    def acquire(self, owner: str, ttl: float) -> bool:
+        """Take or renew the sender's lease; False while another owner holds it."""
+        raise NotImplementedError
+
+    def release(self, owner: str) -> None:
+        raise NotImplementedError
+
+    def due(self, now: float, limit: int) -> list[str]:
+        """Destinations with items waiting whose backoff has passed, the longest waiting first."""
+        raise NotImplementedError
+
+    def next_due(self) -> float | None:
+        raise NotImplementedError
+
+    def head(self, destination: str, limit: int) -> list[Item]:
+        raise NotImplementedError
+
+    def remove(self, ids: list[int], delivered: bool) -> int:
+        """Remove items (sent, or dropped by an operator); how many were there."""
+        raise NotImplementedError
+
+    def set_aside(self, item: Item, reason: str, now: float) -> None:
+        raise NotImplementedError
+
+    def backoff(self, destination: str, until: float, reason: str, ids: list[int]) -> None:
+        raise NotImplementedError
+
+    def failures(self, destination: str) -> int:
+        """Failed tries in a row for this destination (the backoff's exponent)."""
+        raise NotImplementedError
+
+    def clear_backoff(self, destination: str) -> None:
+        raise NotImplementedError
+
+    def count_refused(self, n: int) -> None:
+        raise NotImplementedError
+
+    def stats(self, now: float) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def pending(self, limit: int) -> list[Item]:
+        raise NotImplementedError
+
+    def dead(self, limit: int) -> list[Item]:
+        raise NotImplementedError
+
+    def requeue(self, ids: list[int]) -> int:
+        """Put items that were given up back at their place in their destination's order."""
+        raise NotImplementedError
+
+    def drop_dead(self, ids: list[int]) -> int:
+        raise NotImplementedError
+
+    def retry_now(self, ids: list[int] | None) -> int:
+        """End the backoff of the destinations of these items (of all, for None)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS items (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, dest TEXT NOT NULL, payload TEXT NOT NULL,
+    size INTEGER NOT NULL, created REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT);
+CREATE INDEX IF NOT EXISTS items_dest ON items (dest, id);
+CREATE TABLE IF NOT EXISTS dests (dest TEXT PRIMARY KEY, next_at REAL NOT NULL, failures INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS dests_due ON dests (next_at);
+CREATE TABLE IF NOT EXISTS dead (
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, dest TEXT NOT NULL, payload TEXT NOT NULL, size INTEGER NOT NULL,
+    created REAL NOT NULL, attempts INTEGER NOT NULL, reason TEXT NOT NULL, given_up_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS counts (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS lease (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL);
+INSERT OR IGNORE INTO counts VALUES ('items', 0), ('bytes', 0), ('refused', 0), ('delivered', 0), ('given_up', 0);
+"""
+
+
+class SqliteStore(Store):
+    """One SQLite file in WAL mode: writers take turns (``BEGIN IMMEDIATE``), readers never wait.
+    A put commits with ``synchronous=FULL``: once it returned, it is on disk."""
+
+    def __init__(self, path: str | Path, max_items: int, max_bytes: int, busy_timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        self.max_items, self.max_bytes = max_items, max_bytes
+        self._busy_ms = int(busy_timeout * 1000)
+        # One connection per process, shared by its threads in turn: a worker has a thousand threads,
+        # and SQLite lets one writer at a time in anyway. A forked child opens its own.
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        self._pid = 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._read() as db:
+            db.executescript(_SCHEMA)  # idempotent; each statement commits on its own
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None or self._pid != os.getpid():
+            # isolation_level=None: transactions only where this code opens them (BEGIN IMMEDIATE).
+            conn = sqlite3.connect(
+                self.path, timeout=self._busy_ms / 1000, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+            self._db, self._pid = conn, os.getpid()
+        return self._db
+
+    @contextlib.contextmanager
+    def _tx(self, durable: bool = False) -> Iterator[sqlite3.Connection]:
+        """A write transaction. ``durable`` (a put): on disk before it returns, even across a power
+        cut. Otherwise (a removal, the lease) across a crash of the process only: a removal lost to a
+        power cut means a resend, which the destination recognises."""
+        with self._lock:
+            db = self._conn()
+            if durable:
+                db.execute("PRAGMA synchronous=FULL")
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            finally:
+                if durable:
+                    db.execute("PRAGMA synchronous=NORMAL")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._conn()
+
+    @staticmethod
+    def _add(db: sqlite3.Connection, name: str, n: int) -> None:
+        db.execute("UPDATE counts SET value = value + ? WHERE name = ?", (n, name))
+
+    @staticmethod
+    def _counts(db: sqlite3.Connection) -> dict[str, int]:
+        return dict(db.execute("SELECT name, value FROM counts").fetchall())
+
+    def put(self, kind: str, destination: str, payloads: list[str], now: float) -> list[int] | None:
+        sizes = [len(p.encode()) for p in payloads]
+        with self._tx(durable=True) as db:
+            counts = self._counts(db)
+            if counts["items"] + len(payloads) > self.max_items or counts["bytes"] + sum(sizes) > self.max_bytes:
+                self._add(db, "refused", len(payloads))
+                return None
+            ids = [
+                db.execute(
+                    "INSERT INTO items (kind, dest, payload, size, created) VALUES (?, ?, ?, ?, ?)",
+                    (kind, destination, p, s, now),
+                ).lastrowid
+                for p, s in zip(payloads, sizes, strict=True)
+            ]
+            db.execute("INSERT OR IGNORE INTO dests VALUES (?, 0, 0)", (destination,))
+            self._add(db, "items", len(payloads))
+            self._add(db, "bytes", sum(sizes))
+        return [int(i) for i in ids if i is not None]
+
+    def acquire(self, owner: str, ttl: float) -> bool:
+        now = time.time()
+        with self._tx() as db:
+            row = db.execute("SELECT owner, expires FROM lease WHERE name = 'sender'").fetchone()
+            if row is not None and row[0] != owner and row[1] > now:
+                return False
+            db.execute("INSERT OR REPLACE INTO lease VALUES ('sender', ?, ?)", (owner, now + ttl))
+        return True
+
+    def release(self, owner: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM lease WHERE name = 'sender' AND owner = ?", (owner,))
+
+    def due(self, now: float, limit: int) -> list[str]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT dest FROM dests WHERE next_at <= ? ORDER BY next_at, dest LIMIT ?", (now, limit)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def next_due(self) -> float | None:
+        with self._read() as db:
+            return db.execute("SELECT min(next_at) FROM dests").fetchone()[0]
+
+    @staticmethod
+    def _item(row: tuple) -> Item:
+        id_, kind, dest, payload, size, created, attempts, reason = row
+        return Item(int(id_), kind, dest, json.loads(payload), created, attempts, size, reason or "")
+
+    def head(self, destination: str, limit: int) -> list[Item]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id, kind, dest, payload, size, created, attempts, last_error FROM items"
+                " WHERE dest = ? ORDER BY id LIMIT ?",
+                (destination, limit),
+            ).fetchall()
+        return [self._item(r) for r in rows]
+
+    def _take(self, db: sqlite3.Connection, ids: list[int]) -> list[tuple]:
+        marks = ",".join("?" * len(ids))
+        rows = db.execute(
+            f"SELECT id, kind, dest, payload, size, created, attempts FROM items WHERE id IN ({marks})", ids
+        ).fetchall()
+        if rows:
+            db.execute(f"DELETE FROM items WHERE id IN ({marks})", ids)
+            self._add(db, "items", -len(rows))
+            self._add(db, "bytes", -sum(r[4] for r in rows))
+            for dest in {r[2] for r in rows}:
+                if db.execute("SELECT 1 FROM items WHERE dest = ? LIMIT 1", (dest,)).fetchone() is None:
+                    db.execute("DELETE FROM dests WHERE dest = ?", (dest,))
+        return rows
+
+    def remove(self, ids: list[int], delivered: bool) -> int:
+        if not ids:
+            return 0
+        with self._tx() as db:
+            rows = self._take(db, ids)
+            if delivered:
+                self._add(db, "delivered", len(rows))
+                for dest in {r[2] for r in rows}:
+                    db.execute("UPDATE dests SET failures = 0 WHERE dest = ?", (dest,))
+        return len(rows)
+
+    def set_aside(self, item: Item, reason: str, now: float) -> None:
+        with self._tx() as db:
+            for row in self._take(db, [item.id]):
+                db.execute("INSERT OR REPLACE INTO dead VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*row, reason, now))
+                self._add(db, "given_up", 1)
+
+    def backoff(self, destination: str, until: float, reason: str, ids: list[int]) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE dests SET next_at = ?, failures = failures + 1 WHERE dest = ?", (until, destination))
+            marks = ",".join("?" * len(ids))
+            db.execute(
+                f"UPDATE items SET attempts = attempts + 1, last_error = ? WHERE id IN ({marks})", [reason, *ids]
+            )
+
+    def failures(self, destination: str) -> int:
+        with self._read() as db:
+            row = db.execute("SELECT failures FROM dests WHERE dest = ?", (destination,)).fetchone()
+        return row[0] if row else 0
+
+    def clear_backoff(self, destination: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE dests SET next_at = 0, failures = 0 WHERE dest = ?", (destination,))
+
+    def count_refused(self, n: int) -> None:
+        with self._tx() as db:
+            self._add(db, "refused", n)
+
+    def stats(self, now: float) -> dict[str, Any]:
+        with self._read() as db:
+            counts = self._counts(db)
+            oldest = db.execute("SELECT created FROM items ORDER BY id LIMIT 1").fetchone()
+            waiting = db.execute("SELECT count(*) FROM dests WHERE failures > 0").fetchone()[0]
+            dead = db.execute("SELECT count(*) FROM dead").fetchone()[0]
+        return _stats(counts, oldest[0] if oldest else None, now, waiting, dead)
+
+    def pending(self, limit: int) -> list[Item]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id, kind, dest, payload, size, created, attempts, last_error FROM items ORDER BY id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [self._item(r) for r in rows]
+
+    def dead(self, limit: int) -> list[Item]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id, kind, dest, payload, size, created, attempts, reason FROM dead ORDER BY id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [self._item(r) for r in rows]
+
+    def requeue(self, ids: list[int]) -> int:
+        if not ids:
+            return 0
+        marks = ",".join("?" * len(ids))
+        with self._tx(durable=True) as db:
+            rows = db.execute(
+                f"SELECT id, kind, dest, payload, size, created FROM dead WHERE id IN ({marks})", ids
+            ).fetchall()
+            for id_, kind, dest, payload, size, created in rows:
+                db.execute(
+                    "INSERT INTO items (id, kind, dest, payload, size, created) VALUES (?, ?, ?, ?, ?, ?)",
+                    (id_, kind, dest, payload, size, created),
+                )
+                db.execute(
+                    "INSERT INTO dests VALUES (?, 0, 0) ON CONFLICT (dest) DO UPDATE SET next_at = 0, failures = 0",
+                    (dest,),
+                )
+                self._add(db, "items", 1)
+                self._add(db, "bytes", size)
+            db.execute(f"DELETE FROM dead WHERE id IN ({marks})", ids)
+        return len(rows)
+
+    def drop_dead(self, ids: list[int]) -> int:
+        if not ids:
+            return 0
+        with self._tx() as db:
+            return db.execute(f"DELETE FROM dead WHERE id IN ({','.join('?' * len(ids))})", ids).rowcount
+
+    def retry_now(self, ids: list[int] | None) -> int:
+        with self._tx() as db:
+            if ids is None:
+                return db.execute("UPDATE dests SET next_at = 0, failures = 0").rowcount
+            marks = ",".join("?" * len(ids))
+            return db.execute(
+                "UPDATE dests SET next_at = 0, failures = 0"
+                f" WHERE dest IN (SELECT dest FROM items WHERE id IN ({marks}))",
+                ids,
+            ).rowcount
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None and self._pid == os.getpid():
+                self._db.close()
+            self._db = None
+
+
+def _stats(counts: Mapping[str, int], oldest: float | None, now: float, waiting: int, dead: int) -> dict[str, Any]:
+    return {
+        "depth": int(counts.get("items", 0)),
+        "bytes": int(counts.get("bytes", 0)),
+        "oldest_age": round(max(0.0, now - oldest), 3) if oldest is not None else None,
+        "destinations_waiting": int(waiting),  # destinations in backoff after a failure
+        "delivered": int(counts.get("delivered", 0)),
+        "refused": int(counts.get("refused", 0)),  # puts refused because the outbox was full
+        "given_up": int(counts.get("given_up", 0)),  # ever moved aside
+        "set_aside": int(dead),  # moved aside and still kept (lesson outbox list --dead)
+    }
+
+
+# --- the outbox ---------------------------------------------------------------------------------
+
+
+class Outbox:
+    """Puts into a store, and one sender thread per process that sends while it holds the lease."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        lease: float = 30.0,
+        retry_initial: float = 1.0,
+        retry_max: float = 300.0,
+        poll: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.lease, self.retry_initial, self.retry_max, self.poll = lease, retry_initial, retry_max, poll
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.kinds: dict[str, _Kind] = {}
+        self.unavailable = 0  # puts refused because the store could not be reached (this process)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._warned: set[str] = set()
+        self._holding = False
+        self._renewed = 0.0
+        self._atexit = False
+
+    def register(self, kind: str, send: Sender, batch: int = 1) -> None:
+        """Deliver items of ``kind`` with ``send``, up to ``batch`` at a time."""
+        if batch < 1:
+            raise ValueError("batch must be at least 1")
+        self.kinds[kind] = _Kind(send, batch)
+
+    def put(self, kind: str, destination: str, payload: Mapping[str, Any]) -> bool:
+        return self.put_many(kind, destination, [payload]) == 1
+
+    def put_many(self, kind: str, destination: str, payloads: Iterable[Mapping[str, Any]]) -> int:
+        """Store every payload durably, or none: returns how many were stored (0 when refused)."""
+        encoded = [encode(p) for p in payloads]
+        if not encoded:
+            return 0
+        try:
+            ids = self.store.put(kind, destination, encoded, time.time())
+        except Exception as err:  # the store is down or locked: refuse, never wait on it
+            self.unavailable += len(encoded)
+            self._warn("unavailable", "outbox store unreachable (%s): refusing %d item(s)", err, len(encoded))
+            return 0
+        if ids is None:
+            self._warn("full", "outbox full (%s): refusing new items until it drains", self.store.url)
+            return 0
+        self._warned.discard("full")
+        self._wake.set()
+        return len(ids)
+
+    def _warn(self, key: str, message: str, *args: Any) -> None:
+        # Once per episode: a full outbox at a class's pace would otherwise fill the log.
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning(message, *args)
+
+    def stats(self) -> dict[str, Any]:
+        """Depth, bytes, the oldest item's age in seconds, and the counters; ``error`` if unreachable."""
+        try:
+            out = self.store.stats(time.time())
+        except Exception as err:
+            out = {"error": f"outbox store unreachable: {err}"}
+        out["unavailable"] = self.unavailable
+        out["sending_here"] = self._holding
+        return out
+
+    # --- the sender ---
+
+    def start(self) -> None:
+        """Start this process's sender thread (once; again after a fork)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
+                self._thread = threading.Thread(target=self._run, name="outbox-sender", daemon=True)
+                self._thread.start()
+                if not self._atexit:
+                    # A process that exits cleanly (a deploy's SIGTERM) hands the lease over at once.
+                    atexit.register(self.stop, 1.0)
+                    self._atexit = True
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the sender and hand the lease back; whatever is unsent stays in the store."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():  # still in a send: keep the lease until it runs out
+                return
+        if self._holding:
+            try:
+                self.store.release(self.owner)
+            except Exception as err:
+                log.warning("could not release the outbox lease: %s", err)
+            self._holding = False
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                pause = self.run_once()
+                self._warned.discard("loop")
+            except Exception as err:  # the store is unreachable: keep trying, quietly after once
+                self._warn("loop", "outbox sender: %s", err)
+                self._holding = False
+                pause = self.poll
+            if pause > 0:
+                self._wake.wait(pause)
+                self._wake.clear()
+
+    def run_once(self) -> float:
+        """Send what is due, if this process holds (or takes) the lease. Returns how long to wait
+        before the next pass (0: more is due now)."""
+        if not self._renew():
+            return min(self.poll, self.lease / 3)
+        now = time.time()
+        sent = False
+        for destination in self.store.due(now, 100):
+            if self._stop.is_set():
+                break
+            sent = self._send_head(destination) or sent
+        if sent:
+            return 0.0
+        nxt = self.store.next_due()
+        wait = self.poll if nxt is None else max(0.0, min(self.poll, nxt - time.time()))
+        # The lease must be renewed well within its life, even when idle.
+        return min(wait, self.lease / 3)
+
+    def _renew(self) -> bool:
+        """Hold the lease for at least two thirds of its life from here: a send started now ends (its
+        timeout is shorter) before another process could take the lease over."""
+        now = time.monotonic()
+        if self._holding and now - self._renewed < self.lease / 3:
+            return True
+        self._holding = self.store.acquire(self.owner, self.lease)
+        if self._holding:
+            self._renewed = now
+        return self._holding
+
+    def _send_head(self, destination: str) -> bool:
+        """Send the first batch of one destination and record the outcome. True when it was sent."""
+        head = self.store.head(destination, max((k.batch for k in self.kinds.values()), default=1))
+        if not head:
+            return False
+        kind = self.kinds.get(head[0].kind)
+        if kind is None:
+            self._warn(f"kind:{head[0].kind}", "outbox: no sender for %r items in this process", head[0].kind)
+            self.store.backoff(destination, time.time() + self.retry_max, "no sender in this process", [])
+            return False
+        batch = _same_kind(head)[: kind.batch]
+        if not self._renew():
+            return False
+        try:
+            result = kind.send(batch)
+        except Exception as err:
+            log.warning("outbox sender for %r raised: %r", batch[0].kind, err)
+            result = retry(f"sender raised {type(err).__name__}: {err}")
+        outcomes = [result] * len(batch) if isinstance(result, Outcome) else list(result)
+        if len(outcomes) != len(batch):
+            outcomes = [retry("sender gave a wrong number of outcomes")] * len(batch)
+        now = time.time()
+        done = [i.id for i, o in zip(batch, outcomes, strict=True) if o.status == "delivered"]
+        self.store.remove(done, delivered=True)
+        for item, outcome in zip(batch, outcomes, strict=True):
+            if outcome.status == "give_up":
+                log.error("outbox: gave up on %s item %d for %s: %s", item.kind, item.id, destination, outcome.reason)
+                self.store.set_aside(item, outcome.reason or "given up", now)
+        retries = [(i, o) for i, o in zip(batch, outcomes, strict=True) if o.status == "retry"]
+        if retries:
+            reason = retries[0][1].reason
+            delay = self._delay(destination, retries[0][1].after)
+            log.warning("outbox: %s unreachable (%s); trying again in %.1fs", destination, reason, delay)
+            self.store.backoff(destination, now + delay, reason, [i.id for i, _ in retries])
+            return False
+        return True
+
+    def _delay(self, destination: str, after: float | None) -> float:
+        if after is not None:
+            return min(max(after, 0.0), self.retry_max)
+        failures = self.store.failures(destination)
+        base = min(self.retry_initial * 2 ** min(failures, 30), self.retry_max)
+        return base * random.uniform(0.8, 1.0)  # jitter: many processes do not retry in step
+
+
+def _same_kind(batch: list[Item]) -> list[Item]:
+    out = [batch[0]]
+    for item in batch[1:]:
+        if item.kind != out[0].kind:
+            break
+        out.append(item)
+    return out
+
+
+# --- building one from settings -----------------------------------------------------------------
+
+
+def check_url(url: str) -> None:
+    """Raise ValueError unless ``url`` is empty, ``sqlite:///path`` or ``redis://``/``rediss://``/``unix://``."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        if parts.netloc or not parts.path or parts.path == "/":
+            raise ValueError(f"OUTBOX_URL={url!r}: write a file as sqlite:////abs/path.db or sqlite:///rel.db")
+    elif parts.scheme in ("redis", "rediss", "unix"):
+        if parts.scheme != "unix" and not parts.hostname:
+            raise ValueError(f"OUTBOX_URL={url!r}: a Redis URL needs a host, like redis://127.0.0.1:6379/0")
+    else:
+        raise ValueError(f"OUTBOX_URL={url!r}: use sqlite:///path or redis://host:port/db (empty: the instance folder)")
+
+
+def open_store(url: str, instance_path: str | Path, max_items: int, max_bytes: int) -> Store:
+    check_url(url)
+    if not url or url.startswith("sqlite:"):
+        path = Path(instance_path) / "outbox.sqlite3" if not url else Path(unquote(urlsplit(url).path[1:]))
+        try:
+            return SqliteStore(path, max_items, max_bytes)
+        except (OSError, sqlite3.Error) as err:
+            from .settings import SettingsError
+
+            raise SettingsError(
+                f"the outbox cannot be kept at {path} ({err}): set LESSON_OUTBOX_URL=sqlite:////a/writable/file.db"
+            ) from err
+    from .outbox_redis import RedisStore
+
+    return RedisStore(url, max_items, max_bytes)
+
+
+def from_settings(settings: Mapping[str, Any], instance_path: str | Path) -> Outbox:
+    """An Outbox (its sender not started) from the ``OUTBOX_*`` settings."""
+    store = open_store(
+        str(settings.get("OUTBOX_URL") or ""),
+        instance_path,
+        int(settings.get("OUTBOX_MAX_ITEMS", 100_000)),
+        int(settings.get("OUTBOX_MAX_BYTES", 64 << 20)),
+    )
+    return Outbox(
+        store,
+        lease=float(settings.get("OUTBOX_LEASE", 30.0)),
+        retry_initial=float(settings.get("OUTBOX_RETRY_INITIAL", 1.0)),
+        retry_max=float(settings.get("OUTBOX_RETRY_MAX", 300.0)),
+        poll=float(settings.get("OUTBOX_POLL", 1.0)),
+    )
+
+
+def for_app(app: Any) -> Outbox:
+    """The app's outbox (``app.extensions["outbox"]``), made from its settings on first call. Its
+    store is opened only then, so an app with nothing to report makes no file."""
+    box = app.extensions.get("outbox")
+    if box is None:
+        with _app_lock:
+            box = app.extensions.get("outbox")
+            if box is None:
+                box = from_settings(app.config, app.instance_path)
+                app.extensions["outbox"] = box
+    return box
+
+
+_app_lock = threading.Lock()
+
+
+def init_app(app: Any) -> None:
+    """Start the app's outbox sender, if it has one, with the first request this process serves:
+    a gunicorn worker builds its app after the fork, and the master never serves."""
+
+    def start() -> None:
+        box = app.extensions.get("outbox")
+        if box is not None and box.kinds and not box.running:
+            box.start()
+
+    app.before_request(start)

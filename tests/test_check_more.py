@@ -1,0 +1,174 @@
+"""``lesson check`` finds everything in one run, in an author's words: problems in a file that uses a broken
+one, "did you mean" for a mistyped name, YAML syntax errors without the parser's token names, and the UI's
+translated message catalogues measured against English. Each test asserts the facts (file, line, the name,
+the suggestion), not the sentence around them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lesson import i18n
+from lesson.check import check, check_catalogues
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
+
+
+def _edit(path: Path, old: str, new: str) -> int:
+    text = path.read_text()
+    assert text.count(old) == 1, (path, old)
+    path.write_text(text.replace(old, new))
+    return text[: text.index(old)].count("\n") + 1
+
+
+def _at(report, path: Path, line: int) -> list[str]:
+    return [p.message for p in report.problems if p.path == path and p.line == line]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    out = tmp_path / "content"
+    shutil.copytree(FIXTURE, out)
+    return out
+
+
+def test_one_run_reports_a_broken_panel_the_scenario_that_presses_it_and_a_syntax_error(root: Path) -> None:
+    lights, story = root / "panels" / "lights.yaml", root / "scenarios" / "story.yaml"
+    kind_line = _edit(lights, "event: {kind: take_turn}", "event: {kind: take_turns}")
+    press_line = _edit(story, "  - press: turn\n", "  - press: trun\n")
+    broken = root / "panels" / "broken.yaml"
+    broken.write_text("id: broken\nkind: playground\nstart:\n  name: outage\n era: modern\n")
+
+    report = check(root)
+
+    assert not report.ok
+    (kind,) = _at(report, lights, kind_line)
+    assert "'take_turns'" in kind and "did you mean 'take_turn'" in kind
+    (press,) = _at(report, story, press_line)
+    assert "'trun'" in press and "did you mean 'turn'" in press
+    (syntax,) = _at(report, broken, 5)
+    assert "indent" in syntax and "<block" not in syntax
+    # The story's panel is broken, not missing: nothing says it does not exist.
+    assert not [p for p in report.problems if "no panel" in p.message]
+
+
+def test_a_task_solution_on_a_broken_panel_is_checked_against_the_panels_buttons(root: Path) -> None:
+    quiz, lights = root / "quizzes" / "first.yaml", root / "panels" / "lights.yaml"
+    with quiz.open("a") as f:
+        f.write(
+            '  - id: task\n    prompt: "Take A out."\n    hint: "Kill A."\n    see: "#try-it"\n'
+            '    task:\n      panel: lights\n      when: {path: "servers[name=A].status", equals: down}\n'
+            "      solution: [kil]\n"
+        )
+    line = len(quiz.read_text().splitlines())
+    bogus = _edit(lights, "kind: playground\n", "kind: playground\nbogus: 1\n") + 1
+
+    report = check(root)
+
+    assert any("'bogus'" in m for m in _at(report, lights, bogus))
+    (found,) = _at(report, quiz, line)
+    assert "'kil'" in found and "did you mean 'kill'" in found
+    assert not [p for p in report.problems if "no panel" in p.message]
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("id: x\nstart:\n  name: outage\n era: modern\n", 4),  # a key less indented than its siblings
+        ("id: x\nbuttons:\n  - a\n  - b\n title: t\n", 5),
+        ("id: x\nstart:\n\tname: outage\n", 3),  # a tab
+        ("id: x\ntitle: 'never closed\n", 3),
+    ],
+)
+def test_yaml_syntax_errors_are_in_plain_words_at_their_line(root: Path, text: str, line: int) -> None:
+    path = root / "panels" / "x.yaml"
+    path.write_text(text)
+    found = [p for p in check(root).problems if p.path == path]
+    assert [p.line for p in found] == [line]
+    assert "<block" not in found[0].message and "token" not in found[0].message
+
+
+def _catalogues(tmp_path: Path, **translations: dict | str) -> Path:
+    folder = tmp_path / "messages"
+    folder.mkdir()
+    shutil.copy(i18n.HERE / "en.json", folder / "en.json")
+    for locale, data in translations.items():
+        text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False)
+        (folder / f"{locale}.json").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _line(path: Path, key: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if line.strip().startswith(f'"{key}"'))
+
+
+def test_catalogue_placeholders_unknown_keys_and_missing_keys(tmp_path: Path) -> None:
+    folder = _catalogues(
+        tmp_path,
+        fr={
+            "site.name": "MCP Churn Lab",
+            "site.footer": "Versions : ancienne {mauvais_legacy} et moderne {modern}.",
+            "index.minutes": "Environ {minutes} minutes",
+            "index.lesons": "Leçons",
+        },
+    )
+    fr = folder / "fr.json"
+    errors, notes = check_catalogues(folder)
+
+    by_line = {p.line: p for p in errors}
+    assert set(by_line) == {_line(fr, "site.footer"), _line(fr, "index.lesons")}
+    assert all(p.path == fr for p in errors)
+    footer = by_line[_line(fr, "site.footer")].message
+    assert "{mauvais_legacy}" in footer and "{legacy}" in footer
+    unknown = by_line[_line(fr, "index.lesons")].message
+    assert "'index.lesons'" in unknown and "did you mean 'index.lessons'" in unknown
+    english = json.loads((folder / "en.json").read_text())
+    (note,) = notes
+    assert str(fr) in note and str(len(english) - 3) in note
+
+
+def test_a_placeholder_that_cannot_be_filled_is_reported(tmp_path: Path) -> None:
+    folder = _catalogues(tmp_path, fr={"index.minutes": "Environ {minutes!z} minutes", "site.footer": "{legacy"})
+    errors, _ = check_catalogues(folder)
+    fr = folder / "fr.json"
+    assert sorted(p.line for p in errors) == sorted([_line(fr, "index.minutes"), _line(fr, "site.footer")])
+
+
+def test_a_catalogue_that_is_not_json_is_reported_at_its_line(tmp_path: Path) -> None:
+    folder = _catalogues(
+        tmp_path, de='{\n  "site.name": "MCP Churn Lab",\n  "index.lessons": "Lektionen"\n  "x": 1\n}\n'
+    )
+    errors, _ = check_catalogues(folder)
+    assert [(p.path.name, p.line) for p in errors] == [("de.json", 4)]
+
+
+def test_the_shipped_catalogues_pass() -> None:
+    errors, _ = check_catalogues()
+    assert errors == []
+
+
+def test_unknown_panels_lessons_and_glossary_terms_get_the_closest_name(root: Path) -> None:
+    first = root / "lessons" / "01-first.md"
+    widget = _edit(first, "::: lights\n", "::: ligths\n")
+    link = _edit(first, "(/lessons/second#the-story)", "(/lessons/secnd#the-story)")
+    report = check(root)
+    (w,) = _at(report, first, widget)
+    assert "'ligths'" in w and "did you mean 'lights'" in w
+    (li,) = _at(report, first, link)
+    assert "'secnd'" in li and "did you mean 'second'" in li
+
+
+def test_an_unknown_glossary_term_gets_the_closest_one(tmp_path: Path) -> None:
+    shipped = Path(__file__).resolve().parents[1] / "content"
+    root = tmp_path / "content"
+    shutil.copytree(shipped, root)
+    lesson = root / "lessons" / "01-hot-swapping.md"
+    text = lesson.read_text()
+    assert "(/glossary#tool)" in text
+    line = text[: text.index("(/glossary#tool)")].count("\n") + 1
+    lesson.write_text(text.replace("(/glossary#tool)", "(/glossary#tol)", 1))
+    (found,) = [m for m in _at(check(root), lesson, line) if "'tol'" in m]
+    assert "did you mean 'tool'" in found
