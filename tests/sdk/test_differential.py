@@ -7,6 +7,7 @@ so the test turns red the day the simulation is fixed and the mark must go.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -32,22 +33,7 @@ from .host import Host
 FLOW_TIMEOUT = 60  # seconds: a flow that hangs fails instead (a flow takes 2-5 s on a quiet machine)
 HTTP_VARIANTS = ["body-json-or-sse", "get-accept-extra", "session-id-echoed"]
 SCENARIOS = REPO / "content" / "scenarios"
-# Differences of the simulation from the SDK that are simulation bugs (each test marked with one turns red
-# the day it is fixed). Issue 29's defect 5 gave the modern listen stream X-Accel-Buffering: no; the legacy
-# GET stream still lacks it.
-GET_STREAM_HEADER = (
-    "simulation bug: the legacy GET stream's 200 lacks X-Accel-Buffering: no, which the SDK server sends on "
-    "every SSE stream (issue 29's defect 5 added it to the modern listen stream only)"
-)
-
-
-def eras(**legacy_bugs: str) -> list:
-    """Both eras, the legacy one marked with the simulation bug it shows."""
-    reason = "; ".join(legacy_bugs.values())
-    return [
-        "modern",
-        pytest.param("legacy", marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)),
-    ]
+ERAS = ["modern", "legacy"]
 
 
 def differential(
@@ -89,6 +75,10 @@ def differential(
                     tg.cancel_scope.cancel()
 
         anyio.run(main)
+    except BaseException:
+        # Shown by pytest with the failure: what crossed until then, and what broke in a proxy, if anything.
+        print("the wire until the flow failed:\n" + "\n".join(map(json.dumps, lab.records())))
+        raise
     finally:
         lab.close()
     sim, sdk = compare(sim_frames(playground), sdk_frames(lab.records()), variants)
@@ -110,7 +100,7 @@ async def logged_404(lab: Lab, after: int) -> None:
     await anyio.to_thread.run_sync(found)
 
 
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_list_changed_over_http(tmp_path, era):
     """B deploys a tool from outside any request: B's notice on the open stream, then a re-list."""
     playground = {"start": {"name": "outage", "era": era}, "events": [{"kind": "deploy_tool", "server": "B"}]}
@@ -126,7 +116,6 @@ def test_list_changed_over_http(tmp_path, era):
     differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B"))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=GET_STREAM_HEADER)
 def test_legacy_http_restart(tmp_path):
     """W restarts with the GET stream open: the client's GET meets 404, it initializes again, re-opens its
     stream and re-lists; the next call works on the new session."""
@@ -149,7 +138,7 @@ def test_legacy_http_restart(tmp_path):
     differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("W",))
 
 
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_churn(tmp_path, era):
     """The session with churn (content/scenarios/churn.yaml): turns, a deploy on B, C added by an admin, A dies
     (the model's call to A gets the host's own error, nothing is sent) and comes back."""
@@ -319,7 +308,7 @@ REMOVED_CALL_UNSHOWN = (
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=REMOVED_CALL_UNSHOWN)
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_a_server_added_and_removed(tmp_path, era):
     """An admin adds C to the host's config (nothing on the wire announced it), the model uses it; the admin
     removes it: a legacy client ends its session with DELETE, a modern one just closes its stream."""
@@ -356,7 +345,7 @@ NO_TOKEN_SHOWN = (
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_TOKEN_SHOWN)
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_an_expired_token(tmp_path, era):
     """The token expires: the next call meets 401, the client refreshes the token and sends the call again."""
     playground = {
@@ -375,7 +364,7 @@ def test_an_expired_token(tmp_path, era):
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_TOKEN_SHOWN)
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_a_token_revoked_by_a_restart(tmp_path, era):
     """The authorization server lived in W's process: after the restart the token is unknown, and the first
     request meets 401 before any session work (modern: the listen; legacy: the GET the SDK client retries by
@@ -408,7 +397,7 @@ def test_a_token_revoked_by_a_restart(tmp_path, era):
     differential(tmp_path, playground, [*HTTP_VARIANTS, "oauth-error-body"], flow, http=("W",), tokens=True)
 
 
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_an_outage_during_a_call(tmp_path, era):
     """content/scenarios/outage.yaml: A dies while the model's call runs; its answer never comes and the host
     builds the model's error; a turn without A; A is back as a new process; its tools return."""
@@ -443,7 +432,7 @@ def test_an_outage_during_a_call(tmp_path, era):
     differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B"), once={"A": {"hangs": tool}})
 
 
-@pytest.mark.parametrize("era", eras(get=GET_STREAM_HEADER))
+@pytest.mark.parametrize("era", ERAS)
 def test_a_gateway_in_front(tmp_path, era):
     """content/scenarios/gateway.yaml: one client to gateway G (an SDK server reaching its backends with the
     SDK's client); B fails its health check, C joins, A leaves: each change is one list_changed to every

@@ -26,6 +26,7 @@ from lesson.sim.events import (
 )
 from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from lesson.sim.model import ToolDef
+from lesson.sim.scenarios import Start, opening
 
 from .support import ERAS, in_order, label, labels, play, prompt, step, wire
 
@@ -337,6 +338,13 @@ def test_the_modern_listen_stream_tells_proxies_not_to_buffer_it() -> None:
     run, _ = step(play("restart", "modern", listen=True), ListenDrops(server="W"))
     (opened,) = [m for m in wire(run) if isinstance(m, HttpResponse) and m.sse]
     assert opened.headers["X-Accel-Buffering"] == "no" and opened.headers["Content-Type"] == "text/event-stream"
+
+
+def test_the_legacy_get_stream_tells_proxies_not_to_buffer_it_too() -> None:
+    _, frames = opening(Start(name="restart", era="legacy", options={"listen": True}))
+    streams = [m for m in frames if isinstance(m, HttpResponse) and m.sse]
+    assert streams, "the opening opens the session's GET stream"
+    assert all(m.headers["X-Accel-Buffering"] == "no" for m in streams)
 
 
 def lines(run) -> list[tuple[str, str]]:

@@ -89,15 +89,21 @@ class Proxy:
             await asyncio.sleep(0.02)
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        current = [""]  # the exchange under way on this connection, for the error record
         try:
-            while await self.exchange(reader, writer):
+            while await self.exchange(reader, writer, current):
                 pass
-        except (asyncio.IncompleteReadError, ConnectionError):
-            writer.transport.abort()  # the server died mid-exchange: so does the client's connection
+        except Exception as err:
+            # The server died mid-exchange (or something unforeseen broke it): so does the client's connection.
+            # Logged, so that a flow that fails on it says what broke where (the comparison skips this kind).
+            self.log.write(
+                kind="proxy_error", server=self.name, client=self.client, exchange=current[0], error=repr(err)
+            )
+            writer.transport.abort()
         finally:
             writer.close()
 
-    async def exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, current: list[str]) -> bool:
         try:
             raw = await reader.readuntil(b"\r\n\r\n")
         except asyncio.IncompleteReadError:
@@ -106,7 +112,7 @@ class Proxy:
         method, path, _ = first.split(" ", 2)
         body = await reader.readexactly(int(header(headers, "content-length") or 0))
         self.count += 1
-        n = f"{os.getpid()}-{self.count}"
+        n = current[0] = f"{os.getpid()}-{self.count}"
         up_reader, up_writer = await self.upstream()
         try:
             self.log.write(
