@@ -301,13 +301,6 @@ def test_mrtr_across_a_restart_with_a_durable_key(tmp_path):
     differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("W",), asks=tool, state_key="ab" * 32)
 
 
-REMOVED_CALL_UNSHOWN = (
-    "simulation bug: the model's call to a server the admin removed gets an error the host makes (its "
-    "CallRecord is host_made) that lesson trace does not show as a host-built message, as it does for a dead server"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REMOVED_CALL_UNSHOWN)
 @pytest.mark.parametrize("era", ERAS)
 def test_a_server_added_and_removed(tmp_path, era):
     """An admin adds C to the host's config (nothing on the wire announced it), the model uses it; the admin

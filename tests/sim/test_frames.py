@@ -315,6 +315,16 @@ def test_a_legacy_client_that_never_listened_sends_no_get_after_a_restart() -> N
 
 
 @era_param
+def test_a_call_to_a_removed_server_is_answered_by_a_host_built_error_that_the_wire_shows(era: str) -> None:
+    run = play("outage", era, RemoveServer(server="A"))
+    run, _ = step(run, TakeTurn(calls=[ToolCall(server="A", tool="search_docs", arguments={"query": "x"})]))
+    (made,) = wire(run)
+    assert isinstance(made, HostBuilt) and not made.on_wire, "nothing is sent; the model's error is the host's"
+    assert made.payload["isError"] is True and made.receiver == "model"
+    assert run.state.host.conversation[-1].role == "tool", "the model is told the call failed"
+
+
+@era_param
 def test_a_call_in_flight_to_a_removed_server_gets_a_host_built_error(era: str) -> None:
     run = play("outage", era, StartCall(server="A", tool="search_docs"))
     run, _ = step(run, RemoveServer(server="A"))
