@@ -252,6 +252,10 @@ class Lab:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(WAIT)
+        # A forked server counts as ended once its main thread is a zombie, but its other threads may still
+        # hold its listening socket for a moment: a connection accepted there then is reset, and a restart's
+        # readiness check would be answered by the dying process. Wait until the port refuses.
+        wait_for(lambda: not port_open(self.http[name]["up"]), f"{name}'s old process to stop listening")
         if refuse:
             wait_for(lambda: not port_open(self.http[name]["public"]), f"{name}'s address to close")
 
