@@ -14,6 +14,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# `make test` also needs the official SDK (the `sdk` extra) for tests/sdk; `make serve` does not.
+$(VENV)/.installed-sdk: $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,sdk]'
+	touch $@
+
 # A class: make serve HOST=0.0.0.0 WORKERS=2 (prints the addresses learners can open).
 serve: $(VENV)/.installed
 	$(VENV)/bin/lesson serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
@@ -64,7 +69,7 @@ nginx:
 	  exit 1; \
 	fi
 
-test: $(VENV)/.installed chromium redis nginx
+test: $(VENV)/.installed-sdk chromium redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest

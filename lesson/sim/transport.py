@@ -16,6 +16,9 @@ from .step import Step
 
 JSON = "application/json"
 SSE = "text/event-stream"
+# Every SSE response the SDK sends, in both eras (the legacy transport's sse-starlette sets it too):
+# no proxy may hold events back.
+SSE_HEADERS = {"Content-Type": SSE, "X-Accel-Buffering": "no"}
 
 
 def post_headers(c: Client, payload: dict[str, Any]) -> dict[str, str]:
@@ -119,9 +122,7 @@ class Link:
         if self.stdio:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
             return
-        h = {"Content-Type": SSE if stream else JSON, **(headers or {})}
-        if stream and c.era == "modern":
-            h["X-Accel-Buffering"] = "no"  # the SDK's modern SSE responses: no proxy may hold events back
+        h = {**(SSE_HEADERS if stream else {"Content-Type": JSON}), **(headers or {})}
         self.st.show(
             f.http_response(
                 c.era,
@@ -140,7 +141,7 @@ class Link:
     def stream_opened(self, note: str | None = None) -> None:
         """HTTP 200 with an SSE stream and no event yet (a legacy GET stream)."""
         c = self.c
-        self.st.show(f.http_response(c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note))
+        self.st.show(f.http_response(c.era, c.server, "host", 200, headers=dict(SSE_HEADERS), sse=True, note=note))
 
     def stored_event_id(self) -> str | None:
         """Legacy HTTP: the id of the next SSE event, when the server stores its events (else events carry no id)."""
@@ -159,7 +160,7 @@ class Link:
             c = self.c
             self.st.show(
                 f.http_response(
-                    c.era, c.server, "host", 200, headers={"Content-Type": SSE}, sse=True, note=note, event_id=event_id
+                    c.era, c.server, "host", 200, headers=dict(SSE_HEADERS), sse=True, note=note, event_id=event_id
                 )
             )
         return event_id

@@ -26,6 +26,7 @@ from lesson.sim.events import (
 )
 from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from lesson.sim.model import ToolDef
+from lesson.sim.scenarios import Start, opening
 
 from .support import ERAS, in_order, label, labels, play, prompt, step, wire
 
@@ -314,6 +315,16 @@ def test_a_legacy_client_that_never_listened_sends_no_get_after_a_restart() -> N
 
 
 @era_param
+def test_a_call_to_a_removed_server_is_answered_by_a_host_built_error_that_the_wire_shows(era: str) -> None:
+    run = play("outage", era, RemoveServer(server="A"))
+    run, _ = step(run, TakeTurn(calls=[ToolCall(server="A", tool="search_docs", arguments={"query": "x"})]))
+    (made,) = wire(run)
+    assert isinstance(made, HostBuilt) and not made.on_wire, "nothing is sent; the model's error is the host's"
+    assert made.payload["isError"] is True and made.receiver == "model"
+    assert run.state.host.conversation[-1].role == "tool", "the model is told the call failed"
+
+
+@era_param
 def test_a_call_in_flight_to_a_removed_server_gets_a_host_built_error(era: str) -> None:
     run = play("outage", era, StartCall(server="A", tool="search_docs"))
     run, _ = step(run, RemoveServer(server="A"))
@@ -337,6 +348,13 @@ def test_the_modern_listen_stream_tells_proxies_not_to_buffer_it() -> None:
     run, _ = step(play("restart", "modern", listen=True), ListenDrops(server="W"))
     (opened,) = [m for m in wire(run) if isinstance(m, HttpResponse) and m.sse]
     assert opened.headers["X-Accel-Buffering"] == "no" and opened.headers["Content-Type"] == "text/event-stream"
+
+
+def test_the_legacy_get_stream_tells_proxies_not_to_buffer_it_too() -> None:
+    _, frames = opening(Start(name="restart", era="legacy", options={"listen": True}))
+    streams = [m for m in frames if isinstance(m, HttpResponse) and m.sse]
+    assert streams, "the opening opens the session's GET stream"
+    assert all(m.headers["X-Accel-Buffering"] == "no" for m in streams)
 
 
 def lines(run) -> list[tuple[str, str]]:

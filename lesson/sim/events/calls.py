@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .. import frames as f
+from .. import wire as w
 from ..clients import client_for
 from ..model import Client, Message, ToolCall, ToolDef
 from ..notify import poll_silent_servers
@@ -22,7 +24,12 @@ class TakeTurn(EventBase):
 
 def call_tool(st: Step, call: ToolCall) -> CallRecord:
     if call.server not in st.s.host.clients:
+        # Built by the host, like the error for a server that is down: shown as such, never sent.
         text = f"No server '{call.server}' is configured in this host."
+        srv = st.s.servers.get(call.server)
+        body = w.call_result_body(st.s.host.era, text, True)
+        note = "Built by the host for the model: no server of that name is configured, so nothing was sent."
+        st.show(f.host_built(st.s.host.era, srv.transport if srv else "http", body, note))
         return CallRecord(server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
     return client_for(st, st.s.host.clients[call.server]).call_tool(call)
 

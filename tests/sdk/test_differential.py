@@ -1,0 +1,475 @@
+"""Each flow the lessons teach, run on real SDK servers and clients, its frames held against ``lesson trace``.
+
+A flow names the allowed variants it needs (``allowed_variants.yaml``); everything else must match. A
+difference that is a simulation bug is marked ``xfail(strict=True)`` with the difference as its reason,
+so the test turns red the day the simulation is fixed and the mark must go.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from .harness import (
+    REPO,
+    SETUP,
+    TEARDOWN,
+    Lab,
+    compare,
+    diff,
+    scenario_playground,
+    sdk_frames,
+    show,
+    sim_calls,
+    sim_frames,
+)
+from .host import Host
+
+FLOW_TIMEOUT = 60  # seconds: a flow that hangs fails instead (a flow takes 2-5 s on a quiet machine)
+HTTP_VARIANTS = ["body-json-or-sse", "get-accept-extra", "session-id-echoed"]
+SCENARIOS = REPO / "content" / "scenarios"
+ERAS = ["modern", "legacy"]
+
+
+def differential(
+    tmp_path: Path,
+    playground: dict[str, Any],
+    variants: list[str],
+    flow: Callable[[Lab, Host, dict[int, list]], Awaitable[None]],
+    http: tuple[str, ...] = (),
+    tokens: bool = False,
+    once: dict[str, dict[str, str]] | None = None,
+    **server_args: str,
+) -> None:
+    """Start the servers, run ``flow`` with an SDK host, stop everything, then compare the two wires.
+    ``tokens``: the servers want a bearer token, and the user holds one. ``once``: server arguments for the
+    first process of each named server only."""
+    start = playground["start"]
+    lab = Lab(tmp_path, start["name"], start.get("options"), **server_args)
+    token = ""
+    if tokens:
+        lab.server_args["tokens_file"] = lab.tokens_file()
+        token = lab.issue_token()
+    calls = sim_calls(playground)
+    try:
+        if http:
+            lab.start_http(*http, each=once)
+
+        async def main() -> None:
+            async with anyio.create_task_group() as tg:
+                # The restart lab listens only when its switch says so; every other scenario's host listens.
+                options = start.get("options") or {}
+                listen = bool(options.get("listen")) if start["name"] == "restart" else True
+                host = Host(lab, start["era"], tg, listen=listen, token=token)
+                try:
+                    with anyio.fail_after(FLOW_TIMEOUT):
+                        await flow(lab, host, calls)
+                finally:
+                    lab.step(TEARDOWN)  # what the host sends as the test ends is no step of the playground
+                    await host.close()
+                    tg.cancel_scope.cancel()
+
+        anyio.run(main)
+    except BaseException:
+        # Shown by pytest with the failure: what crossed until then, and what broke in a proxy, if anything.
+        print("the wire until the flow failed:\n" + "\n".join(map(json.dumps, lab.records())))
+        raise
+    finally:
+        lab.close()
+    sim, sdk = compare(sim_frames(playground), sdk_frames(lab.records()), variants)
+    notes = [r for r in lab.records() if r.get("kind") == "note"]  # what the SDK host raised, if anything
+    assert sdk == sim, f"the two wires differ:\n{diff(sim, sdk)}\n\nthe SDK's frames:\n{show(sdk)}\n{notes}"
+
+
+async def turn(lab: Lab, host: Host, calls: dict[int, list], step: int) -> None:
+    """The model's turn: the calls the simulated model makes at this step, made by the SDK host."""
+    lab.step(step)
+    for server, tool, arguments in calls.get(step, []):
+        await host.call(server, tool, arguments)
+
+
+async def logged_404(lab: Lab, after: int) -> None:
+    def found() -> dict:
+        return lab.wait_logged(lambda r: r.get("kind") == "response" and r["status"] == 404, "a 404", after=after)
+
+    await anyio.to_thread.run_sync(found)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_list_changed_over_http(tmp_path, era):
+    """B deploys a tool from outside any request: B's notice on the open stream, then a re-list."""
+    playground = {"start": {"name": "outage", "era": era}, "events": [{"kind": "deploy_tool", "server": "B"}]}
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("A")
+        await host.connect("B")
+        lab.step(1)
+        lab.deploy("B")
+        assert "close_ticket" in await host.changed("B")
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B"))
+
+
+def test_legacy_http_restart(tmp_path):
+    """W restarts with the GET stream open: the client's GET meets 404, it initializes again, re-opens its
+    stream and re-lists; the next call works on the new session."""
+    playground = {
+        "start": {"name": "restart", "era": "legacy", "options": {"listen": True}},
+        "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W")
+        lab.step(1)
+        mark = len(lab.records())
+        lab.kill("W")
+        lab.start_http("W")
+        await logged_404(lab, mark)  # the SDK client re-opens its GET stream by itself, with the old session id
+        await host.connect("W")
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("W",))
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_churn(tmp_path, era):
+    """The session with churn (content/scenarios/churn.yaml): turns, a deploy on B, C added by an admin, A dies
+    (the model's call to A gets the host's own error, nothing is sent) and comes back."""
+    playground = scenario_playground(SCENARIOS / "churn.yaml", era)
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("A")
+        await host.connect("B")
+        await turn(lab, host, calls, 1)
+        lab.step(2)
+        lab.deploy("B")
+        await host.changed("B")
+        await turn(lab, host, calls, 3)
+        lab.step(4)
+        await host.connect("C")
+        await turn(lab, host, calls, 5)
+        lab.step(6)
+        mark = len(lab.records())
+        lab.kill("A")
+        await host.wait_lost("A")
+        await turn(lab, host, calls, 7)
+        lab.step(8)
+        lab.start_http("A")
+        if era == "legacy":
+            await logged_404(lab, mark)  # the SDK client's own GET retry meets the new process
+            await host.connect("A")
+        else:
+            await host.back("A")
+        await turn(lab, host, calls, 9)
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B", "C"))
+
+
+def test_modern_stdio_restart(tmp_path):
+    """A restart on stdio is a new process the host launches: the listen request it held is gone, so it
+    meets the new process from scratch, listens again, waits for the ack and re-lists."""
+    playground = {
+        "start": {"name": "restart", "era": "modern", "options": {"transport": "stdio", "listen": True}},
+        "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W", stdio=True)
+        lab.step(1)
+        lab.kill("W")
+        await host.wait_lost("W")
+        await host.connect("W", stdio=True)
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, [], flow)
+
+
+def test_legacy_stdio_restart(tmp_path):
+    """On legacy stdio the new process needs initialize before anything else, then a re-list."""
+    playground = {
+        "start": {"name": "restart", "era": "legacy", "options": {"transport": "stdio", "listen": True}},
+        "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W", stdio=True)
+        lab.step(1)
+        lab.kill("W")
+        await host.connect("W", stdio=True)
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, [], flow)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_stdio_crash_with_a_call_in_flight(tmp_path, era):
+    """The process exits while a call runs: the host reads EOF and gives the model an error it builds itself;
+    nothing answers the call. Back as a new process, it is met from scratch and the next turn works."""
+    playground = {
+        "start": {"name": "restart", "era": era, "options": {"transport": "stdio", "listen": True}},
+        "events": [
+            {"kind": "start_call", "server": "W"},
+            {"kind": "server_dies", "server": "W"},
+            {"kind": "server_back", "server": "W"},
+            {"kind": "take_turn"},
+        ],
+    }
+
+    async def flow(lab, host, calls):
+        [(server, tool, arguments)] = calls[1]
+        lab.step(0)
+        await host.connect("W", stdio=True, hangs=tool)
+        lab.step(1)
+        mark = len(lab.records())
+        host.tg.start_soon(host.call, server, tool, arguments)
+        await anyio.to_thread.run_sync(
+            lambda: lab.wait_logged(lambda r: (r.get("msg") or {}).get("method") == "tools/call", "the call", mark)
+        )
+        lab.step(2)
+        lab.kill("W")
+        await host.wait_lost("W")
+        await host.wait_local_error("W")
+        lab.step(3)
+        await host.connect("W", stdio=True)
+        await turn(lab, host, calls, 4)
+
+    differential(tmp_path, playground, [], flow)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_restart_while_the_user_answers(tmp_path, era):
+    """content/scenarios/restart-answering.yaml: W asks the user, restarts, the answer is refused by the new
+    process (modern: the requestState key lived in the old process; legacy: the session did), the user is
+    asked again and the second answer finishes the call."""
+    playground = scenario_playground(SCENARIOS / "restart-answering.yaml", era)
+    [(_, tool, arguments)] = sim_calls(playground)[1]
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W")
+        lab.step(1)
+        await host.ask("W", tool, arguments)
+        lab.step(2)
+        lab.kill("W")
+        lab.start_http("W", asks=tool)
+        lab.step(3)
+        assert not await host.answer("W", "OR")
+        lab.step(4)
+        assert await host.answer("W", "OR")
+        await turn(lab, host, calls, 5)
+
+    variants = HTTP_VARIANTS + (["get-stream-optional"] if era == "legacy" else [])
+    differential(tmp_path, playground, variants, flow, http=("W",), asks=tool)
+
+
+def test_mrtr_across_a_restart_with_a_durable_key(tmp_path):
+    """The requestState key outlives the process (RequestStateSecurity with a key both processes hold): the
+    retry after the restart verifies and the call finishes; the user is asked once."""
+    playground = {
+        "start": {"name": "restart", "era": "modern", "options": {"state_key_durable": True}},
+        "events": [
+            {"kind": "ask_user_input", "server": "W", "tool": "get_forecast"},
+            {"kind": "restart_server", "server": "W"},
+            {"kind": "user_answers", "server": "W", "answer": "OR"},
+            {"kind": "take_turn"},
+        ],
+    }
+    [(_, tool, arguments)] = sim_calls(playground)[1]
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W")
+        lab.step(1)
+        await host.ask("W", tool, arguments)
+        lab.step(2)
+        lab.kill("W")
+        lab.start_http("W")
+        lab.step(3)
+        assert await host.answer("W", "OR")
+        await turn(lab, host, calls, 4)
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("W",), asks=tool, state_key="ab" * 32)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_server_added_and_removed(tmp_path, era):
+    """An admin adds C to the host's config (nothing on the wire announced it), the model uses it; the admin
+    removes it: a legacy client ends its session with DELETE, a modern one just closes its stream."""
+    playground = {
+        "start": {"name": "outage", "era": era},
+        "events": [
+            {"kind": "add_server", "server": "C"},
+            {"kind": "take_turn"},
+            {"kind": "remove_server", "server": "C"},
+            {"kind": "take_turn"},
+        ],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("A")
+        await host.connect("B")
+        lab.step(1)
+        await host.connect("C", end_session=True)
+        await turn(lab, host, calls, 2)
+        lab.step(3)
+        await host.drop("C")
+        await turn(lab, host, calls, 4)
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B", "C"))
+
+
+# The simulation's requests carry no Authorization header, though its server answers 401 for an expired or
+# revoked token; the SDK host sends the user's bearer token on every request.
+NO_TOKEN_SHOWN = (
+    "simulation bug: its requests carry no Authorization header although its server answers 401 for an "
+    "expired or revoked token"
+)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_TOKEN_SHOWN)
+@pytest.mark.parametrize("era", ERAS)
+def test_an_expired_token(tmp_path, era):
+    """The token expires: the next call meets 401, the client refreshes the token and sends the call again."""
+    playground = {
+        "start": {"name": "restart", "era": era, "options": {"listen": True}},
+        "events": [{"kind": "token_expires", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W")
+        lab.step(1)
+        lab.expire(host.bearer.token)
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, [*HTTP_VARIANTS, "oauth-error-body"], flow, http=("W",), tokens=True)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=NO_TOKEN_SHOWN)
+@pytest.mark.parametrize("era", ERAS)
+def test_a_token_revoked_by_a_restart(tmp_path, era):
+    """The authorization server lived in W's process: after the restart the token is unknown, and the first
+    request meets 401 before any session work (modern: the listen; legacy: the GET the SDK client retries by
+    itself). The token cannot be refreshed: the user must sign in again, nothing more is sent, and the
+    model's call gets the host's own error."""
+    playground = {
+        "start": {"name": "restart", "era": era, "options": {"listen": True, "auth_in_process": True}},
+        "events": [{"kind": "restart_server", "server": "W"}, {"kind": "take_turn"}],
+    }
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("W")
+        lab.step(1)
+        mark = len(lab.records())
+        lab.kill("W")
+        await host.wait_lost("W")
+        lab.forget_tokens()
+        lab.start_http("W")
+        if era == "legacy":
+            await anyio.to_thread.run_sync(
+                lambda: lab.wait_logged(lambda r: r.get("status") == 401, "the GET's 401", mark)
+            )
+            assert lab.refresh(host.bearer.token) is None
+            host.signed_out.add("W")
+        else:
+            await host.back("W")
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, playground, [*HTTP_VARIANTS, "oauth-error-body"], flow, http=("W",), tokens=True)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_outage_during_a_call(tmp_path, era):
+    """content/scenarios/outage.yaml: A dies while the model's call runs; its answer never comes and the host
+    builds the model's error; a turn without A; A is back as a new process; its tools return."""
+    playground = scenario_playground(SCENARIOS / "outage.yaml", era)
+    [(server, tool, arguments)] = sim_calls(playground)[1]
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        await host.connect("A")
+        await host.connect("B")
+        lab.step(1)
+        mark = len(lab.records())
+        host.tg.start_soon(host.call, server, tool, arguments)
+        call = await anyio.to_thread.run_sync(
+            lambda: lab.wait_logged(lambda r: (r.get("msg") or {}).get("method") == "tools/call", "the call", mark)
+        )
+        if era == "legacy":
+            # The call runs once the server has answered with its SSE stream's head. Killed before that (the
+            # proxy logs a request before the server reads it), the SDK client's POST fails with no response
+            # at all, which ends the whole client, its GET retry with it: a different flow from the lesson's.
+            await anyio.to_thread.run_sync(
+                lambda: lab.wait_logged(
+                    lambda r: r.get("kind") == "response" and r["exchange"] == call["exchange"],
+                    "the call's stream",
+                    mark,
+                )
+            )
+        lab.step(2)
+        mark = len(lab.records())
+        lab.kill("A")
+        await host.wait_lost("A")
+        await host.wait_local_error("A")
+        await turn(lab, host, calls, 3)
+        lab.step(4)
+        lab.start_http("A")
+        if era == "legacy":
+            await logged_404(lab, mark)  # the SDK client's own GET retry meets the new process
+            await host.connect("A")
+        else:
+            await host.back("A")
+        await turn(lab, host, calls, 5)
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow, http=("A", "B"), once={"A": {"hangs": tool}})
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_gateway_in_front(tmp_path, era):
+    """content/scenarios/gateway.yaml: one client to gateway G (an SDK server reaching its backends with the
+    SDK's client); B fails its health check, C joins, A leaves: each change is one list_changed to every
+    listening host (two other hosts listen too), and this host re-lists."""
+    playground = scenario_playground(SCENARIOS / "gateway.yaml", era)
+    others = ["host-2", "host-3"]
+
+    async def flow(lab, host, calls):
+        lab.start_gateway("G", ["A", "B", "C"], ["A", "B"], others)
+        # The other hosts are listening before the scenario starts: their opening is not part of it.
+        lab.step(SETUP)
+        listeners = [Host(lab, era, host.tg, name=other) for other in others]
+        for other in listeners:
+            await other.connect("G")
+        lab.step(0)
+        await host.connect("G")
+
+        async def change(step: int, action: str) -> None:
+            lab.step(step)
+            lab.operate("G", action)
+            await host.changed("G")
+            for other in listeners:
+                await other.notified("G")
+
+        try:
+            await change(1, "fails B")
+            await turn(lab, host, calls, 2)
+            await change(3, "joins C")
+            await change(4, "leaves A")
+            await turn(lab, host, calls, 5)
+        finally:
+            lab.step(TEARDOWN)
+            for other in listeners:
+                await other.close()
+
+    differential(tmp_path, playground, HTTP_VARIANTS, flow)
