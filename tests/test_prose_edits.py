@@ -28,6 +28,7 @@ PROSE_KEYS = {
     "text",
     "explanation",
     "hint",
+    "hints",
     "question",
     "variants_legend",
     "means",
@@ -63,6 +64,8 @@ def reword_yaml(data: Any, path: str = "") -> Any:
             k: (
                 f"Reworded {k} at {path}{k}."
                 if k in PROSE_KEYS and isinstance(v, str)
+                else [f"Reworded {k} {i} at {path}{k}." for i in range(len(v))]
+                if k in PROSE_KEYS and isinstance(v, list) and all(isinstance(x, str) for x in v)
                 else reword_yaml(v, f"{path}{k}.")
             )
             for k, v in data.items()

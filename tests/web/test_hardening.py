@@ -13,7 +13,7 @@ import websocket
 
 OPEN = {"v": 2, "type": "open", "panel": "outage"}
 LONG_LOG = {"era": "modern", "events": [["p", "turn"]] * 500, "seq": 500}  # the longest log a playground keeps
-TASK = "/api/quiz/hot-swapping/host-error"
+TASK = "/api/quiz/an-outage/host-error"
 TASK_LOG = "outage:modern::" + ",".join(["turn"] * 500)
 
 
@@ -102,11 +102,11 @@ def test_api_errors_answer_json(client, method, path, status):
 
 
 def test_the_quiz_cookie_is_secure_when_served_over_https(client):
-    answered = client.post("https://lesson.example/lessons/hot-swapping/quiz/idle-restart", data={"choice": "b"})
+    answered = client.post("https://lesson.example/lessons/restarts/quiz/idle-restart", data={"choice": "b"})
     assert answered.status_code == 303
     cookie = answered.headers["Set-Cookie"]
     assert "Secure" in cookie and "HttpOnly" in cookie
-    plain = client.post("/lessons/hot-swapping/quiz/idle-restart", data={"choice": "b"})
+    plain = client.post("/lessons/restarts/quiz/idle-restart", data={"choice": "b"})
     assert "Secure" not in plain.headers["Set-Cookie"]
 
 
@@ -177,8 +177,8 @@ def test_a_malformed_budget_setting_stops_start_up(key):
 def test_a_page_sending_back_several_long_task_logs_is_graded_on_a_full_budget(client):
     """After a reload the page sends every answer it holds: their presses may pass one burst, and are
     charged as one burst at most, so they are graded, not refused for ever."""
-    answers = {"host-error": TASK_LOG, "another": TASK_LOG, "idle-restart": "b"}
-    resp = client.post("/api/quiz/hot-swapping", json={"answers": answers})
+    answers = {"host-error": TASK_LOG, "another": TASK_LOG}
+    resp = client.post("/api/quiz/an-outage", json={"answers": answers})
     assert resp.status_code == 200 and "host-error" in resp.json["results"]
     # A log over the playground's limit is refused as such, whatever the budget holds.
     too_long = "outage:modern::" + ",".join(["turn"] * 501)
