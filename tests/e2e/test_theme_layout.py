@@ -553,7 +553,7 @@ def test_print_shows_the_text_not_the_controls(page: Page) -> None:
     page.emulate_media(media="print")
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     expect(page.get_by_role("heading", level=2).first).to_be_visible()
-    expect(page.get_by_role("main").locator("p").first).to_be_visible()
+    expect(page.locator("article.lesson > p").first).to_be_visible()
     expect(page.get_by_role("button", name="Restart the server")).to_be_hidden()
     expect(page.get_by_role("group", name="Theme")).to_be_hidden()
     expect(page.get_by_role("link", name="Skip to the lesson")).to_be_hidden()
