@@ -224,7 +224,7 @@ def test_links_and_presses_in_the_frame_scroll_the_portal(page: Page, portal: tu
     expect(framed.get_by_role("button", name="A dies").first).to_be_enabled()
     contents = framed.get_by_role("navigation", name=re.compile("contents|this lesson", re.I))
     contents.locator("summary").click()
-    link = contents.get_by_role("link").nth(3)
+    link = contents.get_by_role("link").last  # the section furthest down: a short lesson has few
     section = framed.locator(link.get_attribute("href"))
     expect(section).not_to_be_in_viewport()
     link.click()
