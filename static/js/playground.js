@@ -288,8 +288,10 @@ export function mountPlayground(section, transport) {
       if (logMoved && box) box.scrollTop = box.scrollHeight;
       else if (box) showLogEntry(box, k);
       logMoved = false;
-      if (stageBeside()) alignRegions(quiet, keep);
-      else if (marked.length) bringIntoView(marked, keep, quiet);
+      // A first view (the page opening, a link landing on its heading) leaves the page where it is.
+      if (stageBeside()) {
+        if (prev) alignRegions(quiet, keep);
+      } else if (marked.length) bringIntoView(marked, keep, quiet);
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
