@@ -280,8 +280,9 @@ CROSSED_WORDS = """f => {
 @pytest.mark.parametrize(
     ("lesson", "title", "button"),
     [
-        (OUTAGE, TITLE, "B deploys a new tool"),  # list_changed between neighbours
-        (LESSON_2, "Misbehaving servers", "Q sends list_changed without declaring it"),
+        # Four lanes: list_changed between neighbours, its words reaching over both lanes' lines (the
+        # two-lane diagrams of the other lessons fit their words between their lanes at this width).
+        (GATEWAYS, "A gateway in front", "B fails its health check"),
     ],
 )
 def test_no_lane_line_runs_through_an_arrows_words(
