@@ -269,6 +269,7 @@ export function mountPlayground(section, transport) {
     // A step that changes nothing on screen is explained by its note, when it has one.
     const note = prev && !undo ? (history[k]?.lines || []).find((line) => line.tone === "warn") : null;
     if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-failed`) || []) mark(li, "failed");
+    const firstView = !shown;
     shown = v;
     // Marked elements are new nodes (every region but the log is redrawn), so adding the class
     // starts the flash without forcing a layout first.
@@ -288,8 +289,10 @@ export function mountPlayground(section, transport) {
       if (logMoved && box) box.scrollTop = box.scrollHeight;
       else if (box) showLogEntry(box, k);
       logMoved = false;
-      if (stageBeside()) alignRegions(quiet, keep);
-      else if (marked.length) bringIntoView(marked, keep, quiet);
+      // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
+      if (stageBeside()) {
+        if (!firstView) alignRegions(quiet, keep);
+      } else if (marked.length) bringIntoView(marked, keep, quiet);
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });

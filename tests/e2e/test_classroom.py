@@ -197,8 +197,8 @@ def test_share_link_says_when_the_link_must_be_copied_by_hand(page: Page) -> Non
 
 
 def test_a_shared_link_opens_its_disclosure_and_brings_the_playground_into_view(page: Page) -> None:
-    """Lesson 1's answering playground sits inside a closed disclosure, far down the page: a link to it
-    opens the disclosure, scrolls the playground into view and puts the focus on its heading."""
+    """The answering playground sits below its lesson's opening words: a link to it opens any disclosure
+    around it, scrolls the playground into view and puts the focus on its heading."""
     data = {"v": 1, "s": None, "e": "modern", "x": ["ask", "restart"]}
     encoded = base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
     page.goto(f"{ANSWERING}#pg=answering~{encoded}")
