@@ -8,6 +8,7 @@ from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 from .helpers import (
     OUTAGE,
+    RESTARTS,
     expect_status,
     log_labels,
     log_step,
@@ -45,10 +46,13 @@ def test_http_fallback_when_the_websocket_is_blocked(page: Page) -> None:
     expect(log_labels(outage).last).to_have_text("Step 2: The host switches to the legacy era")
     assert frames and set(frames) == {"POST"}
 
-    # The restart lab goes over HTTP too.
+    # The restart lab, in its own lesson, goes over HTTP too.
+    page.goto(RESTARTS)
+    expect(connection_status(page)).to_contain_text("using plain HTTP")
     lab = restart_lab(page)
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation="idle"))
+    assert set(frames) == {"POST"}
 
 
 def test_a_dropped_socket_reconnects(page: Page) -> None:
