@@ -127,11 +127,13 @@ def test_bringing_presses_back_keeps_what_the_learner_did_after_the_scenario(pag
     """What the learner pressed on the scenario's playground is set aside in turn (the button offers
     it back), and what is set aside survives a reload of the page."""
     outage = left_a_scenario_after_one_press(page)
+    entries = log_labels(outage).count()  # the scenario's first moment, drawn before the learner left it
     page.reload()
     outage = outage.page.get_by_role("region", name="Play out an outage", exact=True)
     one = outage.get_by_role("button", name=message("playground.bring_back", presses="1 press"))
     expect(one).to_be_visible()  # kept in this tab's storage
-    steps = log_labels(outage).count() - 1
+    expect(log_labels(outage)).to_have_count(entries)  # the playground is back as it was left
+    steps = entries - 1
     press(outage, "Take a model turn", steps + 1)  # the learner's own work on the scenario's playground
     one.click()
     expect(log_labels(outage)).to_have_count(2)
