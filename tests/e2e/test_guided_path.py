@@ -25,19 +25,22 @@ assert isinstance(OUTAGE, PlaygroundPanel)
 SCRIPT = next(s for s in load_scripts(default_root()).values() if s.panel == PANEL and s.title.startswith("An outage"))
 
 
+IN_VIEW = """el => { const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return false;
+  if (r.top < -1 || r.bottom > innerHeight + 1 || r.left < -1) return false;
+  const x = r.left + Math.min(8, r.width / 2), y = r.top + Math.min(8, r.height / 2);
+  const top = document.elementFromPoint(x, y);
+  return top !== null && (el.contains(top) || top.contains(el)); }"""
+
+
 def in_view(page: Page, target: Locator) -> bool:
-    """Whether the element is inside the viewport and not cut off by a box that scrolls it."""
-    box = target.bounding_box()
-    size = page.viewport_size
-    if not box or not size:
+    """Whether the element comes to sit inside the viewport, not cut off by a box that scrolls it: a
+    condition waited for (the page aligns the playground after it draws), not read at one instant."""
+    try:
+        page.wait_for_function(IN_VIEW, arg=target.element_handle(), timeout=10_000)
+    except Exception:
         return False
-    inside = box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1 and box["x"] >= -1
-    return inside and target.evaluate(
-        """el => { const r = el.getBoundingClientRect();
-                   const x = r.left + Math.min(8, r.width / 2), y = r.top + Math.min(8, r.height / 2);
-                   const top = document.elementFromPoint(x, y);
-                   return top !== null && (el.contains(top) || top.contains(el)); }"""
-    )
+    return True
 
 
 # The text a sighted learner sees: text in elements that are rendered and larger than the 1 px box that
@@ -83,7 +86,7 @@ def prediction(section: Locator, button_id: str) -> Locator:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, size: tuple[int, int], scheme: str) -> None:
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.emulate_media(color_scheme=scheme)
+    page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
     page.goto(lesson_holding(PANEL))
     section = panel(page, OUTAGE.title)
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
