@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,10 @@ def differential(
                     await host.close()
                     tg.cancel_scope.cancel()
 
-        anyio.run(main)
+        # In a thread of its own: Playwright's sync API keeps an event loop running in the main thread for
+        # the whole session once a browser test has run, and anyio will not start a second one there.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(anyio.run, main).result()
     except BaseException:
         # Shown by pytest with the failure: what crossed until then, and what broke in a proxy, if anything.
         print("the wire until the flow failed:\n" + "\n".join(map(json.dumps, lab.records())))
