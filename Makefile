@@ -46,28 +46,27 @@ chromium: $(VENV)/.installed
 	  exit 1; \
 	fi
 
-# The outbox's Redis tests start their own redis-server on a free loopback port; install Debian's
-# when it is missing and we can, else stop here rather than run without them.
-redis:
-	@if command -v redis-server >/dev/null; then :; \
+# A Debian package a test needs: use the command when present, install it when we are root with
+# apt-get, else stop with what to do rather than run without the tests that need it.
+# $(call debian_need,command,package,why)
+define debian_need
+	@if command -v $(1) >/dev/null || [ -x /usr/sbin/$(1) ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "Installing Debian's redis-server for the outbox tests..."; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null; \
+	  echo "Installing Debian's $(2) for $(3)..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(2) >/dev/null; \
 	else \
-	  echo "No redis-server found. Install one (Debian: sudo apt-get install redis-server): the outbox tests need it" >&2; \
+	  echo "No $(1) found. Install one (Debian: sudo apt-get install $(2)): $(3) need it" >&2; \
 	  exit 1; \
 	fi
+endef
+
+# The outbox's Redis tests start their own redis-server on a free loopback port.
+redis:
+	$(call debian_need,redis-server,redis-server,the outbox tests)
 
 # tests/web/test_proxy.py runs the nginx block docs/classroom.md gives in front of the server.
 nginx:
-	@if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "Installing Debian's nginx-light for the proxy test..."; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null; \
-	else \
-	  echo "No nginx found. Install one (Debian: sudo apt-get install nginx-light): the proxy test needs it" >&2; \
-	  exit 1; \
-	fi
+	$(call debian_need,nginx,nginx-light,the proxy tests)
 
 test: $(VENV)/.installed-sdk chromium redis nginx
 	$(VENV)/bin/ruff check .
