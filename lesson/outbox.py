@@ -57,6 +57,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
+from lesson import sqlitefile
+
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -244,14 +246,7 @@ class SqliteStore(Store):
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None or self._pid != os.getpid():
-            # isolation_level=None: transactions only where this code opens them (BEGIN IMMEDIATE).
-            conn = sqlite3.connect(
-                self.path, timeout=self._busy_ms / 1000, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
-            self._db, self._pid = conn, os.getpid()
+            self._db, self._pid = sqlitefile.connect(self.path, self._busy_ms / 1000, any_thread=True), os.getpid()
         return self._db
 
     @contextlib.contextmanager

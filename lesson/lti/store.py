@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from lesson import sqlitefile
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, expires REAL NOT NULL);
@@ -49,10 +51,7 @@ class SqliteCache:
     def _conn(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=True)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            self._local.db = db
+            db = self._local.db = sqlitefile.connect(self.path, self._timeout)
         return db
 
     @contextmanager
