@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import threading
@@ -69,6 +70,19 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     if path:
         args["executable_path"] = path
     return args
+
+
+@pytest.fixture
+def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path):
+    """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
+    storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
+    profile = tmp_path / "profile"
+    (profile / "Default").mkdir(parents=True)
+    prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
+    (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+    context = browser_type.launch_persistent_context(str(profile), **browser_type_launch_args)
+    yield context
+    context.close()
 
 
 @pytest.fixture

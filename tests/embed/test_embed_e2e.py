@@ -3,10 +3,9 @@ auto-height, statements in order, refused origins, and storage that is refused."
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -234,19 +233,6 @@ def test_storage_that_works_is_used_and_nothing_is_said(page: Page, origins: tup
     )
     assert result == {"persistent": True, "raw": "1", "reason": None}
     expect(page.frame_locator("iframe[title='MCP Churn Lab']").get_by_role("status")).to_be_hidden()
-
-
-@pytest.fixture
-def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path) -> Iterator[BrowserContext]:
-    """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
-    storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
-    profile = tmp_path / "profile"
-    (profile / "Default").mkdir(parents=True)
-    prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
-    (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
-    context = browser_type.launch_persistent_context(str(profile), **browser_type_launch_args)
-    yield context
-    context.close()
 
 
 def test_in_a_cross_site_frame_with_third_party_storage_blocked(

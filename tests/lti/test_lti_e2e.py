@@ -4,29 +4,15 @@ third-party cookies (Chromium's own setting, as in tests/embed)."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import BrowserContext, Request, expect
+from playwright.sync_api import Request, expect
 
 from .platform import course_url
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path) -> Iterator[BrowserContext]:
-    profile = tmp_path / "profile"
-    (profile / "Default").mkdir(parents=True)
-    prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
-    (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
-    context = browser_type.launch_persistent_context(str(profile), **browser_type_launch_args)
-    yield context
-    context.close()
 
 
 def _no_axe_violations(page) -> None:
