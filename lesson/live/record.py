@@ -18,14 +18,16 @@ class Recorder:
     def add(self, **record: Any) -> None:
         self.records.append(record)
 
-    async def wait(self, match: Callable[[dict[str, Any]], bool], what: str, after: int = 0) -> dict[str, Any]:
-        """The first record from ``after`` on that ``match`` accepts; TimeoutError naming ``what`` after WAIT."""
+    async def wait(
+        self, match: Callable[[dict[str, Any]], bool], what: str, after: int = 0, timeout: float = WAIT
+    ) -> dict[str, Any]:
+        """The first record from ``after`` on that ``match`` accepts; TimeoutError naming ``what`` after ``timeout``."""
         try:
-            with anyio.fail_after(WAIT):
+            with anyio.fail_after(timeout):
                 while True:
                     found = next((r for r in self.records[after:] if match(r)), None)
                     if found is not None:
                         return found
                     await anyio.sleep(0.02)
         except TimeoutError:
-            raise TimeoutError(f"timed out after {WAIT:g} s waiting for {what}") from None
+            raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}") from None

@@ -354,7 +354,14 @@ class LivePlayground:
                 self.holding.add(server)
                 lines.append({"text": f"The host sent the call to {tool} on {server}; it is running.", "tone": "model"})
         elif kind == "server_dies":
+            mark = len(self.rec.records)
             await self.kill(name)
+            # The stream the host held open (legacy GET, modern listen) breaks with the process: shown in this
+            # press, not the next one.
+            with contextlib.suppress(TimeoutError):
+                await self.rec.wait(
+                    lambda r: r.get("kind") == "proxy_error" and r["server"] == name, "the stream's end", mark, 5.0
+                )
             await host.wait_lost(name)
             if name in self.holding:
                 await host.wait_local_error(name)
