@@ -211,6 +211,8 @@ class LivePlayground:
             if self._portal is not None:
                 with contextlib.suppress(Exception):
                     self._portal.call(self._shutdown)
+                with contextlib.suppress(Exception):  # a press still under way is cancelled, not waited for
+                    self._portal.call(self._portal.stop, True)
                 with contextlib.suppress(Exception):
                     self._portal_cm.__exit__(None, None, None)
         finally:

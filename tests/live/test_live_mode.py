@@ -71,6 +71,37 @@ def test_live_off_starts_nothing(serve_app):
     assert not live_children(psutil.Process()), "a live server started with live mode off"
 
 
+def test_another_site_cannot_open_the_live_socket(serve_app):
+    """The live socket is a socket like the others: a handshake from another site is refused before it opens."""
+    url = serve_app(LIVE=True)
+    with pytest.raises(websocket.WebSocketBadStatusException) as err:
+        websocket.create_connection(
+            url.replace("http://", "ws://") + "/live", timeout=WAIT, origin="http://evil.example"
+        )
+    assert err.value.status_code == 403
+    assert not live_children(psutil.Process())
+
+
+def test_bad_frames_get_clear_errors(serve_app):
+    """With live mode on, frames that start nothing: each gets an error naming what is wrong, the socket stays."""
+    url = serve_app(LIVE=True)
+    ws = socket_to(url)
+    try:
+        for frame, code in [
+            ("not json", "bad_frame"),
+            (json.dumps([1]), "bad_frame"),
+            (json.dumps({"type": "press", "button": "a-dies"}), "not_open"),
+            (json.dumps({"type": "open", "panel": "restarts", "era": "modern"}), "not_live"),
+            (json.dumps({"type": "open", "panel": "outage", "era": "2024"}), "not_live"),
+        ]:
+            ws.send(frame)
+            answer = json.loads(ws.recv())
+            assert (answer["type"], answer["code"]) == ("error", code), frame
+    finally:
+        ws.close()
+    assert not live_children(psutil.Process())
+
+
 class Panel:
     id = "outage"
 
