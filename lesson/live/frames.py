@@ -74,7 +74,10 @@ def to_frames(records: list[dict[str, Any]], era: str) -> list[dict[str, Any]]:
                 _frame("sse_event", era, server, "host", event_id=r.get("id"), http=summary, payload=_payload(r["msg"]))
             )
         elif kind == "proxy_error":
-            note = f"The connection to {server} broke with no response: its process is gone ({r['error']})."
+            if "did not come back" in r["error"]:  # the proxy held a request until its bound ran out
+                note = f"A request to {server} waited for its process to come back, in vain; the proxy ended it."
+            else:
+                note = f"The connection to {server} broke with no response: its process is gone."
             out.append(
                 _frame("stream_end", era, server, "host", on_wire=False, how="dropped", http="stream closed", note=note)
             )

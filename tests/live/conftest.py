@@ -8,8 +8,10 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -62,14 +64,14 @@ class Served:
         return kids
 
 
-def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+def serve(*args: str, env: dict[str, str] | None = None, stderr: Any = subprocess.PIPE) -> subprocess.Popen:
     full_env = {**os.environ, "LESSON_SECRET_KEY": "live-test", "LESSON_LIVE_LIFETIME": "180", **(env or {})}
     return subprocess.Popen(
         [*LESSON, "serve", *args],
         cwd=REPO,
         env=full_env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         start_new_session=True,
     )
@@ -78,21 +80,26 @@ def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
 @pytest.fixture
 def live_cli() -> Iterator[Served]:
     """``lesson serve --live --port 0`` on 127.0.0.1; its URL once it listens."""
-    proc = serve("--live", "--port", "0")
-    served = None
-    try:
-        assert proc.stdout is not None
-        # The first line names the address; a server that dies first gives an empty line.
-        line = proc.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+", line)
-        assert match, f"no address in {line!r}; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"
-        served = Served(proc, match.group(0))
-        yield served
-    finally:
-        pids = list(served.seen) if served else []
-        if served is not None:
-            pids += [k.pid for k in live_children(served.ps)]
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(START)
-        kill_all(pids)
+    # The server's request log goes to a file: a pipe nobody reads would fill and stop the server.
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = serve("--live", "--port", "0", stderr=log)
+        served = None
+        try:
+            assert proc.stdout is not None
+            # The first line names the address; a server that dies first gives an empty line.
+            line = proc.stdout.readline()
+            match = re.search(r"http://127\.0\.0\.1:\d+", line)
+            if not match:
+                proc.wait(START)
+                log.seek(0)
+                raise AssertionError(f"no address in {line!r}; the server said: {log.read()}")
+            served = Served(proc, match.group(0))
+            yield served
+        finally:
+            pids = list(served.seen) if served else []
+            if served is not None:
+                pids += [k.pid for k in live_children(served.ps)]
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(START)
+            kill_all(pids)
