@@ -114,6 +114,11 @@ def init_app(app: Any) -> None:
         return
     import atexit
 
+    from ..live import sdk_missing
+    from ..settings import SettingsError
+
+    if why := sdk_missing():  # before anything imports it: a clear start-up error, not an ImportError
+        raise SettingsError(f"LESSON_LIVE is on, but {why}")
     from ..live.runner import Limits, Registry
 
     cfg = app.config

@@ -12,6 +12,8 @@ import websocket
 from lesson.cli import _live_refusal
 from lesson.live import SDK_MISSING, loopback
 from lesson.live.runner import Limits, LiveRefused, Registry
+from lesson.settings import SettingsError
+from lesson.web import create_app
 
 from .conftest import START, kill_all, live_children, serve
 
@@ -49,6 +51,8 @@ def test_a_missing_sdk_is_named(monkeypatch):
     assert lesson.live.sdk_missing() == SDK_MISSING
     assert "pip install -e '.[sdk]'" in SDK_MISSING
     assert _live_refusal({"LIVE": True}, "127.0.0.1", 0) == SDK_MISSING
+    with pytest.raises(SettingsError, match=r"LESSON_LIVE is on, but .*pip install"):
+        create_app({"SECRET_KEY": "t", "LIVE": True})  # `flask run` too stops with the command, not an ImportError
 
 
 def socket_to(url: str) -> websocket.WebSocket:
