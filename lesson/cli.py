@@ -43,10 +43,32 @@ def _schema(out: Path | None, check_only: bool) -> int:
     return 0
 
 
-def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads: int = 1100) -> int:
+def _live_refusal(config: Any, host: str, workers: int) -> str | None:
+    """Why live mode (docs/live.md) may not run with these settings, naming what to change; None if it may."""
+    from .live import loopback, sdk_missing
+
+    if not config.get("LIVE"):
+        return None
+    if missing := sdk_missing():
+        return missing
+    if not loopback(host) and not config.get("LIVE_ALLOW_REMOTE"):
+        return (
+            f"refusing live mode on {host}: it starts server processes on this machine for whoever opens the page. "
+            "Bind to 127.0.0.1 (the default), or allow it with --live-allow-remote (LESSON_LIVE_ALLOW_REMOTE=true)"
+        )
+    if workers > 0:
+        return "live mode runs on the single-process server: leave out --workers"
+    return None
+
+
+def _serve(
+    host: str, port: int, reload: bool = False, workers: int = 0, threads: int = 1100, live: bool = False,
+    live_allow_remote: bool = False,
+) -> int:  # fmt: skip
     """One process on werkzeug by default; ``workers`` > 0 runs gunicorn (see lesson/web/server.py)."""
     import os
     import secrets
+    import signal
 
     from .content import ContentError
     from .settings import SettingsError
@@ -56,6 +78,16 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
     os.environ.setdefault("LESSON_SECRET_KEY", secrets.token_hex(32))
     if reload:  # an environment setting, so gunicorn's workers reload too
         os.environ["LESSON_CONTENT_RELOAD"] = "true"
+    if live:
+        os.environ["LESSON_LIVE"] = "true"
+    if live_allow_remote:
+        os.environ["LESSON_LIVE_ALLOW_REMOTE"] = "true"
+    if os.environ.get("LESSON_LIVE", "").lower() in ("true", "1"):
+        from .live import sdk_missing
+
+        if missing := sdk_missing():  # before the app imports anything of it
+            print(missing, file=sys.stderr)
+            return 2
     try:
         app = create_app()
     except ContentError as err:
@@ -64,6 +96,9 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
     except SettingsError as err:
         print(err, file=sys.stderr)
         return 1
+    if why := _live_refusal(app.config, host, workers):
+        print(why, file=sys.stderr)
+        return 2
     if workers > 0:
         from .web.reach import startup_lines
         from .web.server import run_gunicorn
@@ -76,8 +111,20 @@ def _serve(host: str, port: int, reload: bool = False, workers: int = 0, threads
     from .web.reach import startup_lines
 
     print("\n".join(startup_lines(host, server.server_port, "serving")), flush=True)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.serve_forever()
+    live_registry = app.extensions.get("lesson.live")
+    if live_registry is not None:
+        print("Live mode: the outage playground runs on real MCP SDK servers on this machine.", flush=True)
+
+        def stop(signum: int, frame: Any) -> None:
+            raise KeyboardInterrupt  # SIGTERM ends the server like Ctrl-C: the live processes are killed
+
+        signal.signal(signal.SIGTERM, stop)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.serve_forever()
+    finally:
+        if live_registry is not None:
+            live_registry.close_all()
     return 0
 
 
@@ -262,6 +309,16 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=_bounded(0, 65535), default=8000, help="0 picks a free port")
     serve.add_argument("--reload", action="store_true", help="load content edits again on the next page load")
     serve.add_argument(
+        "--live",
+        action="store_true",
+        help="instructors: the outage playground also runs on real MCP SDK servers on this machine (docs/live.md)",
+    )
+    serve.add_argument(
+        "--live-allow-remote",
+        action="store_true",
+        help="let --live run when bound to an address other machines reach (LESSON_LIVE_ALLOW_REMOTE)",
+    )
+    serve.add_argument(
         "--workers",
         type=_bounded(0, 64),
         default=0,
@@ -325,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         if args.workers and not args.port:
             parser.error("--port 0 (a free port) works only without --workers")
-        return _serve(args.host, args.port, args.reload, args.workers, args.threads)
+        return _serve(args.host, args.port, args.reload, args.workers, args.threads, args.live, args.live_allow_remote)
     if args.command == "schema":
         return _schema(args.out, args.check)
     if args.command == "lti-keys":

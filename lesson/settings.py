@@ -218,16 +218,28 @@ def validate_settings(config: Mapping[str, Any]) -> None:
         "WS_MAX_PER_ADDRESS",
         "REPLAY_BURST",
         "API_BURST",
+        "LIVE_MAX_PLAYGROUNDS",
+        "LIVE_MAX_PROCESSES",
+        "LIVE_PROCESSES_PER_PLAYGROUND",
     ):
         _whole(config, key, 1, None, problems)
-    for key in ("WS_RATE", "WS_SEND_TIMEOUT", "WS_HELLO_TIMEOUT", "WS_IDLE_TIMEOUT", "REPLAY_RATE", "API_RATE"):
+    for key in (
+        "WS_RATE",
+        "WS_SEND_TIMEOUT",
+        "WS_HELLO_TIMEOUT",
+        "WS_IDLE_TIMEOUT",
+        "REPLAY_RATE",
+        "API_RATE",
+        "LIVE_LIFETIME",
+        "LIVE_PRESS_TIMEOUT",
+    ):
         _number(config, key, problems)
     _number(config, "REPLAY_WAIT", problems, zero=True)
     _number(config, "WS_PING_INTERVAL", problems, zero=True)
     _outbox(config, problems)
     _whole(config, "PROXY_FIX", 0, None, problems)
     _whole(config, "COMPRESS_BR_LEVEL", 0, 11, problems)
-    for key in ("SESSION_COOKIE_SECURE", "CONTENT_RELOAD", "BENCH_ECHO"):
+    for key in ("SESSION_COOKIE_SECURE", "CONTENT_RELOAD", "BENCH_ECHO", "LIVE", "LIVE_ALLOW_REMOTE"):
         _flag(config, key, problems)
     algorithms = config.get("COMPRESS_ALGORITHM", ["br", "gzip"])
     names = algorithms.split(",") if isinstance(algorithms, str) else algorithms

@@ -72,6 +72,14 @@ DEFAULTS: dict[str, Any] = {
     "OUTBOX_RETRY_INITIAL": 1.0,
     "OUTBOX_RETRY_MAX": 300.0,
     "OUTBOX_POLL": 1.0,  # seconds between looks for items other processes put
+    # Live mode (docs/live.md): the outage playground on real SDK server processes; off unless asked for.
+    "LIVE": False,
+    "LIVE_ALLOW_REMOTE": False,  # let clients other than this machine start processes
+    "LIVE_MAX_PLAYGROUNDS": 2,
+    "LIVE_MAX_PROCESSES": 8,  # server processes alive at once, all live playgrounds together
+    "LIVE_PROCESSES_PER_PLAYGROUND": 3,
+    "LIVE_LIFETIME": 900.0,  # seconds a server process may live
+    "LIVE_PRESS_TIMEOUT": 45.0,  # seconds a press (or a live playground's start) may take
 }
 
 
@@ -186,7 +194,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
 
-    from . import guard, pages, progress, socket, strings
+    from . import guard, live, pages, progress, socket, strings
 
     guard.init_app(app)  # first: a request it refuses does no other work
     strings.init_app(app)
@@ -194,6 +202,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(progress.bp)
     assets.init_app(app)
     socket.init_app(app)
+    live.init_app(app)  # /live: refused unless live mode is on
+    app.jinja_env.globals["live"] = bool(app.config["LIVE"])
     from ..lti import init_app as lti_init_app
 
     lti_init_app(app)  # only with LTI_CONFIG

@@ -1,0 +1,89 @@
+"""What the proxies and the host recorded, as the frames the page's wire view draws: the same fields as the
+simulation's typed frames (``lesson/sim/frames.py``), so one renderer shows both side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Not Allowed"}
+# The headers that carry protocol meaning, spelled as the simulation spells them; the rest is plumbing.
+HEADERS = {
+    "accept": "Accept",
+    "content-type": "Content-Type",
+    "mcp-protocol-version": "MCP-Protocol-Version",
+    "mcp-session-id": "Mcp-Session-Id",
+    "mcp-method": "Mcp-Method",
+    "mcp-name": "Mcp-Name",
+    "last-event-id": "Last-Event-ID",
+    "x-accel-buffering": "X-Accel-Buffering",
+}
+
+
+def _headers(raw: dict[str, str]) -> dict[str, str]:
+    return {HEADERS[k]: v for k, v in raw.items() if k in HEADERS}
+
+
+def _frame(kind: str, era: str, sender: str, receiver: str, **fields: Any) -> dict[str, Any]:
+    base = {"kind": kind, "on_wire": True, "era": era, "sender": sender, "receiver": receiver, "transport": "http"}
+    return {**base, "http": None, "headers": {}, "payload": None, "checks": [], "note": None, **fields}
+
+
+def _payload(msg: Any) -> dict[str, Any] | None:
+    return msg if isinstance(msg, dict) else None
+
+
+def to_frames(records: list[dict[str, Any]], era: str) -> list[dict[str, Any]]:
+    """One frame per record that crossed or that the host saw; records of other kinds are skipped."""
+    out: list[dict[str, Any]] = []
+    for r in records:
+        kind, server = r.get("kind"), r.get("server", "?")
+        if kind == "request":
+            out.append(
+                _frame(
+                    "http_request",
+                    era,
+                    "host",
+                    server,
+                    method=r["method"],
+                    path=r["path"],
+                    http=f"{r['method']} {r['path']}",
+                    headers=_headers(r["headers"]),
+                    payload=_payload(r["msg"]),
+                )  # fmt: skip
+            )
+        elif kind == "response":
+            status = r["status"]
+            summary = f"HTTP {status} {REASONS.get(status, '')}".rstrip() + (", SSE stream" if r["sse"] else "")
+            out.append(
+                _frame(
+                    "http_response",
+                    era,
+                    server,
+                    "host",
+                    status=status,
+                    sse=r["sse"],
+                    event_id=None,
+                    http=summary,
+                    headers=_headers(r["headers"]),
+                    payload=None if r["sse"] else _payload(r.get("msg")),
+                )  # fmt: skip
+            )
+        elif kind == "event":
+            summary = f"SSE event, id {r['id']}" if r.get("id") else "SSE event"
+            out.append(
+                _frame("sse_event", era, server, "host", event_id=r.get("id"), http=summary, payload=_payload(r["msg"]))
+            )
+        elif kind == "proxy_error":
+            if "did not come back" in r["error"]:  # the proxy held a request until its bound ran out
+                note = f"A request to {server} waited for its process to come back, in vain; the proxy ended it."
+            else:
+                note = f"The connection to {server} broke with no response: its process is gone."
+            out.append(
+                _frame("stream_end", era, server, "host", on_wire=False, how="dropped", http="stream closed", note=note)
+            )
+        elif kind == "local_error":
+            text = f"{server} could not answer: the call failed and no result came back."
+            body = {"content": [{"type": "text", "text": text}], "isError": True}
+            note = f"Built by the host for the model: {server} sent nothing, so nothing crossed the wire."
+            out.append(_frame("host_built", era, "host", "model", on_wire=False, payload=body, note=note))
+    return out

@@ -1,0 +1,471 @@
+"""A live playground: the outage playground's servers as real SDK server processes on 127.0.0.1, an SDK host
+driving its clients the way the simulated host does, and the simulation run beside it on the same presses.
+
+Each press is first applied to the simulation, which decides what the model does (the tools it calls and
+their arguments): only the protocol is real here, not the model. A press the simulation refuses does nothing
+live either. Then the same press is done for real (a deploy is SIGUSR1 to the server's process, a death is
+SIGKILL, a return is a new process on the same port) and every frame a recording proxy saw cross, with what
+the host saw (a stream that broke, the error it built for the model), is the press's real wire.
+
+Each playground runs its own event loop in a thread of its own (an anyio blocking portal); the web layer
+calls ``press`` and ``close`` from the socket's thread. ``Registry`` bounds how many playgrounds and server
+processes run, per playground and in total; every process is its own process group, ends itself after
+``lifetime`` seconds or as soon as the lesson server is gone, and is killed when its playground closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.from_thread import start_blocking_portal
+
+from ..panels import PlaygroundPanel
+from ..sim import advance, begin, describe
+from ..sim.model import ERA_LABEL
+from .frames import to_frames
+from .host import Host
+from .proxy import Proxy
+from .record import WAIT, Recorder
+
+# What a live playground can do for real: the outage playground's buttons.
+SUPPORTED = {"deploy_tool", "add_server", "start_call", "server_dies", "server_back", "take_turn"}
+
+
+class LiveRefused(Exception):
+    """A live playground cannot start or go on; ``message`` says why and which setting bounds it."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+@dataclass(frozen=True)
+class Limits:
+    playgrounds: int = 2  # LESSON_LIVE_MAX_PLAYGROUNDS
+    processes: int = 8  # LESSON_LIVE_MAX_PROCESSES: server processes alive, all playgrounds together
+    per_playground: int = 3  # LESSON_LIVE_PROCESSES_PER_PLAYGROUND
+    lifetime: float = 900.0  # LESSON_LIVE_LIFETIME: seconds a server process may live
+    press: float = 45.0  # LESSON_LIVE_PRESS_TIMEOUT: seconds a press (or the opening) may take
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+class Registry:
+    """Every live playground of this process, and the server processes they run."""
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self.playgrounds: set[LivePlayground] = set()
+        self.processes: dict[int, LivePlayground] = {}  # pid -> its playground, while it runs
+        self.stopped = False
+        self._lock = threading.Lock()
+
+    def open(self, panel: PlaygroundPanel, era: str) -> LivePlayground:
+        """A new live playground with its opening done (servers up, clients connected and listed)."""
+        with self._lock:
+            if self.stopped:
+                raise LiveRefused("live_stopped", "the lesson server is stopping: no live playground starts now")
+            if len(self.playgrounds) >= self.limits.playgrounds:
+                raise LiveRefused(
+                    "live_busy",
+                    f"{len(self.playgrounds)} live playground(s) already run, the most LESSON_LIVE_MAX_PLAYGROUNDS "
+                    "allows: close one (its page) or raise the setting",
+                )
+            pg = LivePlayground(self, panel, era)
+            self.playgrounds.add(pg)
+        try:
+            pg.start()
+        except BaseException:
+            pg.close()
+            raise
+        return pg
+
+    def take(self, pg: LivePlayground, proc: Any = None) -> None:
+        """Room for one more server process of ``pg``, or LiveRefused; ``proc``: record it once started."""
+        with self._lock:
+            if proc is not None:
+                self.processes[proc.pid] = pg
+                return
+            mine = sum(1 for owner in self.processes.values() if owner is pg)
+            if self.stopped or pg.closed:
+                raise LiveRefused("live_stopped", "this live playground is closed")
+            if mine >= self.limits.per_playground:
+                raise LiveRefused(
+                    "live_processes",
+                    f"this playground already runs {mine} server process(es), the most "
+                    "LESSON_LIVE_PROCESSES_PER_PLAYGROUND allows",
+                )
+            if len(self.processes) >= self.limits.processes:
+                raise LiveRefused(
+                    "live_processes",
+                    f"{len(self.processes)} live server processes already run, the most LESSON_LIVE_MAX_PROCESSES "
+                    "allows: close a live playground or raise the setting",
+                )
+
+    def ended(self, pid: int) -> None:
+        with self._lock:
+            self.processes.pop(pid, None)
+
+    def forget(self, pg: LivePlayground) -> None:
+        with self._lock:
+            self.playgrounds.discard(pg)
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return list(self.processes)
+
+    def close_all(self) -> None:
+        """The lesson server stops: close every live playground (their processes are killed) and start none."""
+        with self._lock:
+            self.stopped = True
+            playgrounds = list(self.playgrounds)
+        for pg in playgrounds:
+            pg.close()
+
+
+class LivePlayground:
+    def __init__(self, registry: Registry, panel: PlaygroundPanel, era: str) -> None:
+        self.registry, self.panel, self.era = registry, panel, era
+        self.run = begin(panel.start.model_copy(update={"era": era}))
+        self.rec = Recorder()
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.ports: dict[str, int] = {}  # each server's own port (the proxy's is in its url)
+        self.proxies: dict[str, Proxy] = {}
+        self.urls: dict[str, str] = {}
+        self.configured: list[str] = list(self.run.state.host.configured)
+        self.holding: set[str] = set()  # servers with a call still running
+        self.turns = 0
+        self.last_prompt: list[tuple[str, str]] = []
+        self.last_change: dict[str, str] = {}
+        self.closed = False
+        self.host: Host | None = None
+        self._portal_cm: Any = None
+        self._portal: Any = None
+        self._stop: anyio.Event | None = None
+        self._tg: Any = None
+        self._pressing = threading.Lock()
+        self._closing = threading.Lock()
+
+    # --- life ------------------------------------------------------------------------------------
+
+    def start(self) -> dict[str, Any]:
+        self._portal_cm = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._portal.start_task(self._main)
+        mark = len(self.rec.records)
+        self._portal.call(self._timed, self._opening)
+        self.opening = self.answer(0, "start", mark, [])
+        return self.opening
+
+    async def _main(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        self._stop = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            task_status.started()
+            await self._stop.wait()
+            tg.cancel_scope.cancel()
+
+    async def _timed(self, fn: Any, *args: Any) -> Any:
+        with anyio.fail_after(self.registry.limits.press):
+            return await fn(*args)
+
+    async def _opening(self) -> None:
+        await self.launch(self.configured)
+        self.host = Host(self.rec, self.era, self._tg, self.urls)
+        for name in self.configured:
+            await self.host.connect(name)
+            self.last_change[name] = "step 0: connected"
+
+    def close(self) -> None:
+        """Kill every server process of this playground, end its clients and proxies, stop its event loop.
+        Safe to call more than once, from any thread."""
+        with self._closing:
+            if self.closed:
+                return
+            self.closed = True
+        try:
+            for name in list(self.procs):
+                self.kill_now(name)
+            if self._portal is not None:
+                with contextlib.suppress(Exception):
+                    self._portal.call(self._shutdown)
+                with contextlib.suppress(Exception):  # a press still under way is cancelled, not waited for
+                    self._portal.call(self._portal.stop, True)
+                with contextlib.suppress(Exception):
+                    self._portal_cm.__exit__(None, None, None)
+        finally:
+            self.registry.forget(self)
+
+    async def _shutdown(self) -> None:
+        for proxy in self.proxies.values():
+            await proxy.close()
+        if self._stop is not None:
+            self._stop.set()
+
+    # --- processes ---------------------------------------------------------------------------------
+
+    def spec(self, name: str) -> dict[str, Any]:
+        """The server as the simulation defines it in this scenario (its tools and upcoming tools)."""
+        srv = self.run.state.servers[name]
+        return {
+            "title": srv.title,
+            "tools": [t.model_dump() for t in srv.tools],
+            "upcoming": [t.model_dump() for t in srv.upcoming],
+        }
+
+    async def launch(self, names: list[str]) -> None:
+        """Start each server (again, on the same port) behind its recording proxy; side by side, since most
+        of a start is importing the SDK."""
+        for name in names:
+            self.registry.take(self)
+            port = self.ports.setdefault(name, free_port())
+            cmd = [sys.executable, "-m", "lesson.live.server", "--spec", json.dumps(self.spec(name))]
+            cmd += ["--port", str(port), "--lifetime", str(self.registry.limits.lifetime), "--parent", str(os.getpid())]
+            # Its own process group: a kill reaches it whatever it started.
+            proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            self.procs[name] = proc
+            self.registry.take(self, proc)
+            if name not in self.proxies:
+                proxy = self.proxies[name] = Proxy(self.rec.add, name, port, hold=self.registry.limits.lifetime)
+                self.urls[name] = f"http://127.0.0.1:{await proxy.start()}/mcp"
+        for name in names:
+            proc, port = self.procs[name], self.ports[name]
+            with anyio.fail_after(WAIT * 2):
+                while not port_open(port):
+                    if proc.poll() is not None:
+                        why = f"{name}'s process ended as it started (exit {proc.returncode})"
+                        raise LiveRefused("live_failed", why)
+                    await anyio.sleep(0.05)
+
+    def kill_now(self, name: str) -> None:
+        """SIGKILL to the server's process group: no goodbye; every exchange still open with it breaks."""
+        proc = self.procs.pop(name, None)
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(WAIT)
+        self.registry.ended(proc.pid)
+
+    async def kill(self, name: str) -> None:
+        await anyio.to_thread.run_sync(self.kill_now, name)
+        port = self.ports[name]
+        with anyio.fail_after(WAIT):
+            while port_open(port):
+                await anyio.sleep(0.05)
+
+    # --- presses -----------------------------------------------------------------------------------
+
+    def press(self, button_id: str) -> dict[str, Any]:
+        button = self.panel.button(button_id)
+        if button is None:
+            raise LiveRefused("unknown_button", f"the {self.panel.id} playground has no button {button_id!r}")
+        event = button.event
+        if event.kind not in SUPPORTED:
+            raise LiveRefused("not_live", f"{button.label!r} has no live counterpart")
+        with self._pressing:
+            if self.closed:
+                raise LiveRefused("live_stopped", "this live playground is closed")
+            run = advance(self.run, event)
+            assert run.last is not None
+            if run.last.rejected:  # the simulation refuses it: nothing is done for real either
+                self.run = run
+                return self.answer(run.state.step, describe(event), len(self.rec.records), [])
+            self.run = run
+            mark = len(self.rec.records)
+            lines: list[dict[str, str]] = []
+            try:
+                self._portal.call(self._timed, self.act, event, lines)
+            except LiveRefused as err:
+                lines.append({"text": err.message, "tone": "error"})
+            except TimeoutError as err:
+                why = str(err) or f"the press took more than {self.registry.limits.press:g} s"
+                lines.append({"text": f"The real servers did not finish: {why}.", "tone": "error"})
+            except Exception as err:
+                lines.append({"text": f"The live press failed: {err!r}", "tone": "error"})
+            return self.answer(run.state.step, describe(event), mark, lines)
+
+    def sim_calls(self) -> list[tuple[str, str, dict[str, str]]]:
+        """The tool calls the simulated model made at this press: (server, tool, arguments), in order."""
+        last = self.run.last
+        assert last is not None
+        sent: dict[tuple[str, str], dict[str, str]] = {}
+        for f in last.wire:
+            msg = f.payload or {}
+            if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
+                sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
+        if last.turn is not None:
+            return [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in last.turn.calls]
+        return [(server, tool, args) for (server, tool), args in sent.items()]
+
+    async def act(self, event: Any, lines: list[dict[str, str]]) -> None:
+        host = self.host
+        assert host is not None
+        step = self.run.state.step
+        kind, name = event.kind, getattr(event, "server", None)
+        if kind == "deploy_tool":
+            os.kill(self.procs[name].pid, signal.SIGUSR1)
+            tools = await host.changed(name)
+            self.last_change[name] = f"step {step}: tools/list_changed, re-listed"
+            text = f"{name}'s process got SIGUSR1 (a deploy); the host re-listed: {', '.join(tools)}."
+            lines.append({"text": text, "tone": "change"})
+        elif kind == "add_server":
+            await self.launch([name])
+            self.configured.append(name)
+            await host.connect(name)
+            self.last_change[name] = f"step {step}: added"
+            lines.append({"text": f"A new {name} process started; the host connected and listed it.", "tone": "change"})
+        elif kind == "start_call":
+            for server, tool, args in self.sim_calls():
+                mark = len(self.rec.records)
+                self._tg.start_soon(host.call, server, tool, args, True)
+                call = await self.rec.wait(
+                    lambda r: r.get("kind") == "request" and (r.get("msg") or {}).get("method") == "tools/call",
+                    "the call", mark,
+                )  # fmt: skip
+                if self.era == "legacy":
+                    # The call runs once the server answered with its stream's head: a legacy POST that breaks
+                    # before any response ends the SDK's whole client, a different story from the lesson's.
+                    await self.rec.wait(
+                        lambda r, x=call["exchange"]: r.get("kind") == "response" and r["exchange"] == x,
+                        "the call's stream", mark,
+                    )  # fmt: skip
+                self.holding.add(server)
+                lines.append({"text": f"The host sent the call to {tool} on {server}; it is running.", "tone": "model"})
+        elif kind == "server_dies":
+            mark = len(self.rec.records)
+            await self.kill(name)
+            # The stream the host held open (legacy GET, modern listen) breaks with the process: shown in this
+            # press, not the next one.
+            with contextlib.suppress(TimeoutError):
+                await self.rec.wait(
+                    lambda r: r.get("kind") == "proxy_error" and r["server"] == name, "the stream's end", mark, 5.0
+                )
+            await host.wait_lost(name)
+            if name in self.holding:
+                await host.wait_local_error(name)
+                self.holding.discard(name)
+            self.last_change[name] = f"step {step}: process killed"
+            lines.append({"text": f"{name}'s process was killed (SIGKILL); the host marked it down.", "tone": "error"})
+        elif kind == "server_back":
+            mark = len(self.rec.records)
+            await self.launch([name])
+            if self.era == "legacy":
+                # The SDK client's own GET retry meets the new process: 404, the session is gone. Then the host
+                # starts a new session.
+                with contextlib.suppress(TimeoutError):
+                    await self.rec.wait(
+                        lambda r: r.get("kind") == "response" and r["server"] == name and r["status"] == 404,
+                        "a 404", mark,
+                    )  # fmt: skip
+                await host.connect(name)
+            else:
+                await host.back(name)
+            self.last_change[name] = f"step {step}: back, re-listed"
+            lines.append({"text": f"A new {name} process is running; the host re-listed its tools.", "tone": "change"})
+        elif kind == "take_turn":
+            self.turns += 1
+            self.last_prompt = [(t["name"], t["server"]) for t in self.prompt()]
+            for server, tool, args in self.sim_calls():
+                text = await host.call(server, tool, args)
+                if text is None:
+                    lines.append({"text": f"{tool} on {server}: the host built the model's error.", "tone": "failed"})
+                else:
+                    lines.append({"text": f"{tool} on {server}: {text}", "tone": "model"})
+
+    # --- what the page shows -----------------------------------------------------------------------
+
+    def prompt(self) -> list[dict[str, Any]]:
+        host = self.host
+        out: list[dict[str, Any]] = []
+        if host is None:
+            return out
+        before = set(self.last_prompt)
+        for name in self.configured:
+            conn = host.conns.get(name)
+            if conn is None or name in host.down:
+                continue
+            for tool in conn.tools:
+                new = self.turns > 0 and (tool, name) not in before
+                out.append({"name": tool, "server": name, "origin": None, "change": "new" if new else "unchanged"})
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        host = self.host
+        rows = []
+        for name in self.configured:
+            conn = host.conns.get(name) if host else None
+            down = host is None or name in host.down or conn is None
+            if down:
+                listen = "none"
+            elif self.era == "modern":
+                listen = "subscriptions/listen, acknowledged"
+            else:
+                listen = "GET SSE stream"
+            rows.append(
+                {
+                    "name": name,
+                    "title": self.run.state.servers[name].title,
+                    "status": "down" if down else "connected",
+                    "era": ERA_LABEL[self.era],
+                    "transport": "http",
+                    "listen": listen,
+                    "tools": [] if down or conn is None else list(conn.tools),
+                    "last_change": self.last_change.get(name, ""),
+                    "last_error": "its process is gone" if down else None,
+                    "via": None,
+                    "pid": self.procs[name].pid if name in self.procs else None,
+                }
+            )
+        return rows
+
+    def answer(self, step: int, label: str, mark: int, lines: list[dict[str, str]]) -> dict[str, Any]:
+        last = self.run.last
+        prompt = self.prompt()
+        now = {(t["name"], t["server"]) for t in prompt}
+        removed = [{"name": n, "server": s} for n, s in self.last_prompt if (n, s) not in now]
+        return {
+            "type": "live",
+            "panel": self.panel.id,
+            "era": self.era,
+            "step": step,
+            "label": label,
+            "servers": self.rows(),
+            "next_prompt": {
+                "tools": prompt,
+                "removed": removed,
+                "cache_invalidations": 0,
+                "batching": False,
+                "pending_changes": 0,
+                "turns": self.turns,
+            },
+            "lines": lines,
+            "wire": to_frames(list(self.rec.records[mark:]), self.era),
+            "sim": {
+                "lines": [line.model_dump(mode="json") for line in last.lines] if last else [],
+                "wire": [f.model_dump(mode="json") for f in last.wire] if last else [],
+            },
+        }

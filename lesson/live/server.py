@@ -1,0 +1,156 @@
+"""One server of the outage playground as a real MCP server, built on the official SDK's public low-level
+server API (``mcp.server.lowlevel.Server``), served over Streamable HTTP on 127.0.0.1.
+
+    python -m lesson.live.server --spec '{"title": "docs", "tools": [...], "upcoming": [...]}' --port 8123
+
+The spec is the simulation's own definition of that server, so the real tools carry the names the simulated
+ones do. One endpoint serves both eras, as the SDK does: the client's first message picks 2025-11-25
+(``initialize``) or 2026-07-28 (``server/discover``).
+
+A deploy is SIGUSR1, from outside any request: the server's next upcoming tool joins its list and the change
+is announced (to ``subscriptions/listen`` streams through the SDK's subscription bus, and to legacy sessions
+with ``notifications/tools/list_changed``). A call whose ``_meta`` carries ``HOLD`` runs until the process
+ends: the playground's "a call still running" when its server dies. The process ends itself after
+``--lifetime`` seconds whatever happens to the lesson server that started it.
+
+(A trimmed copy of the differential suite's ``tests/sdk/servers/lab_server.py``: HTTP only, no tokens, no
+questions to the user.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import mcp_types as types
+import uvicorn
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+HOLD = "mcp-churn-lab/hold"  # a _meta key: the call runs until the process ends
+
+
+def wire_tool(tool: SimpleNamespace) -> types.Tool:
+    schema = {"type": "object", "properties": {tool.arg: {"type": "string"}}, "required": [tool.arg]}
+    if tool.read_only:
+        hints = types.ToolAnnotations(read_only_hint=True)
+    else:
+        hints = types.ToolAnnotations(
+            read_only_hint=False, destructive_hint=tool.destructive, idempotent_hint=tool.idempotent
+        )
+    return types.Tool(name=tool.name, description=tool.description, input_schema=schema, annotations=hints)
+
+
+class LiveServer(Server):
+    """Declares ``tools.listChanged`` on the legacy handshake, since it sends the notice: the SDK's default
+    initialization options leave it false, and its HTTP transport uses them."""
+
+    def create_initialization_options(self, notification_options=None, *args: Any, **kwargs: Any):
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True), *args, **kwargs
+        )
+
+
+def build(spec: dict[str, Any]) -> tuple[Server, Any]:
+    tools = [SimpleNamespace(**t) for t in spec["tools"]]
+    upcoming = [SimpleNamespace(**t) for t in spec["upcoming"]]
+    bus = InMemorySubscriptionBus()
+    legacy_sessions: list[Any] = []
+
+    async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[wire_tool(t) for t in tools])
+
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = next((t for t in tools if t.name == params.name), None)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        if (params.meta or {}).get(HOLD):
+            await anyio.sleep_forever()
+        value = (params.arguments or {}).get(tool.arg, "")
+        return types.CallToolResult(content=[types.TextContent(type="text", text=f"{tool.name} done ({value})")])
+
+    server = LiveServer(
+        spec["title"],
+        version="1.0.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
+    )
+
+    async def remember_legacy(ctx, call_next):
+        # A legacy session gets change notices outside any request: keep its session once initialized.
+        if ctx.method == "notifications/initialized" and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+            legacy_sessions.append(ctx.session)
+        return await call_next(ctx)
+
+    server.middleware.append(remember_legacy)
+
+    async def deploy() -> None:
+        if not upcoming:
+            return
+        tools.append(upcoming.pop(0))
+        await bus.publish(ToolsListChanged())
+        for session in legacy_sessions:
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # a session whose client went away
+                continue
+
+    return server, deploy
+
+
+async def serve(args: argparse.Namespace) -> None:
+    server, deploy = build(json.loads(args.spec))
+    async with anyio.create_task_group() as tg:
+
+        async def on_signals() -> None:
+            with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
+                async for _ in signals:
+                    await deploy()
+
+        tg.start_soon(on_signals)
+        app = server.streamable_http_app(host="127.0.0.1")
+        config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
+        await uvicorn.Server(config).serve()
+        tg.cancel_scope.cancel()
+
+
+def orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(4)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--spec", required=True, help="JSON: title, tools, upcoming")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--lifetime", type=float, default=600.0)
+    p.add_argument("--parent", type=int, default=0, help="the lesson server's pid: end when it is gone")
+    args = p.parse_args(argv)
+    # Never outlive the lesson server: a timer ends the process even if its event loop is stuck, and a
+    # watcher ends it as soon as the lesson server is gone (killed, so it could not clean up).
+    timer = threading.Timer(args.lifetime, lambda: os._exit(3))
+    timer.daemon = True
+    timer.start()
+    if args.parent:
+        threading.Thread(target=orphaned, args=(args.parent,), daemon=True).start()
+    try:
+        anyio.run(serve, args)
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Live mode in the browser, on loopback: the outage playground's "A dies" and "A is back" pressed against real
+SDK servers; the live region shows their real table, prompt and wire beside the simulated frames, and no
+server process is left once the page closes."""
+
+from __future__ import annotations
+
+import re
+
+import psutil
+import pytest
+from playwright.sync_api import Browser, expect
+
+pytestmark = pytest.mark.e2e
+
+OUTAGE = "/lessons/an-outage"
+START = 90_000  # ms: the opening starts two server processes, each importing the SDK
+
+
+# What a client meets when A is back, in each era: legacy finds its session gone (404) and starts a new one;
+# modern re-opens its listen stream. Then both list.
+BACK = {"modern": ["subscriptions/listen", "tools/list"], "legacy": ["HTTP 404 Not Found", "initialize", "tools/list"]}
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_dies_and_comes_back_on_real_servers(live_cli, browser: Browser, era: str) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(live_cli.url + OUTAGE)
+        section = page.get_by_role("region", name="Play out an outage")
+        live = section.get_by_role("region", name=re.compile("Real servers on this machine"))
+        expect(section.locator('[data-role="live-marker"]')).to_have_text("Live")
+        status = live.get_by_role("status")
+        expect(status).to_contain_text("The real servers are up", timeout=START)
+        if era == "legacy":  # the era switch starts the live servers over, with a legacy host
+            section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+            expect(status).to_contain_text("the host speaks legacy", timeout=START)
+
+        table = live.get_by_role("region", name="Server table (real)")
+        prompt = live.get_by_role("region", name="The model's next prompt (real)")
+        real = live.get_by_role("region", name="Wire: real")
+        simulated = live.get_by_role("region", name="Wire: simulated")
+        row = table.get_by_role("row", name=re.compile(r"^A \(docs\)"))
+        expect(row).to_contain_text("connected")
+        expect(prompt).to_contain_text("search_docs")
+        kids = live_cli.children()
+        assert len(kids) == 2, kids  # A and B, real processes
+
+        section.get_by_role("button", name="A dies").click()
+        expect(status).to_contain_text("Step 1, done for real", timeout=START)
+        expect(row).to_contain_text("down")
+        expect(prompt).not_to_contain_text("search_docs")  # the model no longer sees A's tools
+        expect(real).to_contain_text("stream closed")  # A's listen stream broke with the process
+        expect(simulated).to_contain_text("stream closed")
+        assert len(live_cli.children()) == 1  # only B runs
+
+        section.get_by_role("button", name="A is back").click()
+        expect(status).to_contain_text("Step 2, done for real", timeout=START)
+        expect(row).to_contain_text("connected")
+        expect(prompt).to_contain_text("search_docs")
+        # A new process, met again as the simulated frames say.
+        for wire in (real, simulated):
+            for text in BACK[era]:
+                expect(wire).to_contain_text(text)
+        expect(real).to_contain_text("HTTP 200 OK")
+        running = {k.pid for k in live_cli.children()}
+        assert len(running) == 2 and len(running - {k.pid for k in kids}) == 1  # B as before, A a new process
+    finally:
+        page.close()
+    # The page went away: its socket closed, and the server killed every process it had started for it.
+    _gone, alive = psutil.wait_procs(
+        [psutil.Process(pid) for pid in live_cli.seen if psutil.pid_exists(pid)], timeout=30
+    )
+    assert not alive, f"left running after the page closed: {alive}"
+    assert live_cli.children() == []
+    assert live_cli.proc.poll() is None  # the lesson server itself goes on

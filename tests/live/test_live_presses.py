@@ -1,0 +1,68 @@
+"""The outage playground's other controls on real SDK servers (docs/live.md): a deploy announced and
+re-listed, a call held by A when A dies (the host's own error, nothing from A), and a model turn that sends
+nothing to the dead server. In-process, with every server process killed at the end."""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+
+from lesson.web import create_app
+
+from .conftest import kill_all, live_children
+
+
+@pytest.fixture
+def live_playground():
+    app = create_app({"SECRET_KEY": "t", "LIVE": True})
+    registry = app.extensions["lesson.live"]
+    panel = app.extensions["lesson"].panels["outage"]
+    pids: set[int] = set()
+    try:
+        pg = registry.open(panel, "legacy")
+        pids.update(r["pid"] for r in pg.opening["servers"])
+        yield pg
+    finally:
+        registry.close_all()
+        kill_all(list(pids))
+    assert not live_children(psutil.Process())
+
+
+def methods(frames: list[dict], receiver: str | None = None) -> list[str]:
+    return [
+        (f["payload"] or {}).get("method", "")
+        for f in frames
+        if f["on_wire"] and f["payload"] and (receiver is None or f["receiver"] == receiver)
+    ]
+
+
+def test_deploy_call_death_and_turn(live_playground):
+    pg = live_playground
+    opening = pg.opening
+    assert methods(opening["wire"], "A")[:2] == ["initialize", "notifications/initialized"]  # legacy handshake
+
+    deploy = pg.press("deploy")
+    assert "notifications/tools/list_changed" in methods(deploy["wire"])
+    assert "tools/list" in methods(deploy["wire"], "B")
+    b = next(r for r in deploy["servers"] if r["name"] == "B")
+    assert "close_ticket" in b["tools"]
+    assert "close_ticket" in [t["name"] for t in deploy["next_prompt"]["tools"]]
+
+    call = pg.press("call-a")
+    [sent] = [f for f in call["wire"] if f["kind"] == "http_request" and f["receiver"] == "A"]
+    assert sent["payload"]["method"] == "tools/call"
+    assert [f["payload"]["method"] for f in call["sim"]["wire"] if f["kind"] == "http_request"] == ["tools/call"]
+
+    dies = pg.press("a-dies")
+    built = [f for f in dies["wire"] if f["kind"] == "host_built"]
+    assert len(built) == 1 and built[0]["payload"]["isError"] is True and not built[0]["on_wire"]
+    assert not [f for f in dies["wire"] if f["on_wire"] and f["sender"] == "A"]  # a dead process sends nothing
+    assert [r["status"] for r in dies["servers"]] == ["down", "connected"]
+
+    turn = pg.press("turn")
+    assert methods(turn["wire"], "A") == []  # nothing is sent to a server the host saw go down
+    assert "tools/call" in methods(turn["wire"], "B")
+    assert all(t["server"] != "A" for t in turn["next_prompt"]["tools"])
+
+    again = pg.press("a-dies")  # the simulation refuses it: nothing is done for real either
+    assert again["wire"] == [] and any(line["tone"] == "rejected" for line in again["sim"]["lines"])
