@@ -385,8 +385,8 @@ def _error(problem: Any) -> str:
     return f"{PREFIX}{where}: {problem['msg']}, not {problem['input']!r}"
 
 
-def _raise(err: ValidationError) -> None:
-    raise SettingsError("bad settings:\n  " + "\n  ".join(_error(p) for p in err.errors())) from None
+def _settings_error(err: ValidationError) -> SettingsError:
+    return SettingsError("bad settings:\n  " + "\n  ".join(_error(p) for p in err.errors()))
 
 
 def load_settings(config: Mapping[str, Any] | None = None) -> Settings:
@@ -396,8 +396,7 @@ def load_settings(config: Mapping[str, Any] | None = None) -> Settings:
     try:
         return Settings(**given)
     except ValidationError as err:
-        _raise(err)
-        raise  # not reached
+        raise _settings_error(err) from None
 
 
 def validate_settings(config: Mapping[str, Any]) -> None:
@@ -406,4 +405,4 @@ def validate_settings(config: Mapping[str, Any]) -> None:
     try:
         Settings.model_validate({key: value for key, value in config.items() if key in Settings.model_fields})
     except ValidationError as err:
-        _raise(err)
+        raise _settings_error(err) from None
