@@ -382,11 +382,13 @@ def _error(problem: Any) -> str:
     if isinstance(cause, Exception):  # one of the checks above: its message names the variable
         return str(cause)
     where = "".join(str(part) for part in problem["loc"][:1])
-    return f"{PREFIX}{where}: {problem['msg']}, not {problem['input']!r}"
+    shown = "" if where in ("SECRET_KEY", "LRS_PASSWORD") else f", not {problem['input']!r}"  # secrets stay out of logs
+    return f"{PREFIX}{where}: {problem['msg']}{shown}"
 
 
 def _settings_error(err: ValidationError) -> SettingsError:
-    return SettingsError("bad settings:\n  " + "\n  ".join(_error(p) for p in err.errors()))
+    first = {p["loc"][:1]: p for p in reversed(err.errors())}  # one line a setting (a union has one per type)
+    return SettingsError("bad settings:\n  " + "\n  ".join(_error(p) for p in reversed(first.values())))
 
 
 def load_settings(config: Mapping[str, Any] | None = None) -> Settings:
