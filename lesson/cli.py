@@ -231,12 +231,11 @@ def _outbox(args: argparse.Namespace) -> int:
     from flask import Flask
 
     from . import outbox
-    from .web import DEFAULTS
+    from .settings import load_settings
 
     conf = Flask("lesson")  # the same instance folder, so the same default SQLite file, as `lesson serve`
-    conf.config.from_mapping(DEFAULTS)
-    conf.config.from_prefixed_env("LESSON")
     try:
+        conf.config.from_mapping(load_settings().config())
         store = outbox.from_settings(conf.config, conf.instance_path).store
         if args.action == "list":
             now = time.time()

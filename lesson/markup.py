@@ -11,11 +11,12 @@ level-2 heading gets an anchor; and a disclosure container,
 
     ::::
 
-renders as ``<details><summary>``, so long explanations and examples stay one click away. Each line
-stands alone with a blank line around it; disclosures do not nest and hold no level-2 heading (the table
-of contents links to those, so they must stay in view). A widget may sit inside one: the lesson is cut
-into HTML runs around each widget, and the runs are joined back in order, so the widget lands between the
-disclosure's opening and closing tags and waits behind its summary like the text around it.
+renders as ``<details><summary>``, so long explanations and examples stay one click away. It is
+mdit-py-plugins' container: each of its two lines stands alone on its line, at the top level; disclosures
+do not nest and hold no level-2 heading (the table of contents links to those, so they must stay in view).
+A widget may sit inside one: the lesson is cut into HTML runs around each widget, and the runs are joined
+back in order, so the widget lands between the disclosure's opening and closing tags and waits behind its
+summary like the text around it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from typing import Any, Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from mdit_py_plugins.container import container_plugin
 from pydantic import BaseModel, ConfigDict
 
 from .yamlfile import ContentError
@@ -152,8 +155,28 @@ def _render_link_open(self: Any, tokens: list[Token], idx: int, options: Any, en
     return str(self.renderToken(tokens, idx, options, env))
 
 
+def _summary(markup: str, params: str) -> str | None:
+    """The summary of a disclosure's opening line (``::::`` and ``details "..."``), or None if it is not one."""
+    opening = _DETAILS_OPEN.match(f"{markup} {params.strip()}")
+    return opening.group(1).strip() if opening else None
+
+
+def _is_details(params: str, markup: str) -> bool:
+    return _summary(markup, params) is not None
+
+
+def _mark_unclosed(state: StateCore) -> None:
+    """Mark each disclosure that runs to the end of the text: the container plugin closes it there."""
+    end = state.src.count("\n") + (0 if state.src.endswith("\n") else 1)
+    for token in state.tokens:
+        if token.type == "container_details_open" and token.map and token.map[1] >= end:
+            token.meta["unclosed"] = True
+
+
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    container_plugin(md, "details", validate=_is_details)
+    md.core.ruler.push("details_unclosed", _mark_unclosed)
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_inline", _render_code_inline)
     md.add_render_rule("link_open", _render_link_open)
@@ -225,15 +248,14 @@ def check_pairs(path: Path, tokens: list[Token], body_line: int) -> list[Content
     return out
 
 
-def _as_html(tokens: list[Token], i: int, html: str) -> None:
-    """Turn the paragraph at ``i`` (open, inline, close) into raw HTML the renderer passes through."""
-    for n, tok in enumerate(tokens[i : i + 3]):
-        tok.type, tok.tag, tok.nesting, tok.children = "html_block", "", 0, None
-        tok.content = html if n == 0 else ""
+def _as_html(token: Token, html: str) -> None:
+    """Make a disclosure's container token raw HTML, as the renderer and the lesson loader read it."""
+    token.type, token.tag, token.nesting, token.content = "html_block", "", 0, html
 
 
 def disclosures(path: Path, tokens: list[Token], body_line: int) -> tuple[list[ContentError], int]:
-    """Render every ``:::: details "Summary"`` ... ``::::`` container in place as <details>.
+    """Make every ``:::: details "Summary"`` ... ``::::`` container (mdit-py-plugins' container) raw
+    <details> HTML in place, the blocks inside it at the top level again.
 
     Returns the problems found and the number of disclosures."""
     problems: list[ContentError] = []
@@ -241,46 +263,38 @@ def disclosures(path: Path, tokens: list[Token], body_line: int) -> tuple[list[C
     count = 0
     for i, token in enumerate(tokens):
         line = body_line + token.map[0] if token.map else body_line
-        if token.type == "heading_open" and token.tag == "h2" and open_at is not None:
-            problems.append(
-                ContentError(path, line, "a level-2 heading cannot sit inside a disclosure: close it first")
-            )
-        if token.type != "paragraph_open":
-            continue
-        content = tokens[i + 1].content
-        parts = content.split("\n")
-        if not any(p.startswith("::::") for p in parts):
-            continue
-        opening = _DETAILS_OPEN.match(content)
-        if token.level != 0 or (opening is None and content != _DETAILS_CLOSE):
-            problems.append(
-                ContentError(
-                    path,
-                    line,
-                    "a disclosure line must read ':::: details \"Summary\"' or '::::', alone at the top level "
-                    "with blank lines around it",
-                )
-            )
-            continue
-        if opening is not None:
-            if open_at is not None:
+        if token.type == "container_details_open" and token.level == 0:
+            count, open_at = count + 1, line
+            if token.meta.get("unclosed"):
                 problems.append(
-                    ContentError(path, line, f"disclosures do not nest: the one opened on line {open_at} is still open")
+                    ContentError(path, line, "this disclosure is never closed: add a '::::' line after its text")
                 )
-                continue
-            open_at, count = line, count + 1
-            _as_html(tokens, i, f'<details class="more">\n<summary>{escapeHtml(opening.group(1).strip())}</summary>\n')
-        else:
-            if open_at is None:
-                problems.append(ContentError(path, line, "this '::::' closes no disclosure"))
-                continue
+            summary = _summary(token.markup, token.info)
+            _as_html(token, f'<details class="more">\n<summary>{escapeHtml(summary or "")}</summary>\n')
+            continue
+        if token.type == "container_details_open":
+            problems.append(
+                ContentError(path, line, f"disclosures do not nest: the one opened on line {open_at} is still open")
+                if open_at is not None
+                else ContentError(path, line, _ALONE)
+            )
+        if token.type == "container_details_close" and token.level == 0:
+            _as_html(token, "</details>\n")
             open_at = None
-            _as_html(tokens, i, "</details>\n")
-    if open_at is not None:
-        problems.append(
-            ContentError(path, open_at, "this disclosure is never closed: add a '::::' line after its text")
-        )
+            continue
+        if open_at is not None:
+            token.level -= 1  # the lesson reads what a disclosure holds as it reads the text around it
+            if token.type == "heading_open" and token.tag == "h2":
+                problems.append(
+                    ContentError(path, line, "a level-2 heading cannot sit inside a disclosure: close it first")
+                )
+        if token.type == "paragraph_open" and any(p.startswith("::::") for p in tokens[i + 1].content.split("\n")):
+            words = "this '::::' closes no disclosure" if tokens[i + 1].content == _DETAILS_CLOSE else _ALONE
+            problems.append(ContentError(path, line, words))
     return problems, count
+
+
+_ALONE = "a disclosure line must read ':::: details \"Summary\"' or '::::', alone at the top level"
 
 
 # --- glossary terms --------------------------------------------------------------------------------

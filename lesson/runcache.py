@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import threading
 import typing
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from cachetools import LRUCache
 
 from .sim import Run, advance, at_step
 from .sim.model import Era, Strict, Value
@@ -158,34 +159,31 @@ class RunCache:
 
     def __init__(self, max_bytes: int = 64 << 20) -> None:
         self.max_bytes = max_bytes
-        self.bytes = 0
-        self._items: OrderedDict[str, tuple[Entry, int]] = OrderedDict()
-        self._lock = threading.Lock()
+        # Each entry weighs what it cost when put: its cost grows as its playground is pressed, and
+        # the socket puts it again after each answer.
+        self._items: LRUCache[str, tuple[Entry, int]] = LRUCache(max_bytes, getsizeof=lambda item: item[1])
+        self._lock = threading.Lock()  # cachetools' caches are not thread-safe
+
+    @property
+    def bytes(self) -> int:
+        return int(self._items.currsize)
 
     def get(self, handle: str) -> Entry | None:
         with self._lock:
-            item = self._items.get(handle)
-            if item is None:
-                return None
-            self._items.move_to_end(handle)
-            return item[0]
+            item = self._items.get(handle)  # marks it most recently used
+            return None if item is None else item[0]
 
     def put(self, handle: str, entry: Entry, *, over_another: bool = True) -> None:
         """Cache ``entry`` under ``handle``, most recently used. With ``over_another=False`` a different
         entry that took the handle meanwhile stays: an answer's accounting runs once the answer is sent,
         and a send that waited on a slow client must not put back a playground rebuilt since."""
-        cost = entry.cost
+        # Never above the bound, so the cache keeps the newest entry even when it alone is over it.
+        cost = min(entry.cost, self.max_bytes)
         with self._lock:
             if not over_another and self._items.get(handle, (entry,))[0] is not entry:
                 return
-            old = self._items.pop(handle, None)
-            if old is not None:
-                self.bytes -= old[1]
+            self._items.pop(handle, None)
             self._items[handle] = (entry, cost)
-            self.bytes += cost
-            while self.bytes > self.max_bytes and len(self._items) > 1:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.bytes -= dropped
 
     def __len__(self) -> int:
         return len(self._items)

@@ -1,19 +1,27 @@
-"""Checks for the app's settings, so a malformed value stops start-up with a clear message instead
-of being ignored. Pure: no Flask, no I/O beyond looking at the content folder.
+"""The app's settings: their defaults, ``LESSON_*`` environment variables, and the checks that make a
+malformed value stop start-up with a clear message instead of being ignored. Pure: no Flask, no I/O
+beyond reading the environment and looking at the folders named.
 
-``validate_settings(app.config)`` raises :class:`SettingsError` listing every problem, each named by
-its environment variable (``LESSON_FRAME_ANCESTORS``...). ``embed_origins(app.config)`` gives the
-origins a framed page may talk to over postMessage (``data-embed-origins``).
+:class:`Settings` (pydantic-settings) reads ``LESSON_<NAME>`` for each field. ``load_settings(config)``
+layers defaults, the environment and ``config``; it and ``validate_settings(mapping)`` raise
+:class:`SettingsError` listing every problem, each named by its environment variable
+(``LESSON_FRAME_ANCESTORS``...). ``embed_origins(app.config)`` gives the origins a framed page may
+talk to over postMessage (``data-embed-origins``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
+
+from pydantic import BeforeValidator, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from .i18n import locales
 
@@ -138,152 +146,273 @@ def embed_origins(config: Mapping[str, Any]) -> list[str]:
     return [o for o in map(_origin_pattern, sources) if o]
 
 
-def _number(config: Mapping[str, Any], key: str, problems: list[str], zero: bool = False) -> None:
-    """A number of seconds (or a rate) above 0; ``zero`` allows 0 as well (it turns the thing off)."""
-    if key not in config:
-        return
-    value = config[key]
-    if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            value = float(value)
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value and value != float("inf")
-    if not ok or value < 0 or value == 0 and not zero:
-        least = "0 or more" if zero else "above 0"
-        problems.append(f"{PREFIX}{key} must be a number {least}, not {config[key]!r}")
-
-
-def _whole(config: Mapping[str, Any], key: str, low: int, high: int | None, problems: list[str]) -> None:
-    if key not in config:
-        return
-    value = config[key]
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or high is not None and value > high:
-        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        problems.append(f"{PREFIX}{key} must be a whole number {span}, not {config[key]!r}")
-
-
-def _flag(config: Mapping[str, Any], key: str, problems: list[str]) -> None:
-    # The environment is read as JSON: true/false arrive as booleans, 1/0 as numbers; "yes" or "maybe"
-    # would arrive as a string that Python reads as true.
-    if key in config and config[key] not in (True, False, None):
-        problems.append(f"{PREFIX}{key} must be true or false, not {config[key]!r}")
-
-
-def _outbox(config: Mapping[str, Any], problems: list[str]) -> None:
-    from .outbox import check_url
-
-    for key in ("OUTBOX_LEASE", "OUTBOX_RETRY_INITIAL", "OUTBOX_RETRY_MAX", "OUTBOX_POLL"):
-        _number(config, key, problems)
-    first, most = config.get("OUTBOX_RETRY_INITIAL", 1.0), config.get("OUTBOX_RETRY_MAX", 300.0)
-    with contextlib.suppress(TypeError, ValueError):
-        if float(first) > float(most):
-            problems.append(f"{PREFIX}OUTBOX_RETRY_INITIAL={first!r} is above {PREFIX}OUTBOX_RETRY_MAX={most!r}")
-    try:
-        check_url(str(config.get("OUTBOX_URL") or ""))
-    except ValueError as err:
-        problems.append(f"{PREFIX}{err}")
-    if "LRS_QUEUE_SIZE" in config:
-        problems.append(
-            f"{PREFIX}LRS_QUEUE_SIZE is gone: statements wait in the outbox, bounded by {PREFIX}OUTBOX_MAX_ITEMS"
-        )
-
-
 COMPRESSIONS = ("br", "gzip", "deflate", "zstd")  # what flask-compress can send
 
 
-def validate_settings(config: Mapping[str, Any]) -> None:
-    """Check every setting this module knows; raise SettingsError listing all the problems found."""
-    problems: list[str] = []
+# --- the settings ----------------------------------------------------------------------------------
+# Each check raises ValueError naming the variable; pydantic gathers them all into one ValidationError.
 
-    def check(fn: Any, *args: Any) -> None:
+
+def _number(least: str) -> BeforeValidator:
+    """A number of seconds (or a rate) above 0; with ``least="0 or more"`` 0 too (it turns the thing off)."""
+
+    def check(value: Any, info: ValidationInfo) -> float:
+        raw = value
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                value = float(value)
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not ok or value < 0 or (value == 0 and least == "above 0"):
+            raise ValueError(f"{PREFIX}{info.field_name} must be a number {least}, not {raw!r}")
+        return float(value)
+
+    return BeforeValidator(check)
+
+
+def _whole(low: int, high: int | None = None) -> BeforeValidator:
+    def check(value: Any, info: ValidationInfo) -> int:
+        raw = value
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise ValueError(f"{PREFIX}{info.field_name} must be a whole number {span}, not {raw!r}")
+        return value
+
+    return BeforeValidator(check)
+
+
+def _flag(value: Any, info: ValidationInfo) -> bool:
+    # true/false as the environment writes them, or as Python does; "yes" or "maybe" is a typo, not true.
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
+        return value.strip().lower() in ("true", "1")
+    if value not in (True, False, None):
+        raise ValueError(f"{PREFIX}{info.field_name} must be true or false, not {value!r}")
+    return bool(value)
+
+
+def _algorithms(value: Any) -> list[str]:
+    names = value
+    if isinstance(value, str):  # "br,gzip" as flask-compress takes it, or a JSON list
         try:
-            fn(*args)
-        except (SettingsError, ValueError) as err:
-            problems.append(str(err))
-
-    if config.get("FRAME_ANCESTORS") is not None:  # None: 'self' and the embed origins
-        check(parse_frame_ancestors, config["FRAME_ANCESTORS"])
-    if config.get("EMBED_ORIGINS"):
-        check(parse_origins, config["EMBED_ORIGINS"])
-    for key in (
-        "MAX_FRAME_BYTES",
-        "CACHE_BYTES",
-        "MAX_CONTENT_LENGTH",
-        "OUTBOX_MAX_ITEMS",
-        "OUTBOX_MAX_BYTES",
-        "WS_MAX_MESSAGE_BYTES",
-        "WS_MAX_QUEUED",
-        "WS_BURST",
-        "WS_MAX_PER_ADDRESS",
-        "REPLAY_BURST",
-        "API_BURST",
-        "LIVE_MAX_PLAYGROUNDS",
-        "LIVE_MAX_PROCESSES",
-        "LIVE_PROCESSES_PER_PLAYGROUND",
-    ):
-        _whole(config, key, 1, None, problems)
-    for key in (
-        "WS_RATE",
-        "WS_SEND_TIMEOUT",
-        "WS_HELLO_TIMEOUT",
-        "WS_IDLE_TIMEOUT",
-        "REPLAY_RATE",
-        "API_RATE",
-        "LIVE_LIFETIME",
-        "LIVE_PRESS_TIMEOUT",
-    ):
-        _number(config, key, problems)
-    _number(config, "REPLAY_WAIT", problems, zero=True)
-    _number(config, "WS_PING_INTERVAL", problems, zero=True)
-    _outbox(config, problems)
-    _whole(config, "PROXY_FIX", 0, None, problems)
-    _whole(config, "COMPRESS_BR_LEVEL", 0, 11, problems)
-    for key in ("SESSION_COOKIE_SECURE", "CONTENT_RELOAD", "BENCH_ECHO", "LIVE", "LIVE_ALLOW_REMOTE"):
-        _flag(config, key, problems)
-    algorithms = config.get("COMPRESS_ALGORITHM", ["br", "gzip"])
-    names = algorithms.split(",") if isinstance(algorithms, str) else algorithms
-    if not isinstance(names, list) or not names or any(str(n).strip() not in COMPRESSIONS for n in names):
+            names = json.loads(value) if value.lstrip().startswith("[") else value.split(",")
+        except ValueError:
+            names = None
+    if not isinstance(names, list | tuple) or not names or any(str(n).strip() not in COMPRESSIONS for n in names):
         known = ", ".join(COMPRESSIONS)
-        problems.append(f"{PREFIX}COMPRESS_ALGORITHM must name some of {known} (comma-separated), not {algorithms!r}")
-    locale = config.get("LOCALE", "en")
-    if locale not in locales():
-        problems.append(f"{PREFIX}LOCALE={locale!r} has no message catalogue (have: {', '.join(locales())})")
+        raise ValueError(f"{PREFIX}COMPRESS_ALGORITHM must name some of {known} (comma-separated), not {value!r}")
+    return [str(n).strip() for n in names]
 
-    samesite = config.get("SESSION_COOKIE_SAMESITE", "Lax")
-    if samesite not in (None, "Lax", "Strict", "None"):
-        problems.append(f"{PREFIX}SESSION_COOKIE_SAMESITE must be Lax, Strict or None, not {samesite!r}")
-    elif samesite == "None" and not config.get("SESSION_COOKIE_SECURE"):
-        problems.append(
-            f"{PREFIX}SESSION_COOKIE_SAMESITE=None needs {PREFIX}SESSION_COOKIE_SECURE=true: "
-            "browsers drop a SameSite=None cookie that is not Secure"
-        )
 
-    public = config.get("PUBLIC_URL")
-    if public:
-        parts = urlsplit(str(public))
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-            problems.append(
-                f"{PREFIX}PUBLIC_URL must be an http(s) URL like https://lab.example/training/mcp, not {public!r}"
+def _default_content_root() -> str:
+    from .content import default_root  # LESSON_CONTENT_ROOT, else LESSON_CONTENT, else the shipped lessons
+
+    return str(default_root())
+
+
+Whole = Annotated[int, _whole(1)]
+Seconds = Annotated[float, _number("above 0")]
+SecondsOrOff = Annotated[float, _number("0 or more")]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+
+
+class Settings(BaseSettings):
+    """Every setting, with its default; each is read from ``LESSON_<NAME>`` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, case_sensitive=True, extra="ignore")
+
+    SECRET_KEY: str | bytes | None = None  # None: LESSON_SECRET_KEY, else a random key per process
+    CONTENT_ROOT: str = ""  # empty: see _default_content_root
+    MAX_FRAME_BYTES: Whole = 16384  # a frame, including a page's whole log (500 presses fit)
+    CACHE_BYTES: Whole = 192 << 20  # the run cache per process, by estimated bytes (about 2,000 playgrounds)
+    MAX_CONTENT_LENGTH: Whole = 64 * 1024
+    EMBED_ORIGINS: str = ""  # space-separated origins that may embed the lesson and talk to it
+    FRAME_ANCESTORS: str | None = None  # overrides the CSP frame-ancestors value built from EMBED_ORIGINS
+    PROXY_FIX: Annotated[int, _whole(0)] = 0  # how many proxies in front set X-Forwarded-*; 0 trusts none
+    PUBLIC_URL: str = ""  # where the lesson is served, for packages that link back to it (SCORM)
+    SESSION_COOKIE_SAMESITE: str | None = "Lax"
+    SESSION_COOKIE_SECURE: Flag = False
+    SESSION_COOKIE_HTTPONLY: Flag = True
+    WS_PING_INTERVAL: SecondsOrOff = 25
+    WS_MAX_MESSAGE_BYTES: Whole = 64 * 1024  # larger frames close the socket with 1009
+    WS_MAX_QUEUED: Whole = 16  # frames received but not handled (the client is not reading)
+    WS_SEND_TIMEOUT: Seconds = 10.0  # seconds a send may block on a client that does not read
+    WS_RATE: Seconds = 20.0  # frames a second, sustained, per socket
+    WS_BURST: Whole = 40
+    WS_HELLO_TIMEOUT: Seconds = 20.0  # seconds a new socket may stay silent
+    WS_IDLE_TIMEOUT: Seconds = 900.0  # seconds an open socket may stay silent
+    WS_MAX_PER_ADDRESS: Whole = 400  # sockets per client address, per process (a classroom shares one NAT address)
+    REPLAY_RATE: Seconds = 100.0  # logged events replayed a second per client address, per process
+    REPLAY_BURST: Whole = 500  # events replayed at once for one address: one full log (a playground holds 500)
+    REPLAY_WAIT: SecondsOrOff = 5.0  # seconds a socket's log waits for its address's replay budget, then is refused
+    API_RATE: Seconds = 100.0  # /api/* requests a second per client address, per process (a class may share one)
+    API_BURST: Whole = 300
+    BENCH_ECHO: Flag = False  # /bench/echo: a bare echo on the same stack, for bench/load_bench.py
+    # NoDecode: the environment gives "br,gzip" (flask-compress's own form), not JSON.
+    COMPRESS_ALGORITHM: Annotated[list[str], NoDecode, BeforeValidator(_algorithms)] = ["br", "gzip"]
+    COMPRESS_BR_LEVEL: Annotated[int, _whole(0, 11)] = 5
+    CONTENT_RELOAD: Flag = False  # load content edits again on the next page load (lesson serve --reload)
+    LOCALE: str = "en"  # the UI strings' language (lesson/messages/<locale>.json); "pseudo" for tests
+    LTI_CONFIG: str = ""  # the LTI 1.3 platforms' registrations (JSON); empty: no /lti routes (docs/lti.md)
+    LTI_STATE: str = ""  # the LTI store shared by the workers (SQLite); default: beside LTI_CONFIG
+    LRS_ENDPOINT: str = ""  # the learning record store statements go to; empty: none (docs/outbox.md)
+    LRS_USERNAME: str = ""
+    LRS_PASSWORD: str = ""
+    # The durable outbox for statements and grades (docs/outbox.md); empty URL: SQLite in the instance folder.
+    OUTBOX_URL: str = ""
+    OUTBOX_MAX_ITEMS: Whole = 100_000
+    OUTBOX_MAX_BYTES: Whole = 64 << 20
+    OUTBOX_LEASE: Seconds = 30.0  # seconds a dead sender keeps the others waiting
+    OUTBOX_RETRY_INITIAL: Seconds = 1.0
+    OUTBOX_RETRY_MAX: Seconds = 300.0
+    OUTBOX_POLL: Seconds = 1.0  # seconds between looks for items other processes put
+    LRS_QUEUE_SIZE: str | int | None = None  # gone; named only to say what replaced it
+    # Live mode (docs/live.md): the outage playground on real SDK server processes; off unless asked for.
+    LIVE: Flag = False
+    LIVE_ALLOW_REMOTE: Flag = False  # let clients other than this machine start processes
+    LIVE_MAX_PLAYGROUNDS: Whole = 2
+    LIVE_MAX_PROCESSES: Whole = 8  # server processes alive at once, all live playgrounds together
+    LIVE_PROCESSES_PER_PLAYGROUND: Whole = 3
+    LIVE_LIFETIME: Seconds = 900.0  # seconds a server process may live
+    LIVE_PRESS_TIMEOUT: Seconds = 45.0  # seconds a press (or a live playground's start) may take
+
+    @field_validator("FRAME_ANCESTORS")
+    @classmethod
+    def _frame_ancestors(cls, value: str | None) -> str | None:
+        if value is not None:  # None: 'self' and the embed origins
+            parse_frame_ancestors(value)
+        return value
+
+    @field_validator("EMBED_ORIGINS", mode="before")
+    @classmethod
+    def _embed_origins(cls, value: Any) -> Any:
+        if value:
+            parse_origins(value)
+        return value
+
+    @field_validator("SESSION_COOKIE_SAMESITE", mode="before")
+    @classmethod
+    def _samesite(cls, value: Any) -> Any:
+        if value not in (None, "Lax", "Strict", "None"):
+            raise ValueError(f"{PREFIX}SESSION_COOKIE_SAMESITE must be Lax, Strict or None, not {value!r}")
+        return value
+
+    @field_validator("LOCALE")
+    @classmethod
+    def _locale(cls, value: str) -> str:
+        if value not in locales():
+            raise ValueError(f"{PREFIX}LOCALE={value!r} has no message catalogue (have: {', '.join(locales())})")
+        return value
+
+    @field_validator("PUBLIC_URL")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment):
+            raise ValueError(
+                f"{PREFIX}PUBLIC_URL must be an http(s) URL like https://lab.example/training/mcp, not {value!r}"
+            )
+        return value
+
+    @field_validator("LTI_CONFIG")
+    @classmethod
+    def _lti_config(cls, value: str) -> str:
+        if value and not Path(value).is_file():
+            raise ValueError(f"{PREFIX}LTI_CONFIG={value!r} is not a file (the LTI platforms' registrations, JSON)")
+        return value
+
+    @field_validator("LTI_STATE")
+    @classmethod
+    def _lti_state(cls, value: str) -> str:
+        if value and not Path(value).parent.is_dir():
+            raise ValueError(f"{PREFIX}LTI_STATE={value!r}: its folder does not exist")
+        return value
+
+    @field_validator("CONTENT_ROOT")
+    @classmethod
+    def _content_root(cls, value: str) -> str:
+        value = value or _default_content_root()
+        if not Path(value).is_dir():
+            raise ValueError(f"{PREFIX}CONTENT_ROOT (or {PREFIX}CONTENT)={value!r} is not a folder")
+        return value
+
+    @field_validator("OUTBOX_URL")
+    @classmethod
+    def _outbox_url(cls, value: str) -> str:
+        from .outbox import check_url
+
+        try:
+            check_url(value)
+        except ValueError as err:
+            raise ValueError(f"{PREFIX}{err}") from None
+        return value
+
+    @field_validator("LRS_QUEUE_SIZE")
+    @classmethod
+    def _gone(cls, value: Any) -> None:
+        if value is not None:
+            raise ValueError(
+                f"{PREFIX}LRS_QUEUE_SIZE is gone: statements wait in the outbox, bounded by {PREFIX}OUTBOX_MAX_ITEMS"
             )
 
-    lti = config.get("LTI_CONFIG")
-    if lti and not Path(str(lti)).is_file():
-        problems.append(f"{PREFIX}LTI_CONFIG={lti!r} is not a file (the LTI platforms' registrations, JSON)")
-    lti_state = config.get("LTI_STATE")
-    if lti_state and not Path(str(lti_state)).parent.is_dir():
-        problems.append(f"{PREFIX}LTI_STATE={lti_state!r}: its folder does not exist")
+    @model_validator(mode="after")
+    def _together(self) -> Settings:
+        """The checks that read more than one setting (each setting is well-formed by now)."""
+        problems = []
+        first, most = self.OUTBOX_RETRY_INITIAL, self.OUTBOX_RETRY_MAX
+        if first > most:
+            problems.append(f"{PREFIX}OUTBOX_RETRY_INITIAL={first!r} is above {PREFIX}OUTBOX_RETRY_MAX={most!r}")
+        if self.SESSION_COOKIE_SAMESITE == "None" and not self.SESSION_COOKIE_SECURE:
+            problems.append(
+                f"{PREFIX}SESSION_COOKIE_SAMESITE=None needs {PREFIX}SESSION_COOKIE_SECURE=true: "
+                "browsers drop a SameSite=None cookie that is not Secure"
+            )
+        if self.LRS_ENDPOINT:
+            from .lrs import from_settings
 
-    root = config.get("CONTENT_ROOT")
-    if root and not Path(str(root)).is_dir():
-        problems.append(f"{PREFIX}CONTENT_ROOT (or {PREFIX}CONTENT)={root!r} is not a folder")
+            try:
+                from_settings(self.config())
+            except ValueError as err:
+                problems.append(str(err))
+        elif self.LRS_USERNAME or self.LRS_PASSWORD:
+            problems.append(f"{PREFIX}LRS_USERNAME/PASSWORD are set but {PREFIX}LRS_ENDPOINT is not")
+        if problems:
+            raise ValueError("\n  ".join(problems))
+        return self
 
-    if config.get("LRS_ENDPOINT"):
-        from .lrs import from_settings
+    def config(self) -> dict[str, Any]:
+        """The settings as Flask config keys and values (the gone ones left out)."""
+        return self.model_dump(exclude={"LRS_QUEUE_SIZE"})
 
-        check(from_settings, config)
-    elif config.get("LRS_USERNAME") or config.get("LRS_PASSWORD"):
-        problems.append(f"{PREFIX}LRS_USERNAME/PASSWORD are set but {PREFIX}LRS_ENDPOINT is not")
 
-    if problems:
-        raise SettingsError("bad settings:\n  " + "\n  ".join(problems))
+def _error(problem: Any) -> str:
+    cause = (problem.get("ctx") or {}).get("error")
+    if isinstance(cause, Exception):  # one of the checks above: its message names the variable
+        return str(cause)
+    where = "".join(str(part) for part in problem["loc"][:1])
+    shown = "" if where in ("SECRET_KEY", "LRS_PASSWORD") else f", not {problem['input']!r}"  # secrets stay out of logs
+    return f"{PREFIX}{where}: {problem['msg']}{shown}"
+
+
+def _settings_error(err: ValidationError) -> SettingsError:
+    first = {p["loc"][:1]: p for p in reversed(err.errors())}  # one line a setting (a union has one per type)
+    return SettingsError("bad settings:\n  " + "\n  ".join(_error(p) for p in reversed(first.values())))
+
+
+def load_settings(config: Mapping[str, Any] | None = None) -> Settings:
+    """The settings: defaults, then ``LESSON_*`` environment variables, then ``config`` (its other keys,
+    Flask's own, are left out); SettingsError lists every problem found."""
+    given = {key: value for key, value in (config or {}).items() if key in Settings.model_fields}
+    try:
+        return Settings(**given)
+    except ValidationError as err:
+        raise _settings_error(err) from None
+
+
+def validate_settings(config: Mapping[str, Any]) -> None:
+    """Check the settings in ``config`` (a mapping such as ``app.config``; the environment is not read);
+    raise SettingsError listing all the problems found."""
+    try:
+        Settings.model_validate({key: value for key, value in config.items() if key in Settings.model_fields})
+    except ValidationError as err:
+        raise _settings_error(err) from None

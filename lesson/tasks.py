@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
+
+from cachetools import LRUCache
 
 from .content import Task
 from .goals import holds
@@ -162,9 +163,8 @@ class Grader:
     answers with every check, and a replay is the same every time for the same line."""
 
     def __init__(self, size: int = 512) -> None:
-        self._seen: OrderedDict[tuple[str, str, str], tuple[PlaygroundPanel, bool]] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+        self._seen: LRUCache[tuple[str, str, str], tuple[PlaygroundPanel, bool]] = LRUCache(size)
+        self._lock = threading.Lock()  # cachetools' caches are not thread-safe
 
     def grade(self, key: str, task: Task, panels: dict[str, Any], text: Any) -> bool:
         """Whether ``text`` (a one-line log) does ``task``; raises TaskLogError for a log that cannot be
@@ -185,13 +185,10 @@ class Grader:
             seen = self._seen.get(memo)
             # The panel is kept with the verdict: content loaded again brings new panel objects.
             if seen is not None and seen[0] is panel:
-                self._seen.move_to_end(memo)
                 return seen[1]
         verdict = done(task, panel, parsed.log)
         with self._lock:
             self._seen[memo] = (panel, verdict)
-            while len(self._seen) > self._size:
-                self._seen.popitem(last=False)
         return verdict
 
 

@@ -42,6 +42,15 @@ def test_a_disclosure_renders_as_details(root: Path) -> None:
     assert html.index("<p>Hidden <em>words</em>.</p>") < html.index("</details>") < html.index("<p>After it.</p>")
 
 
+def test_a_disclosure_line_may_touch_the_text_around_it(root: Path) -> None:
+    add_text(root, 'Before it.\n:::: details "Tight"\nHidden.\n::::\nAfter it.\n')
+    lesson = load_content(root).lesson("first")
+    assert lesson is not None
+    html = "".join(b.html for b in lesson.blocks)
+    assert '<p>Before it.</p>\n<details class="more">\n<summary>Tight</summary>\n<p>Hidden.</p>\n</details>' in html
+    assert "<p>After it.</p>" in html
+
+
 def test_a_message_pair_inside_a_disclosure_still_counts(root: Path) -> None:
     lesson = root / "lessons" / "01-first.md"
     text = lesson.read_text()
@@ -59,7 +68,8 @@ def test_a_message_pair_inside_a_disclosure_still_counts(root: Path) -> None:
         (':::: details "Never closed"\n\nText.\n', 0, "never closed"),
         ("::::\n", 0, "closes no disclosure"),
         (':::: details "One"\n\n:::: details "Two"\n\n::::\n', 2, "do not nest"),
-        (':::: details "No blank line"\nText right after.\n\n::::\n', 0, "alone at the top level"),
+        ('- A list\n\n  :::: details "In a list"\n\n  Text.\n\n  ::::\n', 2, "alone at the top level"),
+        ("Text.\n\n:::: details Summary\n\n::::\n", 2, "alone at the top level"),
         (":::: details\n\n::::\n", 0, 'details "Summary"'),
         (':::: details "Holds a heading"\n\n## A section\n\n::::\n', 2, "level-2 heading"),
     ],

@@ -20,67 +20,17 @@ from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .. import outbox
-from ..content import Content, ContentError, default_root, load_content
+from ..content import Content, ContentError, load_content
 from ..lrs import from_settings as lrs_from_settings
 from ..markup import breakable
 from ..panels import StepperPanel, load_panels, stepper_views
 from ..paths import data_root
 from ..scripts import page_scenarios
 from ..service import RunCache, Service
-from ..settings import embed_origins, validate_settings
+from ..settings import Settings, embed_origins, load_settings
 from .assets import Assets
 
 ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
-
-DEFAULTS: dict[str, Any] = {
-    "SECRET_KEY": None,
-    "CONTENT_ROOT": None,
-    "MAX_FRAME_BYTES": 16384,  # a frame, including a page's whole log (500 presses fit)
-    "CACHE_BYTES": 192 << 20,  # the run cache per process, by estimated bytes (about 2,000 playgrounds)
-    "MAX_CONTENT_LENGTH": 64 * 1024,
-    "EMBED_ORIGINS": "",  # space-separated origins that may embed the lesson and talk to it
-    "FRAME_ANCESTORS": None,  # overrides the CSP frame-ancestors value built from EMBED_ORIGINS
-    "PROXY_FIX": 0,  # how many proxies in front set X-Forwarded-*; 0 trusts none
-    "SESSION_COOKIE_SAMESITE": "Lax",
-    "SESSION_COOKIE_HTTPONLY": True,
-    "WS_PING_INTERVAL": 25,
-    "WS_MAX_MESSAGE_BYTES": 64 * 1024,  # larger frames close the socket with 1009
-    "WS_MAX_QUEUED": 16,  # frames received but not handled (the client is not reading)
-    "WS_SEND_TIMEOUT": 10.0,  # seconds a send may block on a client that does not read
-    "WS_RATE": 20.0,  # frames a second, sustained, per socket
-    "WS_BURST": 40,
-    "WS_HELLO_TIMEOUT": 20.0,  # seconds a new socket may stay silent
-    "WS_IDLE_TIMEOUT": 900.0,  # seconds an open socket may stay silent
-    "WS_MAX_PER_ADDRESS": 400,  # sockets per client address, per process (a classroom shares one NAT address)
-    "REPLAY_RATE": 100.0,  # logged events replayed a second per client address, per process
-    "REPLAY_BURST": 500,  # events replayed at once for one address: one full log (a playground holds 500)
-    "REPLAY_WAIT": 5.0,  # seconds a socket's log waits for its address's replay budget before it is refused
-    "API_RATE": 100.0,  # /api/* requests a second per client address, per process (a class may share one)
-    "API_BURST": 300,
-    "BENCH_ECHO": False,  # /bench/echo: a bare echo on the same stack, for bench/load_bench.py
-    "COMPRESS_ALGORITHM": ["br", "gzip"],
-    "COMPRESS_BR_LEVEL": 5,
-    "CONTENT_RELOAD": False,  # load content edits again on the next page load (lesson serve --reload)
-    "LOCALE": "en",  # the UI strings' language (lesson/messages/<locale>.json); "pseudo" for tests
-    "LTI_CONFIG": "",  # the LTI 1.3 platforms' registrations (JSON); empty: no /lti routes (docs/lti.md)
-    "LTI_STATE": "",  # the LTI store shared by the workers (SQLite); default: beside LTI_CONFIG
-    # The durable outbox for statements and grades (docs/outbox.md); empty URL: SQLite in the instance folder.
-    "OUTBOX_URL": "",
-    "OUTBOX_MAX_ITEMS": 100_000,
-    "OUTBOX_MAX_BYTES": 64 << 20,
-    "OUTBOX_LEASE": 30.0,  # seconds a dead sender keeps the others waiting
-    "OUTBOX_RETRY_INITIAL": 1.0,
-    "OUTBOX_RETRY_MAX": 300.0,
-    "OUTBOX_POLL": 1.0,  # seconds between looks for items other processes put
-    # Live mode (docs/live.md): the outage playground on real SDK server processes; off unless asked for.
-    "LIVE": False,
-    "LIVE_ALLOW_REMOTE": False,  # let clients other than this machine start processes
-    "LIVE_MAX_PLAYGROUNDS": 2,
-    "LIVE_MAX_PROCESSES": 8,  # server processes alive at once, all live playgrounds together
-    "LIVE_PROCESSES_PER_PLAYGROUND": 3,
-    "LIVE_LIFETIME": 900.0,  # seconds a server process may live
-    "LIVE_PRESS_TIMEOUT": 45.0,  # seconds a press (or a live playground's start) may take
-}
 
 
 @dataclass
@@ -154,19 +104,13 @@ def _reload_content() -> Response | None:
     return None
 
 
-def _env_config(app: Flask) -> None:
-    app.config.from_prefixed_env("LESSON")
-
-
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. Settings come from defaults, then ``LESSON_*`` environment variables, then
     ``config``. Broken content stops start-up with a ContentError naming the file and line."""
     app = Flask("lesson", template_folder=str(ROOT / "templates"), static_folder=None)
-    app.config.from_mapping(DEFAULTS, CONTENT_ROOT=str(default_root()))
-    _env_config(app)
-    if config:
-        app.config.update(config)
-    validate_settings(app.config)  # a malformed setting stops start-up, naming the variable
+    settings = load_settings(config)  # a malformed setting stops start-up, naming the variable
+    app.config.from_mapping(settings.config())
+    app.config.update({key: value for key, value in (config or {}).items() if key not in Settings.model_fields})
     if not app.config["SECRET_KEY"]:
         # Quiz progress also lives in the page; the cookie only serves the no-JavaScript form.
         app.config["SECRET_KEY"] = os.environ.get("LESSON_SECRET_KEY") or secrets.token_hex(32)

@@ -10,6 +10,8 @@ Compression: pages and answers are compressed per response by Flask-Compress at 
 assets never change while the app runs, so they are compressed once, at brotli's highest quality
 (about 10% smaller than the per-response level, at a cost paid once per file and process), and kept.
 A client that does not accept brotli gets the plain file, which Flask-Compress then gzips.
+Flask-Compress's own cache (``COMPRESS_CACHE_BACKEND``) would keep what it made at the per-response
+level instead: lesson 1's first view measured 40.8 KB with it rather than 37.7, past a lesson page's 40.
 
 The stylesheet is served without its comments and spare whitespace (rcssmin, once at start-up): its
 comments explain the rules to whoever edits them, and were a third of its compressed bytes. The

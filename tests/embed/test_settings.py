@@ -149,3 +149,19 @@ def test_serve_refuses_bad_arguments(args: list[str], message: str, capsys) -> N
         main(["serve", *args])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_settings_layer_defaults_then_the_environment_then_the_app_config(monkeypatch) -> None:
+    from lesson.settings import load_settings
+
+    monkeypatch.setenv("LESSON_WS_RATE", "2.5")
+    monkeypatch.setenv("LESSON_SESSION_COOKIE_SECURE", "true")
+    monkeypatch.setenv("LESSON_COMPRESS_ALGORITHM", "gzip")
+    monkeypatch.setenv("LESSON_API_BURST", "7")
+    settings = load_settings({"API_BURST": 9, "TESTING": True})
+    assert (settings.WS_RATE, settings.SESSION_COOKIE_SECURE, settings.COMPRESS_ALGORITHM) == (2.5, True, ["gzip"])
+    assert settings.API_BURST == 9 and settings.WS_BURST == 40
+    monkeypatch.setenv("LESSON_WS_BURST", "many")
+    with pytest.raises(SettingsError) as err:
+        load_settings({"API_RATE": -1})
+    assert "LESSON_WS_BURST" in str(err.value) and "LESSON_API_RATE" in str(err.value)

@@ -523,3 +523,20 @@ def test_a_frame_is_answered_alike_parsed_whole_or_step_by_step(panels, frame):
             reply.pop(key, None)
         answers.append(reply)
     assert answers[0] == answers[1]
+
+
+def test_the_cache_keeps_what_was_read_lately_and_an_entry_alone_over_the_bound():
+    from types import SimpleNamespace
+
+    cache = RunCache(max_bytes=300)
+    entries = {name: SimpleNamespace(cost=100) for name in "abc"}
+    for name, entry in entries.items():
+        cache.put(name, entry)  # type: ignore[arg-type]
+    assert cache.get("a") is entries["a"]  # read: now the most recently used
+    cache.put("d", SimpleNamespace(cost=100))  # type: ignore[arg-type]
+    assert cache.get("b") is None and cache.get("a") is entries["a"] and len(cache) == 3
+    big = SimpleNamespace(cost=1_000)
+    cache.put("big", big)  # type: ignore[arg-type]
+    assert cache.get("big") is big and len(cache) == 1 and cache.bytes <= 300
+    cache.put("big", SimpleNamespace(cost=100), over_another=False)  # type: ignore[arg-type]
+    assert cache.get("big") is big  # a stale answer's accounting does not put back an older entry
