@@ -68,6 +68,7 @@ class SimServer(Strict):
     event_store: bool = False  # legacy: SSE events carry ids and are stored
     sessions_durable: bool = False  # legacy: session, events and unfinished work outlive the process
     state_key_durable: bool = False  # modern: requestState key survives a restart
+    auth: bool = False  # HTTP: the endpoint wants a bearer token on every request (401 without a good one)
     auth_in_process: bool = False  # authorization server runs inside this process, tokens in memory
     handles_durable: bool = True  # explicit state handles live in a durable store
     durable_handles: dict[str, list[str]] = Field(default_factory=dict)
@@ -135,6 +136,7 @@ class Client(Strict):
     in_flight: list[InFlight] = Field(default_factory=list)
     pending_input: PendingInput | None = None
     token: Token = "valid"
+    token_serial: int = 1  # +1 for each new access token (a refresh, a new sign-in): the header's value
     role: Role = "member"
     next_id: int = 1
     listen_seq: int = 0

@@ -61,6 +61,7 @@ def _restart(opts: dict) -> tuple[list[SimServer], list[str]]:
             name="W",
             title="weather",
             transport=transport,
+            auth=True,
             tools=[
                 _t("get_forecast", "Forecast for a city", "city", read_only=True),
                 _t("send_alert", "Send a weather alert to a team", "team", idempotent=False),
@@ -105,6 +106,7 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
         SimServer(
             name="P",
             title="project-management",
+            auth=True,  # signs users in: its tool list varies by who is signed in
             tools=TRACKER
             + [
                 _t(

@@ -226,6 +226,16 @@ FOUND = {
         {"listen": True},
         [ev.TokenExpires(server="W"), ev.RestartServer(server="W")],
     ),
+    "a bearer token on every request to a server that wants one; a refused token never again": (
+        "legacy",
+        {"listen": True},
+        [ev.TokenExpires(server="W"), ev.RestartServer(server="W")],
+    ),
+    "a bearer token on every request after signing in again": (
+        "modern",
+        {"listen": True, "auth_in_process": True},
+        [ev.RestartServer(server="W"), ev.TokenRefreshed(server="W"), ev.TakeTurn()],
+    ),
     "resume only from an id the stream sent": (
         "legacy",
         {"listen": True, "sessions_durable": True, "event_store": True},

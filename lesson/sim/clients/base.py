@@ -115,7 +115,7 @@ class BaseClient:
         """What the server's front door answers to the HTTP message just sent, before any JSON-RPC. The
         auth middleware wraps the whole endpoint (the SDK's does), so a bad token gets 401 before any
         session lookup or handshake: "expired", "revoked", then "404" (legacy: an unknown session), or "ok"."""
-        if self.srv.transport == "http" and self.c.token in ("expired", "revoked"):
+        if self.srv.transport == "http" and self.srv.auth and self.c.token in ("expired", "revoked"):
             self.unauthorized()
             return self.c.token
         if self.session_gone():
@@ -131,6 +131,7 @@ class BaseClient:
         if status == "expired":
             self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
             c.token = "valid"
+            c.token_serial += 1  # a new access token: the retry carries it
             return True
         c.status = "reconnecting"
         c.last_error = "401: the token is gone; the user must sign in again"
@@ -146,7 +147,7 @@ class BaseClient:
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
         c = self.c
-        if self.srv.transport != "http" or c.token not in ("expired", "revoked"):
+        if self.srv.transport != "http" or not self.srv.auth or c.token not in ("expired", "revoked"):
             return False
         self.unauthorized()
         if self.after_401(c.token):
