@@ -64,6 +64,7 @@ class SimServer(Strict):
     generation: int = 1  # process generation: +1 on every restart
     change_seq: int = 0  # +1 whenever its tool list changes
     transport: Transport = "http"
+    speaks: list[Era] = Field(default_factory=lambda: ["legacy", "modern"])  # the protocol eras it serves
     issues_session_id: bool = True  # legacy: answers initialize with Mcp-Session-Id
     event_store: bool = False  # legacy: SSE events carry ids and are stored
     sessions_durable: bool = False  # legacy: session, events and unfinished work outlive the process
@@ -146,6 +147,7 @@ class Client(Strict):
     wasted_refetches: int = 0  # ... that returned the list unchanged
     ignored_notifications: int = 0
     lost_answers: int = 0  # the user's answers a restart threw away (the user is asked again)
+    era_refused: bool = False  # the server speaks no era this client can: it refused the greeting
 
 
 class ToolCall(Value):
@@ -174,6 +176,7 @@ class Message:
 
 class Host(Strict):
     era: Era = "modern"  # the era new clients speak
+    dual_era: bool = False  # speaks both: each client probes with server/discover and falls back to initialize
     conversation: list[Message] = Field(default_factory=list)
     configured: list[str] = Field(default_factory=list)  # servers, in config order
     clients: dict[str, Client] = Field(default_factory=dict)

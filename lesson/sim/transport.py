@@ -62,7 +62,10 @@ def status_for(era: Era, payload: dict[str, Any]) -> int:
     """The HTTP status of a request's answer. 2026-07-28 (basic/index.mdx) answers invalid params (-32602)
     with 400. 2025-11-25 answers a request with a JSON or SSE body, whatever the handler returned: 200, as
     the SDK's legacy transport does (its 400 is for a body that is not JSON-RPC, which this host never sends)."""
-    if era == "modern" and payload.get("error", {}).get("code") == -32602:
+    code = payload.get("error", {}).get("code")
+    if era == "modern" and code == -32602:
+        return 400
+    if code == -32022:  # a 2026-07-28 server's UnsupportedProtocolVersionError: 400 over HTTP (its schema)
         return 400
     return 200
 

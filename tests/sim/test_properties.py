@@ -75,7 +75,7 @@ def _event_classes() -> set[type]:
     return set(typing.get_args(union))
 
 
-@pytest.mark.parametrize("scenario", ["outage", "gateway", "restart", "baskets", "guide"])
+@pytest.mark.parametrize("scenario", ["outage", "gateway", "restart", "baskets", "guide", "eras"])
 def test_the_strategy_covers_every_event_class(scenario: str) -> None:
     assert set(builders(scenario)) == _event_classes()
 
@@ -186,6 +186,7 @@ OPTIONS = {
     ),
     "baskets": st.fixed_dictionaries({"handles_durable": st.booleans()}),
     "guide": st.just({}),
+    "eras": st.fixed_dictionaries({"dual_era": st.booleans()}),
 }
 
 

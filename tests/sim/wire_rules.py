@@ -153,8 +153,12 @@ class WireWatch:
         # whatever the handler returned (400 is only for a body that is not JSON-RPC)
         if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32602:
             assert m.status == (400 if m.era == "modern" else 200), f"{m.era} -32602 with HTTP {m.status}"
+        # and a 2026-07-28 server's UnsupportedProtocolVersionError (-32022) is a 400, whoever asked (its schema)
+        if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32022:
+            assert m.status == 400, f"-32022 with HTTP {m.status}"
         if isinstance(m, HttpResponse) and m.status == 400:
-            assert m.era == "modern" and "error" in p and p["error"]["code"] == -32602
+            code = p.get("error", {}).get("code")
+            assert (m.era == "modern" and code == -32602) or code == -32022, f"HTTP 400 for {p}"
 
     def _bearer(self, servers, m) -> None:
         """Every HTTP request to a server that wants a token carries ``Authorization: Bearer``, and none to a

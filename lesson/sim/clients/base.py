@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from .. import gateway, servers
 from .. import wire as w
-from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
+from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
 from ..step import CallRecord, Step, Tone
 from ..transport import Link
 
@@ -91,13 +91,28 @@ class BaseClient:
 
     def connect(self) -> None:
         """Everything a client does to start talking to a server it has just been told about."""
+        from . import client_for  # the package's registry of clients, one per era
+
         if not self.srv.up:
             self.mark_down(f"{self.c.server} is not running.")
             return
+        if self.st.s.host.dual_era and self.era != "modern":
+            # A dual-era client probes with server/discover first (on stdio it SHOULD, to tell the eras apart).
+            self.c.era = "modern"
+            client_for(self.st, self.c).connect()
+            return
         if not self.greet():
             return
+        if self.c.era != self.era:  # a dual-era client fell back: the rest is done in the era agreed on
+            client_for(self.st, self.c).connected()
+            return
+        self.connected()
+
+    def connected(self) -> None:
+        """The greeting went through: open the notification channel, then list."""
         self.c.status = "connected"
         self.c.last_error = None
+        self.c.era_refused = False
         if self.st.s.host.auto_listen:
             self.open_stream()
         if self.c.status == "connected":
@@ -209,6 +224,16 @@ class BaseClient:
         if why:
             self.say(why)
         return not same
+
+    def no_common_era(self) -> bool:
+        """The server refused the greeting: it speaks no era this client speaks. The host cannot use it."""
+        c, srv = self.c, self.srv
+        c.era_refused = True
+        theirs = " and ".join(VERSION[e] for e in srv.speaks)
+        self.mark_down(
+            f"{c.server} speaks only {theirs}, and this client only {VERSION[c.era]}: they share no protocol era."
+        )
+        return False
 
     def mark_down(self, why: str) -> None:
         c = self.c
