@@ -156,9 +156,12 @@ class Lab:
 
     # --- processes ---------------------------------------------------------------------------------
 
-    def server_command(self, name: str, transport: str, port: int = 0, **extra: str) -> list[str]:
+    def server_command(
+        self, name: str, transport: str, port: int = 0, script: str = "lab_server.py", **extra: str
+    ) -> list[str]:
+        """``script``: the server's program in ``servers/`` (``legacy_only.py``: a server of one era)."""
         spec = server_spec(self.scenario, name, self.options)
-        cmd = [PY, str(HERE / "servers" / "lab_server.py"), "--spec", json.dumps(spec), "--transport", transport]
+        cmd = [PY, str(HERE / "servers" / script), "--spec", json.dumps(spec), "--transport", transport]
         cmd += ["--lifetime", str(LIFETIME), "--port", str(port)]
         for key, value in {**self.server_args, **extra}.items():
             cmd += [f"--{key.replace('_', '-')}", value]

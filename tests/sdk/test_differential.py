@@ -8,6 +8,8 @@ so the test turns red the day the simulation is fixed and the mark must go.
 from __future__ import annotations
 
 import json
+import select
+import subprocess
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,10 +18,15 @@ from typing import Any
 import anyio
 import pytest
 
+from lesson.sim import Start, advance, begin, parse_event, view
+from lesson.sim import wire as w
+from tests import schemas
+
 from .harness import (
     REPO,
     SETUP,
     TEARDOWN,
+    WAIT,
     Lab,
     compare,
     diff,
@@ -45,6 +52,7 @@ def differential(
     http: tuple[str, ...] = (),
     tokens: bool = False,
     once: dict[str, dict[str, str]] | None = None,
+    listen: bool | None = None,
     **server_args: str,
 ) -> None:
     """Start the servers, run ``flow`` with an SDK host, stop everything, then compare the two wires.
@@ -65,8 +73,8 @@ def differential(
             async with anyio.create_task_group() as tg:
                 # The restart lab listens only when its switch says so; every other scenario's host listens.
                 options = start.get("options") or {}
-                listen = bool(options.get("listen")) if start["name"] == "restart" else True
-                host = Host(lab, start["era"], tg, listen=listen, token=token)
+                listens = bool(options.get("listen")) if start["name"] == "restart" else True
+                host = Host(lab, start["era"], tg, listen=listens if listen is None else listen, token=token)
                 try:
                     with anyio.fail_after(FLOW_TIMEOUT):
                         await flow(lab, host, calls)
@@ -467,3 +475,83 @@ def test_a_gateway_in_front(tmp_path, era):
                 await other.close()
 
     differential(tmp_path, playground, HTTP_VARIANTS, flow)
+
+
+# Era mismatch (content/panels/eras.yaml), over stdio. The SDK's client in its default mode ("auto") is the
+# dual-era host: it sends server/discover first and falls back to initialize. The SDK's servers serve both
+# eras on every connection and cannot be made to serve one alone: against M (2026-07-28 only) the SDK server
+# answers a client that discovers first exactly as M does; L (2025-11-25 only) is a stub written from the
+# 2025-11-25 schema (servers/legacy_only.py), so that flow holds the SDK client's fallback to the lesson's.
+# Neither server declares listChanged, so the host opens no listen stream and re-lists before each turn.
+def eras_playground(server: str) -> dict[str, Any]:
+    return {
+        "start": {"name": "eras", "era": "modern", "options": {"dual_era": True}},
+        "events": [{"kind": "add_server", "server": server}, {"kind": "take_turn"}],
+    }
+
+
+def test_a_dual_era_host_meets_a_modern_only_server(tmp_path):
+    """server/discover first, answered: the host speaks 2026-07-28 and lists; no initialize is sent."""
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        lab.step(1)
+        await host.connect("M", stdio=True)
+        lab.step(2)
+        await host.relist("M")  # no change notices from this server: the host re-lists before the turn
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, eras_playground("M"), [], flow, listen=False)
+
+
+def test_a_dual_era_host_falls_back_for_a_legacy_only_server(tmp_path):
+    """server/discover first; the legacy-only server does not know it (-32601), and the client sends initialize
+    on the same connection, then notifications/initialized, and lists."""
+
+    async def flow(lab, host, calls):
+        lab.step(0)
+        lab.step(1)
+        await host.connect("L", stdio=True, script="legacy_only.py")
+        assert host.conns["L"].client.session.initialize_result is not None, "the client fell back to initialize"
+        lab.step(2)
+        await host.relist("L")  # no change notices from this server: the host re-lists before the turn
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, eras_playground("L"), [], flow, listen=False)
+
+
+def ask(proc: subprocess.Popen, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Write one line to a stdio server, read its answer (the first line that answers the message's id)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+    while True:
+        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        assert ready, f"no answer to {message['method']} within {timeout} s"
+        answer = json.loads(proc.stdout.readline())
+        if answer.get("id") == message["id"]:
+            return answer
+
+
+def test_the_sdk_server_refuses_initialize_as_the_modern_only_server_does(tmp_path):
+    """What a 2026-07-28 server answers a legacy host's initialize. The SDK server serves both eras, but once a
+    connection serves 2026-07-28 (its first request carried the modern _meta) it refuses initialize with
+    -32022, naming the versions it serves: the lesson's M, which speaks only 2026-07-28, answers with the same
+    code and data (and the schema's UnsupportedProtocolVersionError)."""
+    lab = Lab(tmp_path, "eras")
+    proc = subprocess.Popen(
+        lab.server_command("M", "stdio"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        discovered = ask(proc, w.request("modern", "d1", "server/discover"), FLOW_TIMEOUT)  # the SDK's import
+        sdk = ask(proc, w.initialize(2), WAIT)
+    finally:
+        proc.kill()
+        proc.wait()
+    run = begin(Start(name="eras", era="legacy"))
+    run = advance(run, parse_event({"kind": "add_server", "server": "M"}))
+    [sim] = [m.payload for m in view(run).wire if m.sender == "M"]
+    assert discovered["result"]["supportedVersions"] == sim["error"]["data"]["supported"]
+    assert sdk["error"]["code"] == sim["error"]["code"] == -32022
+    assert sdk["error"]["data"] == sim["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
+    assert schemas.errors(sdk, "modern", "UnsupportedProtocolVersionError", "") == []
