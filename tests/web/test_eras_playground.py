@@ -49,6 +49,7 @@ def test_a_legacy_only_host_meets_a_modern_only_server_with_32022(service: Servi
     assert reply["error"]["code"] == -32022
     assert reply["error"]["data"] == {"supported": [MODERN], "requested": LEGACY}
     assert row(answer, "M")["status"] == "down" and not row(answer, "M")["tools"]
+    assert row(answer, "M")["era"] == "no era in common"
     assert not [t for t in answer["view"]["next_prompt"]["tools"] if t["server"] == "M"]
 
 
