@@ -64,10 +64,12 @@ class SimServer(Strict):
     generation: int = 1  # process generation: +1 on every restart
     change_seq: int = 0  # +1 whenever its tool list changes
     transport: Transport = "http"
+    speaks: list[Era] = Field(default_factory=lambda: ["legacy", "modern"])  # the protocol eras it serves
     issues_session_id: bool = True  # legacy: answers initialize with Mcp-Session-Id
     event_store: bool = False  # legacy: SSE events carry ids and are stored
     sessions_durable: bool = False  # legacy: session, events and unfinished work outlive the process
     state_key_durable: bool = False  # modern: requestState key survives a restart
+    auth: bool = False  # HTTP: the endpoint wants a bearer token on every request (401 without a good one)
     auth_in_process: bool = False  # authorization server runs inside this process, tokens in memory
     handles_durable: bool = True  # explicit state handles live in a durable store
     durable_handles: dict[str, list[str]] = Field(default_factory=dict)
@@ -135,6 +137,7 @@ class Client(Strict):
     in_flight: list[InFlight] = Field(default_factory=list)
     pending_input: PendingInput | None = None
     token: Token = "valid"
+    token_serial: int = 1  # +1 for each new access token (a refresh, a new sign-in): the header's value
     role: Role = "member"
     next_id: int = 1
     listen_seq: int = 0
@@ -144,6 +147,7 @@ class Client(Strict):
     wasted_refetches: int = 0  # ... that returned the list unchanged
     ignored_notifications: int = 0
     lost_answers: int = 0  # the user's answers a restart threw away (the user is asked again)
+    era_refused: bool = False  # the server speaks no era this client can: it refused the greeting
 
 
 class ToolCall(Value):
@@ -172,6 +176,7 @@ class Message:
 
 class Host(Strict):
     era: Era = "modern"  # the era new clients speak
+    dual_era: bool = False  # speaks both: each client probes with server/discover and falls back to initialize
     conversation: list[Message] = Field(default_factory=list)
     configured: list[str] = Field(default_factory=list)  # servers, in config order
     clients: dict[str, Client] = Field(default_factory=dict)

@@ -61,6 +61,7 @@ def _restart(opts: dict) -> tuple[list[SimServer], list[str]]:
             name="W",
             title="weather",
             transport=transport,
+            auth=True,
             tools=[
                 _t("get_forecast", "Forecast for a city", "city", read_only=True),
                 _t("send_alert", "Send a weather alert to a team", "team", idempotent=False),
@@ -105,6 +106,7 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
         SimServer(
             name="P",
             title="project-management",
+            auth=True,  # signs users in: its tool list varies by who is signed in
             tools=TRACKER
             + [
                 _t(
@@ -129,12 +131,21 @@ def _guide(opts: dict) -> tuple[list[SimServer], list[str]]:
     ], ["P", "Q"]
 
 
+def _eras(opts: dict) -> tuple[list[SimServer], list[str]]:
+    # Launched over stdio by the host, neither declares listChanged: the wire shows the greeting alone.
+    return [
+        SimServer(name="L", title="docs", transport="stdio", speaks=["legacy"], list_changed=False, tools=DOCS),
+        SimServer(name="M", title="calendar", transport="stdio", speaks=["modern"], list_changed=False, tools=CALENDAR),
+    ], []
+
+
 SCENARIOS: dict[str, tuple[str, Callable[[dict], tuple[list[SimServer], list[str]]]]] = {
     "outage": ("Servers A and B, each with a stream open for change notices; C exists but is not configured", _outage),
     "restart": ("One server, W, with nothing open yet: set up a situation, then restart it", _restart),
     "gateway": ("One client, to gateway G, which fronts A and B; C can join", _gateway),
     "baskets": ("A shop server S with two replicas and explicit basket handles", _baskets),
     "guide": ("A project-management server P (declares listChanged) and a postgres server Q (does not)", _guide),
+    "eras": ("No server configured yet: L speaks only 2025-11-25, M only 2026-07-28, both over stdio", _eras),
 }
 
 
@@ -152,6 +163,7 @@ def opening(spec: Start) -> tuple[State, list[Frame]]:
         era=spec.era,
         configured=configured,
         auto_listen=spec.name != "restart" or bool(spec.options.get("listen")),
+        dual_era=bool(spec.options.get("dual_era")),
         conversation=[Message(role="user", text="Help me get release 2.0 out of the door.")],
     )
     state = State(scenario=spec.name, host=host, servers={s.name: s for s in servers})

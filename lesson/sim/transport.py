@@ -13,6 +13,7 @@ from typing import Any
 from . import frames as f
 from .model import VERSION, Client, Era, SimServer
 from .step import Step
+from .wire import digest
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -21,10 +22,24 @@ SSE = "text/event-stream"
 SSE_HEADERS = {"Content-Type": SSE, "X-Accel-Buffering": "no"}
 
 
-def post_headers(c: Client, payload: dict[str, Any]) -> dict[str, str]:
+def bearer(c: Client, srv: SimServer) -> dict[str, str]:
+    """``Authorization: Bearer <token>`` on every HTTP request to a server that wants a token (both eras'
+    authorization pages: every request, even within one session), as the SDK client's auth adds it. The
+    client sends the token it holds, even one that has expired or was revoked: only the server's 401 says so."""
+    if srv.transport != "http" or not srv.auth or c.token == "none":
+        return {}
+    return {"Authorization": f"Bearer {access_token(c)}"}
+
+
+def access_token(c: Client) -> str:
+    """The client's current access token: a new one after each refresh or sign-in."""
+    return "at_" + digest("token", c.server, c.token_serial, n=24)
+
+
+def post_headers(c: Client, srv: SimServer, payload: dict[str, Any]) -> dict[str, str]:
     """The headers of a POST carrying ``payload``, as the era's SDK client sends them."""
     method = payload.get("method")
-    h = {"Content-Type": JSON, "Accept": f"{JSON}, {SSE}"}
+    h = {"Content-Type": JSON, "Accept": f"{JSON}, {SSE}", **bearer(c, srv)}
     if c.era == "modern":
         # SEP-2243: the method (and its target) in headers, so gateways can route without parsing the body.
         h["MCP-Protocol-Version"] = VERSION["modern"]
@@ -47,7 +62,10 @@ def status_for(era: Era, payload: dict[str, Any]) -> int:
     """The HTTP status of a request's answer. 2026-07-28 (basic/index.mdx) answers invalid params (-32602)
     with 400. 2025-11-25 answers a request with a JSON or SSE body, whatever the handler returned: 200, as
     the SDK's legacy transport does (its 400 is for a body that is not JSON-RPC, which this host never sends)."""
-    if era == "modern" and payload.get("error", {}).get("code") == -32602:
+    code = payload.get("error", {}).get("code")
+    if era == "modern" and code == -32602:
+        return 400
+    if code == -32022:  # a 2026-07-28 server's UnsupportedProtocolVersionError: 400 over HTTP (its schema)
         return 400
     return 200
 
@@ -74,7 +92,8 @@ class Link:
         if self.stdio:
             self.st.show(f.stdio_line(c.era, "host", c.server, payload, note=note))
         else:
-            self.st.show(f.http_request(c.era, "host", c.server, "POST", post_headers(c, payload), payload, note))
+            h = post_headers(c, self.srv, payload)
+            self.st.show(f.http_request(c.era, "host", c.server, "POST", h, payload, note))
 
     def tell(self, payload: dict[str, Any], answers: str | None = None, note: str | None = None) -> None:
         """A notification, or the client's answer to a server's request: a POST (caller shows the 202), or a line."""
@@ -82,13 +101,13 @@ class Link:
         if self.stdio:
             self.st.show(f.stdio_line(c.era, "host", c.server, payload, answers=answers, note=note))
             return
-        h = post_headers(c, payload)
+        h = post_headers(c, self.srv, payload)
         self.st.show(f.http_request(c.era, "host", c.server, "POST", h, payload, note, answers=answers))
 
     def get_stream(self, *, last_event_id: str | None, note: str) -> None:
         """Legacy HTTP: GET the session's SSE stream (``last_event_id``: resume from there)."""
         c = self.c
-        h = {"Accept": SSE}
+        h = {"Accept": SSE, **bearer(c, self.srv)}
         if c.session_id:
             h["Mcp-Session-Id"] = c.session_id
         h["MCP-Protocol-Version"] = VERSION["legacy"]
@@ -98,7 +117,7 @@ class Link:
 
     def delete(self, note: str) -> None:
         c = self.c
-        h = {"Mcp-Session-Id": c.session_id or "", "MCP-Protocol-Version": VERSION["legacy"]}
+        h = {**bearer(c, self.srv), "Mcp-Session-Id": c.session_id or "", "MCP-Protocol-Version": VERSION["legacy"]}
         self.st.show(f.http_request(c.era, "host", c.server, "DELETE", h, note=note))
 
     def close(self, note: str) -> None:

@@ -123,7 +123,7 @@ def server_rows(state: State) -> list[ServerRow]:
                 name=name,
                 title=srv.title,
                 status=status,
-                era=ERA_LABEL[c.era],
+                era="no era in common" if c.era_refused else ERA_LABEL[c.era],
                 transport=srv.transport,
                 listen=_listen(c, srv),
                 tools=[t.name for t in c.tools] if c.status == "connected" else [],

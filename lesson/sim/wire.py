@@ -58,6 +58,17 @@ def error(rid: int | str | None, code: int, message: str) -> dict:
     return msg
 
 
+METHOD_NOT_FOUND = -32601
+UNSUPPORTED_VERSION = -32022
+
+
+def unsupported_version(rid: int | str, requested: str, supported: list[str]) -> dict:
+    """2026-07-28 UnsupportedProtocolVersionError: the versions the server serves, and the one it was asked for."""
+    msg = error(rid, UNSUPPORTED_VERSION, "Unsupported protocol version")
+    msg["error"]["data"] = {"supported": list(supported), "requested": requested}
+    return msg
+
+
 def tool_json(tool: ToolDef) -> dict[str, Any]:
     return {
         "name": tool.name,

@@ -15,10 +15,8 @@ except ImportError:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A flow that fails is run again, twice at most. Real processes meet real timeouts: the SDK's client
-    gives up on its first ``server/discover`` after a fixed 10 s (a constant of the library), which a
-    stdio server still importing the SDK on a busy machine can miss. A difference in the frames fails
-    every run the same way, so a rerun never hides one."""
+    """A flow that fails is run again, twice at most. Real processes meet the SDK's own fixed timeouts on a
+    busy machine. A difference in the frames fails every run the same way, so a rerun never hides one."""
     for item in items:
         if item.nodeid.startswith("tests/sdk/test_differential.py"):
             item.add_marker(pytest.mark.flaky(reruns=2))
@@ -26,7 +24,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session", autouse=True)
 def zygote():
-    """One process that has imported the SDK forks the HTTP servers of every flow."""
+    """One process that has imported the SDK forks the servers of every flow (HTTP and stdio)."""
     from . import harness
 
     harness.ZYGOTE = harness.Zygote()

@@ -16,10 +16,12 @@ import functools
 import itertools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -104,14 +106,18 @@ class Zygote:
     """``servers/zygote.py``: forks HTTP servers from a process that has already imported the SDK."""
 
     def __init__(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="zygote-")  # a short path: a Unix socket's is at most 107 bytes
+        self.socket = os.path.join(self.dir, "fork.sock")
         self.proc = subprocess.Popen(
-            [PY, str(HERE / "servers" / "zygote.py"), str(LIFETIME * 20)],
+            [PY, str(HERE / "servers" / "zygote.py"), str(LIFETIME * 20), self.socket],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             start_new_session=True,
             cwd=REPO,
             text=True,
         )
+        # Ready once it has imported the SDK and listens: a stdio tap may connect from then on.
+        assert self.proc.stdout is not None and self.proc.stdout.readline() == "ready\n", "the zygote did not start"
 
     def fork(self, argv: list[str]) -> Forked:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -123,6 +129,7 @@ class Zygote:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(WAIT)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 ZYGOTE: Zygote | None = None  # set for the session by conftest.py
@@ -156,9 +163,12 @@ class Lab:
 
     # --- processes ---------------------------------------------------------------------------------
 
-    def server_command(self, name: str, transport: str, port: int = 0, **extra: str) -> list[str]:
+    def server_command(
+        self, name: str, transport: str, port: int = 0, script: str = "lab_server.py", **extra: str
+    ) -> list[str]:
+        """``script``: the server's program in ``servers/`` (``legacy_only.py``: a server of one era)."""
         spec = server_spec(self.scenario, name, self.options)
-        cmd = [PY, str(HERE / "servers" / "lab_server.py"), "--spec", json.dumps(spec), "--transport", transport]
+        cmd = [PY, str(HERE / "servers" / script), "--spec", json.dumps(spec), "--transport", transport]
         cmd += ["--lifetime", str(LIFETIME), "--port", str(port)]
         for key, value in {**self.server_args, **extra}.items():
             cmd += [f"--{key.replace('_', '-')}", value]
@@ -225,7 +235,8 @@ class Lab:
 
     def stdio_command(self, name: str, **extra: str) -> tuple[str, list[str]]:
         """The command a host launches for ``name`` over stdio: the tap, which starts the server."""
-        tap = [str(HERE / "taps" / "stdio_tap.py"), str(self.log_path), name, str(LIFETIME), "--"]
+        zygote = ZYGOTE.socket if ZYGOTE is not None else ""  # forks lab servers that have imported the SDK
+        tap = [str(HERE / "taps" / "stdio_tap.py"), str(self.log_path), name, str(LIFETIME), zygote, "--"]
         return PY, tap + self.server_command(name, "stdio", **extra)
 
     def stdio_pid(self, name: str) -> int:
@@ -300,6 +311,11 @@ class Lab:
         self._write_tokens()
 
     def close(self) -> None:
+        # Stdio servers a zygote forked are no children of their tap: make sure none outlives the flow.
+        for r in self.records():
+            if r.get("kind") == "spawn":
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(r["pid"], signal.SIGKILL)
         for proc in self.procs:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)

@@ -273,11 +273,28 @@ def test_a_legacy_call_resumes_on_its_own_stream_from_the_id_its_response_carrie
 
 
 def test_a_delete_with_an_expired_token_meets_401_before_the_session_ends() -> None:
-    run = play("outage", "legacy", TokenExpires(server="A"))
-    run, _ = step(run, RemoveServer(server="A"))
+    run = play("restart", "legacy", TokenExpires(server="W"))
+    run, _ = step(run, RemoveServer(server="W"))
     deletes = [m for m in wire(run) if isinstance(m, HttpRequest) and m.method == "DELETE"]
     statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
     assert len(deletes) == 2 and statuses == [401, 200], "refreshed after the 401, the DELETE is sent again"
+    first, retry = (d.headers["Authorization"] for d in deletes)
+    assert first != retry, "the DELETE is sent again with the refreshed token"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_requests_carry_the_bearer_token_only_to_a_server_that_wants_one(era: str) -> None:
+    """The SDK client's auth puts ``Authorization: Bearer`` on every HTTP request (POST, GET, DELETE) to a
+    protected server; the retry after a 401 for an expired token carries the refreshed token."""
+    run = play("restart", era, TokenExpires(server="W"), listen=True)
+    run, _ = step(run, TakeTurn())
+    requests = [m for m in wire(run) if isinstance(m, HttpRequest)]
+    assert requests and all(m.headers.get("Authorization", "").startswith("Bearer ") for m in requests)
+    expired, retry = requests[0].headers["Authorization"], requests[-1].headers["Authorization"]
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)][0] == 401
+    assert expired != retry, "the call is sent again with the refreshed token"
+    outage = play("outage", era, TakeTurn())
+    assert not [m for m in wire(outage) if isinstance(m, HttpRequest) and "Authorization" in m.headers]
 
 
 def test_a_new_stdio_process_is_sent_no_answer_it_never_asked_for_and_counts_its_own_ids() -> None:

@@ -75,7 +75,7 @@ def _event_classes() -> set[type]:
     return set(typing.get_args(union))
 
 
-@pytest.mark.parametrize("scenario", ["outage", "gateway", "restart", "baskets", "guide"])
+@pytest.mark.parametrize("scenario", ["outage", "gateway", "restart", "baskets", "guide", "eras"])
 def test_the_strategy_covers_every_event_class(scenario: str) -> None:
     assert set(builders(scenario)) == _event_classes()
 
@@ -186,6 +186,7 @@ OPTIONS = {
     ),
     "baskets": st.fixed_dictionaries({"handles_durable": st.booleans()}),
     "guide": st.just({}),
+    "eras": st.fixed_dictionaries({"dual_era": st.booleans()}),
 }
 
 
@@ -225,6 +226,16 @@ FOUND = {
         "legacy",
         {"listen": True},
         [ev.TokenExpires(server="W"), ev.RestartServer(server="W")],
+    ),
+    "a bearer token on every request to a server that wants one; a refused token never again": (
+        "legacy",
+        {"listen": True},
+        [ev.TokenExpires(server="W"), ev.RestartServer(server="W")],
+    ),
+    "a bearer token on every request after signing in again": (
+        "modern",
+        {"listen": True, "auth_in_process": True},
+        [ev.RestartServer(server="W"), ev.TokenRefreshed(server="W"), ev.TakeTurn()],
     ),
     "resume only from an id the stream sent": (
         "legacy",

@@ -25,6 +25,9 @@ class WireWatch:
     event_ids: dict[str, dict[str, object]] = field(default_factory=dict)
     last_sent: dict[str, object] = field(default_factory=dict)
     resumed: dict[str, object] = field(default_factory=dict)
+    # Bearer tokens: the Authorization each server last saw, and every one a server refused with 401.
+    last_bearer: dict[str, str | None] = field(default_factory=dict)
+    refused: set[str] = field(default_factory=set)
 
     def check(self, run: Run, prev: Run, event: ev.Event) -> None:
         frames = run.last.wire if run.last else []
@@ -99,6 +102,7 @@ class WireWatch:
                 self.open.pop((m.sender, "host"), None)
             return
         self._resumption(m)
+        self._bearer(servers, m)
         # no frame comes from a server that was not running before the step and is not running after it
         if m.sender in servers and m.sender in before.servers:
             assert before.servers[m.sender].up or servers[m.sender].up, f"{m.sender} is down but sent {m.http}"
@@ -149,8 +153,30 @@ class WireWatch:
         # whatever the handler returned (400 is only for a body that is not JSON-RPC)
         if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32602:
             assert m.status == (400 if m.era == "modern" else 200), f"{m.era} -32602 with HTTP {m.status}"
+        # and a 2026-07-28 server's UnsupportedProtocolVersionError (-32022) is a 400, whoever asked (its schema)
+        if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32022:
+            assert m.status == 400, f"-32022 with HTTP {m.status}"
         if isinstance(m, HttpResponse) and m.status == 400:
-            assert m.era == "modern" and "error" in p and p["error"]["code"] == -32602
+            code = p.get("error", {}).get("code")
+            assert (m.era == "modern" and code == -32602) or code == -32022, f"HTTP 400 for {p}"
+
+    def _bearer(self, servers, m) -> None:
+        """Every HTTP request to a server that wants a token carries ``Authorization: Bearer``, and none to a
+        server that wants none; a token a server refused with 401 is never sent again (refreshed or signed in
+        anew, the client holds a new one)."""
+        if isinstance(m, HttpRequest):
+            srv = servers[m.receiver]
+            token = m.headers.get("Authorization")
+            if srv.auth:
+                assert token is not None and token.startswith("Bearer "), f"{m.http} to {m.receiver} without a token"
+                assert token not in self.refused, f"{m.http} to {m.receiver} with a token it refused with 401"
+            else:
+                assert token is None, f"{m.http} to {m.receiver}, which wants no token, carries one"
+            self.last_bearer[m.receiver] = token
+        elif isinstance(m, HttpResponse) and m.status == 401:
+            token = self.last_bearer.get(m.sender)
+            assert token is not None, f"{m.sender} answered 401 to a request that carried no token"
+            self.refused.add(token)
 
     def _resumption(self, m) -> None:
         """Resume only from an id the stream sent, and replay a stream's messages only on that stream."""

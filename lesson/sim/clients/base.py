@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from .. import gateway, servers
 from .. import wire as w
-from ..model import Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
+from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
 from ..step import CallRecord, Step, Tone
 from ..transport import Link
 
@@ -91,13 +91,28 @@ class BaseClient:
 
     def connect(self) -> None:
         """Everything a client does to start talking to a server it has just been told about."""
+        from . import client_for  # the package's registry of clients, one per era
+
         if not self.srv.up:
             self.mark_down(f"{self.c.server} is not running.")
             return
+        if self.st.s.host.dual_era and self.era != "modern":
+            # A dual-era client probes with server/discover first (on stdio it SHOULD, to tell the eras apart).
+            self.c.era = "modern"
+            client_for(self.st, self.c).connect()
+            return
         if not self.greet():
             return
+        if self.c.era != self.era:  # a dual-era client fell back: the rest is done in the era agreed on
+            client_for(self.st, self.c).connected()
+            return
+        self.connected()
+
+    def connected(self) -> None:
+        """The greeting went through: open the notification channel, then list."""
         self.c.status = "connected"
         self.c.last_error = None
+        self.c.era_refused = False
         if self.st.s.host.auto_listen:
             self.open_stream()
         if self.c.status == "connected":
@@ -115,7 +130,7 @@ class BaseClient:
         """What the server's front door answers to the HTTP message just sent, before any JSON-RPC. The
         auth middleware wraps the whole endpoint (the SDK's does), so a bad token gets 401 before any
         session lookup or handshake: "expired", "revoked", then "404" (legacy: an unknown session), or "ok"."""
-        if self.srv.transport == "http" and self.c.token in ("expired", "revoked"):
+        if self.srv.transport == "http" and self.srv.auth and self.c.token in ("expired", "revoked"):
             self.unauthorized()
             return self.c.token
         if self.session_gone():
@@ -131,6 +146,7 @@ class BaseClient:
         if status == "expired":
             self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
             c.token = "valid"
+            c.token_serial += 1  # a new access token: the retry carries it
             return True
         c.status = "reconnecting"
         c.last_error = "401: the token is gone; the user must sign in again"
@@ -146,7 +162,7 @@ class BaseClient:
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""
         c = self.c
-        if self.srv.transport != "http" or c.token not in ("expired", "revoked"):
+        if self.srv.transport != "http" or not self.srv.auth or c.token not in ("expired", "revoked"):
             return False
         self.unauthorized()
         if self.after_401(c.token):
@@ -208,6 +224,16 @@ class BaseClient:
         if why:
             self.say(why)
         return not same
+
+    def no_common_era(self) -> bool:
+        """The server refused the greeting: it speaks no era this client speaks. The host cannot use it."""
+        c, srv = self.c, self.srv
+        c.era_refused = True
+        theirs = " and ".join(VERSION[e] for e in srv.speaks)
+        self.mark_down(
+            f"{c.server} speaks only {theirs}, and this client only {VERSION[c.era]}: they share no protocol era."
+        )
+        return False
 
     def mark_down(self, why: str) -> None:
         c = self.c

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import Era, InFlight, ListenStream, PendingInput, ToolDef
+from ..model import VERSION, Era, InFlight, ListenStream, PendingInput, ToolDef
 from ..step import CallRecord
 from .base import QUESTION, BaseClient
 
@@ -24,6 +24,13 @@ class LegacyClient(BaseClient):
         if rid is None:
             return False
         srv = self.srv
+        if "legacy" not in srv.speaks:
+            self.link.reply(
+                w.unsupported_version(rid, VERSION["legacy"], [VERSION[e] for e in srv.speaks]),
+                "initialize",
+                note="A 2026-07-28-only server has no initialize: UnsupportedProtocolVersionError names its versions.",
+            )
+            return self.no_common_era()
         sid = servers.new_session(srv, c.next_id)
         self.link.reply(
             w.initialize_result(rid, srv.title, srv.generation, srv.list_changed),

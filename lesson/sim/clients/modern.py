@@ -12,6 +12,7 @@ from .. import wire as w
 from ..model import Era, ListenStream, PendingInput, ToolDef
 from ..step import CallRecord
 from .base import QUESTION, BaseClient
+from .legacy import LegacyClient
 
 
 class ModernClient(BaseClient):
@@ -24,12 +25,29 @@ class ModernClient(BaseClient):
         if n is None:
             return False
         srv = self.srv
+        if "modern" not in srv.speaks:
+            self.link.reply(
+                w.error(f"d{n}", w.METHOD_NOT_FOUND, "Method not found"),
+                "server/discover",
+                note="A 2025-11-25-only server has no server/discover: an unknown method.",
+            )
+            if not self.st.s.host.dual_era:
+                return self.no_common_era()
+            self.say(
+                f"{c.server} does not know server/discover: it speaks only 2025-11-25. The dual-era client "
+                "falls back to that era: initialize, on the same connection.",
+                "change",
+            )
+            c.era = "legacy"
+            return LegacyClient(self.st, c).greet()
         self.link.reply(
             w.discover_result(f"d{n}", srv.title, srv.generation, srv.list_changed),
             "server/discover",
             note="Describes a server the host already knows; it finds no new ones.",
         )
         c.greeted = True
+        if self.st.s.host.dual_era:
+            self.say(f"{c.server} answered server/discover: it serves 2026-07-28, so the client speaks that era.")
         return True
 
     def open_stream(self) -> None:

@@ -21,6 +21,8 @@ def _token_expires(st: Step, e: TokenExpires) -> None:
     c = st.client(e.server)
     if st.srv(e.server).transport == "stdio":
         raise Rejected("On stdio there is no token: credentials come from the environment.")
+    if not st.srv(e.server).auth:
+        raise Rejected(f"{e.server} asks for no token.")
     if c.token != "valid":
         raise Rejected(f"The token for {e.server} is already {c.token}.")
     c.token = "expired"
@@ -45,6 +47,7 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
         raise Rejected(f"{e.server} signs users in inside its own process, which is not running: no new token now.")
     was = c.token
     c.token = "valid"
+    c.token_serial += 1  # a new access token
     if was == "revoked":  # only an in-process authorization server revokes: its server is up
         st.say(f"The user signed in again; {e.server} accepts the new token.", "change")
         if c.status == "reconnecting":

@@ -173,6 +173,8 @@ def _restart(st: Step, e: RestartServer) -> None:
     for c in st.clients_of(srv.name):
         if srv.transport != "http":
             st.say("On stdio there is no token flow: the new process reads its credentials from the environment again.")
+        elif not srv.auth:
+            continue  # it asks for no token: there is nothing to say about one
         elif c.token == "revoked":
             st.say(
                 "The user's token was issued by an authorization server inside the restarted process, "

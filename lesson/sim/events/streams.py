@@ -123,6 +123,14 @@ class SwitchEra(EventBase):
 def _switch_era(st: Step, e: SwitchEra) -> None:
     targets = [st.client(e.server)] if e.server else list(st.s.host.clients.values())
     if e.server is None:
+        if st.s.host.dual_era and st.s.host.era != e.era:
+            st.s.host.era = e.era
+            st.say("The host speaks both eras: each client keeps the era its server answered in.")
+            return
+        if not targets and st.s.host.era != e.era:  # no client yet: only the era new clients will speak changes
+            st.s.host.era = e.era
+            st.say(f"The host now speaks {ERA_LABEL[e.era]}; it has no client yet.", "change")
+            return
         st.s.host.era = e.era
     todo = [c for c in targets if c.era != e.era]
     if not todo:
@@ -141,5 +149,5 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
         c.listen = ListenStream()
         c.pending_input, c.in_flight = None, []
         st.say(f"The client for {c.server} now speaks {ERA_LABEL[e.era]}.", "change")
-        if srv.up and c.status != "down":
+        if srv.up and (c.status != "down" or c.era_refused):  # a refused greeting is tried again in the new era
             client_for(st, c).connect()
