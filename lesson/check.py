@@ -35,7 +35,7 @@ from .content import (
 )
 from .goals import holds
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
-from .panels import AnyPanel, PlaygroundPanel, load_panels
+from .panels import AnyPanel, PlaygroundPanel, load_panels, unknown_condition_servers
 from .scripts import check_script
 from .sim import begin, view
 from .tasks import TaskLogError, done, done_at_start, parse
@@ -394,15 +394,16 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
         for n, q in enumerate(quiz.questions):
             if q.task is not None:
                 for field_name, message in _task_problems(q.task, panels, lesson, broken):
-                    line = doc.line(("questions", n, "task", field_name))
+                    where = field_name if isinstance(field_name, tuple) else (field_name,)
+                    line = doc.line(("questions", n, "task", *where))
                     out.append(ContentError(path, line, f"question {q.id!r}: {message}"))
     return out
 
 
 def _task_problems(
     task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None, broken: frozenset[str] = frozenset()
-) -> list[tuple[str, str]]:
-    """(the task's field at fault, what is wrong) for one task question."""
+) -> list[tuple[str | tuple[int | str, ...], str]]:
+    """(the task's field at fault, or where in it, and what is wrong) for one task question."""
     panel = panels.get(task.panel)
     if panel is None:
         if task.panel in broken:
@@ -410,7 +411,10 @@ def _task_problems(
         return [("panel", f"there is no panel {task.panel!r} (known: {', '.join(sorted(panels))})")]
     if not isinstance(panel, PlaygroundPanel):
         return [("panel", f"{task.panel!r} is a {panel.kind} panel; a task is done in a playground")]
-    out = []
+    out: list[tuple[str | tuple[int | str, ...], str]] = []
+    for name in ("when", "earlier"):
+        if (cond := getattr(task, name)) is not None:
+            out += unknown_condition_servers(panel.start, cond, (name,), f"the task's '{name}'")
     if lesson is not None and task.panel not in lesson.widgets:
         out.append(("panel", f"lesson {lesson.meta.slug!r} does not show the {task.panel!r} playground"))
     if done_at_start(task, panel):
