@@ -23,6 +23,7 @@ from .content import (
     MAX_FEEDBACK_WORDS,
     MAX_PLAYGROUNDS,
     MAX_VISIBLE_WORDS,
+    MIN_CHOICE_SHARE,
     REFERENCE,
     Content,
     Glossary,
@@ -81,6 +82,7 @@ def check(root: Path) -> Report:
         problems.extend(check_messages(lesson))
         problems.extend(check_subscription_ids(lesson))
         problems.extend(check_size(lesson))
+        problems.extend(check_quiz_last(lesson))
     if content.reference is not None:
         problems.extend(check_messages(content.reference))
         problems.extend(check_subscription_ids(content.reference))
@@ -92,6 +94,8 @@ def check(root: Path) -> Report:
     problems.extend(check_tasks(root, content, panels))
     problems.extend(check_schema_pointers(root))
     problems.extend(check_feedback(root, content))
+    problems.extend(check_choices(root, content))
+    problems.extend(check_challenges(root, panels))
     if content.glossary is not None:
         problems.extend(check_terms(content, content.glossary, panels))
     problems.extend(check_presses_of_broken_panels(root, panels))
@@ -286,6 +290,118 @@ def check_feedback(root: Path, content: Content) -> list[ContentError]:
             elif lesson is not None and (why := _see_problem(content, lesson, q.see)):
                 out.append(ContentError(path, doc.line(("questions", n, "see")), f"question {q.id!r}: {why}"))
     return out
+
+
+def _sentences(text: str) -> int:
+    return len([s for s in text.replace("; ", ". ").split(". ") if s.strip()])
+
+
+def check_choices(root: Path, content: Content) -> list[ContentError]:
+    """A choice question cannot be passed by picking the longest answer: the right choice is not strictly
+    the longest, the shortest choice is at least MIN_CHOICE_SHARE of the longest, and the explanation
+    covers the wrong choices too (a sentence, or a clause after '; ', for each choice but one)."""
+    out = []
+    for quiz in content.quizzes.values():
+        path = root / "quizzes" / f"{quiz.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        for n, q in enumerate(quiz.questions):
+            if q.choices is None:
+                continue  # a task has no choices to balance
+            lengths = {c.id: len(c.text) for c in q.choices}
+            shown = ", ".join(f"{cid}: {size}" for cid, size in lengths.items())
+            right = next(i for i, c in enumerate(q.choices) if c.id == q.answer)
+            if lengths[q.answer] > max(v for k, v in lengths.items() if k != q.answer):
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n, "choices", right)),
+                        f"question {q.id!r}: the right choice is the longest ({shown} characters), so length "
+                        "gives it away; shorten it or lengthen another",
+                    )
+                )
+            shortest = min(range(len(q.choices)), key=lambda i: len(q.choices[i].text))
+            if min(lengths.values()) < MIN_CHOICE_SHARE * max(lengths.values()):
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n, "choices", shortest)),
+                        f"question {q.id!r}: the choices differ too much in length ({shown} characters): the "
+                        f"shortest should be at least {MIN_CHOICE_SHARE:.0%} of the longest",
+                    )
+                )
+            if (count := _sentences(q.explanation)) < len(q.choices) - 1:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n, "explanation")),
+                        f"question {q.id!r}: the explanation has {count} sentence(s) for {len(q.choices)} choices; "
+                        "say why the right one is right and why the others are not",
+                    )
+                )
+    return out
+
+
+def check_challenges(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A playground's goal is a challenge: it states an outcome and quotes none of the panel's button
+    labels; only a hint's last stage (the solution) may quote them; and no label gives an answer away
+    with an aside in brackets."""
+    out = []
+    for panel in panels.values():
+        if not isinstance(panel, PlaygroundPanel):
+            continue
+        path = root / "panels" / f"{panel.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        labels = [b.label for b in panel.buttons]
+        for n, label in enumerate(labels):
+            if "(" in label:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("buttons", n, "label")),
+                        f"button {panel.buttons[n].id!r}: the label {label!r} holds an aside in brackets; a label "
+                        "says what happens, the lesson says what it teaches",
+                    )
+                )
+        if panel.goal is not None and (named := [x for x in labels if x in panel.goal.text]):
+            out.append(
+                ContentError(
+                    path,
+                    doc.line(("goal", "text")),
+                    f"the goal quotes the button {named[0]!r}: state the outcome, not the presses that reach it",
+                )
+            )
+        for n, nudge in enumerate(panel.hints[:-1]):
+            if named := [x for x in labels if f'"{x}"' in nudge]:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("hints", n)),
+                        f"hint {n + 1} quotes the button {named[0]!r}: only the last hint (the solution) may",
+                    )
+                )
+    return out
+
+
+def check_quiz_last(lesson: Lesson) -> list[ContentError]:
+    """The quick check closes a lesson's idea: no panel comes after ``::: quiz``."""
+    tokens, body_line = lesson_tokens(lesson.source)
+    quiz_seen = False
+    for token in tokens:
+        if token.type != "inline" or not (widget := WIDGET_LINE.match(token.content)):
+            continue
+        if widget.group(1) == "quiz":
+            quiz_seen = True
+        elif quiz_seen and widget.group(1) not in BUILTIN_WIDGETS:
+            line = body_line + token.map[0] if token.map else body_line
+            return [
+                ContentError(
+                    lesson.source,
+                    line,
+                    f"the panel {widget.group(1)!r} comes after the quick check: the quick check closes the "
+                    "lesson, so place it after the panels",
+                )
+            ]
+    return []
 
 
 def _see_problem(content: Content, lesson: Lesson, href: str) -> str | None:
@@ -609,12 +725,15 @@ __all__ = [
     "anchors",
     "check",
     "check_catalogues",
+    "check_challenges",
+    "check_choices",
     "check_feedback",
     "check_goals",
     "check_links",
     "check_locales",
     "check_messages",
     "check_presses_of_broken_panels",
+    "check_quiz_last",
     "check_schema_pointers",
     "check_tasks",
     "check_terms",
