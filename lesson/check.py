@@ -37,7 +37,8 @@ from .content import (
 from .goals import holds
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .panels import AnyPanel, PlaygroundPanel, load_panels, unknown_condition_servers
-from .scripts import check_script
+from .protocol import Log
+from .scripts import check_script, page_scenarios
 from .sim import begin, view
 from .tasks import TaskLogError, done, done_at_start, parse
 from .wire_schema import VERSIONS, message_errors
@@ -503,6 +504,7 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
     out = []
     # A panel whose file exists but does not load has its own problems listed; do not call it missing.
     broken = frozenset(p.stem for p in (root / "panels").glob("*.yaml")) - set(panels)
+    scenarios = page_scenarios(root)
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
         doc = parse_yaml(path.read_text(encoding="utf-8"), path)
@@ -513,7 +515,33 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
                     where = field_name if isinstance(field_name, tuple) else (field_name,)
                     line = doc.line(("questions", n, "task", *where))
                     out.append(ContentError(path, line, f"question {q.id!r}: {message}"))
+                if (found := _scenario_doing(q.task, panels, scenarios)) is not None:
+                    line = doc.line(("questions", n, "task", "when"))
+                    out.append(ContentError(path, line, f"question {q.id!r}: {found}"))
     return out
+
+
+def _scenario_doing(task: Task, panels: dict[str, AnyPanel], scenarios: dict[str, list[dict]]) -> str | None:
+    """A task must be the learner's own work: the page replays a scenario one "Next moment" at a time, so
+    every point a learner can stop at (after each moment, in either era) is graded like a task log."""
+    panel = panels.get(task.panel)
+    if not isinstance(panel, PlaygroundPanel):
+        return None
+    for scenario in scenarios.get(task.panel, []):
+        for era in ("legacy", "modern"):
+            pressed: list[str] = []
+            for n, step in enumerate(scenario["steps"], 1):
+                pressed = pressed + step["press"]
+                log = Log(panel=panel.id, era=era, events=[("p", b) for b in pressed], seq=len(pressed))
+                try:
+                    if done(task, panel, log):
+                        return (
+                            f"the scenario {scenario['id']!r} does this task by itself at its moment {n} ({era}): "
+                            "a learner pressing Next moment would be graded as done; ask for something it does not do"
+                        )
+                except (KeyError, ValueError):
+                    break  # a scenario that does not replay is reported at its own file
+    return None
 
 
 def _task_problems(
