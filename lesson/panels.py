@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError, model_validator
 from .goals import All, AnyOf, Condition, Goal, Not
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
-from .sim.model import Era, Strict
+from .sim.model import Era, Strict, ToolDef
 from .sim.scenarios import declared_problems
 from .sim.view import View
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
@@ -304,6 +304,37 @@ def unknown_servers(start: Start, events: list[Event]) -> str | None:
     return None
 
 
+def offered_tools(start: Start, server: str) -> list[str]:
+    """Every tool a server of the start offers or can deploy (a gateway: its backends'), by name."""
+    servers = begin(start).state.servers
+    srv = servers.get(server)
+    if srv is None:
+        return []
+    found = [servers[b] for b in srv.backends if b in servers] if srv.gateway else [srv]
+    return [t.name for x in found for t in x.tools + x.upcoming]
+
+
+def deployed(events: list[Event]) -> list[str]:
+    """The tools events deploy by name (a deploy that brings its own tool definition)."""
+    return [e.tool.name for e in events if isinstance(getattr(e, "tool", None), ToolDef)]
+
+
+def unknown_tools(start: Start, events: list[Event], also: list[str] | None = None) -> str | None:
+    """Why an event names a tool its server does not have (nor ``also``, tools other events deploy), or None.
+    (A model turn's own calls may name any tool: an unknown one is an error the model reads, which a lesson
+    may mean to show.)"""
+    extra = deployed(events) + (also or [])
+    for event in events:
+        tool, server = getattr(event, "tool", None), getattr(event, "server", None)
+        known = offered_tools(start, server) if isinstance(server, str) else []
+        if isinstance(tool, str) and isinstance(server, str) and tool not in known + extra:
+            return (
+                f"names tool {tool!r}, which server {server} does not offer ({', '.join(known) or 'no tools'})"
+                + did_you_mean(tool, known)
+            )
+    return None
+
+
 _SERVER_SELECTOR = re.compile(r"\bservers\[name=([^\]]*)\]")
 
 
@@ -370,7 +401,8 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
         return out
     if isinstance(panel, StepperPanel):
         for n, step in enumerate(panel.steps):
-            if why := unknown_servers(panel.start, step.events):
+            also = deployed([e for x in panel.steps for e in x.events])
+            if why := unknown_servers(panel.start, step.events) or unknown_tools(panel.start, step.events, also):
                 problem(("steps", n), f"step {n + 1} {why}")
         if not out:
             try:
@@ -388,7 +420,8 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
             )
             return out
         for n, situation in enumerate(panel.situations):
-            if why := unknown_servers(panel.start, situation.before + situation.after):
+            events = situation.before + situation.after
+            if why := unknown_servers(panel.start, events) or unknown_tools(panel.start, events):
                 problem(("situations", n), f"situation {situation.id!r} {why}")
                 continue
             try:
@@ -405,7 +438,8 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
             for loc, why in unknown_condition_servers(panel.start, panel.goal.when, ("goal", "when"), "the goal"):
                 problem(loc, why)
         for n, button in enumerate(panel.buttons):
-            if why := unknown_servers(panel.start, [button.event]):
+            also = deployed([b.event for b in panel.buttons])
+            if why := unknown_servers(panel.start, [button.event]) or unknown_tools(panel.start, [button.event], also):
                 problem(("buttons", n, "event"), f"button {button.id!r} {why}")
                 continue
             try:
@@ -506,6 +540,7 @@ __all__ = [
     "check_panel",
     "condition_servers",
     "unknown_condition_servers",
+    "unknown_tools",
     "declared_server_problems",
     "load_panel",
     "server_names",

@@ -21,9 +21,11 @@ from .panels import (
     PlaygroundPanel,
     Step,
     declared_server_problems,
+    deployed,
     load_panel,
     unknown_condition_servers,
     unknown_servers,
+    unknown_tools,
 )
 from .sim import Event, Start, advance, begin, view
 from .sim.model import Strict
@@ -169,7 +171,8 @@ def check_script(path: Path) -> list[ContentError]:
         except (KeyError, ValueError) as exc:
             return [ContentError(path, doc.line(("start",)), f"the start does not play: {exc}")]
         for n, (step, events) in enumerate(zip(script.steps, steps, strict=True)):
-            if why := unknown_servers(start, events):
+            also = deployed([e for x in steps for e in x])
+            if why := unknown_servers(start, events) or unknown_tools(start, events, also):
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} {why}"))
                 break
             try:

@@ -139,3 +139,15 @@ def test_the_schema_accepts_declared_servers_and_still_refuses_unknown_ones() ->
     assert list(validator.iter_errors(panel))
     plain = {**panel, "start": {"name": "outage"}}  # no declared servers: only the scenario's may be named
     assert list(validator.iter_errors(plain))
+
+
+def test_a_press_naming_a_tool_its_server_lacks_is_reported(root: Path) -> None:
+    path = root / "panels" / "d-joins.yaml"
+    path.write_text(
+        path.read_text().replace(
+            "  - {id: turn,",
+            "  - {id: call, label: Call, event: {kind: start_call, server: D, tool: web.serch}}\n  - {id: turn,",
+        )
+    )
+    (found,) = problems(root)
+    says(found, f"{path}:{line_of(path, 'web.serch')}:", "button 'call'", "'web.serch'", "did you mean 'web.search'")
