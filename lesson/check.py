@@ -23,6 +23,7 @@ from .content import (
     MAX_FEEDBACK_WORDS,
     MAX_PLAYGROUNDS,
     MAX_VISIBLE_WORDS,
+    MIN_CHOICE_SHARE,
     REFERENCE,
     Content,
     Glossary,
@@ -35,8 +36,9 @@ from .content import (
 )
 from .goals import holds
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
-from .panels import AnyPanel, PlaygroundPanel, load_panels
-from .scripts import check_script
+from .panels import AnyPanel, PlaygroundPanel, load_panels, unknown_condition_servers
+from .protocol import Log
+from .scripts import check_script, page_scenarios
 from .sim import begin, view
 from .tasks import TaskLogError, done, done_at_start, parse
 from .wire_schema import VERSIONS, message_errors
@@ -81,6 +83,7 @@ def check(root: Path) -> Report:
         problems.extend(check_messages(lesson))
         problems.extend(check_subscription_ids(lesson))
         problems.extend(check_size(lesson))
+        problems.extend(check_quiz_last(lesson))
     if content.reference is not None:
         problems.extend(check_messages(content.reference))
         problems.extend(check_subscription_ids(content.reference))
@@ -92,6 +95,8 @@ def check(root: Path) -> Report:
     problems.extend(check_tasks(root, content, panels))
     problems.extend(check_schema_pointers(root))
     problems.extend(check_feedback(root, content))
+    problems.extend(check_choices(root, content))
+    problems.extend(check_challenges(root, panels))
     if content.glossary is not None:
         problems.extend(check_terms(content, content.glossary, panels))
     problems.extend(check_presses_of_broken_panels(root, panels))
@@ -288,6 +293,118 @@ def check_feedback(root: Path, content: Content) -> list[ContentError]:
     return out
 
 
+def _sentences(text: str) -> int:
+    return len([s for s in text.replace("; ", ". ").split(". ") if s.strip()])
+
+
+def check_choices(root: Path, content: Content) -> list[ContentError]:
+    """A choice question cannot be passed by picking the longest answer: the right choice is not strictly
+    the longest, the shortest choice is at least MIN_CHOICE_SHARE of the longest, and the explanation
+    covers the wrong choices too (a sentence, or a clause after '; ', for each choice but one)."""
+    out = []
+    for quiz in content.quizzes.values():
+        path = root / "quizzes" / f"{quiz.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        for n, q in enumerate(quiz.questions):
+            if q.choices is None:
+                continue  # a task has no choices to balance
+            lengths = {c.id: len(c.text) for c in q.choices}
+            shown = ", ".join(f"{cid}: {size}" for cid, size in lengths.items())
+            right = next(i for i, c in enumerate(q.choices) if c.id == q.answer)
+            if lengths[q.answer] > max(v for k, v in lengths.items() if k != q.answer):
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n, "choices", right)),
+                        f"question {q.id!r}: the right choice is the longest ({shown} characters), so length "
+                        "gives it away; shorten it or lengthen another",
+                    )
+                )
+            shortest = min(range(len(q.choices)), key=lambda i: len(q.choices[i].text))
+            if min(lengths.values()) < MIN_CHOICE_SHARE * max(lengths.values()):
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n, "choices", shortest)),
+                        f"question {q.id!r}: the choices differ too much in length ({shown} characters): the "
+                        f"shortest should be at least {MIN_CHOICE_SHARE:.0%} of the longest",
+                    )
+                )
+            if (count := _sentences(q.explanation)) < len(q.choices) - 1:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("questions", n, "explanation")),
+                        f"question {q.id!r}: the explanation has {count} sentence(s) for {len(q.choices)} choices; "
+                        "say why the right one is right and why the others are not",
+                    )
+                )
+    return out
+
+
+def check_challenges(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A playground's goal is a challenge: it states an outcome and quotes none of the panel's button
+    labels; only a hint's last stage (the solution) may quote them; and no label gives an answer away
+    with an aside in brackets."""
+    out = []
+    for panel in panels.values():
+        if not isinstance(panel, PlaygroundPanel):
+            continue
+        path = root / "panels" / f"{panel.id}.yaml"
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        labels = [b.label for b in panel.buttons]
+        for n, label in enumerate(labels):
+            if "(" in label:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("buttons", n, "label")),
+                        f"button {panel.buttons[n].id!r}: the label {label!r} holds an aside in brackets; a label "
+                        "says what happens, the lesson says what it teaches",
+                    )
+                )
+        if panel.goal is not None and (named := [x for x in labels if x in panel.goal.text]):
+            out.append(
+                ContentError(
+                    path,
+                    doc.line(("goal", "text")),
+                    f"the goal quotes the button {named[0]!r}: state the outcome, not the presses that reach it",
+                )
+            )
+        for n, nudge in enumerate(panel.hints[:-1]):
+            if named := [x for x in labels if f'"{x}"' in nudge]:
+                out.append(
+                    ContentError(
+                        path,
+                        doc.line(("hints", n)),
+                        f"hint {n + 1} quotes the button {named[0]!r}: only the last hint (the solution) may",
+                    )
+                )
+    return out
+
+
+def check_quiz_last(lesson: Lesson) -> list[ContentError]:
+    """The quick check closes a lesson's idea: no panel comes after ``::: quiz``."""
+    tokens, body_line = lesson_tokens(lesson.source)
+    quiz_seen = False
+    for token in tokens:
+        if token.type != "inline" or not (widget := WIDGET_LINE.match(token.content)):
+            continue
+        if widget.group(1) == "quiz":
+            quiz_seen = True
+        elif quiz_seen and widget.group(1) not in BUILTIN_WIDGETS:
+            line = body_line + token.map[0] if token.map else body_line
+            return [
+                ContentError(
+                    lesson.source,
+                    line,
+                    f"the panel {widget.group(1)!r} comes after the quick check: the quick check closes the "
+                    "lesson, so place it after the panels",
+                )
+            ]
+    return []
+
+
 def _see_problem(content: Content, lesson: Lesson, href: str) -> str | None:
     if href.startswith("#"):
         target, fragment = lesson, href[1:]
@@ -387,6 +504,7 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
     out = []
     # A panel whose file exists but does not load has its own problems listed; do not call it missing.
     broken = frozenset(p.stem for p in (root / "panels").glob("*.yaml")) - set(panels)
+    scenarios = page_scenarios(root)
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
         doc = parse_yaml(path.read_text(encoding="utf-8"), path)
@@ -394,15 +512,42 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
         for n, q in enumerate(quiz.questions):
             if q.task is not None:
                 for field_name, message in _task_problems(q.task, panels, lesson, broken):
-                    line = doc.line(("questions", n, "task", field_name))
+                    where = field_name if isinstance(field_name, tuple) else (field_name,)
+                    line = doc.line(("questions", n, "task", *where))
                     out.append(ContentError(path, line, f"question {q.id!r}: {message}"))
+                if (found := _scenario_doing(q.task, panels, scenarios)) is not None:
+                    line = doc.line(("questions", n, "task", "when"))
+                    out.append(ContentError(path, line, f"question {q.id!r}: {found}"))
     return out
+
+
+def _scenario_doing(task: Task, panels: dict[str, AnyPanel], scenarios: dict[str, list[dict]]) -> str | None:
+    """A task must be the learner's own work: the page replays a scenario one "Next moment" at a time, so
+    every point a learner can stop at (after each moment, in either era) is graded like a task log."""
+    panel = panels.get(task.panel)
+    if not isinstance(panel, PlaygroundPanel):
+        return None
+    for scenario in scenarios.get(task.panel, []):
+        for era in ("legacy", "modern"):
+            pressed: list[str] = []
+            for n, step in enumerate(scenario["steps"], 1):
+                pressed = pressed + step["press"]
+                log = Log(panel=panel.id, era=era, events=[("p", b) for b in pressed], seq=len(pressed))
+                try:
+                    if done(task, panel, log):
+                        return (
+                            f"the scenario {scenario['id']!r} does this task by itself at its moment {n} ({era}): "
+                            "a learner pressing Next moment would be graded as done; ask for something it does not do"
+                        )
+                except (KeyError, ValueError):
+                    break  # a scenario that does not replay is reported at its own file
+    return None
 
 
 def _task_problems(
     task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None, broken: frozenset[str] = frozenset()
-) -> list[tuple[str, str]]:
-    """(the task's field at fault, what is wrong) for one task question."""
+) -> list[tuple[str | tuple[int | str, ...], str]]:
+    """(the task's field at fault, or where in it, and what is wrong) for one task question."""
     panel = panels.get(task.panel)
     if panel is None:
         if task.panel in broken:
@@ -410,7 +555,10 @@ def _task_problems(
         return [("panel", f"there is no panel {task.panel!r} (known: {', '.join(sorted(panels))})")]
     if not isinstance(panel, PlaygroundPanel):
         return [("panel", f"{task.panel!r} is a {panel.kind} panel; a task is done in a playground")]
-    out = []
+    out: list[tuple[str | tuple[int | str, ...], str]] = []
+    for name in ("when", "earlier"):
+        if (cond := getattr(task, name)) is not None:
+            out += unknown_condition_servers(panel.start, cond, (name,), f"the task's '{name}'")
     if lesson is not None and task.panel not in lesson.widgets:
         out.append(("panel", f"lesson {lesson.meta.slug!r} does not show the {task.panel!r} playground"))
     if done_at_start(task, panel):
@@ -605,12 +753,15 @@ __all__ = [
     "anchors",
     "check",
     "check_catalogues",
+    "check_challenges",
+    "check_choices",
     "check_feedback",
     "check_goals",
     "check_links",
     "check_locales",
     "check_messages",
     "check_presses_of_broken_panels",
+    "check_quiz_last",
     "check_schema_pointers",
     "check_tasks",
     "check_terms",

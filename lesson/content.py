@@ -84,6 +84,8 @@ MAX_VISIBLE_WORDS = 900
 MAX_PLAYGROUNDS = 2
 # Quiz feedback (an explanation, a task's hint) is read at a glance after an answer: about 40 words.
 MAX_FEEDBACK_WORDS = 40
+# A choice question cannot be passed by length: the shortest choice is at least this share of the longest.
+MIN_CHOICE_SHARE = 0.7
 # A glossary definition is read in passing, from a link in the middle of a lesson.
 MAX_DEFINITION_WORDS = 45
 

@@ -8,17 +8,19 @@ shared template of its kind unless ``templates/widgets/<id>.html`` exists.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from .goals import Goal
+from .goals import All, AnyOf, Condition, Goal, Not
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
-from .sim.model import Era, Strict
+from .sim.model import Era, Strict, ToolDef
+from .sim.scenarios import declared_problems
 from .sim.view import View
-from .yamlfile import ContentError, YamlDoc, load_yaml_file, raise_first
+from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
 Label = Annotated[str, Field(min_length=1)]
@@ -284,16 +286,99 @@ def server_names(event: Event) -> set[str]:
     return {n for n in names if n}
 
 
+def where(start: Start) -> str:
+    """The start's servers as a message names them: the scenario's, and the ones the start declares."""
+    if not start.servers:
+        return f"scenario {start.name!r}"
+    return f"scenario {start.name!r} with the servers its start declares"
+
+
 def unknown_servers(start: Start, events: list[Event]) -> str | None:
-    """Why the events name servers the start scenario does not have, or None."""
-    known = set(begin(start).state.servers)
-    unknown = set().union(*(server_names(e) for e in events)) - known if events else set()
+    """Why the events name servers the start (its scenario and the servers it declares) does not have, or None."""
+    known = sorted(begin(start).state.servers)
+    unknown = sorted(set().union(*(server_names(e) for e in events)) - set(known)) if events else []
     if unknown:
-        return (
-            f"names {', '.join(sorted(unknown))}, which is not a server of scenario "
-            f"{start.name!r} ({', '.join(sorted(known))})"
-        )
+        named = ", ".join(repr(n) for n in unknown)
+        hint = did_you_mean(unknown[0], known) if len(unknown) == 1 else ""
+        return f"names {named}, which is not a server of {where(start)} ({', '.join(known)}){hint}"
     return None
+
+
+def offered_tools(start: Start, server: str) -> list[str]:
+    """Every tool a server of the start offers or can deploy (a gateway: its backends'), by name."""
+    servers = begin(start).state.servers
+    srv = servers.get(server)
+    if srv is None:
+        return []
+    found = [servers[b] for b in srv.backends if b in servers] if srv.gateway else [srv]
+    return [t.name for x in found for t in x.tools + x.upcoming]
+
+
+def deployed(events: list[Event]) -> list[str]:
+    """The tools events deploy by name (a deploy that brings its own tool definition)."""
+    return [e.tool.name for e in events if isinstance(getattr(e, "tool", None), ToolDef)]
+
+
+def unknown_tools(start: Start, events: list[Event], also: list[str] | None = None) -> str | None:
+    """Why an event names a tool its server does not have (nor ``also``, tools other events deploy), or None.
+    (A model turn's own calls may name any tool: an unknown one is an error the model reads, which a lesson
+    may mean to show.)"""
+    extra = deployed(events) + (also or [])
+    for event in events:
+        tool, server = getattr(event, "tool", None), getattr(event, "server", None)
+        known = offered_tools(start, server) if isinstance(server, str) else []
+        if isinstance(tool, str) and isinstance(server, str) and tool not in known + extra:
+            return (
+                f"names tool {tool!r}, which server {server} does not offer ({', '.join(known) or 'no tools'})"
+                + did_you_mean(tool, known)
+            )
+    return None
+
+
+_SERVER_SELECTOR = re.compile(r"\bservers\[name=([^\]]*)\]")
+
+
+def condition_servers(cond: Condition, loc: tuple[int | str, ...] = ()) -> list[tuple[tuple[int | str, ...], str]]:
+    """(where in the condition, server name) for each server a condition names: a ``servers[name=X]``
+    selector, or the value a path ending in ``server`` is tested against."""
+    if isinstance(cond, All):
+        return [x for n, c in enumerate(cond.all) for x in condition_servers(c, (*loc, "all", n))]
+    if isinstance(cond, AnyOf):
+        return [x for n, c in enumerate(cond.any) for x in condition_servers(c, (*loc, "any", n))]
+    if isinstance(cond, Not):
+        return condition_servers(cond.not_, (*loc, "not"))
+    found = [((*loc, "path"), m.group(1)) for m in _SERVER_SELECTOR.finditer(cond.path)]
+    if cond.path.rsplit(".", 1)[-1] == "server":
+        for key in ("equals", "contains"):
+            if isinstance(value := getattr(cond, key), str):
+                found.append(((*loc, key), value))
+    return found
+
+
+def unknown_condition_servers(
+    start: Start, cond: Condition, loc: tuple[int | str, ...], what: str
+) -> list[tuple[tuple[int | str, ...], str]]:
+    """(where, why) for each server a condition names that the start does not have: such a test never holds."""
+    known = sorted(begin(start).state.servers)
+    return [
+        (
+            where_,
+            f"{what} names server {name!r}, which is not a server of {where(start)} ({', '.join(known)})"
+            + did_you_mean(name, known),
+        )
+        for where_, name in condition_servers(cond, loc)
+        if name not in known
+    ]
+
+
+def declared_server_problems(doc: YamlDoc, path: Path, start: Start, loc: tuple[int | str, ...]) -> list[ContentError]:
+    """Declared servers whose names are taken (by the scenario's servers or an earlier declared one), each
+    at its own line; ``loc`` is where the start sits in the file."""
+    try:
+        found = declared_problems(start)
+    except KeyError:
+        return []  # an unknown scenario is reported where the start is played
+    return [ContentError(path, doc.line((*loc, "servers", n, "name")), message) for n, message in found]
 
 
 def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]:
@@ -305,6 +390,10 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
         out.append(ContentError(path, doc.line(loc), message))
 
     assert panel.start is not None
+    if not (isinstance(panel, StepperPanel) and panel.scenario):  # a scenario file's start is checked there
+        out.extend(declared_server_problems(doc, path, panel.start, ("start",)))
+        if out:
+            return out
     try:
         begin(panel.start)
     except (KeyError, ValueError) as exc:
@@ -312,7 +401,8 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
         return out
     if isinstance(panel, StepperPanel):
         for n, step in enumerate(panel.steps):
-            if why := unknown_servers(panel.start, step.events):
+            also = deployed([e for x in panel.steps for e in x.events])
+            if why := unknown_servers(panel.start, step.events) or unknown_tools(panel.start, step.events, also):
                 problem(("steps", n), f"step {n + 1} {why}")
         if not out:
             try:
@@ -322,10 +412,16 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
                 problem(("steps",), f"the steps do not replay: {exc}")
     elif isinstance(panel, RestartLabPanel):
         if panel.server not in begin(panel.start).state.servers:
-            problem(("server",), f"server {panel.server!r} is not in scenario {panel.start.name!r}")
+            known = sorted(begin(panel.start).state.servers)
+            problem(
+                ("server",),
+                f"server {panel.server!r} is not a server of {where(panel.start)} ({', '.join(known)})"
+                + did_you_mean(panel.server, known),
+            )
             return out
         for n, situation in enumerate(panel.situations):
-            if why := unknown_servers(panel.start, situation.before + situation.after):
+            events = situation.before + situation.after
+            if why := unknown_servers(panel.start, events) or unknown_tools(panel.start, events):
                 problem(("situations", n), f"situation {situation.id!r} {why}")
                 continue
             try:
@@ -338,8 +434,12 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
                 begin(panel.start_for(variant))
             except (KeyError, ValueError) as exc:
                 problem(("variants", n) if variant else ("start",), f"the start does not play: {exc}")
+        if panel.goal is not None:
+            for loc, why in unknown_condition_servers(panel.start, panel.goal.when, ("goal", "when"), "the goal"):
+                problem(loc, why)
         for n, button in enumerate(panel.buttons):
-            if why := unknown_servers(panel.start, [button.event]):
+            also = deployed([b.event for b in panel.buttons])
+            if why := unknown_servers(panel.start, [button.event]) or unknown_tools(panel.start, [button.event], also):
                 problem(("buttons", n, "event"), f"button {button.id!r} {why}")
                 continue
             try:
@@ -413,7 +513,7 @@ def restart_lab(panel: RestartLabPanel, situation_id: str, variant_ids: list[str
 
     sides = []
     for era in ("legacy", "modern"):
-        run: Run = begin(Start(name=panel.start.name, era=era, options=options))
+        run: Run = begin(panel.start.model_copy(update={"era": era, "options": options}))
         for e in situation.before:
             run = advance(run, adjust(e))
         first = len(run.log)
@@ -438,6 +538,10 @@ __all__ = [
     "Button",
     "VIEWS",
     "check_panel",
+    "condition_servers",
+    "unknown_condition_servers",
+    "unknown_tools",
+    "declared_server_problems",
     "load_panel",
     "server_names",
     "unknown_servers",

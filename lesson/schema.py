@@ -6,7 +6,9 @@ line); ``content/schema/`` holds the committed copies, and a test checks they ar
 Every property carries a description an editor shows on hover. The content models describe their own
 fields; the simulation's models (events, starts, tools) are described here, from docs/content.md, so the
 simulation stays free of authoring prose. Closed sets are enums: start names, and the servers an event can
-name (every start's in general; once a file's ``start`` names its scenario, that start's only).
+name (every start's in general; once a file's ``start`` names its scenario, that start's only). A start may
+declare servers of its own, which no schema can list: where it does, an event may also name any server name
+(``lesson check`` then holds each name to the start's servers).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .content import Glossary, LessonMeta, Quiz
 from .panels import Panel
 from .scripts import Script
 from .sim import begin
-from .sim.scenarios import SCENARIOS, Start
+from .sim.scenarios import SCENARIOS, SERVER_NAME, Start
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -53,6 +55,23 @@ FIELD_DOCS: dict[str | tuple[str, str], str] = {
     ("Start", "name"): "the start scenario",
     ("Start", "era"): "the era new clients speak: legacy (2025-11-25) or modern (2026-07-28)",
     ("Start", "options"): "the scenario's switches (see Start scenarios in docs/content.md)",
+    ("Start", "servers"): "servers this start declares beside its scenario's own (see Declared servers in "
+    "docs/content.md)",
+    # A server a start declares.
+    ("ServerSpec", "name"): "the server's name, as events and goal paths name it (a letter, then letters, digits, "
+    "'-' or '_'; not a name the scenario already has)",
+    ("ServerSpec", "title"): "what the server is, shown beside its name (e.g. search)",
+    ("ServerSpec", "transport"): "how the host reaches it: http or stdio",
+    ("ServerSpec", "tools"): "the tools it offers, each name once",
+    ("ServerSpec", "list_changed"): "it declares capabilities.tools.listChanged (default true)",
+    ("ServerSpec", "configured"): "in the host's config from the start, connected at step 0 (default false: an "
+    "add_server event adds it)",
+    ("ToolSpec", "name"): "the tool's name: 1 to 128 letters, digits, '_', '-' or '.' (MCP 2025-11-25)",
+    ("ToolSpec", "description"): "the tool's description, as the model reads it",
+    ("ToolSpec", "arg"): "the one string argument the simulated tool takes (default query)",
+    ("ToolSpec", "read_only"): "it changes nothing (readOnlyHint)",
+    ("ToolSpec", "idempotent"): "calling it twice does no more than calling it once (idempotentHint)",
+    ("ToolSpec", "destructive"): "it may destroy data (destructiveHint)",
     # A tool a server offers.
     ("ToolDef", "name"): "the tool's name",
     ("ToolDef", "description"): "the tool's description, as the model reads it",
@@ -84,13 +103,18 @@ def _enrich(schema: dict[str, Any]) -> None:
                 spec["enum"] = list(SCENARIOS)
                 spec["description"] += ": " + "; ".join(f"{n} ({d[0]})" for n, d in SCENARIOS.items())
             elif prop in ("server", "gateway", "backend") and spec.get("type") == "string" and def_name != "Start":
-                spec["enum"] = servers
-                spec["description"] += f" ({listed})"
+                spec["anyOf"] = _server_name(servers)
+                spec["description"] += f" ({listed}; or a server the start declares)"
             elif prop == "server" and spec.get("anyOf"):
                 for branch in spec["anyOf"]:
                     if branch.get("type") == "string":
-                        branch["enum"] = servers
-                spec["description"] += f" ({listed})"
+                        branch["anyOf"] = _server_name(servers)
+                spec["description"] += f" ({listed}; or a server the start declares)"
+
+
+def _server_name(servers: list[str]) -> list[dict[str, Any]]:
+    """A server an event names: one of the starts' own (offered as a list), or a name a start declares."""
+    return [{"enum": servers}, {"pattern": SERVER_NAME}]
 
 
 def _named(servers: list[str]) -> dict[str, Any]:
@@ -124,7 +148,8 @@ _EVENT_PATHS = {
 
 
 def _per_start(model: dict[str, Any], def_name: str, by_start: dict[str, list[str]]) -> None:
-    """Given the start's name, the events (and a restart lab's server) may name only that start's servers."""
+    """Given the start's name, the events (and a restart lab's server) may name only that start's servers,
+    unless the start declares servers of its own."""
     rules = []
     for start, servers in by_start.items():
         then: dict[str, Any] = {"allOf": [_props(path, _named(servers)) for path in _EVENT_PATHS[def_name]]}
@@ -133,7 +158,13 @@ def _per_start(model: dict[str, Any], def_name: str, by_start: dict[str, list[st
         rules.append(
             {
                 "if": {
-                    "properties": {"start": {"properties": {"name": {"const": start}}, "required": ["name"]}},
+                    "properties": {
+                        "start": {
+                            "properties": {"name": {"const": start}},
+                            "required": ["name"],
+                            "not": {"required": ["servers"]},  # declared servers: lesson check holds the names
+                        }
+                    },
                     "required": ["start"],
                 },
                 "then": then,

@@ -7,13 +7,26 @@ tool that replays a playground (``lesson trace``, the playground itself) can tak
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
 from .goals import Condition, describe, holds
-from .panels import ID, AnyPanel, Label, PlaygroundPanel, Step, load_panel, unknown_servers
+from .panels import (
+    ID,
+    AnyPanel,
+    Label,
+    PlaygroundPanel,
+    Step,
+    declared_server_problems,
+    deployed,
+    load_panel,
+    unknown_condition_servers,
+    unknown_servers,
+    unknown_tools,
+)
 from .sim import Event, Start, advance, begin, view
 from .sim.model import Strict
 from .yamlfile import ContentError, YamlDoc, load_yaml_file
@@ -143,15 +156,23 @@ def check_script(path: Path) -> list[ContentError]:
         start, steps = _resolve(script, doc, panel)
     except ContentError as err:
         return list(err.problems)
+    if script.start is not None and (taken := declared_server_problems(doc, path, script.start, ("start",))):
+        return taken
     out: list[ContentError] = []
     # Replay in both eras; the expectations are checked in the scenario's own era.
+    with contextlib.suppress(KeyError, ValueError):  # a start that does not play is reported below
+        for n, step in enumerate(script.steps):
+            if step.expect is not None:
+                for loc, why in unknown_condition_servers(start, step.expect, ("steps", n, "expect"), f"step {n + 1}"):
+                    out.append(ContentError(path, doc.line(loc), why))
     for era in (start.era, "legacy" if start.era == "modern" else "modern"):
         try:
             run = begin(start.model_copy(update={"era": era}))
         except (KeyError, ValueError) as exc:
             return [ContentError(path, doc.line(("start",)), f"the start does not play: {exc}")]
         for n, (step, events) in enumerate(zip(script.steps, steps, strict=True)):
-            if why := unknown_servers(start, events):
+            also = deployed([e for x in steps for e in x])
+            if why := unknown_servers(start, events) or unknown_tools(start, events, also):
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} {why}"))
                 break
             try:

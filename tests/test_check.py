@@ -33,7 +33,7 @@ class Broken:
         first, second = root / "lessons" / "01-first.md", root / "lessons" / "02-second.md"
         quiz, lights = root / "quizzes" / "first.yaml", root / "panels" / "lights.yaml"
         story = root / "scenarios" / "story.yaml"
-        self.lines["schema"] = _edit(quiz, '    explanation: "Fixture explanation two."\n', "")
+        self.lines["schema"] = _edit(quiz, '    explanation: "Fixture explanation two. The others are wrong."\n', "")
         self.lines["answer"] = _edit(quiz, "    answer: b\n", "    answer: e\n")
         (root / "panels" / "broken.yaml").write_text("id: broken\nkind: playground\ntitle: a: b\n")
         self.lines["syntax"] = 3

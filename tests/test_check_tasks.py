@@ -123,3 +123,29 @@ def test_a_condition_may_name_a_field_of_a_wire_item() -> None:
     assert path_problem("wire[*].kind") is None
     assert path_problem("wire[kind=host_built].sender") is None
     assert "no 'colour' here" in (path_problem("wire[*].colour") or "")
+
+
+def test_a_task_that_a_scenario_does_by_itself_is_reported(tmp_path: Path) -> None:
+    """The page replays a scenario one "Next moment" at a time: a task one of its moments does would be done
+    for the learner (the fixture's own story has an event step, so the page does not offer it)."""
+    root = tmp_path / "content"
+    shutil.copytree(FIXTURE, root)
+    (root / "scenarios" / "walk.yaml").write_text(
+        "id: walk\ntitle: Walk\npanel: lights\nsteps:\n"
+        "  - {press: kill, narration: A dies.}\n  - {press: turn, narration: A turn.}\n"
+    )
+    quiz = root / "quizzes" / "first.yaml"
+    quiz.write_text(quiz.read_text() + GOOD)
+    (found,) = [str(p) for p in check(root).problems]
+    assert found.startswith(f"{quiz}:{line_of(quiz, 'when: {path: turn.number')}: ")
+    says(found, "'task'", "scenario 'walk'", "moment 2")
+    # A task the scenario does not do passes: here, nine presses, more than the scenario makes.
+    quiz.write_text(
+        quiz.read_text().replace("when: {path: turn.number, at_least: 1}", "when: {path: step, at_least: 9}")
+    )
+    quiz.write_text(
+        quiz.read_text().replace(
+            "solution: [kill, turn]", "solution: [kill, revive, kill, revive, kill, revive, kill, revive, turn]"
+        )
+    )
+    assert [str(p) for p in check(root).problems] == []

@@ -151,9 +151,11 @@ def test_the_time_estimate_follows_the_formula() -> None:
         tasks = sum(1 for q in questions if q.task)
         expect = estimate_minutes(lesson.words, len(lesson.panels), len(questions), tasks)
         assert lesson.minutes == expect, lesson.meta.slug
-    # The outage lesson: one panel and a task among its questions, so every term of the formula counts.
-    outage = content.lesson("an-outage")
-    assert outage.panels == ["outage"] and any(q.task for q in content.quiz("an-outage").questions)
+    # Some lesson has a panel and a task among its questions, so every term of the formula counts.
+    assert any(
+        lesson.panels and any(q.task for q in getattr(content.quiz(lesson.meta.slug), "questions", []))
+        for lesson in content.lessons
+    )
 
 
 def test_every_shipped_term_is_linked_somewhere_and_the_page_lists_them() -> None:

@@ -1,25 +1,11 @@
-"""Goals are challenges: what a playground asks for, its hints and its button labels."""
+"""Hints come in stages. (That goals, hints and labels give no answer away is a rule of ``lesson check``:
+tests/test_check_rules.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from lesson.content import default_root
-from lesson.panels import PlaygroundPanel, load_panels
-
-PLAYGROUNDS = [p for p in load_panels(default_root()).values() if isinstance(p, PlaygroundPanel)]
-
-
-def test_no_goal_names_a_button_and_no_label_holds_an_answer() -> None:
-    """A goal states an outcome: it quotes none of its panel's button labels, and only a hint's last stage
-    (the solution) may. A label says what happens, not what it teaches (no aside in brackets)."""
-    for p in PLAYGROUNDS:
-        labels = [b.label for b in p.buttons]
-        assert all("(" not in label for label in labels), p.id
-        if p.goal:
-            assert not any(label in p.goal.text for label in labels), (p.id, p.goal.text)
-        for nudge in p.hints[:-1]:
-            assert not any(f'"{label}"' in nudge for label in labels), (p.id, nudge)
+from lesson.panels import PlaygroundPanel
 
 
 def test_hints_come_in_at_most_three_stages() -> None:

@@ -62,7 +62,10 @@ def reword_yaml(data: Any, path: str = "") -> Any:
     if isinstance(data, dict):
         return {
             k: (
-                f"Reworded {k} at {path}{k}."
+                # An explanation says why each choice is right or wrong (a rule of lesson check): a sentence each.
+                " ".join(f"Reworded {k} {i} at {path}{k}." for i in range(5))
+                if k == "explanation" and isinstance(v, str)
+                else f"Reworded {k} at {path}{k}."
                 if k in PROSE_KEYS and isinstance(v, str)
                 else [f"Reworded {k} {i} at {path}{k}." for i in range(len(v))]
                 if k in PROSE_KEYS and isinstance(v, list) and all(isinstance(x, str) for x in v)

@@ -16,7 +16,7 @@ from pydantic import Field
 from .events import EVENT, Event, EventBase, SwitchEra
 from .host import LogLine, Outcome, apply
 from .model import ERA_LABEL, State, Strict, other_era
-from .scenarios import SCENARIOS, Start, start
+from .scenarios import Start, start, summary
 from .view import StepLog, View, build_view
 
 MAX_EVENTS = 500  # a playground longer than this is refused: it is a lesson, not a log store
@@ -75,7 +75,7 @@ def _begin(spec_json: str) -> Run:
     spec = Start.model_validate_json(spec_json)
     state = start(spec)
     twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
-    intro = LogLine(text=f"{SCENARIOS[spec.name][0]}. The host speaks {ERA_LABEL[spec.era]}.")
+    intro = LogLine(text=f"{summary(spec)}. The host speaks {ERA_LABEL[spec.era]}.")
     return Run(
         playground=Playground(start=spec),
         state=state,

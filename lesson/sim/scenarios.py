@@ -1,23 +1,105 @@
-"""Named start scenarios: the servers, the host's config, and the clients already connected."""
+"""Named start scenarios: the servers, the host's config, and the clients already connected.
+
+A start may also declare servers of its own (``servers``): plain data, added to the named scenario's
+servers when the start is built, so a panel can bring a server without a new scenario here.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, model_validator
 
 from .clients import client_for
 from .frames import Frame
-from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef
+from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef, Transport
 from .step import Step
+
+# MCP 2025-11-25 (server/tools, "Tool names"): 1 to 128 characters, ASCII letters, digits, '_', '-', '.'.
+TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
+# A server's name is what events, goal paths ("servers[name=D]") and the page's table show: short, no spaces.
+SERVER_NAME = r"^[A-Za-z][A-Za-z0-9_-]{0,23}$"
+
+
+def _named(pattern: str, what: str) -> Callable[[str], str]:
+    def check(name: str) -> str:
+        if not re.fullmatch(pattern, name):
+            raise ValueError(f"{what} {name!r}: {RULES[what]}")
+        return name
+
+    return check
+
+
+RULES = {
+    "tool name": "MCP tool names are 1 to 128 letters, digits, '_', '-' or '.', with no spaces",
+    "server name": "a server's name is a letter, then up to 23 letters, digits, '-' or '_'",
+}
+# The pattern is also in the JSON Schema, for editors; the check says the rule in words.
+ToolName = Annotated[
+    str, AfterValidator(_named(TOOL_NAME, "tool name")), Field(json_schema_extra={"pattern": TOOL_NAME})
+]
+ServerName = Annotated[
+    str, AfterValidator(_named(SERVER_NAME, "server name")), Field(json_schema_extra={"pattern": SERVER_NAME})
+]
+
+
+class ToolSpec(Strict):
+    """A tool of a declared server."""
+
+    name: ToolName
+    description: Annotated[str, Field(min_length=1)]
+    arg: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")] = "query"
+    read_only: bool = False
+    idempotent: bool = True
+    destructive: bool = False
+
+    def tool(self) -> ToolDef:
+        return ToolDef(
+            name=self.name,
+            description=self.description,
+            arg=self.arg,
+            read_only=self.read_only,
+            idempotent=self.idempotent,
+            destructive=self.destructive,
+        )
+
+
+class ServerSpec(Strict):
+    """A server a start declares beside its scenario's own."""
+
+    name: ServerName
+    title: Annotated[str, Field(min_length=1, max_length=40)]
+    transport: Transport = "http"
+    tools: list[ToolSpec] = Field(default_factory=list)
+    list_changed: bool = True
+    configured: bool = False  # in the host's config from the start (connected at step 0); else an admin adds it
+
+    @model_validator(mode="after")
+    def _unique_tools(self) -> ServerSpec:
+        names = [t.name for t in self.tools]
+        if twice := next((n for i, n in enumerate(names) if n in names[:i]), None):
+            raise ValueError(f"server {self.name} lists tool {twice!r} twice: a server's tool names are unique")
+        return self
+
+    def server(self) -> SimServer:
+        return SimServer(
+            name=self.name,
+            title=self.title,
+            transport=self.transport,
+            tools=[t.tool() for t in self.tools],
+            list_changed=self.list_changed,
+        )
 
 
 class Start(Strict):
-    """A start scenario: its name, the era new clients speak, and server options."""
+    """A start scenario: its name, the era new clients speak, server options, and servers it declares."""
 
     name: str
     era: Era = "modern"
     options: dict[str, bool | str] = Field(default_factory=dict)
+    servers: list[ServerSpec] = Field(default_factory=list)
 
 
 def _t(name: str, description: str, arg: str = "query", **kw: bool) -> ToolDef:
@@ -149,6 +231,39 @@ SCENARIOS: dict[str, tuple[str, Callable[[dict], tuple[list[SimServer], list[str
 }
 
 
+def builtin_servers(spec: Start) -> list[str]:
+    """The names of the servers the named scenario brings itself; raises KeyError for an unknown scenario."""
+    if spec.name not in SCENARIOS:
+        raise KeyError(f"unknown scenario {spec.name!r}; known: {', '.join(SCENARIOS)}")
+    return [s.name for s in SCENARIOS[spec.name][1](spec.options)[0]]
+
+
+def declared_problems(spec: Start) -> list[tuple[int, str]]:
+    """(index in ``servers``, what is wrong) for each declared server whose name is taken: by a server of
+    the named scenario, or by an earlier declared one. Empty when the start can be built."""
+    builtin = builtin_servers(spec)
+    out: list[tuple[int, str]] = []
+    seen: list[str] = []
+    for n, server in enumerate(spec.servers):
+        if server.name in builtin:
+            why = f"is already a server of scenario {spec.name!r} ({', '.join(builtin)})"
+            out.append((n, f"server {server.name!r} {why}: give the declared server another name"))
+        elif server.name in seen:
+            out.append((n, f"server {server.name!r} is declared twice: each server needs a name of its own"))
+        seen.append(server.name)
+    return out
+
+
+def summary(spec: Start) -> str:
+    """One sentence on where a start begins: the scenario's own summary, then the servers it declares."""
+    text = SCENARIOS[spec.name][0]
+    if spec.servers:
+        text += "; declared here: " + ", ".join(
+            f"{s.name} ({s.title}{', configured' if s.configured else ', not configured'})" for s in spec.servers
+        )
+    return text
+
+
 def start(spec: Start) -> State:
     """Build the scenario's first state: every configured client already connected and listed."""
     return opening(spec)[0]
@@ -156,9 +271,11 @@ def start(spec: Start) -> State:
 
 def opening(spec: Start) -> tuple[State, list[Frame]]:
     """The scenario's first state and the frames its opening sent (each client's greeting, stream and first list)."""
-    if spec.name not in SCENARIOS:
-        raise KeyError(f"unknown scenario {spec.name!r}; known: {', '.join(SCENARIOS)}")
+    if problems := declared_problems(spec):
+        raise ValueError(problems[0][1])
     servers, configured = SCENARIOS[spec.name][1](spec.options)
+    servers += [s.server() for s in spec.servers]
+    configured += [s.name for s in spec.servers if s.configured]
     host = Host(
         era=spec.era,
         configured=configured,

@@ -1,5 +1,6 @@
 """Task questions: the page sends the playground's log, the server replays it with the simulation and
-grades the result; nothing the page says about the verdict counts. Uses the shipped lessons' tasks."""
+grades the result; nothing the page says about the verdict counts. Uses the shipped lessons' tasks, found by
+their ids; a score's total is the quiz's own count, so a question added to the quiz changes nothing here."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import html
 
 import pytest
 
+from lesson.content import default_root, load_content
 from lesson.i18n import catalogue, translate
 from lesson.tasks import CODES, MAX_LINE, Grader, TaskLogError, encode, parse
 
 DONE = "outage:modern::add-c,call-a,a-dies,turn"  # C added, a call runs on A, A dies, the model takes a turn
 URL = "/api/quiz/an-outage/host-error"
+TOTAL = len(load_content(default_root()).quizzes["an-outage"].questions)
 
 
 def post(client, url: str, body: object):
@@ -34,7 +37,7 @@ def test_a_log_that_does_the_task_scores(client, log: str) -> None:
     assert status == 200
     assert reply["correct"] is True and reply["task"] is True
     assert "isError" in reply["explanation"] and "hint" not in reply
-    assert reply["score"] == {"answered": 1, "correct": 1, "total": 2}
+    assert reply["score"] == {"answered": 1, "correct": 1, "total": TOTAL}
 
 
 @pytest.mark.parametrize(
@@ -53,7 +56,7 @@ def test_a_log_that_does_not_do_the_task_gets_the_hint(client, log: str) -> None
     assert status == 200
     assert reply["correct"] is False
     assert "add C" in reply["hint"] and "start a call on A" in reply["hint"] and "explanation" not in reply
-    assert reply["score"] == {"answered": 1, "correct": 0, "total": 2}
+    assert reply["score"] == {"answered": 1, "correct": 0, "total": TOTAL}
 
 
 @pytest.mark.parametrize(
@@ -111,7 +114,7 @@ def test_a_task_once_done_keeps_its_point_when_a_later_check_fails(client) -> No
     assert status == 200
     assert reply["correct"] is True and reply["kept"] is True
     assert reply["choice"] == DONE  # the page keeps the log that did it
-    assert reply["score"] == {"answered": 2, "correct": 2, "total": 2}
+    assert reply["score"] == {"answered": 2, "correct": 2, "total": TOTAL}
     # Without an earlier success a failing check is simply not done yet...
     status, reply = post(client, URL, {"log": later, "answers": {"dead-server": "b"}})
     assert reply["correct"] is False and "kept" not in reply and reply["choice"] == later
@@ -132,7 +135,7 @@ def test_a_forged_verdict_from_the_page_is_ignored(client) -> None:
     # Held answers that are verdicts, not logs, count for nothing.
     graded = post(client, "/api/quiz/an-outage", {"answers": {"host-error": "correct", "dead-server": "b"}})[1]
     assert "host-error" not in graded["results"]
-    assert graded["score"] == {"answered": 1, "correct": 1, "total": 2}
+    assert graded["score"] == {"answered": 1, "correct": 1, "total": TOTAL}
 
 
 def test_held_task_answers_are_graded_again_from_their_logs(client) -> None:
@@ -146,13 +149,13 @@ def test_held_task_answers_are_graded_again_from_their_logs(client) -> None:
         "explanation": graded["results"]["host-error"]["explanation"],
         "see": {"href": "#play-out-an-outage", "title": "Play out an outage"},
     }
-    assert graded["score"] == {"answered": 2, "correct": 1, "total": 2}
+    assert graded["score"] == {"answered": 2, "correct": 1, "total": TOTAL}
     not_done = post(client, "/api/quiz/an-outage", {"answers": {"host-error": "outage:modern::turn"}})[1]
     assert not_done["results"]["host-error"]["correct"] is False
     assert "hint" in not_done["results"]["host-error"]
     # Checking a choice question sends the held answers along: the task counts there too.
     reply = post(client, "/api/quiz/an-outage/dead-server", {"choice": "b", "answers": {"host-error": DONE}})[1]
-    assert reply["score"] == {"answered": 2, "correct": 2, "total": 2}
+    assert reply["score"] == {"answered": 2, "correct": 2, "total": TOTAL}
 
 
 def test_the_second_lesson_task_is_graded_on_its_own_playground(client) -> None:
@@ -173,7 +176,7 @@ def test_without_javascript_a_task_says_it_needs_the_playground(client) -> None:
     assert html.escape(translate("en", "quiz.task.needs_script")) in page
     # The choice questions still work as plain forms.
     assert client.post("/lessons/an-outage/quiz/dead-server", data={"choice": "b"}).status_code == 303
-    assert "Score: 1 of 2 correct (1 answered)" in client.get("/lessons/an-outage").get_data(as_text=True)
+    assert f"Score: 1 of {TOTAL} correct (1 answered)" in client.get("/lessons/an-outage").get_data(as_text=True)
 
 
 def test_the_one_line_log_reads_back() -> None:
@@ -191,7 +194,7 @@ def test_verdicts_are_remembered_per_panel_object(app) -> None:
         from lesson.web import lesson_state
 
         state = lesson_state()
-        task = state.content.quizzes["an-outage"].questions[-1].task
+        task = next(q.task for q in state.content.quizzes["an-outage"].questions if q.id == "host-error")
         grader = Grader(size=2)
         assert grader.grade("k", task, state.panels, DONE) is True
         # Content loaded again brings new panel objects: the verdict is worked out again, not reused.

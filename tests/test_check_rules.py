@@ -1,0 +1,89 @@
+"""The rules the course holds its content to beyond validity live in ``lesson check``, each reported at its
+file and line: balanced choices, goals that are challenges, and the quick check closing its lesson. Each is
+tried here on a copy of the fixture content."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lesson.check import check
+
+from .facts import says
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "content")
+    return tmp_path / "content"
+
+
+def edit(path: Path, old: str, new: str) -> int:
+    """Replace ``old`` (once) and return the 1-based line where it started."""
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+    return text[: text.index(old)].count("\n") + 1
+
+
+def found(root: Path) -> list[str]:
+    return [str(p) for p in check(root).problems]
+
+
+def test_the_fixture_keeps_every_rule(root: Path) -> None:
+    assert found(root) == []
+
+
+def test_a_right_choice_that_is_the_longest_is_reported_at_its_line(root: Path) -> None:
+    quiz = root / "quizzes" / "first.yaml"
+    line = edit(quiz, '{id: b, text: "Choice one B"}', '{id: b, text: "Choice one B!!"}')
+    (problem,) = found(root)
+    assert problem.startswith(f"{quiz}:{line}: ")
+    says(problem, "'one'", "right choice")
+
+
+def test_choices_of_very_different_lengths_are_reported_at_the_shortest(root: Path) -> None:
+    quiz = root / "quizzes" / "first.yaml"
+    line = edit(quiz, '{id: c, text: "Choice two C"}', '{id: c, text: "C"}')
+    (problem,) = found(root)
+    assert problem.startswith(f"{quiz}:{line}: ")
+    says(problem, "'two'", "70%")
+
+
+def test_an_explanation_that_covers_only_the_right_choice_is_reported(root: Path) -> None:
+    quiz = root / "quizzes" / "first.yaml"
+    line = edit(quiz, "Fixture explanation two. The others are wrong.", "Fixture explanation two.")
+    (problem,) = found(root)
+    assert problem.startswith(f"{quiz}:{line}: ")
+    says(problem, "'two'", "1 sentence", "3 choices")
+
+
+def test_a_goal_or_an_early_hint_that_quotes_a_button_is_reported(root: Path) -> None:
+    panel = root / "panels" / "lights.yaml"
+    goal = edit(panel, 'text: "Take A\'s tools out of the prompt."', 'text: "Press Fixture kill A."')
+    hint = edit(panel, 'hints: ["Kill A."]', 'hints: [\'Press "Fixture revive A".\', "Kill A."]')
+    label = edit(panel, 'label: "Fixture turn"', 'label: "Fixture turn (the answer)"')
+    problems = found(root)
+    says("\n".join(p for p in problems if p.startswith(f"{panel}:{goal}: ")), "goal", "'Fixture kill A'")
+    says("\n".join(p for p in problems if p.startswith(f"{panel}:{hint}: ")), "hint 1", "'Fixture revive A'")
+    says("\n".join(p for p in problems if p.startswith(f"{panel}:{label}: ")), "button 'turn'", "brackets")
+
+
+def test_the_last_hint_may_give_the_solution(root: Path) -> None:
+    panel = root / "panels" / "lights.yaml"
+    edit(panel, 'hints: ["Kill A."]', 'hints: ["Think about A.", \'Press "Fixture kill A".\']')
+    assert found(root) == []
+
+
+def test_a_panel_after_the_quick_check_is_reported(root: Path) -> None:
+    lesson = root / "lessons" / "01-first.md"
+    edit(lesson, "::: lights\n", "")
+    lesson.write_text(lesson.read_text() + "\n## Later\n\n::: lights\n")
+    line = len(lesson.read_text().splitlines())
+    (problem,) = [p for p in found(root) if "quick check" in p]
+    assert problem.startswith(f"{lesson}:{line}: ")
+    says(problem, "'lights'")
