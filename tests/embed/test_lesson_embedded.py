@@ -18,7 +18,7 @@ from playwright.sync_api import BrowserContext, Frame, FrameLocator, Locator, Pa
 from lesson import xapi
 
 from ..e2e.helpers import do_task
-from .test_embed_e2e import blocking_context, parent_snippet  # noqa: F401 - a fixture
+from .test_embed_e2e import parent_snippet
 
 pytestmark = pytest.mark.e2e
 
