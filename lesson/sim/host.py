@@ -26,11 +26,13 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
         rejected = state.model_copy(update={"step": state.step + 1})
-        return rejected, Outcome(lines=[LogLine(text=str(why), tone="rejected")], wire=[], rejected=True)
+        return rejected, Outcome(
+            lines=[LogLine(code=why.code, params=why.params, tone="rejected")], wire=[], rejected=True
+        )
     if before is not None:
         count_change(st, before)
     if not st.lines:
-        st.say("Nothing visible changed.")
+        st.say("narration.nothing_changed")
     return st.done(), Outcome(lines=st.lines, wire=st.frames, turn=st.turn)
 
 
