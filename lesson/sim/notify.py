@@ -21,10 +21,10 @@ def tools_changed(st: Step, srv: SimServer, why: str) -> None:
     for c in listeners(st, srv.name):
         c.stale = True
         if not srv.list_changed:
-            st.say("narration.changed_tools_but_never", "warn", server=srv.name, server2=c.server)
+            st.say("narration.changed_undeclared", "warn", server=srv.name, server2=c.server)
             continue
         if not c.listen.open:
-            st.say("narration.open_stream_host_change", "warn", server=c.server)
+            st.say("narration.change_unnoticed", "warn", server=c.server)
             continue
         note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
         if st.s.servers[c.server].transport == "stdio":

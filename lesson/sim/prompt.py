@@ -47,10 +47,10 @@ def count_change(st: Step, before: list[tuple[str, str]]) -> None:
     h = st.s.host
     h.pending_changes += 1
     if h.batching:
-        st.say("narration.next_prompt_s_tool")
+        st.say("narration.change_held_for_turn")
     else:
         h.cache_invalidations += 1
-        st.say("narration.host_rebuilt_tool_list", cache_invalidations=h.cache_invalidations)
+        st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
 
 
 def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], list[PromptTool]]:

@@ -169,7 +169,7 @@ def test_the_model_does_not_call_a_destructive_tool_on_its_own_and_passes_fittin
     run, _ = step(run, TakeTurn())
     called = [(c.server, c.tool) for c in run.last.turn.calls]
     assert ("P", "delete_workspace") not in called
-    held = [line.params for line in run.last.lines if line.code == "narration.model_sees_which_destructive"]
+    held = [line.params for line in run.last.lines if line.code == "narration.destructive_held"]
     assert held == [{"tool": "delete_workspace", "server": "P"}]
     args = [m.payload["params"]["arguments"] for m in wire(run) if label(m) == "tools/call"]
     values = [v for a in args for v in a.values()]
@@ -384,7 +384,7 @@ def test_the_restart_log_says_what_became_of_the_token_before_the_401_and_never_
     run, _ = step(run, RestartServer(server="W"))
     said = [(line.tone, line.code) for line in run.last.lines]
     gone = said.index(("warn", "narration.restart_token_gone"))
-    answered = said.index(("error", "narration.answered_401_authorization_server"))
+    answered = said.index(("error", "narration.token_gone_sign_in"))
     assert gone < answered, "the token's fate is told before the answer it causes"
     run, _ = step(play("restart", era, TokenExpires(server="W"), listen=True), RestartServer(server="W"))
     said = codes(run)

@@ -379,7 +379,7 @@ def test_restart_call_in_flight_modern_stdio_relaunches_the_process_first() -> N
     run = restart("modern", StartCall(server="W", tool="get_forecast"), transport="stdio")
     run, _ = step(run, RestartServer(server="W"))
     said = codes(run)
-    assert said.index("narration.stdio_host_one_starts") < said.index("narration.call_lost_reissued")
+    assert said.index("narration.stdio_relaunch") < said.index("narration.call_lost_reissued")
     msgs = wire(run)
     assert all(m.http is None and m.headers == {} for m in msgs), "stdio has no HTTP"
     assert "tools/call" in labels(msgs) and "initialize" not in labels(msgs)
@@ -546,7 +546,7 @@ def test_restart_token_in_process_authorization_server_means_sign_in_again(era: 
 @era_param
 def test_restart_token_on_stdio_there_is_no_token_flow(era: str) -> None:
     run = restart(era, RestartServer(server="W"), auth_in_process=True, transport="stdio")
-    assert "narration.stdio_token_flow_new" in codes(run)
+    assert "narration.restart_stdio_no_token" in codes(run)
     run, _ = step(run, TakeTurn())
     assert all(m.http is None for m in wire(run))
     assert not run.last.turn.calls[0].is_error
@@ -797,7 +797,7 @@ def test_an_era_switch_while_the_user_answers_says_the_question_is_gone(era: str
     other = "legacy" if era == "modern" else "modern"
     run, _ = step(play("restart", era), AskUserInput(server="W", tool="get_forecast"))
     run, _ = step(run, SwitchEra(era=other))
-    gone = [line for line in run.last.lines if line.code == "narration.question_from_asked_old"]
+    gone = [line for line in run.last.lines if line.code == "narration.question_dropped"]
     assert [(line.tone, line.params) for line in gone] == [("warn", {"server": "W", "tool": "get_forecast"})]
     assert run.state.host.clients["W"].pending_input is None
 

@@ -144,14 +144,14 @@ class BaseClient:
         """True if the client refreshed an expired token and sends again; False if the user must sign in."""
         c = self.c
         if status == "expired":
-            self.say("narration.answered_401_token_expired", "warn", server=c.server)
+            self.say("narration.token_refreshed_after_401", "warn", server=c.server)
             c.token = "valid"
             c.token_serial += 1  # a new access token: the retry carries it
             return True
         c.status = "reconnecting"
         c.last_error = "401: the token is gone; the user must sign in again"
         c.listen = ListenStream()
-        self.say("narration.answered_401_authorization_server", "error", server=c.server)
+        self.say("narration.token_gone_sign_in", "error", server=c.server)
         return False
 
     def stream_refused(self) -> bool:
@@ -186,7 +186,7 @@ class BaseClient:
                     if c.session_id in self.srv.sessions
                     else msg("narration.why.session_died")
                 )
-                self.say("narration.answered_http_404_old", "warn", server=c.server, why=why)
+                self.say("narration.session_404_new_session", "warn", server=c.server, why=why)
                 c.session_id = None
                 c.last_change = f"step {self.st.s.step}: new session"
                 if not self.greet():
@@ -337,7 +337,7 @@ class BaseClient:
         if c.in_flight:
             self.say("narration.call_abandoned", "warn", tools=", ".join(x.tool for x in c.in_flight))
         if c.pending_input:
-            self.say("narration.question_from_asked_old", "warn", server=c.server, tool=c.pending_input.tool)
+            self.say("narration.question_dropped", "warn", server=c.server, tool=c.pending_input.tool)
         c.in_flight, c.pending_input = [], None
 
     # --- notifications -----------------------------------------------------------------------------
@@ -372,7 +372,7 @@ class BaseClient:
                 if c.session_id and not srv.sessions_durable
                 else msg("narration.then.ask_again")
             )
-            self.say("narration.stream_open_call_dropped", "warn", tool=p.tool, then=then)
+            self.say("narration.question_stream_dropped", "warn", tool=p.tool, then=then)
         self.st.lost[c.server] = lost
         stdio = srv.transport == "stdio"
         if stdio:
@@ -391,7 +391,7 @@ class BaseClient:
                 self.mark_down(f"{srv.name}'s stream dropped.", "narration.down.stream_dropped", server=srv.name)
             for call in lost:
                 # Said in the log too: the error result is the host's own, and no message carried it.
-                self.say("narration.call_cut_short_host", "failed", tool=call.tool, server=srv.name)
+                self.say("narration.call_cut_short", "failed", tool=call.tool, server=srv.name)
                 self.deliver(
                     self.host_error(
                         call.tool,
@@ -400,7 +400,7 @@ class BaseClient:
                     )
                 )
         elif not p:
-            self.say("narration.died_but_stream_open", "warn", server=srv.name)
+            self.say("narration.died_unnoticed", "warn", server=srv.name)
 
     def on_back(self, *, restarted: bool) -> None:
         c, srv = self.c, self.srv
@@ -411,7 +411,7 @@ class BaseClient:
             c.last_error = None
             c.last_change = f"step {self.st.s.step}: back"
             if stdio:
-                self.say("narration.stdio_host_one_starts", server=c.server)
+                self.say("narration.stdio_relaunch", server=c.server)
             self.reconnect()
             self.recover(lost)
         elif restarted:
@@ -419,7 +419,7 @@ class BaseClient:
 
     def restarted_quietly(self) -> None:
         """A restart the host had nothing open for: it notices nothing yet."""
-        self.say("narration.restarted_while_idle_host", server=self.c.server)
+        self.say("narration.restarted_idle", server=self.c.server)
 
     def recover(self, lost: list[InFlight]) -> None:
         c, srv = self.c, self.srv

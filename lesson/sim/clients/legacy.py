@@ -73,7 +73,7 @@ class LegacyClient(BaseClient):
         note = "Opens the session's SSE stream for server-initiated messages."
         status = self.get(last_event_id=None, note=note)
         if status == "404":
-            self.say("narration.answered_404_session_gone", "warn", server=c.server)
+            self.say("narration.session_gone_reinitialize", "warn", server=c.server)
             if self.greet():
                 status = self.get(last_event_id=None, note=note)
         c.listen = ListenStream(open=status == "ok")  # no event id yet: nothing to resume from
@@ -83,12 +83,12 @@ class LegacyClient(BaseClient):
         auto = self.st.s.host.auto_listen
         if srv.transport == "stdio" or not c.greeted:
             why = msg("narration.why.back_new_process") if srv.transport == "stdio" else msg("narration.why.back")
-            self.say("narration.client_must_initialize_first", "change", server=c.server, why=why)
+            self.say("narration.back_initialize_first", "change", server=c.server, why=why)
             if not self.greet():
                 return
         elif c.session_id and not servers.honours(srv, c.session_id) and not (auto or c.listen.open):
             # It never opened a GET stream, so there is none to reopen: its next request meets the 404.
-            self.say("narration.back_client_had_get", "change", server=c.server)
+            self.say("narration.back_no_stream_to_reopen", "change", server=c.server)
             self.relist()
             return
         elif c.session_id and not servers.honours(srv, c.session_id):
@@ -97,7 +97,7 @@ class LegacyClient(BaseClient):
             if status != "404":
                 return  # 401 and the user must sign in again (an expired token was refreshed and retried)
             get = msg("narration.get.new_stream") if auto else msg("narration.get.none")
-            self.say("narration.back_but_new_process", "change", server=c.server, get=get)
+            self.say("narration.back_session_unknown", "change", server=c.server, get=get)
             if not self.greet():
                 return
         elif c.listen.open and c.listen.last_event_id:
@@ -107,7 +107,7 @@ class LegacyClient(BaseClient):
             self.relist()
             return
         elif c.session_id is None:
-            self.say("narration.back_never_issued_session", "change", server=c.server)
+            self.say("narration.back_no_session", "change", server=c.server)
         else:
             then = msg("narration.then.reopens") if auto else msg("narration.then.carries_on")
             self.say("narration.back_session_honoured", "change", server=c.server, then=then)
@@ -134,7 +134,7 @@ class LegacyClient(BaseClient):
             note="On the resumed stream of the call: the session, its events and the unfinished work outlived "
             "the process.",
         )
-        self.say("narration.call_resumed_kept_session", "change", tool=call.tool, server=srv.name)
+        self.say("narration.call_resumed", "change", tool=call.tool, server=srv.name)
         self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
         return True
 
@@ -160,7 +160,7 @@ class LegacyClient(BaseClient):
             elicit_id=eid,
             generation=srv.generation,
         )
-        self.say("narration.asked_user_question_mid", "model", server=c.server)
+        self.say("narration.elicitation_asked", "model", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -171,7 +171,7 @@ class LegacyClient(BaseClient):
         if p.stream_dropped and srv.transport == "stdio":
             # The host launched the new process itself: it knows that process never asked, and sends it nothing.
             c.lost_answers += 1
-            self.say("narration.process_asked_gone_new", "error")
+            self.say("narration.answer_lost_stdio", "error")
             c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
             self.begin_input(tool, p.arguments)
             return
@@ -192,7 +192,7 @@ class LegacyClient(BaseClient):
         elif p.stream_dropped or p.generation != srv.generation:
             c.lost_answers += 1
             self.link.accepted()
-            self.say("narration.process_asked_gone_answer", "error")
+            self.say("narration.answer_lost_process_gone", "error")
         else:
             self.link.accepted()
             c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
@@ -202,7 +202,7 @@ class LegacyClient(BaseClient):
                 "tools/call",
                 note="The open call finishes, answering the call's own id.",
             )
-            self.say("narration.user_answered_call_finished", "model", answer=answer)
+            self.say("narration.answered_call_finished", "model", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
@@ -215,12 +215,10 @@ class LegacyClient(BaseClient):
             if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
                 c.listen = ListenStream()
                 return
-            self.say(
-                "narration.get_stream_dropped_server", "warn", server=c.server, last_event_id=c.listen.last_event_id
-            )
+            self.say("narration.get_stream_resumed", "warn", server=c.server, last_event_id=c.listen.last_event_id)
             return
         why = msg("narration.why.no_event_yet") if srv.event_store else msg("narration.why.no_event_store")
-        self.say("narration.get_stream_dropped_client", "warn", server=c.server, why=why)
+        self.say("narration.get_stream_reopened", "warn", server=c.server, why=why)
         self.open_stream()
         if c.status == "connected":
             self.relist()

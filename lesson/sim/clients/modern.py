@@ -33,7 +33,7 @@ class ModernClient(BaseClient):
             )
             if not self.st.s.host.dual_era:
                 return self.no_common_era()
-            self.say("narration.does_know_server_discover", "change", server=c.server)
+            self.say("narration.discover_unknown_fallback", "change", server=c.server)
             c.era = "legacy"
             return LegacyClient(self.st, c).greet()
         self.link.reply(
@@ -43,7 +43,7 @@ class ModernClient(BaseClient):
         )
         c.greeted = True
         if self.st.s.host.dual_era:
-            self.say("narration.answered_server_discover_serves", server=c.server)
+            self.say("narration.discover_modern", server=c.server)
         return True
 
     def open_stream(self) -> None:
@@ -72,7 +72,7 @@ class ModernClient(BaseClient):
         relisten = (
             msg("narration.relisten.listen_first") if auto and srv.list_changed else msg("narration.relisten.relist")
         )
-        self.say("narration.back_session_rebuild_next", "change", server=c.server, relisten=relisten)
+        self.say("narration.back_modern", "change", server=c.server, relisten=relisten)
         if auto:
             self.open_stream()
         if c.status == "connected":
@@ -83,7 +83,7 @@ class ModernClient(BaseClient):
             super().restarted_quietly()
             return
         key = msg("narration.key.durable") if self.srv.state_key_durable else msg("narration.key.lost")
-        self.say("narration.restarted_while_user_thinking", server=self.c.server, key=key)
+        self.say("narration.restarted_while_asking", server=self.c.server, key=key)
 
     def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
         c, srv = self.c, self.srv
@@ -104,7 +104,7 @@ class ModernClient(BaseClient):
             request_state=state,
             generation=srv.generation,
         )
-        self.say("narration.answered_input_required_call_finished", "model", server=c.server)
+        self.say("narration.input_required", "model", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -121,9 +121,9 @@ class ModernClient(BaseClient):
             text, err = servers.run_tool(self.st, c.server, p.tool, p.arguments)
             self.link.reply(w.result(rid, w.call_result_body("modern", text, err)), "tools/call")
             if p.generation != srv.generation:
-                self.say("narration.retry_new_request_id", "change")
+                self.say("narration.retry_verified_after_restart", "change")
             else:
-                self.say("narration.user_answered_retry_new", "model", answer=answer)
+                self.say("narration.answered_retry_finished", "model", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         self.link.reply(
@@ -133,13 +133,13 @@ class ModernClient(BaseClient):
         )
         why = msg("narration.why.state_expired") if after_expiry else msg("narration.why.key_lost")
         self.c.lost_answers += 1
-        self.say("narration.server_rejected_requeststate_user", "error", why=why)
+        self.say("narration.request_state_rejected", "error", why=why)
         self.begin_input(tool, p.arguments)
 
     def stream_dropped(self) -> None:
         c = self.c
         self.link.dropped("The listen stream breaks with no result.")
-        self.say("narration.listen_stream_dropped_replayed", "warn", server=c.server)
+        self.say("narration.listen_stream_dropped", "warn", server=c.server)
         self.open_stream()
         if c.status == "connected":
             self.relist()

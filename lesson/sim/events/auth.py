@@ -39,15 +39,15 @@ class TokenRefreshed(EventBase):
 def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
     c = st.client(e.server)
     if c.token == "valid":
-        raise Rejected("refusal.token_valid_refresh", server=e.server)
+        raise Rejected("refusal.token_valid", server=e.server)
     srv = st.s.servers[e.server]
     if srv.auth_in_process and not srv.up:  # the user signs in there: nobody can while the process is gone
-        raise Rejected("refusal.signs_users_inside_own", server=e.server)
+        raise Rejected("refusal.sign_in_while_down", server=e.server)
     was = c.token
     c.token = "valid"
     c.token_serial += 1  # a new access token
     if was == "revoked":  # only an in-process authorization server revokes: its server is up
-        st.say("narration.user_signed_again_accepts", "change", server=e.server)
+        st.say("narration.signed_in_again", "change", server=e.server)
         if c.status == "reconnecting":
             c.status = "connected"
             c.last_error = None
@@ -59,7 +59,7 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
             if c.status == "connected":
                 client.relist()
     else:
-        st.say("narration.client_refreshed_token_before", "change", server=e.server)
+        st.say("narration.token_refreshed", "change", server=e.server)
 
 
 class Reauthenticate(EventBase):
@@ -75,11 +75,11 @@ class Reauthenticate(EventBase):
 def _reauth(st: Step, e: Reauthenticate) -> None:
     c = st.client(e.server)
     if c.role == e.role:
-        raise Rejected("refusal.user_already_signed_as", server=e.server, role=e.role)
+        raise Rejected("refusal.already_signed_in_as", server=e.server, role=e.role)
     if c.status != "connected":
         raise Rejected("refusal.server_status", server=e.server, status=c.status)
     c.role = e.role
-    st.say("narration.user_signed_again_now", "change", server=e.server, role=e.role)
+    st.say("narration.signed_in_as", "change", server=e.server, role=e.role)
     # Nothing changed on the server, so it has nothing to announce: the client knows its credentials
     # changed, and the list it holds was fetched under the old ones.
     why = "narration.relisted_private_cache" if c.era == "modern" else "narration.relisted_old_credentials"

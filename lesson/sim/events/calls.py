@@ -74,22 +74,20 @@ def _turn(st: Step, e: TakeTurn) -> None:
     else:
         calls, held = default_calls(st, prompt)
         for t in held:
-            st.say("narration.model_sees_which_destructive", "model", tool=t.name, server=t.server)
+            st.say("narration.destructive_held", "model", tool=t.name, server=t.server)
     records: list[CallRecord] = []
     for call in calls:
         rec = call_tool(st, call)
         records.append(rec)
         deliver(st, rec)
         if rec.host_made:
-            st.say(
-                "narration.model_called_host_answered", "failed", tool=call.tool, server=call.server, result=rec.text
-            )
+            st.say("narration.model_called_host_error", "failed", tool=call.tool, server=call.server, result=rec.text)
         elif rec.is_error:
-            st.say("narration.model_called_got_error", "failed", tool=call.tool, server=call.server, result=rec.text)
+            st.say("narration.model_called_error", "failed", tool=call.tool, server=call.server, result=rec.text)
         else:
             st.say("narration.model_called", "model", tool=call.tool, server=call.server, result=rec.text)
     if not calls:
-        st.say("narration.model_answered_without_calling", "model")
+        st.say("narration.no_tool_called", "model")
     h.last_prompt = prompt
     h.pending_changes = 0
     st.turn = TurnRecord(
@@ -105,7 +103,7 @@ def pick_tool(c: Client, tool: str | None) -> ToolDef:
     tools = {t.name: t for t in c.tools}
     if tool is None:
         if not c.tools:
-            raise Rejected("refusal.host_knows_tools", server=c.server)
+            raise Rejected("refusal.no_known_tools", server=c.server)
         return c.tools[0]
     if tool not in tools:
         raise Rejected("refusal.tool_not_offered", server=c.server, tool=tool)
@@ -125,7 +123,7 @@ class StartCall(EventBase):
 def _start_call(st: Step, e: StartCall) -> None:
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected("refusal.model_cannot_start_call", server=e.server, status=c.status)
+        raise Rejected("refusal.call_while_not_connected", server=e.server, status=c.status)
     tool = pick_tool(c, e.tool)
     if not client_for(st, c).start_call(tool):
         return

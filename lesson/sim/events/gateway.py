@@ -30,13 +30,13 @@ def _joins(st: Step, e: BackendJoins) -> None:
     if e.backend in gw.backends:
         raise Rejected("refusal.already_behind", backend=e.backend, gateway=e.gateway)
     if b.gateway or b.behind:
-        raise Rejected("refusal.cannot_join_gateway_or", backend=e.backend, gateway=e.gateway)
+        raise Rejected("refusal.cannot_join", backend=e.backend, gateway=e.gateway)
     if e.backend in st.s.host.configured:
-        raise Rejected("refusal.host_reaches_directly_remove", backend=e.backend)
+        raise Rejected("refusal.reached_directly", backend=e.backend)
     gw.backends.append(e.backend)
     b.behind = e.gateway
     gw.backend_changes[e.backend] = f"step {st.s.step}: joined {e.gateway}"
-    st.say("narration.joined_gateway_host_still", "change", backend=e.backend, gateway=e.gateway)
+    st.say("narration.backend_joined", "change", backend=e.backend, gateway=e.gateway)
     _announce(st, gw, f"backend {e.backend} joined")
 
 
@@ -56,7 +56,7 @@ def _leaves(st: Step, e: BackendLeaves) -> None:
     gw.unhealthy = [n for n in gw.unhealthy if n != e.backend]
     gw.backend_changes.pop(e.backend, None)
     b.behind = None
-    st.say("narration.left_gateway", "change", backend=e.backend, gateway=e.gateway)
+    st.say("narration.backend_left", "change", backend=e.backend, gateway=e.gateway)
     _announce(st, gw, f"backend {e.backend} left")
 
 
@@ -73,10 +73,10 @@ def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
     if e.backend not in gw.backends:
         raise Rejected("refusal.not_behind", backend=e.backend, gateway=e.gateway)
     if e.backend in gw.unhealthy:
-        raise Rejected("refusal.already_failing_health_checks", backend=e.backend)
+        raise Rejected("refusal.already_unhealthy", backend=e.backend)
     gw.unhealthy.append(e.backend)
     gw.backend_changes[e.backend] = f"step {st.s.step}: hidden, health check failed"
-    st.say("narration.failed_gateway_s_health", "error", backend=e.backend)
+    st.say("narration.backend_unhealthy", "error", backend=e.backend)
     _announce(st, gw, f"backend {e.backend} failed its health check")
 
 
@@ -91,17 +91,17 @@ class BackendRecovers(EventBase):
 def _recovers(st: Step, e: BackendRecovers) -> None:
     gw, b = _pair(st, e.gateway, e.backend)
     if e.backend not in gw.unhealthy:
-        raise Rejected("refusal.failing_health_checks", backend=e.backend)
+        raise Rejected("refusal.not_unhealthy", backend=e.backend)
     gw.unhealthy.remove(e.backend)
     b.up = True
     gw.backend_changes[e.backend] = f"step {st.s.step}: shown again, health check passed"
-    st.say("narration.passes_health_check_again", "change", backend=e.backend)
+    st.say("narration.backend_recovered", "change", backend=e.backend)
     _announce(st, gw, f"backend {e.backend} recovered")
 
 
 def _announce(st: Step, gw: SimServer, why: str) -> None:
     if not gw.up:
-        st.say("narration.gateway_down_nobody_hears", "warn", gateway=gw.name)
+        st.say("narration.gateway_down_change_unheard", "warn", gateway=gw.name)
         gw.change_seq += 1
         return
     tools_changed(st, gw, why)

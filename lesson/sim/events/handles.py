@@ -68,8 +68,8 @@ class LandOnReplica(EventBase):
 def _replica(st: Step, e: LandOnReplica) -> None:
     srv = st.srv(e.server)
     if not 1 <= e.replica <= srv.replicas:
-        raise Rejected("refusal.runs_replicas", server=e.server, replicas=count(srv.replicas, "replica"))
+        raise Rejected("refusal.no_such_replica", server=e.server, replicas=count(srv.replicas, "replica"))
     if srv.replica == e.replica:
-        raise Rejected("refusal.calls_already_land_replica", replica=e.replica)
+        raise Rejected("refusal.already_on_replica", replica=e.replica)
     srv.replica = e.replica
-    st.say("narration.load_balancer_now_sends", "change", server=e.server, replica=e.replica)
+    st.say("narration.replica_switched", "change", server=e.server, replica=e.replica)

@@ -26,7 +26,7 @@ def _ask(st: Step, e: AskUserInput) -> None:
     if c.status != "connected":
         raise Rejected("refusal.server_status", server=e.server, status=c.status)
     if c.pending_input:
-        raise Rejected("refusal.already_waiting_user_s", server=e.server)
+        raise Rejected("refusal.already_asking", server=e.server)
     client = client_for(st, c)
     tool = pick_tool(c, e.tool)
     client.begin_input(tool, client.default_args(tool.name))
@@ -45,7 +45,7 @@ def _answer(st: Step, e: UserAnswers) -> None:
     c = st.client(e.server)
     srv = st.srv(e.server)
     if c.pending_input is None:
-        raise Rejected("refusal.waiting_any_answer", server=e.server)
+        raise Rejected("refusal.not_asking", server=e.server)
     if not srv.up or c.status == "down":
-        raise Rejected("refusal.down_answer_wait_until", server=e.server)
+        raise Rejected("refusal.answer_waits_for_server", server=e.server)
     client_for(st, c).answer(e.answer, e.after_expiry)

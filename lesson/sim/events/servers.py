@@ -31,10 +31,10 @@ def _deploy(st: Step, e: DeployTool) -> None:
     if any(t.name == tool.name for t in srv.tools):
         raise Rejected("refusal.already_offers", server=e.server, tool=tool.name)
     if not srv.up:
-        raise Rejected("refusal.down_can_deploy_once", server=e.server)
+        raise Rejected("refusal.deploy_while_down", server=e.server)
     srv.upcoming = [t for t in srv.upcoming if t.name != tool.name]
     srv.tools.append(tool)
-    st.say("narration.deployed_new_tool_from", "change", server=e.server, tool=tool.name)
+    st.say("narration.tool_deployed", "change", server=e.server, tool=tool.name)
     tools_changed(st, front(st, e.server), f"{tool.name} added")
 
 
@@ -53,7 +53,7 @@ def _remove_tool(st: Step, e: RemoveTool) -> None:
     if not srv.up:
         raise Rejected("refusal.server_down", server=e.server)
     srv.tools = [t for t in srv.tools if t.name != e.tool]
-    st.say("narration.removed_config_reload", "change", server=e.server, tool=e.tool)
+    st.say("narration.tool_removed", "change", server=e.server, tool=e.tool)
     tools_changed(st, front(st, e.server), f"{e.tool} removed")
 
 
@@ -70,13 +70,13 @@ class AddServer(EventBase):
 def _add_server(st: Step, e: AddServer) -> None:
     srv = st.srv(e.server)
     if e.server in st.s.host.configured:
-        raise Rejected("refusal.already_host_s_config", server=e.server)
+        raise Rejected("refusal.already_configured", server=e.server)
     if srv.behind:
-        raise Rejected("refusal.sits_behind_gateway_add", server=e.server, behind=srv.behind)
+        raise Rejected("refusal.behind_gateway", server=e.server, behind=srv.behind)
     st.s.host.configured.append(e.server)
     c = Client(server=e.server, era=st.s.host.era)
     st.s.host.clients[e.server] = c
-    st.say("narration.admin_added_through_protocol", "change", server=e.server, title=srv.title, via=e.via)
+    st.say("narration.server_added", "change", server=e.server, title=srv.title, via=e.via)
     client_for(st, c).connect()
     c.last_change = f"step {st.s.step}: added"
 
@@ -96,7 +96,7 @@ def _remove_server(st: Step, e: RemoveServer) -> None:
         client.leave()
     st.s.host.configured.remove(e.server)
     del st.s.host.clients[e.server]
-    st.say("narration.admin_removed_from_config", "change", server=e.server)
+    st.say("narration.server_removed", "change", server=e.server)
 
 
 class ServerDies(EventBase):
@@ -115,9 +115,9 @@ def _dies(st: Step, e: ServerDies) -> None:
     for c in st.clients_of(srv.name):
         client_for(st, c).on_death(restarting=False)
     if srv.behind:
-        st.say("narration.sits_behind_gateway_gateway", "warn", server=srv.name, behind=srv.behind)
+        st.say("narration.backend_died", "warn", server=srv.name, behind=srv.behind)
     if [c for c in st.s.host.clients.values() if c.status == "connected" and c.server != e.server]:
-        st.say("narration.conversation_lives_host_survives")
+        st.say("narration.conversation_survives")
 
 
 class ServerBack(EventBase):
@@ -133,7 +133,7 @@ class ServerBack(EventBase):
 def _back(st: Step, e: ServerBack) -> None:
     srv = st.srv(e.server)
     if srv.up:
-        raise Rejected("refusal.already_up_come_back", server=e.server)
+        raise Rejected("refusal.already_up", server=e.server)
     if e.transport and e.transport != srv.transport:
         srv.transport = e.transport
         for c in st.clients_of(srv.name):  # a new transport is a new connection, met from scratch
@@ -156,8 +156,8 @@ class RestartServer(EventBase):
 def _restart(st: Step, e: RestartServer) -> None:
     srv = st.srv(e.server)
     if not srv.up:
-        raise Rejected("refusal.down_bring_back_instead", server=e.server)
-    st.say("narration.restarted_old_process_gone", "change", server=e.server)
+        raise Rejected("refusal.restart_while_down", server=e.server)
+    st.say("narration.restarted", "change", server=e.server)
     servers.kill(srv)
     for c in st.clients_of(srv.name):
         client_for(st, c).on_death(restarting=True)
@@ -165,7 +165,7 @@ def _restart(st: Step, e: RestartServer) -> None:
     # What became of the token, said before the client's first request to the new process meets it.
     for c in st.clients_of(srv.name):
         if srv.transport != "http":
-            st.say("narration.stdio_token_flow_new")
+            st.say("narration.restart_stdio_no_token")
         elif not srv.auth:
             continue  # it asks for no token: there is nothing to say about one
         elif c.token == "revoked":

@@ -25,7 +25,7 @@ def _listen_drops(st: Step, e: ListenDrops) -> None:
     if not c.listen.open:
         raise Rejected("refusal.no_open_stream", server=e.server)
     if st.srv(e.server).transport == "stdio":
-        raise Rejected("refusal.stdio_notifications_come_s", server=e.server)
+        raise Rejected("refusal.stdio_stream", server=e.server)
     client_for(st, c).stream_dropped()
 
 
@@ -42,18 +42,18 @@ def _undeclared(st: Step, e: UndeclaredListChanged) -> None:
     srv = st.srv(e.server)
     c = st.client(e.server)
     if srv.list_changed:
-        raise Rejected("refusal.did_declare_tools_listchanged", server=e.server)
+        raise Rejected("refusal.list_changed_declared", server=e.server)
     if not srv.up or c.status != "connected":
         raise Rejected("refusal.not_connected", server=e.server)
     if c.era == "modern":
-        st.say("narration.wants_send_list_changed_without", "warn", server=e.server)
+        st.say("narration.undeclared_list_changed_not_sent", "warn", server=e.server)
         return
     link = Link(st, c)
     if srv.transport == "http" and not c.listen.open:
         raise Rejected("refusal.no_open_stream_to_send", server=e.server)
     link.event(w.list_changed("legacy", None), note="Sent without the capability: one the server never offered.")
     c.ignored_notifications += 1
-    st.say("narration.sent_list_changed_without_declaring", "warn", server=e.server)
+    st.say("narration.undeclared_list_changed_ignored", "warn", server=e.server)
 
 
 class TimerListChanged(EventBase):
@@ -69,7 +69,7 @@ def _timer(st: Step, e: TimerListChanged) -> None:
     srv = st.srv(e.server)
     c = st.client(e.server)
     if not srv.list_changed:
-        raise Rejected("refusal.never_declared_tools_listchanged", server=e.server)
+        raise Rejected("refusal.list_changed_undeclared", server=e.server)
     if c.status != "connected" or not c.listen.open or not srv.up:
         raise Rejected("refusal.no_open_stream", server=e.server)
     client = client_for(st, c)
@@ -106,7 +106,7 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
     if e.server is None:
         if st.s.host.dual_era and st.s.host.era != e.era:
             st.s.host.era = e.era
-            st.say("narration.host_speaks_both_eras")
+            st.say("narration.dual_era_switch")
             return
         if not targets and st.s.host.era != e.era:  # no client yet: only the era new clients will speak changes
             st.s.host.era = e.era
