@@ -3,7 +3,7 @@ the sentences are the ``narration.*`` and ``refusal.*`` messages of the catalogu
 
 This is the one place they meet. The simulation never reads the catalogue; whatever sends a view out
 (the service's answers, the stepper and restart-lab data, ``lesson trace``) renders it here, in one
-locale, and the page receives each line's ``text`` beside its ``code`` and ``params``.
+locale, and the page receives each line's ``text`` beside its ``code`` (the values stay in the run).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from .i18n import DEFAULT, catalogue
 from .sim.step import LogLine
-from .sim.view import StepLog, View
+from .sim.view import Comparison, StepLog, View
 
 
 def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFAULT) -> str:
@@ -27,7 +27,8 @@ def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFA
 
 def line(log_line: LogLine, locale: str = DEFAULT) -> LogLine:
     """A copy of the line with its text: the simulation's lines are shared by cached runs."""
-    return log_line.model_copy(update={"text": sentence(log_line.code, log_line.params, locale)})
+    text = sentence(log_line.code, log_line.params, locale)
+    return LogLine(text=text, tone=log_line.tone, code=log_line.code, params=log_line.params)
 
 
 def line_text(log_line: LogLine) -> str:
@@ -44,11 +45,9 @@ def view(v: View, locale: str = DEFAULT) -> View:
     update: dict[str, Any] = {"log": [StepLog(step=s.step, label=s.label, lines=lines(s.lines, locale)) for s in v.log]}
     if v.comparison is not None:
         this, other = v.comparison.this, v.comparison.other
-        update["comparison"] = v.comparison.model_copy(
-            update={
-                "this": this.model_copy(update={"lines": lines(this.lines, locale)}),
-                "other": other.model_copy(update={"lines": lines(other.lines, locale)}),
-            }
+        update["comparison"] = Comparison(
+            this=this.model_copy(update={"lines": lines(this.lines, locale)}),
+            other=other.model_copy(update={"lines": lines(other.lines, locale)}),
         )
     return v.model_copy(update=update)
 

@@ -42,7 +42,8 @@ class LogLine(Strict):
     text: str = ""  # the sentence, filled where a view is sent out (lesson/narration.py); empty in here
     tone: Tone = "info"
     code: str  # a narration.* or refusal.* message of the catalogue
-    params: dict[str, Any] = Field(default_factory=dict)
+    # The values the sentence is filled with; left out of JSON: a page reads the sentence and its code.
+    params: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
 
 class CallRecord(Strict):
