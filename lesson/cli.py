@@ -171,6 +171,7 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
     playground is an error on stderr, exit 2."""
     from pydantic import ValidationError
 
+    from . import narration
     from .panels import unknown_servers
     from .sim.playground import MAX_EVENTS, Playground
     from .sim.trace import as_markdown, as_text, rows, trace
@@ -216,7 +217,7 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
             for line in trace(playground):
                 print(json.dumps(line, separators=(",", ":")))
         else:
-            table = list(rows(playground, titles))
+            table = list(rows(playground, titles, say=narration.line_text))
             print("\n".join(as_text(table) if fmt == "text" else as_markdown(table)))
     except KeyError as err:  # an unknown scenario name
         print(f"trace: {err.args[0]}", file=sys.stderr)

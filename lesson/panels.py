@@ -14,7 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from . import narration
 from .goals import All, AnyOf, Condition, Goal, Not
+from .i18n import DEFAULT
 from .sim import Event, Playground, Run, Start, advance, begin, view
 from .sim.events import RestartServer, StartCall, UserAnswers
 from .sim.model import Era, Strict, ToolDef
@@ -459,7 +461,7 @@ class StepView(Strict):
     view: View
 
 
-def stepper_views(panel: StepperPanel, era: Era) -> list[StepView]:
+def stepper_views(panel: StepperPanel, era: Era, locale: str = DEFAULT) -> list[StepView]:
     """Each step of a stepper: the view after its events, with everything the step said."""
     run = begin(panel.start.model_copy(update={"era": era}))
     out: list[StepView] = []
@@ -467,7 +469,7 @@ def stepper_views(panel: StepperPanel, era: Era) -> list[StepView]:
         first = len(run.log)
         for event in step.events:
             run = advance(run, event)
-        v = view(run)
+        v = narration.view(view(run), locale)
         out.append(
             StepView(number=n, title=step.title, caption=step.caption, view=v.model_copy(update={"log": v.log[first:]}))
         )
@@ -487,7 +489,9 @@ class RestartResult(Strict):
     sides: list[RestartSide]
 
 
-def restart_lab(panel: RestartLabPanel, situation_id: str, variant_ids: list[str]) -> RestartResult:
+def restart_lab(
+    panel: RestartLabPanel, situation_id: str, variant_ids: list[str], locale: str = DEFAULT
+) -> RestartResult:
     """Set up the situation, restart the server, and show both eras side by side."""
     situation = next((s for s in panel.situations if s.id == situation_id), None)
     if situation is None:
@@ -524,11 +528,11 @@ def restart_lab(panel: RestartLabPanel, situation_id: str, variant_ids: list[str
             steps.append(
                 {
                     "label": run.log[-1].label,
-                    "lines": [line.model_dump() for line in run.last.lines],
+                    "lines": [line.model_dump() for line in narration.lines(run.last.lines, locale)],
                     "wire": [m.model_dump() for m in run.last.wire],
                 }
             )
-        v = view(run)
+        v = narration.view(view(run), locale)
         sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
     return RestartResult(situation=situation.id, label=situation.label, variants=[v.id for v in variants], sides=sides)
 

@@ -22,7 +22,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from . import narration
 from .goals import holds
+from .i18n import DEFAULT
 from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
 from .protocol import (
     FRAME,
@@ -98,8 +100,10 @@ class Service:
         panels: dict[str, PlaygroundPanel | StepperPanel | RestartLabPanel],
         cache: RunCache | None = None,
         max_frame_bytes: int = 16384,
+        locale: str = DEFAULT,
     ) -> None:
         self.panels = panels
+        self.locale = locale  # the language the narration of every answer is rendered in
         self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
         self._client = threading.local()  # the budget of the client whose frame this thread handles
@@ -209,7 +213,7 @@ class Service:
             if not isinstance(panel, RestartLabPanel):
                 raise FrameError("unknown_panel", f"there is no restart panel {frame.panel!r}")
             try:
-                result = restart_lab(panel, frame.situation, frame.variants)
+                result = restart_lab(panel, frame.situation, frame.variants, self.locale)
             except KeyError as exc:
                 raise FrameError("bad_frame", str(exc.args[0])) from None
             return Reply(RestartAnswer.model_construct(re=frame.id, result=result).model_dump_json())
@@ -367,7 +371,7 @@ class Service:
             log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
         else:
             log_from, entries = entry.log_len - 1, run.log[-1:]
-        shown = build_view(run.state, entries, run.last, run.other)
+        shown = narration.view(build_view(run.state, entries, run.last, run.other), self.locale)
         return Reply(
             ViewAnswer(
                 re=ref,

@@ -47,7 +47,8 @@ def test_a_declared_server_joins_and_dies_like_a_built_in_one(root: Path) -> Non
     panel = load_panels(root)["d-joins"]
     run = begin(panel.start)
     assert "D" not in [s.name for s in view(run).servers]  # declared, not configured: the host does not know it
-    assert "D (search" in run.log[0].lines[0].text
+    (intro,) = run.log[0].lines
+    assert intro.code == "narration.start" and "D (search" in intro.params["summary"]  # the start's summary
     for button in ("add-d", "turn"):
         run = advance(run, panel.button(button).event)
     shown = view(run)

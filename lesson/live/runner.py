@@ -29,6 +29,7 @@ from typing import Any
 import anyio
 from anyio.from_thread import start_blocking_portal
 
+from .. import narration
 from ..panels import PlaygroundPanel
 from ..sim import advance, begin, describe
 from ..sim.model import ERA_LABEL
@@ -465,7 +466,7 @@ class LivePlayground:
             "lines": lines,
             "wire": to_frames(list(self.rec.records[mark:]), self.era),
             "sim": {
-                "lines": [line.model_dump(mode="json") for line in last.lines] if last else [],
+                "lines": [line.model_dump(mode="json") for line in narration.lines(last.lines)] if last else [],
                 "wire": [f.model_dump(mode="json") for f in last.wire] if last else [],
             },
         }

@@ -34,10 +34,7 @@ def fan_out(st: Step, gw: SimServer) -> None:
             )
         )
     if gw.other_listeners:
-        st.say(
-            f"The gateway sent the same notification to {len(gw.other_listeners)} other "
-            "listening hosts, so they re-list on their own too."
-        )
+        st.say("narration.gateway_told_other_hosts", hosts=len(gw.other_listeners))
 
 
 def front(st: Step, server: str) -> SimServer:

@@ -1,7 +1,8 @@
 """The host's one rule: ``apply(state, event) -> (state, outcome)``.
 
 Pure and deterministic: the input state is never changed, ids come from counters and hashes, and
-every step says in plain words what happened, from the host's point of view, along with the frames
+every step says what happened, from the host's point of view (narration codes with values, put in words
+from the message catalogue outside the simulation: ``lesson/narration.py``), along with the frames
 in the order they cross. The event's own handler does the work (``events/``); the clients speak each
 era (``clients/``), the transport frames it (``transport.py``), the servers live and die
 (``servers.py``), and the prompt counts what changed (``prompt.py``).
@@ -26,11 +27,13 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
         rejected = state.model_copy(update={"step": state.step + 1})
-        return rejected, Outcome(lines=[LogLine(text=str(why), tone="rejected")], wire=[], rejected=True)
+        return rejected, Outcome(
+            lines=[LogLine(code=why.code, params=why.params, tone="rejected")], wire=[], rejected=True
+        )
     if before is not None:
         count_change(st, before)
     if not st.lines:
-        st.say("Nothing visible changed.")
+        st.say("narration.nothing_changed")
     return st.done(), Outcome(lines=st.lines, wire=st.frames, turn=st.turn)
 
 

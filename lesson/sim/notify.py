@@ -21,18 +21,10 @@ def tools_changed(st: Step, srv: SimServer, why: str) -> None:
     for c in listeners(st, srv.name):
         c.stale = True
         if not srv.list_changed:
-            st.say(
-                f"{srv.name} changed its tools but never declared tools.listChanged, so it sends "
-                f"nothing. The host's copy of {c.server}'s list is now stale until the host re-lists "
-                "on its own (it does so before the next turn).",
-                "warn",
-            )
+            st.say("narration.changed_undeclared", "warn", server=srv.name, server2=c.server)
             continue
         if not c.listen.open:
-            st.say(
-                f"{c.server} has no open stream to this host, so the change goes unnoticed until the host re-lists.",
-                "warn",
-            )
+            st.say("narration.change_unnoticed", "warn", server=c.server)
             continue
         note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
         if st.s.servers[c.server].transport == "stdio":
@@ -49,8 +41,7 @@ def poll_silent_servers(st: Step) -> None:
         if st.s.host.clients[name].status != "connected" or st.s.servers[name].list_changed:
             continue
         changed = client_for(st, st.s.host.clients[name]).relist()
-        st.say(
-            f"{name} never declared tools.listChanged, so the host re-listed it before the turn"
-            + (": its tools changed." if changed else "; nothing had changed."),
-            "change" if changed else "info",
-        )
+        if changed:
+            st.say("narration.polled_changed", "change", server=name)
+        else:
+            st.say("narration.polled_unchanged", server=name)

@@ -15,8 +15,9 @@ from pydantic import Field
 
 from .events import EVENT, Event, EventBase, SwitchEra
 from .host import LogLine, Outcome, apply
-from .model import ERA_LABEL, State, Strict, other_era
+from .model import State, Strict, other_era
 from .scenarios import Start, start, summary
+from .step import era_label
 from .view import StepLog, View, build_view
 
 MAX_EVENTS = 500  # a playground longer than this is refused: it is a lesson, not a log store
@@ -55,7 +56,7 @@ def describe(event: Event) -> str:
     return event.describe()
 
 
-NO_TWIN = "Switching eras has no counterpart in the other era: compare the two again from the next press."
+NO_TWIN = "narration.no_twin"  # an era switch has no counterpart in the other era
 
 
 def _for_twin(event: Event) -> Event:
@@ -75,7 +76,8 @@ def _begin(spec_json: str) -> Run:
     spec = Start.model_validate_json(spec_json)
     state = start(spec)
     twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
-    intro = LogLine(text=f"{summary(spec)}. The host speaks {ERA_LABEL[spec.era]}.")
+    # The scenario's summary is content (its own words), carried as a value.
+    intro = LogLine(code="narration.start", params={"summary": summary(spec), "era": era_label(spec.era)})
     return Run(
         playground=Playground(start=spec),
         state=state,
@@ -95,7 +97,7 @@ def advance(run: Run, event: Event) -> Run:
     if isinstance(event, SwitchEra) and not other.rejected:
         # The twin switches the other way to stay in the other era; that is no counterpart of this
         # step, and shown beside it reads as if the other era had done something.
-        other = Outcome(lines=[LogLine(text=NO_TWIN)], wire=[])
+        other = Outcome(lines=[LogLine(code=NO_TWIN)], wire=[])
     checkpoint = run if len(run.playground.events) % STRIDE == 0 else run.checkpoint
     # Everything below is already valid; re-validating the whole history would cost O(events) per step.
     return Run(

@@ -47,10 +47,10 @@ def count_change(st: Step, before: list[tuple[str, str]]) -> None:
     h = st.s.host
     h.pending_changes += 1
     if h.batching:
-        st.say("The next prompt's tool list changed; the host holds the change until the next turn.")
+        st.say("narration.change_held_for_turn")
     else:
         h.cache_invalidations += 1
-        st.say(f"The host rebuilt the tool list: the prompt cache is invalidated ({h.cache_invalidations} so far).")
+        st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
 
 
 def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], list[PromptTool]]:

@@ -5,7 +5,9 @@ The rules change the copy in place; the state they were given is never touched.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import Field
 
 from .frames import Frame
 from .model import Client, InFlight, PromptTool, SimServer, State, Strict, copy_state
@@ -15,14 +17,33 @@ from .model import Client, InFlight, PromptTool, SimServer, State, Strict, copy_
 Tone = Literal["info", "change", "error", "failed", "model", "warn", "rejected"]
 
 
-def count(n: int, one: str, many: str | None = None) -> str:
-    """``n`` and the noun in the number it takes: "1 tool", "5 tools", "2 wasted re-fetches"."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
+# Narration is data: a code naming a sentence of the message catalogue (lesson/messages/en.json) and
+# the values it fills. A value is plain JSON: a name, a number, or a part of the sentence that is
+# itself a message (``msg``). The simulation never reads the catalogue; the answer to the page is
+# rendered at one boundary (lesson/narration.py).
+
+
+def msg(code: str, **params: Any) -> dict[str, Any]:
+    """A part of a sentence that is itself a message of the catalogue, with its own values."""
+    return {"code": code, "params": params}
+
+
+def count(n: int, noun: str) -> dict[str, Any]:
+    """``n`` and the noun in the number it takes ("1 tool", "5 tools"): ``narration.count.<noun>.one|many``."""
+    return msg(f"narration.count.{noun}.{'one' if n == 1 else 'many'}", n=n)
+
+
+def era_label(era: str) -> dict[str, Any]:
+    """The era as the narration names it: "legacy (2025-11-25)"."""
+    return msg(f"narration.era.{era}")
 
 
 class LogLine(Strict):
-    text: str
+    text: str = ""  # the sentence, filled where a view is sent out (lesson/narration.py); empty in here
     tone: Tone = "info"
+    code: str  # a narration.* or refusal.* message of the catalogue
+    # The values the sentence is filled with; left out of JSON: a page reads the sentence and its code.
+    params: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
 
 class CallRecord(Strict):
@@ -49,7 +70,11 @@ class Outcome(Strict):
 
 
 class Rejected(Exception):
-    """The press makes no sense right now; the message says why."""
+    """The press makes no sense right now; the code (a ``refusal.*`` message) and its values say why."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code, self.params = code, params
 
 
 class Step:
@@ -62,20 +87,20 @@ class Step:
         self.turn: TurnRecord | None = None
         self.lost: dict[str, list[InFlight]] = {}
 
-    def say(self, text: str, tone: Tone = "info") -> None:
-        self.lines.append(LogLine(text=text, tone=tone))
+    def say(self, code: str, tone: Tone = "info", **params: Any) -> None:
+        self.lines.append(LogLine(code=code, params=params, tone=tone))
 
     def show(self, frame: Frame) -> None:
         self.frames.append(frame)
 
     def srv(self, name: str) -> SimServer:
         if name not in self.s.servers:
-            raise Rejected(f"There is no server called {name} in this scenario.")
+            raise Rejected("refusal.no_such_server", server=name)
         return self.s.servers[name]
 
     def client(self, name: str) -> Client:
         if name not in self.s.host.clients:
-            raise Rejected(f"The host has no client for {name}: it is not in the host's config.")
+            raise Rejected("refusal.no_client", server=name)
         return self.s.host.clients[name]
 
     def clients_of(self, server: str) -> list[Client]:

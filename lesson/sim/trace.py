@@ -7,13 +7,14 @@ text`` or ``markdown``), which also shows what the host saw without a message cr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .frames import Frame, HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from .playground import Playground, advance, begin
 from .scenarios import opening
+from .step import LogLine
 
 
 def http_part(frame: Frame) -> dict[str, Any] | None:
@@ -111,10 +112,13 @@ def _row(step: int, what: str, frame: Frame) -> Row:
     return Row(step, what, frame.sender, frame.receiver, http, message, frame.on_wire)
 
 
-def rows(playground: Playground, titles: list[str] | None = None) -> Iterator[Row]:
+def rows(
+    playground: Playground, titles: list[str] | None = None, say: Callable[[LogLine], str] = lambda line: line.code
+) -> Iterator[Row]:
     """The readable trace: every message in order, and the stream ends and host-built messages the JSON
     trace leaves out. A step that sends nothing (a server dies) still has a line: what the host saw.
-    ``titles`` names each event (a scenario step's title or narration); without it, the event's label."""
+    ``titles`` names each event (a scenario step's title or narration); without it, the event's label.
+    ``say`` puts a log line in words (``lesson.narration``); the simulation knows only its code."""
     _, wire = opening(playground.start)
     for frame in wire:
         yield _row(0, "opening", frame)
@@ -127,7 +131,7 @@ def rows(playground: Playground, titles: list[str] | None = None) -> Iterator[Ro
         for frame in frames:
             yield _row(n, what, frame)
         if not frames:
-            seen = " ".join(line.text for line in run.last.lines) or "nothing changes"
+            seen = " ".join(say(line) for line in run.last.lines) or "nothing changes"
             prefix = "refused: " if run.last.rejected else ""
             yield Row(n, what, "host", "", "", f"{prefix}{seen} (host-side, no message)", False)
 

@@ -118,7 +118,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     root = Path(app.config["CONTENT_ROOT"])
     stamp = fingerprint(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
     content, panels, steppers = _load(root)
-    service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"])
+    service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"], app.config["LOCALE"])
     assets = Assets(ROOT / "static", extra=steppers)
     app.extensions["lesson"] = Lesson(
         content=content, panels=panels, service=service, steppers=steppers, assets=assets, root=root, fingerprint=stamp

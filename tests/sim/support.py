@@ -83,5 +83,17 @@ def row(v: View, name: str) -> ServerRow:
     return rows[0]
 
 
-def text(run: Run) -> str:
-    return " ".join(line.text for line in run.last.lines) if run.last else ""
+def codes(run: Run, *, parts: bool = False) -> list[str]:
+    """What the last step said, as the codes of its log lines (the sentences live in the catalogue);
+    with ``parts``, the codes of the messages inside them too (``lesson.sim.step.msg``), in order."""
+    out: list[str] = []
+
+    def walk(code: str, params: dict) -> None:
+        out.append(code)
+        for value in params.values():
+            if parts and isinstance(value, dict) and "code" in value:
+                walk(value["code"], value.get("params") or {})
+
+    for line in run.last.lines if run.last else []:
+        walk(line.code, line.params)
+    return out

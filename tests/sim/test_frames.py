@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from lesson.narration import line_text
 from lesson.sim import at_step, undo, view
 from lesson.sim.events import (
     AskUserInput,
@@ -28,7 +29,7 @@ from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, St
 from lesson.sim.model import ToolDef
 from lesson.sim.scenarios import Start, opening
 
-from .support import ERAS, in_order, label, labels, play, prompt, step, wire
+from .support import ERAS, codes, in_order, label, labels, play, prompt, step, wire
 
 era_param = pytest.mark.parametrize("era", ERAS)
 
@@ -131,7 +132,7 @@ def test_legacy_restart_while_the_user_answers_drops_the_stream_then_404_and_a_n
 @pytest.mark.parametrize(("durable", "outcome"), [(False, "input_required"), (True, "complete")])
 def test_modern_mrtr_across_a_restart_costs_the_flow_unless_the_key_is_durable(durable: bool, outcome: str) -> None:
     run = play("restart", "modern", AskUserInput(server="W"), RestartServer(server="W"), state_key_durable=durable)
-    assert ("-32602" in " ".join(line.text for line in run.last.lines)) is not durable
+    assert ("narration.key.lost" in codes(run, parts=True)) is not durable
     run, _ = step(run, UserAnswers(server="W"))
     results = [m for m in wire(run) if isinstance(m, HttpResponse) and m.payload]
     if not durable:
@@ -168,7 +169,8 @@ def test_the_model_does_not_call_a_destructive_tool_on_its_own_and_passes_fittin
     run, _ = step(run, TakeTurn())
     called = [(c.server, c.tool) for c in run.last.turn.calls]
     assert ("P", "delete_workspace") not in called
-    assert any("delete_workspace" in line.text and "asks the user" in line.text for line in run.last.lines)
+    held = [line.params for line in run.last.lines if line.code == "narration.destructive_held"]
+    assert held == [{"tool": "delete_workspace", "server": "P"}]
     args = [m.payload["params"]["arguments"] for m in wire(run) if label(m) == "tools/call"]
     values = [v for a in args for v in a.values()]
     assert len(set(values)) == len(values) > 1, "each argument gets a value that fits it"
@@ -374,30 +376,28 @@ def test_the_legacy_get_stream_tells_proxies_not_to_buffer_it_too() -> None:
     assert all(m.headers["X-Accel-Buffering"] == "no" for m in streams)
 
 
-def lines(run) -> list[tuple[str, str]]:
-    return [(line.tone, line.text) for line in run.last.lines]
-
-
 @era_param
 def test_the_restart_log_says_what_became_of_the_token_before_the_401_and_never_calls_a_bad_token_valid(
     era: str,
 ) -> None:
     run = play("restart", era, StartCall(server="W", tool="get_forecast"), listen=True, auth_in_process=True)
     run, _ = step(run, RestartServer(server="W"))
-    said = lines(run)
-    gone = next(i for i, (_, text) in enumerate(said) if "token" in text and "gone" in text)
-    answered = next(i for i, (tone, text) in enumerate(said) if tone == "error" and "401" in text)
+    said = [(line.tone, line.code) for line in run.last.lines]
+    gone = said.index(("warn", "narration.restart_token_gone"))
+    answered = said.index(("error", "narration.token_gone_sign_in"))
     assert gone < answered, "the token's fate is told before the answer it causes"
     run, _ = step(play("restart", era, TokenExpires(server="W"), listen=True), RestartServer(server="W"))
-    assert not [text for _, text in lines(run) if "still valid" in text]
+    said = codes(run)
+    assert "narration.restart_token_expired" in said and "narration.restart_token_valid" not in said
 
 
 def test_no_session_is_promised_where_the_server_issues_none() -> None:
     run = play("restart", "legacy", AskUserInput(server="W", tool="get_forecast"), issues_session_id=False)
     run, _ = step(run, RestartServer(server="W"))
-    assert not [text for _, text in lines(run) if "session" in text and "need" in text]
+    said = codes(run, parts=True)
+    assert "narration.then.ask_again" in said and "narration.then.new_session" not in said
 
 
 def test_the_legacy_opening_speaks_of_no_listen_stream() -> None:
     run = play("outage", "legacy")
-    assert "listen stream" not in " ".join(line.text for step in run.log for line in step.lines)
+    assert "listen stream" not in " ".join(line_text(line) for step in run.log for line in step.lines)

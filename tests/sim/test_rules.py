@@ -43,7 +43,7 @@ from lesson.sim.frames import WireMessage
 from lesson.sim.model import ToolDef
 from tests.schemas import errors
 
-from .support import ERAS, in_order, index, label, labels, play, prompt, row, step, sub_id, wire
+from .support import ERAS, codes, in_order, index, label, labels, play, prompt, row, step, sub_id, wire
 
 era_param = pytest.mark.parametrize("era", ERAS)
 
@@ -378,10 +378,8 @@ def test_restart_call_in_flight_modern_is_retried_with_a_new_id() -> None:
 def test_restart_call_in_flight_modern_stdio_relaunches_the_process_first() -> None:
     run = restart("modern", StartCall(server="W", tool="get_forecast"), transport="stdio")
     run, _ = step(run, RestartServer(server="W"))
-    lines = [line.text for line in run.last.lines]
-    relaunch = next(i for i, t in enumerate(lines) if "launches a new process" in t)
-    retry = next(i for i, t in enumerate(lines) if "new request id" in t)
-    assert relaunch < retry
+    said = codes(run)
+    assert said.index("narration.stdio_relaunch") < said.index("narration.call_lost_reissued")
     msgs = wire(run)
     assert all(m.http is None and m.headers == {} for m in msgs), "stdio has no HTTP"
     assert "tools/call" in labels(msgs) and "initialize" not in labels(msgs)
@@ -526,7 +524,7 @@ def test_restart_listen_open_modern_drops_without_result_then_listen_ack_list() 
 @era_param
 def test_restart_token_still_valid(era: str) -> None:
     run = restart(era, RestartServer(server="W"))
-    assert "still valid" in " ".join(line.text for line in run.last.lines)
+    assert "narration.restart_token_valid" in codes(run)
     run, v = step(run, TakeTurn())
     assert all(m.http != "HTTP 401 Unauthorized" for m in wire(run))
     assert not run.last.turn.calls[0].is_error
@@ -548,7 +546,7 @@ def test_restart_token_in_process_authorization_server_means_sign_in_again(era: 
 @era_param
 def test_restart_token_on_stdio_there_is_no_token_flow(era: str) -> None:
     run = restart(era, RestartServer(server="W"), auth_in_process=True, transport="stdio")
-    assert "no token flow" in " ".join(line.text for line in run.last.lines)
+    assert "narration.restart_stdio_no_token" in codes(run)
     run, _ = step(run, TakeTurn())
     assert all(m.http is None for m in wire(run))
     assert not run.last.turn.calls[0].is_error
@@ -766,7 +764,7 @@ def test_senseless_press_is_rejected_and_changes_only_the_step(
     run, v = step(run, press)
     assert run.last.rejected
     (line,) = run.last.lines
-    assert line.tone == "rejected" and len(line.text) > 10
+    assert line.tone == "rejected" and line.code.startswith("refusal.")
     assert run.last.wire == [] and run.last.turn is None
     assert run.state.step == old.step + 1
     assert run.state.model_copy(update={"step": old.step}) == old
@@ -783,7 +781,8 @@ def test_an_era_switch_mid_call_hands_the_model_a_host_built_error(era: str) -> 
     run, v = step(run, SwitchEra(era=other))
     built = [m for m in wire(run) if m.kind == "host_built"]
     assert len(built) == 1 and built[0].payload["isError"] is True
-    assert any(line.tone == "warn" and "abandon" in line.text for line in run.last.lines)
+    abandoned = [line for line in run.last.lines if line.code == "narration.call_abandoned"]
+    assert [(line.tone, line.params["tools"]) for line in abandoned] == [("warn", "search_docs")]
     run, v = step(run, ServerDies(server="A"))
     run, v = step(run, TakeTurn())
     # The call got its one result, the host-built one, and the conversation went on.
@@ -798,7 +797,8 @@ def test_an_era_switch_while_the_user_answers_says_the_question_is_gone(era: str
     other = "legacy" if era == "modern" else "modern"
     run, _ = step(play("restart", era), AskUserInput(server="W", tool="get_forecast"))
     run, _ = step(run, SwitchEra(era=other))
-    assert any(line.tone == "warn" and "question" in line.text for line in run.last.lines)
+    gone = [line for line in run.last.lines if line.code == "narration.question_dropped"]
+    assert [(line.tone, line.params) for line in gone] == [("warn", {"server": "W", "tool": "get_forecast"})]
     assert run.state.host.clients["W"].pending_input is None
 
 
@@ -808,7 +808,7 @@ def test_an_era_switch_is_compared_with_nothing_and_the_next_press_with_its_twin
     other = "legacy" if era == "modern" else "modern"
     run, v = step(play("outage", era), SwitchEra(era=other))
     assert v.comparison is not None and v.comparison.this.wire  # this era re-connects, on the wire
-    assert v.comparison.other.wire == [] and "no counterpart" in v.comparison.other.lines[0].text
+    assert v.comparison.other.wire == [] and v.comparison.other.lines[0].code == "narration.no_twin"
     assert run.twin.host.era == era  # the twin did switch: it stays the other era
     _, v = step(run, ServerDies(server="A"))
     assert v.comparison.other.era == era and v.comparison.other.wire

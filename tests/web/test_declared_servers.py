@@ -29,7 +29,8 @@ def test_the_d_joins_panel_renders_and_plays(tmp_path: Path) -> None:
 
     opened = frame(type="open", panel="d-joins")
     assert "D" not in [r["name"] for r in opened["view"]["servers"]]
-    assert any("D (search" in line["text"] for step in opened["view"]["log"] for line in step["lines"])
+    (intro,) = opened["view"]["log"][0]["lines"]
+    assert intro["code"] == "narration.start" and "D (search" in intro["text"]  # the start's summary, from content
     added = frame(type="press", handle=opened["handle"], seq=1, button="add-d")
     (row,) = [r for r in added["view"]["servers"] if r["name"] == "D"]
     assert row["status"] == "connected" and row["tools"] == ["web.search", "save_result"]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from .. import gateway, servers
 from .. import wire as w
 from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
-from ..step import CallRecord, Step, Tone
+from ..step import CallRecord, Step, Tone, msg
 from ..transport import Link
 
 # The one string the model passes for each argument: a plausible value, not the same words everywhere.
@@ -45,8 +45,8 @@ class BaseClient:
     def srv(self) -> SimServer:
         return self.st.s.servers[self.c.server]
 
-    def say(self, text: str, tone: Tone = "info") -> None:
-        self.st.say(text, tone)
+    def say(self, code: str, tone: Tone = "info", **params: Any) -> None:
+        self.st.say(code, tone, **params)
 
     def next_id(self) -> int:
         rid = self.c.next_id
@@ -94,7 +94,7 @@ class BaseClient:
         from . import client_for  # the package's registry of clients, one per era
 
         if not self.srv.up:
-            self.mark_down(f"{self.c.server} is not running.")
+            self.mark_down(f"{self.c.server} is not running.", "narration.down.not_running", server=self.c.server)
             return
         if self.st.s.host.dual_era and self.era != "modern":
             # A dual-era client probes with server/discover first (on stdio it SHOULD, to tell the eras apart).
@@ -144,19 +144,14 @@ class BaseClient:
         """True if the client refreshed an expired token and sends again; False if the user must sign in."""
         c = self.c
         if status == "expired":
-            self.say(f"{c.server} answered 401: the token expired. The client refreshed it and retried.", "warn")
+            self.say("narration.token_refreshed_after_401", "warn", server=c.server)
             c.token = "valid"
             c.token_serial += 1  # a new access token: the retry carries it
             return True
         c.status = "reconnecting"
         c.last_error = "401: the token is gone; the user must sign in again"
         c.listen = ListenStream()
-        self.say(
-            f"{c.server} answered 401: its authorization server ran inside the restarted "
-            "process and held tokens in memory, so the user's token is gone. "
-            "The user has to sign in again.",
-            "error",
-        )
+        self.say("narration.token_gone_sign_in", "error", server=c.server)
         return False
 
     def stream_refused(self) -> bool:
@@ -179,7 +174,7 @@ class BaseClient:
             if status == "ok":
                 return rid
             if status == "refused":
-                self.mark_down(f"{c.server} refused the connection.")
+                self.mark_down(f"{c.server} refused the connection.", "narration.down.refused", server=c.server)
                 return None
             if status in ("expired", "revoked"):
                 if self.after_401(status):
@@ -187,15 +182,11 @@ class BaseClient:
                 return None
             if status == "404":
                 why = (
-                    f"the request landed on replica {self.srv.replica}, and the session lives in the memory of another"
+                    msg("narration.why.other_replica", replica=self.srv.replica)
                     if c.session_id in self.srv.sessions
-                    else "the session died with the process"
+                    else msg("narration.why.session_died")
                 )
-                self.say(
-                    f"{c.server} answered HTTP 404 to the old Mcp-Session-Id: {why}. The client starts a new "
-                    "session with initialize, and re-lists because the old session's notifications are gone.",
-                    "warn",
-                )
+                self.say("narration.session_404_new_session", "warn", server=c.server, why=why)
                 c.session_id = None
                 c.last_change = f"step {self.st.s.step}: new session"
                 if not self.greet():
@@ -204,8 +195,8 @@ class BaseClient:
                     self.relist()
         return None
 
-    def relist(self, why: str = "") -> bool:
-        """tools/list; True if the list changed."""
+    def relist(self, why: str | None = None) -> bool:
+        """tools/list; True if the list changed. ``why``: the code of a line saying why the client re-lists."""
         c = self.c
         rid = self.rpc(self.request("tools/list"))
         if rid is None:
@@ -231,11 +222,16 @@ class BaseClient:
         c.era_refused = True
         theirs = " and ".join(VERSION[e] for e in srv.speaks)
         self.mark_down(
-            f"{c.server} speaks only {theirs}, and this client only {VERSION[c.era]}: they share no protocol era."
+            f"{c.server} speaks only {theirs}, and this client only {VERSION[c.era]}: they share no protocol era.",
+            "narration.down.no_common_era",
+            server=c.server,
+            theirs=theirs,
+            ours=VERSION[c.era],
         )
         return False
 
-    def mark_down(self, why: str) -> None:
+    def mark_down(self, why: str, code: str, **params: Any) -> None:
+        """The host marks the server down: ``why`` is the table's last error, ``code`` and ``params`` the log's."""
         c = self.c
         if c.status != "down":
             c.status = "down"
@@ -244,7 +240,7 @@ class BaseClient:
         c.listen = ListenStream()
         if self.srv.transport == "stdio":
             c.session_id, c.greeted, c.next_id = None, False, 1  # the next process is a new one, met from scratch
-        self.say(f"{why} The host marks {c.server} down and hides its tools from the next prompt.", "error")
+        self.say("narration.marked_down", "error", why=msg(code, **params), server=c.server)
 
     def call(self, name: str, args: dict[str, str], **extra: Any) -> Callable[[int], dict]:
         return lambda rid: w.call(self.era, rid, name, args, **extra)
@@ -339,17 +335,9 @@ class BaseClient:
                 )
             )
         if c.in_flight:
-            self.say(
-                f"The call to {', '.join(x.tool for x in c.in_flight)} was running on the old connection: "
-                "the host abandons it and hands the model an error it built itself.",
-                "warn",
-            )
+            self.say("narration.call_abandoned", "warn", tools=", ".join(x.tool for x in c.in_flight))
         if c.pending_input:
-            self.say(
-                f"The question from {c.server} ({c.pending_input.tool}) was asked on the old connection: the "
-                "host takes it off the screen, since an answer would have nowhere to go.",
-                "warn",
-            )
+            self.say("narration.question_dropped", "warn", server=c.server, tool=c.pending_input.tool)
         c.in_flight, c.pending_input = [], None
 
     # --- notifications -----------------------------------------------------------------------------
@@ -359,11 +347,8 @@ class BaseClient:
         c = self.c
         self.link.event(w.list_changed(c.era, c.listen.request_id), note=note)
         changed = self.relist()
-        self.say(
-            f"{c.server} sent notifications/tools/list_changed ({why}); the client called "
-            f"tools/list again{'' if changed else ' and got the same list'}.",
-            "change",
-        )
+        code = "narration.list_changed_relisted" if changed else "narration.list_changed_same_list"
+        self.say(code, "change", server=c.server, why=why)
         c.last_change = f"step {self.st.s.step}: {why}"
 
     # --- the process dies and comes back --------------------------------------------------------------
@@ -383,15 +368,11 @@ class BaseClient:
                     "that asked is gone."
                 )
             then = (
-                "the answer will need a new session"
+                msg("narration.then.new_session")
                 if c.session_id and not srv.sessions_durable
-                else "the process that asked is gone, so the tool will have to ask again"
+                else msg("narration.then.ask_again")
             )
-            self.say(
-                f"The stream of the open call to {p.tool} dropped while the user was answering. The "
-                f"host keeps the question on screen; {then}.",
-                "warn",
-            )
+            self.say("narration.question_stream_dropped", "warn", tool=p.tool, then=then)
         self.st.lost[c.server] = lost
         stdio = srv.transport == "stdio"
         if stdio:
@@ -404,14 +385,13 @@ class BaseClient:
         if restarting:
             return
         if stdio or c.listen.open or lost:
-            self.mark_down(f"{srv.name}'s process exited." if stdio else f"{srv.name}'s stream dropped.")
+            if stdio:
+                self.mark_down(f"{srv.name}'s process exited.", "narration.down.process_exited", server=srv.name)
+            else:
+                self.mark_down(f"{srv.name}'s stream dropped.", "narration.down.stream_dropped", server=srv.name)
             for call in lost:
                 # Said in the log too: the error result is the host's own, and no message carried it.
-                self.say(
-                    f"The call to {call.tool} was cut short: the host gives the model an error result it builds "
-                    f"itself (isError: true); {srv.name} sent nothing.",
-                    "failed",
-                )
+                self.say("narration.call_cut_short", "failed", tool=call.tool, server=srv.name)
                 self.deliver(
                     self.host_error(
                         call.tool,
@@ -420,9 +400,7 @@ class BaseClient:
                     )
                 )
         elif not p:
-            self.say(
-                f"{srv.name} died, but no stream was open: the host will only find out on its next request.", "warn"
-            )
+            self.say("narration.died_unnoticed", "warn", server=srv.name)
 
     def on_back(self, *, restarted: bool) -> None:
         c, srv = self.c, self.srv
@@ -433,7 +411,7 @@ class BaseClient:
             c.last_error = None
             c.last_change = f"step {self.st.s.step}: back"
             if stdio:
-                self.say(f"On stdio the host is the one that starts {c.server}: it launches a new process first.")
+                self.say("narration.stdio_relaunch", server=c.server)
             self.reconnect()
             self.recover(lost)
         elif restarted:
@@ -441,10 +419,7 @@ class BaseClient:
 
     def restarted_quietly(self) -> None:
         """A restart the host had nothing open for: it notices nothing yet."""
-        self.say(
-            f"{self.c.server} restarted while idle. The host had nothing open, so it notices "
-            "nothing until its next request."
-        )
+        self.say("narration.restarted_idle", server=self.c.server)
 
     def recover(self, lost: list[InFlight]) -> None:
         c, srv = self.c, self.srv
@@ -460,11 +435,7 @@ class BaseClient:
                 )
                 continue
             if not call.idempotent:
-                self.say(
-                    f"The call to {call.tool} was lost with the process. It is not idempotent, so the "
-                    "host does not retry it blindly; the model is told.",
-                    "warn",
-                )
+                self.say("narration.call_lost_not_idempotent", "warn", tool=call.tool)
                 self.deliver(
                     self.host_error(
                         call.tool,
@@ -473,11 +444,7 @@ class BaseClient:
                     )
                 )
                 continue
-            self.say(
-                f"The call to {call.tool} was lost with the process ({call.tool} is idempotent, so the "
-                "client re-issues it with a new request id).",
-                "change",
-            )
+            self.say("narration.call_lost_reissued", "change", tool=call.tool)
             self.deliver(self.call_tool(ToolCall(server=c.server, tool=call.tool, arguments=call.arguments)))
 
     def resume(self, call: InFlight) -> bool:

@@ -9,7 +9,7 @@ from typing import ClassVar
 from .. import servers
 from .. import wire as w
 from ..model import VERSION, Era, InFlight, ListenStream, PendingInput, ToolDef
-from ..step import CallRecord
+from ..step import CallRecord, msg
 from .base import QUESTION, BaseClient
 
 
@@ -73,11 +73,7 @@ class LegacyClient(BaseClient):
         note = "Opens the session's SSE stream for server-initiated messages."
         status = self.get(last_event_id=None, note=note)
         if status == "404":
-            self.say(
-                f"{c.server} answered 404: the session is gone. The client sends initialize again and opens "
-                "a new GET stream.",
-                "warn",
-            )
+            self.say("narration.session_gone_reinitialize", "warn", server=c.server)
             if self.greet():
                 status = self.get(last_event_id=None, note=note)
         c.listen = ListenStream(open=status == "ok")  # no event id yet: nothing to resume from
@@ -86,17 +82,13 @@ class LegacyClient(BaseClient):
         c, srv = self.c, self.srv
         auto = self.st.s.host.auto_listen
         if srv.transport == "stdio" or not c.greeted:
-            why = "is back as a new process" if srv.transport == "stdio" else "is back"
-            self.say(f"{c.server} {why}: the client must initialize first, then re-list.", "change")
+            why = msg("narration.why.back_new_process") if srv.transport == "stdio" else msg("narration.why.back")
+            self.say("narration.back_initialize_first", "change", server=c.server, why=why)
             if not self.greet():
                 return
         elif c.session_id and not servers.honours(srv, c.session_id) and not (auto or c.listen.open):
             # It never opened a GET stream, so there is none to reopen: its next request meets the 404.
-            self.say(
-                f"{c.server} is back. The client had no GET stream to reopen; its next request carries the "
-                "old session id and finds out.",
-                "change",
-            )
+            self.say("narration.back_no_stream_to_reopen", "change", server=c.server)
             self.relist()
             return
         elif c.session_id and not servers.honours(srv, c.session_id):
@@ -104,34 +96,21 @@ class LegacyClient(BaseClient):
             status = self.get(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
             if status != "404":
                 return  # 401 and the user must sign in again (an expired token was refreshed and retried)
-            get = "opens a new GET stream " if auto else ""
-            self.say(
-                f"{c.server} is back, but its new process never heard of the old session: 404. "
-                f"The client sends initialize again, {get}and re-lists.",
-                "change",
-            )
+            get = msg("narration.get.new_stream") if auto else msg("narration.get.none")
+            self.say("narration.back_session_unknown", "change", server=c.server, get=get)
             if not self.greet():
                 return
         elif c.listen.open and c.listen.last_event_id:
             if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
                 return
-            self.say(
-                f"{c.server} is back and still honours the session, and it stores events: the client resumes "
-                "its GET stream with Last-Event-ID (the id of the last event that came on it), then re-lists "
-                "to be sure.",
-                "change",
-            )
+            self.say("narration.back_resumes_stream", "change", server=c.server)
             self.relist()
             return
         elif c.session_id is None:
-            self.say(
-                f"{c.server} is back. It never issued a session id, so there is no session to lose: the "
-                "client carries on and re-lists.",
-                "change",
-            )
+            self.say("narration.back_no_session", "change", server=c.server)
         else:
-            then = "the client reopens its stream" if auto else "the client carries on"
-            self.say(f"{c.server} is back and still honours the session: {then}.", "change")
+            then = msg("narration.then.reopens") if auto else msg("narration.then.carries_on")
+            self.say("narration.back_session_honoured", "change", server=c.server, then=then)
         if auto:
             self.open_stream()
         if c.status == "connected":
@@ -155,12 +134,7 @@ class LegacyClient(BaseClient):
             note="On the resumed stream of the call: the session, its events and the unfinished work outlived "
             "the process.",
         )
-        self.say(
-            f"The call to {call.tool} resumed: {srv.name} kept the session, the events and the "
-            "work outside the process, so the call's stream went on from the last event id the client "
-            "had seen on it and carried the result.",
-            "change",
-        )
+        self.say("narration.call_resumed", "change", tool=call.tool, server=srv.name)
         self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
         return True
 
@@ -186,11 +160,7 @@ class LegacyClient(BaseClient):
             elicit_id=eid,
             generation=srv.generation,
         )
-        self.say(
-            f"{c.server} asked the user a question mid-call (elicitation/create with its own id). The call "
-            "stays open while the user thinks.",
-            "model",
-        )
+        self.say("narration.elicitation_asked", "model", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -201,11 +171,7 @@ class LegacyClient(BaseClient):
         if p.stream_dropped and srv.transport == "stdio":
             # The host launched the new process itself: it knows that process never asked, and sends it nothing.
             c.lost_answers += 1
-            self.say(
-                "The process that asked is gone, and the new one never asked anything, so the host sends the "
-                "answer nowhere. The client calls the tool again, which asks again.",
-                "error",
-            )
+            self.say("narration.answer_lost_stdio", "error")
             c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
             self.begin_input(tool, p.arguments)
             return
@@ -219,22 +185,14 @@ class LegacyClient(BaseClient):
             return
         if status == "404":
             c.lost_answers += 1
-            self.say(
-                "The user's answer went out with the dead session id and got 404: the answer is lost. "
-                "The client initializes again, re-lists, and calls the tool again, which asks again.",
-                "error",
-            )
+            self.say("narration.answer_lost_404", "error")
             if not self.greet():
                 return
             self.relist()
         elif p.stream_dropped or p.generation != srv.generation:
             c.lost_answers += 1
             self.link.accepted()
-            self.say(
-                "The process that asked is gone, so the answer goes nowhere. The client calls the tool "
-                "again, which asks again.",
-                "error",
-            )
+            self.say("narration.answer_lost_process_gone", "error")
         else:
             self.link.accepted()
             c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
@@ -244,7 +202,7 @@ class LegacyClient(BaseClient):
                 "tools/call",
                 note="The open call finishes, answering the call's own id.",
             )
-            self.say(f"The user answered {answer}; the call finished.", "model")
+            self.say("narration.answered_call_finished", "model", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
@@ -257,22 +215,10 @@ class LegacyClient(BaseClient):
             if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
                 c.listen = ListenStream()
                 return
-            self.say(
-                f"The GET stream to {c.server} dropped. The server stores events, so the client resumed "
-                f"it with Last-Event-ID: {c.listen.last_event_id}, the last id it saw; the server would replay "
-                "what it stored for this stream after that id, and nothing came since.",
-                "warn",
-            )
+            self.say("narration.get_stream_resumed", "warn", server=c.server, last_event_id=c.listen.last_event_id)
             return
-        why = (
-            "No event had come on it yet, so there is no id to resume from"
-            if srv.event_store
-            else "Without an event store there is nothing to resume"
-        )
-        self.say(
-            f"The GET stream to {c.server} dropped. {why}: the client opens a new GET stream and re-lists.",
-            "warn",
-        )
+        why = msg("narration.why.no_event_yet") if srv.event_store else msg("narration.why.no_event_store")
+        self.say("narration.get_stream_reopened", "warn", server=c.server, why=why)
         self.open_stream()
         if c.status == "connected":
             self.relist()

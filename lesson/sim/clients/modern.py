@@ -10,7 +10,7 @@ from typing import ClassVar
 from .. import servers
 from .. import wire as w
 from ..model import Era, ListenStream, PendingInput, ToolDef
-from ..step import CallRecord
+from ..step import CallRecord, msg
 from .base import QUESTION, BaseClient
 from .legacy import LegacyClient
 
@@ -33,11 +33,7 @@ class ModernClient(BaseClient):
             )
             if not self.st.s.host.dual_era:
                 return self.no_common_era()
-            self.say(
-                f"{c.server} does not know server/discover: it speaks only 2025-11-25. The dual-era client "
-                "falls back to that era: initialize, on the same connection.",
-                "change",
-            )
+            self.say("narration.discover_unknown_fallback", "change", server=c.server)
             c.era = "legacy"
             return LegacyClient(self.st, c).greet()
         self.link.reply(
@@ -47,7 +43,7 @@ class ModernClient(BaseClient):
         )
         c.greeted = True
         if self.st.s.host.dual_era:
-            self.say(f"{c.server} answered server/discover: it serves 2026-07-28, so the client speaks that era.")
+            self.say("narration.discover_modern", server=c.server)
         return True
 
     def open_stream(self) -> None:
@@ -74,15 +70,9 @@ class ModernClient(BaseClient):
             return
         auto = self.st.s.host.auto_listen
         relisten = (
-            "The client re-sends subscriptions/listen, waits for the acknowledgement, then re-lists, "
-            if auto and srv.list_changed
-            else "The client re-lists, "
+            msg("narration.relisten.listen_first") if auto and srv.list_changed else msg("narration.relisten.relist")
         )
-        self.say(
-            f"{c.server} is back. There is no session to rebuild: the next request just works. "
-            f"{relisten}because notifications sent while it was down are not replayed.",
-            "change",
-        )
+        self.say("narration.back_modern", "change", server=c.server, relisten=relisten)
         if auto:
             self.open_stream()
         if c.status == "connected":
@@ -92,16 +82,8 @@ class ModernClient(BaseClient):
         if self.c.pending_input is None:
             super().restarted_quietly()
             return
-        key = (
-            "Its requestState key is durable, so the retry should still verify."
-            if self.srv.state_key_durable
-            else "Its requestState key lived only in the old process, so the retry will fail with -32602 "
-            "and the flow will start over: the user will be asked again."
-        )
-        self.say(
-            f"{self.c.server} restarted while the user was thinking. Nothing was open: the first request "
-            f"already finished with input_required, and the client holds the question and the requestState. {key}"
-        )
+        key = msg("narration.key.durable") if self.srv.state_key_durable else msg("narration.key.lost")
+        self.say("narration.restarted_while_asking", server=self.c.server, key=key)
 
     def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
         c, srv = self.c, self.srv
@@ -122,11 +104,7 @@ class ModernClient(BaseClient):
             request_state=state,
             generation=srv.generation,
         )
-        self.say(
-            f"{c.server} answered input_required: the call is finished for now, and the client holds the "
-            "question and the requestState. Nothing is open while the user thinks.",
-            "model",
-        )
+        self.say("narration.input_required", "model", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -143,13 +121,9 @@ class ModernClient(BaseClient):
             text, err = servers.run_tool(self.st, c.server, p.tool, p.arguments)
             self.link.reply(w.result(rid, w.call_result_body("modern", text, err)), "tools/call")
             if p.generation != srv.generation:
-                self.say(
-                    "The retry (a new request id) reached the restarted server, which could still verify "
-                    "the requestState (its key survived the restart): the call finished.",
-                    "change",
-                )
+                self.say("narration.retry_verified_after_restart", "change")
             else:
-                self.say(f"The user answered {answer}; the retry (a new request id) finished the call.", "model")
+                self.say("narration.answered_retry_finished", "model", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         self.link.reply(
@@ -157,27 +131,15 @@ class ModernClient(BaseClient):
             "tools/call",
             note="Invalid params: the state fails verification.",
         )
-        why = (
-            "it has expired"
-            if after_expiry
-            else "the restarted process cannot verify it (the key lived only in the old process)"
-        )
+        why = msg("narration.why.state_expired") if after_expiry else msg("narration.why.key_lost")
         self.c.lost_answers += 1
-        self.say(
-            f"The server rejected the requestState: {why}. The user's answer is lost: the client starts "
-            "the flow again and the user is asked again.",
-            "error",
-        )
+        self.say("narration.request_state_rejected", "error", why=why)
         self.begin_input(tool, p.arguments)
 
     def stream_dropped(self) -> None:
         c = self.c
         self.link.dropped("The listen stream breaks with no result.")
-        self.say(
-            f"The listen stream to {c.server} dropped. Nothing is replayed in this era, so the client "
-            "re-sends subscriptions/listen, waits for the ack, and re-lists.",
-            "warn",
-        )
+        self.say("narration.listen_stream_dropped", "warn", server=c.server)
         self.open_stream()
         if c.status == "connected":
             self.relist()

@@ -20,15 +20,13 @@ class TokenExpires(EventBase):
 def _token_expires(st: Step, e: TokenExpires) -> None:
     c = st.client(e.server)
     if st.srv(e.server).transport == "stdio":
-        raise Rejected("On stdio there is no token: credentials come from the environment.")
+        raise Rejected("refusal.stdio_no_token")
     if not st.srv(e.server).auth:
-        raise Rejected(f"{e.server} asks for no token.")
+        raise Rejected("refusal.no_token_asked", server=e.server)
     if c.token != "valid":
-        raise Rejected(f"The token for {e.server} is already {c.token}.")
+        raise Rejected("refusal.token_already", server=e.server, token=c.token)
     c.token = "expired"
-    st.say(
-        f"The user's token for {e.server} expired. The next request will get 401, then the client refreshes it.", "warn"
-    )
+    st.say("narration.token_expired", "warn", server=e.server)
 
 
 class TokenRefreshed(EventBase):
@@ -41,15 +39,15 @@ class TokenRefreshed(EventBase):
 def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
     c = st.client(e.server)
     if c.token == "valid":
-        raise Rejected(f"The token for {e.server} is valid; there is nothing to refresh.")
+        raise Rejected("refusal.token_valid", server=e.server)
     srv = st.s.servers[e.server]
     if srv.auth_in_process and not srv.up:  # the user signs in there: nobody can while the process is gone
-        raise Rejected(f"{e.server} signs users in inside its own process, which is not running: no new token now.")
+        raise Rejected("refusal.sign_in_while_down", server=e.server)
     was = c.token
     c.token = "valid"
     c.token_serial += 1  # a new access token
     if was == "revoked":  # only an in-process authorization server revokes: its server is up
-        st.say(f"The user signed in again; {e.server} accepts the new token.", "change")
+        st.say("narration.signed_in_again", "change", server=e.server)
         if c.status == "reconnecting":
             c.status = "connected"
             c.last_error = None
@@ -61,7 +59,7 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
             if c.status == "connected":
                 client.relist()
     else:
-        st.say(f"The client refreshed the token for {e.server} before its next request.", "change")
+        st.say("narration.token_refreshed", "change", server=e.server)
 
 
 class Reauthenticate(EventBase):
@@ -77,22 +75,12 @@ class Reauthenticate(EventBase):
 def _reauth(st: Step, e: Reauthenticate) -> None:
     c = st.client(e.server)
     if c.role == e.role:
-        raise Rejected(f"The user is already signed in to {e.server} as {e.role}.")
+        raise Rejected("refusal.already_signed_in_as", server=e.server, role=e.role)
     if c.status != "connected":
-        raise Rejected(f"{e.server} is {c.status}.")
+        raise Rejected("refusal.server_status", server=e.server, status=c.status)
     c.role = e.role
-    st.say(
-        f"The user signed in to {e.server} again, now as {e.role}. The tool list may vary by "
-        "authorization, so the set of tools the server shows this user can change.",
-        "change",
-    )
+    st.say("narration.signed_in_as", "change", server=e.server, role=e.role)
     # Nothing changed on the server, so it has nothing to announce: the client knows its credentials
     # changed, and the list it holds was fetched under the old ones.
-    why = (
-        "The cached list had cacheScope: private (it belonged to the old credentials), so the client "
-        "re-listed under the new ones. No list_changed is involved."
-        if c.era == "modern"
-        else "The list the client holds was fetched under the old credentials, so the client re-listed. "
-        "No list_changed is involved."
-    )
+    why = "narration.relisted_private_cache" if c.era == "modern" else "narration.relisted_old_credentials"
     client_for(st, c).relist(why)

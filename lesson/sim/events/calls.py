@@ -7,7 +7,7 @@ from typing import Literal
 from .. import frames as f
 from .. import wire as w
 from ..clients import client_for
-from ..model import Client, Message, ToolCall, ToolDef
+from ..model import Client, Message, PromptTool, ToolCall, ToolDef
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count
@@ -34,6 +34,11 @@ def call_tool(st: Step, call: ToolCall) -> CallRecord:
     return client_for(st, st.s.host.clients[call.server]).call_tool(call)
 
 
+def _listed(tools: list[PromptTool]) -> str:
+    """Tools named with their servers, as the log lists them: "explain_query (B), search (A)"."""
+    return ", ".join(f"{t.name} ({t.server})" for t in tools)
+
+
 def deliver(st: Step, rec: CallRecord) -> None:
     st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
 
@@ -52,43 +57,37 @@ def _turn(st: Step, e: TakeTurn) -> None:
     changed = keys_now != keys_before  # in order
     if h.batching and h.pending_changes and changed:
         h.cache_invalidations += 1
-        cost = "batched, they cost" if h.pending_changes > 1 else "it costs"
-        changes = count(h.pending_changes, "tool-list change")
-        st.say(f"{changes} since the last turn: {cost} one prompt cache invalidation.")
+        code = "narration.batched_changes" if h.pending_changes > 1 else "narration.one_change"
+        st.say(code, changes=count(h.pending_changes, "change"))
     names = ", ".join(t.name for t in prompt) or "no tools"
-    st.say(f"Turn {h.turns}: the host built the prompt with {count(len(prompt), 'tool')} ({names}).", "model")
+    if prompt:
+        st.say("narration.turn_prompt", "model", turn=h.turns, tools=count(len(prompt), "tool"), names=names)
+    else:
+        st.say("narration.turn_prompt_empty", "model", turn=h.turns)
     if new and h.turns > 1:
-        st.say("New since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in new) + ".", "model")
+        st.say("narration.new_since_last_turn", "model", tools=_listed(new))
     if removed:
-        st.say("Gone since the last turn: " + ", ".join(f"{t.name} ({t.server})" for t in removed) + ".", "model")
+        st.say("narration.gone_since_last_turn", "model", tools=_listed(removed))
     h.conversation.append(Message(role="assistant", text=f"turn {h.turns}: sees {names}"))
     if e.calls is not None:
         calls = e.calls
     else:
         calls, held = default_calls(st, prompt)
         for t in held:
-            st.say(
-                f"The model sees {t.name} on {t.server}, which is destructive. A careful host asks the user "
-                "before any call to it, so the model does not call it on its own.",
-                "model",
-            )
+            st.say("narration.destructive_held", "model", tool=t.name, server=t.server)
     records: list[CallRecord] = []
     for call in calls:
         rec = call_tool(st, call)
         records.append(rec)
         deliver(st, rec)
         if rec.host_made:
-            st.say(
-                f"The model called {call.tool} on {call.server}: the host answered it with a tool error "
-                f"it built itself ({rec.text}) The conversation goes on.",
-                "failed",
-            )
+            st.say("narration.model_called_host_error", "failed", tool=call.tool, server=call.server, result=rec.text)
         elif rec.is_error:
-            st.say(f"The model called {call.tool} on {call.server} and got an error back: {rec.text}", "failed")
+            st.say("narration.model_called_error", "failed", tool=call.tool, server=call.server, result=rec.text)
         else:
-            st.say(f"The model called {call.tool} on {call.server}: {rec.text}.", "model")
+            st.say("narration.model_called", "model", tool=call.tool, server=call.server, result=rec.text)
     if not calls:
-        st.say("The model answered without calling a tool.", "model")
+        st.say("narration.no_tool_called", "model")
     h.last_prompt = prompt
     h.pending_changes = 0
     st.turn = TurnRecord(
@@ -104,10 +103,10 @@ def pick_tool(c: Client, tool: str | None) -> ToolDef:
     tools = {t.name: t for t in c.tools}
     if tool is None:
         if not c.tools:
-            raise Rejected(f"The host knows no tools on {c.server}.")
+            raise Rejected("refusal.no_known_tools", server=c.server)
         return c.tools[0]
     if tool not in tools:
-        raise Rejected(f"{c.server} does not offer {tool}.")
+        raise Rejected("refusal.tool_not_offered", server=c.server, tool=tool)
     return tools[tool]
 
 
@@ -124,12 +123,9 @@ class StartCall(EventBase):
 def _start_call(st: Step, e: StartCall) -> None:
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected(f"{e.server} is {c.status}; the model cannot start a call there now.")
+        raise Rejected("refusal.call_while_not_connected", server=e.server, status=c.status)
     tool = pick_tool(c, e.tool)
     if not client_for(st, c).start_call(tool):
         return
-    st.say(
-        f"The model called {tool.name} on {e.server}; the call is running and no result has come back "
-        f"yet ({'idempotent' if tool.idempotent else 'not idempotent'}).",
-        "model",
-    )
+    code = "narration.call_running_idempotent" if tool.idempotent else "narration.call_running_not_idempotent"
+    st.say(code, "model", tool=tool.name, server=e.server)

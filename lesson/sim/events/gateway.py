@@ -13,7 +13,7 @@ from .base import EventBase, handles
 def _pair(st: Step, name: str, backend: str) -> tuple[SimServer, SimServer]:
     gw = st.srv(name)
     if not gw.gateway:
-        raise Rejected(f"{name} is not a gateway.")
+        raise Rejected("refusal.not_a_gateway", server=name)
     return gw, st.srv(backend)
 
 
@@ -28,15 +28,15 @@ class BackendJoins(EventBase):
 def _joins(st: Step, e: BackendJoins) -> None:
     gw, b = _pair(st, e.gateway, e.backend)
     if e.backend in gw.backends:
-        raise Rejected(f"{e.backend} is already behind {e.gateway}.")
+        raise Rejected("refusal.already_behind", backend=e.backend, gateway=e.gateway)
     if b.gateway or b.behind:
-        raise Rejected(f"{e.backend} cannot join {e.gateway}: it is a gateway or already behind one.")
+        raise Rejected("refusal.cannot_join", backend=e.backend, gateway=e.gateway)
     if e.backend in st.s.host.configured:
-        raise Rejected(f"The host reaches {e.backend} directly; remove it from the host's config first.")
+        raise Rejected("refusal.reached_directly", backend=e.backend)
     gw.backends.append(e.backend)
     b.behind = e.gateway
     gw.backend_changes[e.backend] = f"step {st.s.step}: joined {e.gateway}"
-    st.say(f"{e.backend} joined gateway {e.gateway}. The host still holds one client, to the gateway.", "change")
+    st.say("narration.backend_joined", "change", backend=e.backend, gateway=e.gateway)
     _announce(st, gw, f"backend {e.backend} joined")
 
 
@@ -51,12 +51,12 @@ class BackendLeaves(EventBase):
 def _leaves(st: Step, e: BackendLeaves) -> None:
     gw, b = _pair(st, e.gateway, e.backend)
     if e.backend not in gw.backends:
-        raise Rejected(f"{e.backend} is not behind {e.gateway}.")
+        raise Rejected("refusal.not_behind", backend=e.backend, gateway=e.gateway)
     gw.backends.remove(e.backend)
     gw.unhealthy = [n for n in gw.unhealthy if n != e.backend]
     gw.backend_changes.pop(e.backend, None)
     b.behind = None
-    st.say(f"{e.backend} left gateway {e.gateway}.", "change")
+    st.say("narration.backend_left", "change", backend=e.backend, gateway=e.gateway)
     _announce(st, gw, f"backend {e.backend} left")
 
 
@@ -71,12 +71,12 @@ class BackendFailsHealthCheck(EventBase):
 def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
     gw, _ = _pair(st, e.gateway, e.backend)
     if e.backend not in gw.backends:
-        raise Rejected(f"{e.backend} is not behind {e.gateway}.")
+        raise Rejected("refusal.not_behind", backend=e.backend, gateway=e.gateway)
     if e.backend in gw.unhealthy:
-        raise Rejected(f"{e.backend} is already failing its health checks.")
+        raise Rejected("refusal.already_unhealthy", backend=e.backend)
     gw.unhealthy.append(e.backend)
     gw.backend_changes[e.backend] = f"step {st.s.step}: hidden, health check failed"
-    st.say(f"{e.backend} failed the gateway's health check. The gateway hides its tools.", "error")
+    st.say("narration.backend_unhealthy", "error", backend=e.backend)
     _announce(st, gw, f"backend {e.backend} failed its health check")
 
 
@@ -91,17 +91,17 @@ class BackendRecovers(EventBase):
 def _recovers(st: Step, e: BackendRecovers) -> None:
     gw, b = _pair(st, e.gateway, e.backend)
     if e.backend not in gw.unhealthy:
-        raise Rejected(f"{e.backend} is not failing its health checks.")
+        raise Rejected("refusal.not_unhealthy", backend=e.backend)
     gw.unhealthy.remove(e.backend)
     b.up = True
     gw.backend_changes[e.backend] = f"step {st.s.step}: shown again, health check passed"
-    st.say(f"{e.backend} passes its health check again. The gateway shows its tools again.", "change")
+    st.say("narration.backend_recovered", "change", backend=e.backend)
     _announce(st, gw, f"backend {e.backend} recovered")
 
 
 def _announce(st: Step, gw: SimServer, why: str) -> None:
     if not gw.up:
-        st.say(f"Gateway {gw.name} is down: nobody hears of the change until it is back and re-listed.", "warn")
+        st.say("narration.gateway_down_change_unheard", "warn", gateway=gw.name)
         gw.change_seq += 1
         return
     tools_changed(st, gw, why)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..model import ToolCall
-from ..step import Rejected, Step, count
+from ..step import Rejected, Step, count, msg
 from .base import EventBase, handles
 from .calls import call_tool, deliver
 
@@ -13,15 +13,19 @@ from .calls import call_tool, deliver
 def _basket_call(st: Step, server: str, tool: str, args: dict[str, str]) -> None:
     c = st.client(server)
     if not any(t.name == tool for t in c.tools):
-        raise Rejected(f"{server} does not offer {tool}.")
+        raise Rejected("refusal.tool_not_offered", server=server, tool=tool)
     rec = call_tool(st, ToolCall(server=server, tool=tool, arguments=args))
     deliver(st, rec)
     srv = st.s.servers[server]
-    where = "its durable store" if srv.handles_durable else f"the memory of replica {srv.replica}"
+    where = (
+        msg("narration.where.durable_store")
+        if srv.handles_durable
+        else msg("narration.where.replica_memory", replica=srv.replica)
+    )
     if rec.is_error:
-        st.say(f"The model called {tool}: {rec.text}", "failed")
+        st.say("narration.basket_call_failed", "failed", tool=tool, result=rec.text)
     else:
-        st.say(f"The model called {tool}; the server keeps the basket in {where}: {rec.text}", "model")
+        st.say("narration.basket_call", "model", tool=tool, where=where, result=rec.text)
 
 
 class CreateBasket(EventBase):
@@ -47,7 +51,7 @@ class AddItem(EventBase):
 def _add_item(st: Step, e: AddItem) -> None:
     handle = e.basket_id or (st.s.host.handles[-1] if st.s.host.handles else None)
     if handle is None:
-        raise Rejected("The model has no basket_id yet: create a basket first.")
+        raise Rejected("refusal.no_basket_yet")
     _basket_call(st, e.server, "add_item", {"basket_id": handle, "sku": e.sku})
 
 
@@ -64,8 +68,8 @@ class LandOnReplica(EventBase):
 def _replica(st: Step, e: LandOnReplica) -> None:
     srv = st.srv(e.server)
     if not 1 <= e.replica <= srv.replicas:
-        raise Rejected(f"{e.server} runs {count(srv.replicas, 'replica')}.")
+        raise Rejected("refusal.no_such_replica", server=e.server, replicas=count(srv.replicas, "replica"))
     if srv.replica == e.replica:
-        raise Rejected(f"Calls already land on replica {e.replica}.")
+        raise Rejected("refusal.already_on_replica", replica=e.replica)
     srv.replica = e.replica
-    st.say(f"The load balancer now sends {e.server}'s calls to replica {e.replica}.", "change")
+    st.say("narration.replica_switched", "change", server=e.server, replica=e.replica)

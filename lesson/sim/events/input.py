@@ -24,9 +24,9 @@ class AskUserInput(EventBase):
 def _ask(st: Step, e: AskUserInput) -> None:
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected(f"{e.server} is {c.status}.")
+        raise Rejected("refusal.server_status", server=e.server, status=c.status)
     if c.pending_input:
-        raise Rejected(f"{e.server} is already waiting for the user's answer.")
+        raise Rejected("refusal.already_asking", server=e.server)
     client = client_for(st, c)
     tool = pick_tool(c, e.tool)
     client.begin_input(tool, client.default_args(tool.name))
@@ -45,7 +45,7 @@ def _answer(st: Step, e: UserAnswers) -> None:
     c = st.client(e.server)
     srv = st.srv(e.server)
     if c.pending_input is None:
-        raise Rejected(f"{e.server} is not waiting for any answer.")
+        raise Rejected("refusal.not_asking", server=e.server)
     if not srv.up or c.status == "down":
-        raise Rejected(f"{e.server} is down; the answer has to wait until it is back.")
+        raise Rejected("refusal.answer_waits_for_server", server=e.server)
     client_for(st, c).answer(e.answer, e.after_expiry)

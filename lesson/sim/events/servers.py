@@ -27,14 +27,14 @@ def _deploy(st: Step, e: DeployTool) -> None:
     srv = st.srv(e.server)
     tool = e.tool or (srv.upcoming[0] if srv.upcoming else None)
     if tool is None:
-        raise Rejected(f"{e.server} has nothing new to deploy.")
+        raise Rejected("refusal.nothing_to_deploy", server=e.server)
     if any(t.name == tool.name for t in srv.tools):
-        raise Rejected(f"{e.server} already offers {tool.name}.")
+        raise Rejected("refusal.already_offers", server=e.server, tool=tool.name)
     if not srv.up:
-        raise Rejected(f"{e.server} is down; it can deploy once it is back.")
+        raise Rejected("refusal.deploy_while_down", server=e.server)
     srv.upcoming = [t for t in srv.upcoming if t.name != tool.name]
     srv.tools.append(tool)
-    st.say(f"{e.server} deployed a new tool, {tool.name}, from outside any request (a deploy).", "change")
+    st.say("narration.tool_deployed", "change", server=e.server, tool=tool.name)
     tools_changed(st, front(st, e.server), f"{tool.name} added")
 
 
@@ -49,11 +49,11 @@ class RemoveTool(EventBase):
 def _remove_tool(st: Step, e: RemoveTool) -> None:
     srv = st.srv(e.server)
     if not any(t.name == e.tool for t in srv.tools):
-        raise Rejected(f"{e.server} has no tool called {e.tool}.")
+        raise Rejected("refusal.no_such_tool", server=e.server, tool=e.tool)
     if not srv.up:
-        raise Rejected(f"{e.server} is down.")
+        raise Rejected("refusal.server_down", server=e.server)
     srv.tools = [t for t in srv.tools if t.name != e.tool]
-    st.say(f"{e.server} removed {e.tool} (a config reload).", "change")
+    st.say("narration.tool_removed", "change", server=e.server, tool=e.tool)
     tools_changed(st, front(st, e.server), f"{e.tool} removed")
 
 
@@ -70,17 +70,13 @@ class AddServer(EventBase):
 def _add_server(st: Step, e: AddServer) -> None:
     srv = st.srv(e.server)
     if e.server in st.s.host.configured:
-        raise Rejected(f"{e.server} is already in the host's config.")
+        raise Rejected("refusal.already_configured", server=e.server)
     if srv.behind:
-        raise Rejected(f"{e.server} sits behind gateway {srv.behind}; add it to the gateway instead.")
+        raise Rejected("refusal.behind_gateway", server=e.server, behind=srv.behind)
     st.s.host.configured.append(e.server)
     c = Client(server=e.server, era=st.s.host.era)
     st.s.host.clients[e.server] = c
-    st.say(
-        f"An admin added {e.server} ({srv.title}) through the {e.via}. Nothing in the protocol announced "
-        "it: the host was told, and opens a new client.",
-        "change",
-    )
+    st.say("narration.server_added", "change", server=e.server, title=srv.title, via=e.via)
     client_for(st, c).connect()
     c.last_change = f"step {st.s.step}: added"
 
@@ -100,7 +96,7 @@ def _remove_server(st: Step, e: RemoveServer) -> None:
         client.leave()
     st.s.host.configured.remove(e.server)
     del st.s.host.clients[e.server]
-    st.say(f"An admin removed {e.server} from the config. Its tools leave the next prompt.", "change")
+    st.say("narration.server_removed", "change", server=e.server)
 
 
 class ServerDies(EventBase):
@@ -113,18 +109,15 @@ class ServerDies(EventBase):
 def _dies(st: Step, e: ServerDies) -> None:
     srv = st.srv(e.server)
     if not srv.up:
-        raise Rejected(f"{e.server} is already down.")
-    st.say(f"{e.server}'s process died.", "error")
+        raise Rejected("refusal.already_down", server=e.server)
+    st.say("narration.process_died", "error", server=e.server)
     servers.kill(srv)
     for c in st.clients_of(srv.name):
         client_for(st, c).on_death(restarting=False)
     if srv.behind:
-        st.say(
-            f"{srv.name} sits behind gateway {srv.behind}; the gateway will notice at its next health check.",
-            "warn",
-        )
+        st.say("narration.backend_died", "warn", server=srv.name, behind=srv.behind)
     if [c for c in st.s.host.clients.values() if c.status == "connected" and c.server != e.server]:
-        st.say("The conversation lives in the host, so it survives; the other servers carry on.")
+        st.say("narration.conversation_survives")
 
 
 class ServerBack(EventBase):
@@ -140,12 +133,12 @@ class ServerBack(EventBase):
 def _back(st: Step, e: ServerBack) -> None:
     srv = st.srv(e.server)
     if srv.up:
-        raise Rejected(f"{e.server} is already up: there is nothing to come back from.")
+        raise Rejected("refusal.already_up", server=e.server)
     if e.transport and e.transport != srv.transport:
         srv.transport = e.transport
         for c in st.clients_of(srv.name):  # a new transport is a new connection, met from scratch
             c.session_id, c.greeted = None, False
-    st.say(f"{e.server}'s process is running again (a new process, over {srv.transport}).", "change")
+    st.say("narration.process_running_again", "change", server=e.server, transport=srv.transport)
     servers.launch(st, srv)
     for c in st.clients_of(srv.name):
         client_for(st, c).on_back(restarted=False)
@@ -163,8 +156,8 @@ class RestartServer(EventBase):
 def _restart(st: Step, e: RestartServer) -> None:
     srv = st.srv(e.server)
     if not srv.up:
-        raise Rejected(f"{e.server} is down; bring it back instead.")
-    st.say(f"{e.server} restarted: the old process is gone and a new one is running.", "change")
+        raise Rejected("refusal.restart_while_down", server=e.server)
+    st.say("narration.restarted", "change", server=e.server)
     servers.kill(srv)
     for c in st.clients_of(srv.name):
         client_for(st, c).on_death(restarting=True)
@@ -172,24 +165,14 @@ def _restart(st: Step, e: RestartServer) -> None:
     # What became of the token, said before the client's first request to the new process meets it.
     for c in st.clients_of(srv.name):
         if srv.transport != "http":
-            st.say("On stdio there is no token flow: the new process reads its credentials from the environment again.")
+            st.say("narration.restart_stdio_no_token")
         elif not srv.auth:
             continue  # it asks for no token: there is nothing to say about one
         elif c.token == "revoked":
-            st.say(
-                "The user's token was issued by an authorization server inside the restarted process, "
-                "with tokens in memory: it is gone. Every request with it now gets 401.",
-                "warn",
-            )
+            st.say("narration.restart_token_gone", "warn")
         elif c.token == "expired":
-            st.say(
-                "The user's token had already expired; the restart changes nothing about that: the next "
-                "request gets 401 and the client refreshes it."
-            )
+            st.say("narration.restart_token_expired")
         else:
-            st.say(
-                "The user's token is still valid: it was issued by the authorization server, which "
-                "did not restart, and every request carries it again."
-            )
+            st.say("narration.restart_token_valid")
     for c in st.clients_of(srv.name):
         client_for(st, c).on_back(restarted=True)

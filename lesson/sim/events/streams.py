@@ -8,7 +8,7 @@ from typing import Literal
 from .. import wire as w
 from ..clients import client_for
 from ..model import ERA_LABEL, Era, ListenStream
-from ..step import Rejected, Step, count
+from ..step import Rejected, Step, count, era_label
 from ..transport import Link
 from .base import EventBase, handles
 
@@ -23,11 +23,9 @@ class ListenDrops(EventBase):
 def _listen_drops(st: Step, e: ListenDrops) -> None:
     c = st.client(e.server)
     if not c.listen.open:
-        raise Rejected(f"The host has no open stream to {e.server}.")
+        raise Rejected("refusal.no_open_stream", server=e.server)
     if st.srv(e.server).transport == "stdio":
-        raise Rejected(
-            f"On stdio the notifications come on {e.server}'s stdout: they stop only when the process exits."
-        )
+        raise Rejected("refusal.stdio_stream", server=e.server)
     client_for(st, c).stream_dropped()
 
 
@@ -44,27 +42,18 @@ def _undeclared(st: Step, e: UndeclaredListChanged) -> None:
     srv = st.srv(e.server)
     c = st.client(e.server)
     if srv.list_changed:
-        raise Rejected(f"{e.server} did declare tools.listChanged; its notifications are legitimate.")
+        raise Rejected("refusal.list_changed_declared", server=e.server)
     if not srv.up or c.status != "connected":
-        raise Rejected(f"{e.server} is not connected.")
+        raise Rejected("refusal.not_connected", server=e.server)
     if c.era == "modern":
-        st.say(
-            f"{e.server} wants to send list_changed without having declared tools.listChanged. In this "
-            "era the client never asked for that type on a listen stream, and a server must not send "
-            "types the client did not ask for: nothing reaches the host, nothing changes.",
-            "warn",
-        )
+        st.say("narration.undeclared_list_changed_not_sent", "warn", server=e.server)
         return
     link = Link(st, c)
     if srv.transport == "http" and not c.listen.open:
-        raise Rejected(f"The host has no open stream to {e.server}: there is nowhere to send it.")
+        raise Rejected("refusal.no_open_stream_to_send", server=e.server)
     link.event(w.list_changed("legacy", None), note="Sent without the capability: one the server never offered.")
     c.ignored_notifications += 1
-    st.say(
-        f"{e.server} sent list_changed without declaring tools.listChanged: the client goes by the "
-        "declared capabilities and need not react. The host ignores it; nothing changes.",
-        "warn",
-    )
+    st.say("narration.undeclared_list_changed_ignored", "warn", server=e.server)
 
 
 class TimerListChanged(EventBase):
@@ -80,18 +69,14 @@ def _timer(st: Step, e: TimerListChanged) -> None:
     srv = st.srv(e.server)
     c = st.client(e.server)
     if not srv.list_changed:
-        raise Rejected(f"{e.server} never declared tools.listChanged.")
+        raise Rejected("refusal.list_changed_undeclared", server=e.server)
     if c.status != "connected" or not c.listen.open or not srv.up:
-        raise Rejected(f"The host has no open stream to {e.server}.")
+        raise Rejected("refusal.no_open_stream", server=e.server)
     client = client_for(st, c)
     client.link.event(w.list_changed(c.era, c.listen.request_id), note="Fired by a timer: nothing changed.")
     if not client.relist():
         c.wasted_refetches += 1
-        st.say(
-            f"{e.server}'s timer fired list_changed with nothing changed. The client re-fetched for "
-            f"nothing ({count(c.wasted_refetches, 'wasted re-fetch', 'wasted re-fetches')} so far).",
-            "warn",
-        )
+        st.say("narration.timer_wasted_refetch", "warn", server=e.server, wasted=count(c.wasted_refetches, "wasted"))
 
 
 class SetBatching(EventBase):
@@ -103,13 +88,9 @@ class SetBatching(EventBase):
 @handles(SetBatching)
 def _batching(st: Step, e: SetBatching) -> None:
     if st.s.host.batching == e.on:
-        raise Rejected(f"Batching is already {'on' if e.on else 'off'}.")
+        raise Rejected("refusal.batching_already_on" if e.on else "refusal.batching_already_off")
     st.s.host.batching = e.on
-    st.say(
-        "The host now batches tool-list changes until the next turn."
-        if e.on
-        else "The host now rebuilds the tool list after every change."
-    )
+    st.say("narration.batching_on" if e.on else "narration.batching_off")
 
 
 class SwitchEra(EventBase):
@@ -125,16 +106,16 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
     if e.server is None:
         if st.s.host.dual_era and st.s.host.era != e.era:
             st.s.host.era = e.era
-            st.say("The host speaks both eras: each client keeps the era its server answered in.")
+            st.say("narration.dual_era_switch")
             return
         if not targets and st.s.host.era != e.era:  # no client yet: only the era new clients will speak changes
             st.s.host.era = e.era
-            st.say(f"The host now speaks {ERA_LABEL[e.era]}; it has no client yet.", "change")
+            st.say("narration.era_no_client_yet", "change", era=era_label(e.era))
             return
         st.s.host.era = e.era
     todo = [c for c in targets if c.era != e.era]
     if not todo:
-        raise Rejected(f"Already speaking {ERA_LABEL[e.era]}.")
+        raise Rejected("refusal.already_speaking", era=era_label(e.era))
     for c in todo:
         srv = st.s.servers[c.server]
         old = client_for(st, c)
@@ -148,6 +129,6 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
         c.session_id, c.greeted = None, False
         c.listen = ListenStream()
         c.pending_input, c.in_flight = None, []
-        st.say(f"The client for {c.server} now speaks {ERA_LABEL[e.era]}.", "change")
+        st.say("narration.client_now_speaks", "change", server=c.server, era=era_label(e.era))
         if srv.up and (c.status != "down" or c.era_refused):  # a refused greeting is tried again in the new era
             client_for(st, c).connect()

@@ -1,0 +1,55 @@
+"""What the simulation says, in words: its log lines are codes with values (``lesson.sim.step``), and
+the sentences are the ``narration.*`` and ``refusal.*`` messages of the catalogue (``lesson/i18n.py``).
+
+This is the one place they meet. The simulation never reads the catalogue; whatever sends a view out
+(the service's answers, the stepper and restart-lab data, ``lesson trace``) renders it here, in one
+locale, and the page receives each line's ``text`` beside its ``code`` (the values stay in the run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .i18n import DEFAULT, catalogue
+from .sim.step import LogLine
+from .sim.view import Comparison, StepLog, View
+
+
+def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFAULT) -> str:
+    """The message ``code`` in ``locale`` filled with ``params``; a value that is itself a message
+    (``{"code": ..., "params": ...}``, see ``lesson.sim.step.msg``) is rendered first."""
+    values = {
+        k: sentence(v["code"], v.get("params"), locale) if isinstance(v, dict) and "code" in v else v
+        for k, v in (params or {}).items()
+    }
+    return catalogue(locale)[code].format(**values)
+
+
+def line(log_line: LogLine, locale: str = DEFAULT) -> LogLine:
+    """A copy of the line with its text: the simulation's lines are shared by cached runs."""
+    text = sentence(log_line.code, log_line.params, locale)
+    return LogLine(text=text, tone=log_line.tone, code=log_line.code, params=log_line.params)
+
+
+def line_text(log_line: LogLine) -> str:
+    """The line's sentence in English (``lesson trace``)."""
+    return sentence(log_line.code, log_line.params)
+
+
+def lines(log_lines: list[LogLine], locale: str = DEFAULT) -> list[LogLine]:
+    return [line(x, locale) for x in log_lines]
+
+
+def view(v: View, locale: str = DEFAULT) -> View:
+    """A copy of the view with every line of its log and its comparison in words."""
+    update: dict[str, Any] = {"log": [StepLog(step=s.step, label=s.label, lines=lines(s.lines, locale)) for s in v.log]}
+    if v.comparison is not None:
+        this, other = v.comparison.this, v.comparison.other
+        update["comparison"] = Comparison(
+            this=this.model_copy(update={"lines": lines(this.lines, locale)}),
+            other=other.model_copy(update={"lines": lines(other.lines, locale)}),
+        )
+    return v.model_copy(update=update)
+
+
+__all__ = ["line", "line_text", "lines", "sentence", "view"]
