@@ -29,7 +29,8 @@ from typing import Any
 import anyio
 from anyio.from_thread import start_blocking_portal
 
-from ..panels import PlaygroundPanel
+from lesson.content.panels import PlaygroundPanel
+
 from ..sim import advance, begin, describe
 from ..sim.model import ERA_LABEL
 from .frames import to_frames

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from lesson import outbox
-from lesson.outbox import Item, Outbox
+from lesson.portal import outbox
+from lesson.portal.outbox import Item, Outbox
 
 
 class Recorder:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson import outbox, xapi
+from lesson.portal import outbox, xapi
 from lesson.settings import SettingsError
 from lesson.web import create_app
 from tests.outbox.fakelrs import FakeLrs

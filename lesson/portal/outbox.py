@@ -11,7 +11,7 @@ must let its destination recognise a repeat, as an xAPI statement's ``id`` does)
 
 API (what a kind's owner uses)::
 
-    from lesson import outbox
+    from lesson.portal import outbox
 
     box = outbox.for_app(app)          # the app's Outbox, app.extensions["outbox"]; made on first call
     box.register("lti-score", send_scores, batch=1)   # once, when the app is built
@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
-from lesson import sqlitefile
+from lesson.portal import sqlitefile
 
 log = logging.getLogger(__name__)
 
@@ -703,7 +703,7 @@ def open_store(url: str, instance_path: str | Path, max_items: int, max_bytes: i
         try:
             return SqliteStore(path, max_items, max_bytes)
         except (OSError, sqlite3.Error) as err:
-            from .settings import SettingsError
+            from lesson.settings import SettingsError
 
             raise SettingsError(
                 f"the outbox cannot be kept at {path} ({err}): set LESSON_OUTBOX_URL=sqlite:////a/writable/file.db"

@@ -22,8 +22,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .goals import holds
-from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
+from lesson.content.goals import holds
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
+from lesson.sim import Run, advance, begin, build_view, undo
+from lesson.sim.events import SwitchEra
+from lesson.sim.run import MAX_EVENTS
+from lesson.sim.view import View
+
 from .protocol import (
     FRAME,
     MAX_DEPTH,
@@ -45,10 +50,6 @@ from .protocol import (
     plain,
 )
 from .runcache import Entry, RunCache, compact
-from .sim import Run, advance, begin, build_view, undo
-from .sim.events import SwitchEra
-from .sim.playground import MAX_EVENTS
-from .sim.view import View
 
 log = logging.getLogger(__name__)
 
