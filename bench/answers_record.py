@@ -16,9 +16,9 @@ import random
 import sys
 from typing import Any
 
-from lesson.content import default_root
-from lesson.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels, stepper_views
-from lesson.service import Service
+from lesson.content.course import default_root
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels, stepper_views
+from lesson.playground.service import Service
 
 WALK = 40  # random changes per playground start
 

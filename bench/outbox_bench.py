@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lesson import lrs, outbox, xapi  # noqa: E402
+from lesson.portal import lrs, outbox, xapi  # noqa: E402
 
 STORE = r"""
 import sys

@@ -12,8 +12,8 @@ from typing import Any
 
 
 def _check(root: Path | None) -> int:
-    from .check import check
-    from .content import default_root
+    from .content.check import check
+    from .content.course import default_root
 
     report = check(root or default_root())
     for note in report.notes:
@@ -29,8 +29,8 @@ def _check(root: Path | None) -> int:
 
 
 def _schema(out: Path | None, check_only: bool) -> int:
-    from .content import default_root
-    from .schema import stale, write
+    from .content.course import default_root
+    from .content.schema import stale, write
 
     out = out or default_root() / "schema"
     if check_only:
@@ -70,7 +70,7 @@ def _serve(
     import secrets
     import signal
 
-    from .content import ContentError
+    from .content.course import ContentError
     from .settings import SettingsError
     from .web import create_app
 
@@ -131,8 +131,8 @@ def _serve(
 def _export_scorm(args: argparse.Namespace) -> int:
     import os
 
-    from .content import ContentError
-    from .scorm import ScormError, ScormOutputError, export
+    from .content.course import ContentError
+    from .portal.scorm import ScormError, ScormOutputError, export
 
     server = args.server or os.environ.get("LESSON_PUBLIC_URL")
     if not server:
@@ -152,7 +152,7 @@ def _export_scorm(args: argparse.Namespace) -> int:
 
 
 def _lti_keys(out: Path, force: bool) -> int:
-    from .lti.keys import KeysExist, write_keys
+    from .portal.lti.keys import KeysExist, write_keys
 
     try:
         private, public = write_keys(out, force)
@@ -172,15 +172,15 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
     from pydantic import ValidationError
 
     from . import narration
-    from .panels import unknown_servers
-    from .sim.playground import MAX_EVENTS, Playground
+    from .content.panels import unknown_servers
+    from .sim.run import MAX_EVENTS, Playground
     from .sim.trace import as_markdown, as_text, rows, trace
 
     titles: list[str] | None = None
     if source != "-" and Path(source).suffix in (".yaml", ".yml"):
         # A scenario file (content/scenarios/*.yaml): its start and scripted presses are a playground.
-        from .scripts import load_script
-        from .yamlfile import ContentError
+        from .content.scripts import load_script
+        from .content.yamlfile import ContentError
 
         try:
             script, start, steps = load_script(Path(source))
@@ -231,7 +231,7 @@ def _outbox(args: argparse.Namespace) -> int:
 
     from flask import Flask
 
-    from . import outbox
+    from .portal import outbox
     from .settings import load_settings
 
     conf = Flask("lesson")  # the same instance folder, so the same default SQLite file, as `lesson serve`

@@ -205,7 +205,7 @@ def _algorithms(value: Any) -> list[str]:
 
 
 def _default_content_root() -> str:
-    from .content import default_root  # LESSON_CONTENT_ROOT, else LESSON_CONTENT, else the shipped lessons
+    from .content.course import default_root  # LESSON_CONTENT_ROOT, else LESSON_CONTENT, else the shipped lessons
 
     return str(default_root())
 
@@ -339,7 +339,7 @@ class Settings(BaseSettings):
     @field_validator("OUTBOX_URL")
     @classmethod
     def _outbox_url(cls, value: str) -> str:
-        from .outbox import check_url
+        from .portal.outbox import check_url
 
         try:
             check_url(value)
@@ -368,7 +368,7 @@ class Settings(BaseSettings):
                 "browsers drop a SameSite=None cookie that is not Secure"
             )
         if self.LRS_ENDPOINT:
-            from .lrs import from_settings
+            from .portal.lrs import from_settings
 
             try:
                 from_settings(self.config())

@@ -194,7 +194,7 @@ def test_notice_naming_another_subscription(broken: Broken) -> None:
 
 
 def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) -> None:
-    from lesson.scripts import check_script, load_scenario
+    from lesson.content.scripts import check_script, load_scenario
 
     root = tmp_path / "content"
     shutil.copytree(FIXTURE, root)
@@ -214,7 +214,7 @@ def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) ->
 
 
 def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> None:
-    from lesson.scripts import page_scenarios
+    from lesson.content.scripts import page_scenarios
 
     root = tmp_path / "content"
     shutil.copytree(FIXTURE, root)
@@ -231,9 +231,9 @@ def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> N
 
 
 def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() -> None:
-    from lesson.content import default_root
-    from lesson.panels import PlaygroundPanel, load_panels
-    from lesson.scripts import load_scripts, page_scenarios
+    from lesson.content.course import default_root
+    from lesson.content.panels import PlaygroundPanel, load_panels
+    from lesson.content.scripts import load_scripts, page_scenarios
 
     root = default_root()
     panels = load_panels(root)
@@ -246,7 +246,7 @@ def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() 
 
 
 def _check_lines(root: Path) -> list[str]:
-    from lesson.check import check
+    from lesson.content.check import check
 
     return [str(p) for p in check(root).problems]
 

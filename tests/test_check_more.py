@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lesson import i18n
-from lesson.check import check, check_catalogues
+from lesson.content.check import check, check_catalogues
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson.check import check
+from lesson.content.check import check
 
 from .facts import says
 

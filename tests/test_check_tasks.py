@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson.check import check
+from lesson.content.check import check
 
 from .facts import says
 
@@ -117,7 +117,7 @@ def test_a_task_question_is_a_task_and_nothing_else(tmp_path: Path, old: str, ne
 
 
 def test_a_condition_may_name_a_field_of_a_wire_item() -> None:
-    from lesson.goals import path_problem
+    from lesson.content.goals import path_problem
 
     # Wire items are a tagged union: a field of any kind of item may be named, and only those.
     assert path_problem("wire[*].kind") is None

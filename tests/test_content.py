@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from lesson.check import SCHEMAS, check, schema_pointer
-from lesson.content import Content, ContentError, Lesson, default_root, load_content, load_yaml_model, messages
-from lesson.panels import load_panels
-from lesson.scripts import load_scripts
+from lesson.content.check import SCHEMAS, check, schema_pointer
+from lesson.content.course import Content, ContentError, Lesson, default_root, load_content, load_yaml_model, messages
+from lesson.content.panels import load_panels
+from lesson.content.scripts import load_scripts
 from tests.facts import says
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from lesson.check import check
-from lesson.panels import load_panels
+from lesson.content.check import check
+from lesson.content.panels import load_panels
 from lesson.sim import EVENT, Playground, advance, begin, replay, view
 from lesson.sim.scenarios import Start
 

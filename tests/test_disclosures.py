@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson.content import ContentError, load_content
+from lesson.content.course import ContentError, load_content
 
 FIXTURE = Path(__file__).parent / "fixtures" / "content"
 

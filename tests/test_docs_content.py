@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from markdown_it import MarkdownIt
 
-from lesson.check import check
+from lesson.content.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "content.md"

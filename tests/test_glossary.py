@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lesson.check import check
-from lesson.content import Glossary, estimate_minutes, load_content
-from lesson.yamlfile import ContentError, load_yaml_model
+from lesson.content.check import check
+from lesson.content.course import Glossary, estimate_minutes, load_content
+from lesson.content.yamlfile import ContentError, load_yaml_model
 
 from .facts import says
 
@@ -201,7 +201,7 @@ def test_the_glossary_schema_accepts_the_shipped_glossary_and_rejects_a_typo() -
     import yaml
     from jsonschema import Draft202012Validator
 
-    from lesson.check import schema_pointer
+    from lesson.content.check import schema_pointer
 
     path = ROOT / "content" / "glossary.yaml"
     assert schema_pointer(path) == "schema/glossary.schema.json"

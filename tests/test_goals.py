@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from lesson.goals import Condition, Goal, holds, path_problem, resolve
-from lesson.panels import load_panels
-from lesson.scripts import load_scenario
+from lesson.content.goals import Condition, Goal, holds, path_problem, resolve
+from lesson.content.panels import load_panels
+from lesson.content.scripts import load_scenario
 from lesson.sim import Start, advance, begin, parse_event, replay, view
-from lesson.sim.playground import Playground
+from lesson.sim.run import Playground
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 CONDITION = TypeAdapter(Condition)
@@ -76,7 +76,7 @@ def test_a_view_model_reads_as_its_json_does() -> None:
 def test_a_compiled_path_reads_what_resolve_reads() -> None:
     """``holds`` walks a path without [*] through one value, not resolve's lists: the two must agree,
     misses included (a missing list, an index past the end, a selection that matches nothing)."""
-    from lesson.goals import _read_one
+    from lesson.content.goals import _read_one
 
     run = begin(Start(name="outage"))
     paths = [

@@ -10,11 +10,18 @@ from pathlib import Path
 import pytest
 
 from lesson import narration
-from lesson.content import default_root
+from lesson.content.course import default_root
+from lesson.content.panels import (
+    PlaygroundPanel,
+    RestartLabPanel,
+    StepperPanel,
+    load_panels,
+    restart_lab,
+    stepper_views,
+)
+from lesson.content.scripts import load_scenario
 from lesson.i18n import DEFAULT, PSEUDO, catalogue, placeholders
-from lesson.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels, restart_lab, stepper_views
-from lesson.scripts import load_scenario
-from lesson.service import Service
+from lesson.playground.service import Service
 from lesson.sim import advance, begin
 from lesson.sim.step import LogLine
 

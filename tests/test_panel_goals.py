@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lesson.panels import PlaygroundPanel
+from lesson.content.panels import PlaygroundPanel
 
 
 def test_hints_come_in_at_most_three_stages() -> None:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from lesson.check import check
-from lesson.markup import slugify
+from lesson.content.check import check
+from lesson.content.markup import slugify
 
 ROOT = Path(__file__).resolve().parents[1]
 PROSE_KEYS = {

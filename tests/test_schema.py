@@ -11,8 +11,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from lesson.check import SCHEMAS
-from lesson.schema import stale, write
+from lesson.content.check import SCHEMAS
+from lesson.content.schema import stale, write
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from lesson.schema import schemas
+from lesson.content.schema import schemas
 from lesson.sim import begin
 from lesson.sim.scenarios import SCENARIOS, Start
 

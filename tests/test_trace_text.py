@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from lesson.cli import main
-from lesson.content import default_root
+from lesson.content.course import default_root
 
 OUTAGE = {
     "start": {"name": "outage", "era": "legacy"},

@@ -29,8 +29,9 @@ from typing import Any
 import anyio
 from anyio.from_thread import start_blocking_portal
 
+from lesson.content.panels import PlaygroundPanel
+
 from .. import narration
-from ..panels import PlaygroundPanel
 from ..sim import advance, begin, describe
 from ..sim.model import ERA_LABEL
 from .frames import to_frames

@@ -7,7 +7,7 @@ returns the next state and what happened; a playground is a start scenario plus 
 from .events import EVENT, EVENTS, Event, parse_event
 from .host import Outcome, apply, prompt_tools
 from .model import State
-from .playground import Playground, Run, advance, at_step, begin, describe, replay, undo, view
+from .run import Playground, Run, advance, at_step, begin, describe, replay, undo, view
 from .scenarios import SCENARIOS, Start, start
 from .view import View, build_view
 

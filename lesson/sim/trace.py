@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .frames import Frame, HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
-from .playground import Playground, advance, begin
+from .run import Playground, advance, begin
 from .scenarios import opening
 from .step import LogLine
 

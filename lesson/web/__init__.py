@@ -1,7 +1,7 @@
 """The web layer: the app factory, page routes, the socket and the HTTP frame endpoint.
 
-Thin on purpose: frames go to ``lesson.service``, content comes from ``lesson.content`` and
-``lesson.panels``; nothing here knows the protocol.
+Thin on purpose: frames go to ``lesson.playground.service``, content comes from ``lesson.content.course`` and
+``lesson.content.panels``; nothing here knows the protocol.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .. import outbox
-from ..content import Content, ContentError, load_content
-from ..lrs import from_settings as lrs_from_settings
-from ..markup import breakable
-from ..panels import StepperPanel, load_panels, stepper_views
+from lesson.content.course import Content, ContentError, load_content
+from lesson.content.markup import breakable
+from lesson.content.panels import StepperPanel, load_panels, stepper_views
+from lesson.content.scripts import page_scenarios
+from lesson.playground.service import RunCache, Service
+from lesson.portal import outbox
+from lesson.portal.lrs import from_settings as lrs_from_settings
+
 from ..paths import data_root
-from ..scripts import page_scenarios
-from ..service import RunCache, Service
 from ..settings import Settings, embed_origins, load_settings
 from .assets import Assets
 
@@ -148,7 +149,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     socket.init_app(app)
     live.init_app(app)  # /live: refused unless live mode is on
     app.jinja_env.globals["live"] = bool(app.config["LIVE"])
-    from ..lti import init_app as lti_init_app
+    from lesson.portal.lti import init_app as lti_init_app
 
     lti_init_app(app)  # only with LTI_CONFIG
     if app.config["BENCH_ECHO"]:

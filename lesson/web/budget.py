@@ -9,8 +9,8 @@ import threading
 import time
 from typing import Any
 
-from ..service import FrameError
-from ..sim.playground import MAX_EVENTS
+from lesson.playground.service import FrameError
+from lesson.sim.run import MAX_EVENTS
 
 
 class Buckets:

@@ -32,7 +32,7 @@ def _seen(slug: str) -> dict[str, str]:
 
 
 def _grader():
-    from ..tasks import Grader
+    from lesson.playground.tasks import Grader
 
     grader = current_app.extensions.get("quiz_tasks")
     return grader if grader is not None else current_app.extensions.setdefault("quiz_tasks", Grader())
@@ -43,7 +43,7 @@ def verdict(slug: str, question: Any, given: str) -> bool | None:
     task's log cannot be graded (it then counts as not answered)."""
     if question.task is None:
         return given == question.answer
-    from ..tasks import TaskLogError
+    from lesson.playground.tasks import TaskLogError
 
     try:
         return _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, given)
@@ -296,7 +296,7 @@ def _task_result(question: Any, correct: bool) -> dict[str, Any]:
 
 
 def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | Response:
-    from ..tasks import TaskLogError
+    from lesson.playground.tasks import TaskLogError
 
     if not isinstance(data, dict) or not isinstance(data.get("log"), str):
         wanted = '{"log": "<panel>:<era>:<variant>:<presses>"}'
@@ -365,7 +365,7 @@ def statements() -> tuple[Response, int]:
     one is configured) and answered at once: a slow or absent store never holds up the lesson."""
     from pydantic import ValidationError
 
-    from .. import xapi
+    from lesson.portal import xapi
 
     forwarder = current_app.extensions.get("lrs")
     if forwarder is None:

@@ -22,11 +22,12 @@ from typing import Any
 from flask import Flask, current_app, has_request_context, request
 from markupsafe import Markup
 
+from lesson.content.course import Lesson
+from lesson.content.locales import load_locales
+from lesson.content.yamlfile import ContentError
+
 from .. import i18n
-from ..content import Lesson
 from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages, translate
-from ..locales import load_locales
-from ..yamlfile import ContentError
 from .assets import Assets
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ def _(key: str, **values: Any) -> Markup:
 
 def localized(lesson: Lesson) -> Lesson:
     """The lesson in the page's locale: its translation under ``content/locales/<locale>/lessons/`` when
-    there is one that loads, else the English lesson (lesson/locales.py)."""
+    there is one that loads, else the English lesson (lesson/content/locales.py)."""
     locale = current_locale()
     if locale in (DEFAULT, PSEUDO):
         return lesson
@@ -65,7 +66,7 @@ def _translations() -> dict[str, dict[str, Lesson]]:
     from . import lesson_state
 
     state = lesson_state()
-    held = current_app.extensions.get("lesson.locales")
+    held = current_app.extensions.get("lesson.content.locales")
     if held is not None and held[0] is state.content:
         return held[1]  # type: ignore[no-any-return]
     with _reload_lock:
@@ -73,7 +74,7 @@ def _translations() -> dict[str, dict[str, Lesson]]:
         table = load_locales(state.root, state.content, problems) if state.root is not None else {}
         for problem in problems:
             log.error("%s; showing the English lesson (`lesson check` lists every problem)", problem)
-        current_app.extensions["lesson.locales"] = (state.content, table)
+        current_app.extensions["lesson.content.locales"] = (state.content, table)
     return table
 
 

@@ -6,7 +6,7 @@
 // - The H5P resizer protocol over postMessage, so the parent frame grows and shrinks with the page:
 //   we send {context: 'h5p', action: 'hello'}; the parent answers 'hello'; then 'prepareResize'
 //   -> 'resizePrepared' -> 'resize'.
-// - An xAPI statement emitter: statements (see lesson/xapi.py) posted to the parent as
+// - An xAPI statement emitter: statements (see lesson/portal/xapi.py) posted to the parent as
 //   {context: 'lesson', action: 'statement', statement}. The parent may answer our
 //   {context: 'lesson', action: 'ready'} with {context: 'lesson', action: 'resume', progress, learner};
 //   {context: 'lesson', action: 'cleared'} tells it the learner started over.

@@ -1,4 +1,4 @@
-// LTI 1.3 pages (lesson/lti): platform storage for a frame without cookies, the deep-linking return,
+// LTI 1.3 pages (lesson/portal/lti): platform storage for a frame without cookies, the deep-linking return,
 // and the launched lesson's answers for the course's gradebook.
 //
 // Platform storage is 1EdTech's client-side postMessages (lti.put_data / lti.get_data): messages go to

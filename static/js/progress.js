@@ -8,7 +8,7 @@ import { local } from "./store.js";
 const FORMAT = "mcp-churn-lab-progress";
 const ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
 const MAX_ITEMS = 200;
-const MAX_ANSWER = 12000; // a task's log line (lesson/tasks.py MAX_LINE)
+const MAX_ANSWER = 12000; // a task's log line (lesson/playground/tasks.py MAX_LINE)
 
 function idList(value) {
   return Array.isArray(value) ? [...new Set(value.filter((x) => typeof x === "string" && ID.test(x)))].slice(0, MAX_ITEMS) : [];

@@ -22,7 +22,7 @@ function viewedStep(panel) {
   return Number.isInteger(at) && at >= 0 ? at : null;
 }
 
-/** A playground's log as one line, panel:era:variant:presses (lesson/tasks.py reads it), cut at the step
+/** A playground's log as one line, panel:era:variant:presses (lesson/playground/tasks.py reads it), cut at the step
  * on view when the learner looks back in time (what they see is what is checked); null before a press. */
 export function taskLine(panel) {
   const log = session.get(PLAYGROUND(panel));

@@ -2,7 +2,7 @@
  *
  * The lesson (in the iframe) posts {context: 'lesson', action: 'ready'} and then
  * {context: 'lesson', action: 'statement', statement} messages whose statements are xAPI-shaped
- * (see lesson/xapi.py). This page answers 'ready' with {context: 'lesson', action: 'resume',
+ * (see lesson/portal/xapi.py). This page answers 'ready' with {context: 'lesson', action: 'resume',
  * progress, learner} so a returning learner continues where they left off (and forgets that
  * progress on {context: 'lesson', action: 'cleared'}, when the learner starts over), and speaks the parent
  * side of the H5P resizer protocol so the frame fits its content. Only messages from the lesson's

@@ -11,10 +11,10 @@ import re
 
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
-from lesson.content import default_root, load_content
+from lesson.content.course import default_root, load_content
+from lesson.content.panels import load_panels
+from lesson.content.scripts import Script
 from lesson.i18n import translate
-from lesson.panels import load_panels
-from lesson.scripts import Script
 
 # The outage playground's comparison heading, from its panel file: an author may rename it.
 OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]

@@ -13,9 +13,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content import default_root
-from lesson.panels import PlaygroundPanel, load_panel
-from lesson.scripts import Script, load_script
+from lesson.content.course import default_root
+from lesson.content.panels import PlaygroundPanel, load_panel
+from lesson.content.scripts import Script, load_script
 
 from .helpers import ANSWERING, expect_step, log_labels, message, panel, press, scenario_box
 

@@ -9,7 +9,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.i18n import translate
-from lesson.protocol import ViewAnswer
+from lesson.playground.protocol import ViewAnswer
 
 from .helpers import (
     GATEWAYS,

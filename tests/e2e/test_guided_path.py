@@ -10,9 +10,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content import default_root
-from lesson.panels import PlaygroundPanel, load_panels
-from lesson.scripts import load_scripts, presses
+from lesson.content.course import default_root
+from lesson.content.panels import PlaygroundPanel, load_panels
+from lesson.content.scripts import load_scripts, presses
 
 from .helpers import lesson_holding, message, panel
 

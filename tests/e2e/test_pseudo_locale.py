@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from lesson import scorm
+from lesson.portal import scorm
 
 from .helpers import CHURN, LESSON_2, OUTAGE, RESTARTS
 

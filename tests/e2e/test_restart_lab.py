@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.panels import load_panels
-from lesson.panels import restart_lab as run_lab
+from lesson.content.panels import load_panels
+from lesson.content.panels import restart_lab as run_lab
 
 from .helpers import RESTARTS, restart_lab, takes_room
 

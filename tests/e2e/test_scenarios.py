@@ -11,8 +11,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content import default_root
-from lesson.scripts import Script, load_script
+from lesson.content.course import default_root
+from lesson.content.scripts import Script, load_script
 
 from .helpers import (
     GATEWAYS,

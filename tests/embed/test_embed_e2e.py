@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Frame, Page, expect
 
-from lesson import xapi
+from lesson.portal import xapi
 
 pytestmark = pytest.mark.e2e
 

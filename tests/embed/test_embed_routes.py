@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lesson import xapi
+from lesson.portal import xapi
 from lesson.web import create_app
 from tests.outbox.fakelrs import FakeLrs as Store
 from tests.outbox.fakelrs import store  # noqa: F401 - the fake learning record store fixture

@@ -15,7 +15,7 @@ import yaml
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import BrowserContext, Frame, FrameLocator, Locator, Page, expect
 
-from lesson import xapi
+from lesson.portal import xapi
 
 from ..e2e.helpers import do_task
 from .test_embed_e2e import parent_snippet

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lesson import cli, scorm
+from lesson import cli
+from lesson.portal import scorm
 
 SERVER = "https://lab.example/training/mcp/"
 

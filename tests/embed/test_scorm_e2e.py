@@ -16,7 +16,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Frame, Page, expect
 
-from lesson import scorm, xapi
+from lesson.portal import scorm, xapi
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from lesson import scorm
+from lesson.portal import scorm
 
 from .test_lesson_embedded import QUESTIONS, SLUG, answer_all, held_answer
 

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from lesson import xapi
+from lesson.portal import xapi
 
 LESSON = "https://lab.example/training/mcp/lessons/an-outage"
 ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")

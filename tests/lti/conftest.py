@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from lesson.lti.keys import write_keys
+from lesson.portal.lti.keys import write_keys
 
 from .platform import Platform
 

@@ -8,7 +8,7 @@ import re
 import jwt
 from jwcrypto.jwk import JWK
 
-from lesson.content import load_content
+from lesson.content.course import load_content
 
 from .conftest import FIXTURE_CONTENT, TOOL, launch_id
 

@@ -125,7 +125,7 @@ def test_bad_answers_are_refused_and_count_for_nothing(live):
 def test_a_task_is_graded_by_replaying_its_playground_log(tmp_path, tool_keys):
     """The shipped lesson's playground task: the log that does it counts as right, a log that does not
     as wrong (first answer), and a log that cannot be replayed is refused and counts for nothing."""
-    from lesson.content import default_root, load_content
+    from lesson.content.course import default_root, load_content
     from lesson.web import create_app
 
     from .conftest import TOOL, lti_config

@@ -27,7 +27,7 @@ def assert_refused(resp, code: str, caplog, *secrets: str) -> None:
     assert f'data-lti-reason="{code}"' in html and "<h1>" in html
     for secret in secrets:
         assert secret not in html
-    assert any(code in r.getMessage() and r.name == "lesson.lti" for r in caplog.records)
+    assert any(code in r.getMessage() and r.name == "lesson.portal.lti" for r in caplog.records)
     for secret in secrets:
         assert all(secret not in r.getMessage() for r in caplog.records)
 
@@ -47,7 +47,7 @@ CASES = {
 
 @pytest.mark.parametrize("code", list(CASES))
 def test_a_bad_token_is_refused(code, lti_app, flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, nonce = flow.start()
     body = _token(platform, nonce)
     body.update({k: v for k, v in CASES[code].items() if v is not None})
@@ -60,7 +60,7 @@ def test_a_bad_token_is_refused(code, lti_app, flow, platform, caplog):
 
 
 def test_a_bad_signature_is_refused(lti_app, flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, nonce = flow.start()
     token = platform.sign(_token(platform, nonce), key=platform.other_key)  # the platform's kid, another key
     assert_refused(flow.launch(token, state), "bad_signature", caplog, token, "learner-secret-sub")
@@ -68,7 +68,7 @@ def test_a_bad_signature_is_refused(lti_app, flow, platform, caplog):
 
 
 def test_a_tampered_token_is_refused(lti_app, flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, nonce = flow.start()
     header, payload, signature = platform.sign(_token(platform, nonce)).split(".")
     other = platform.sign(_token(platform, nonce, sub="someone-else")).split(".")[1]
@@ -77,14 +77,14 @@ def test_a_tampered_token_is_refused(lti_app, flow, platform, caplog):
 
 
 def test_a_nonce_the_tool_never_issued_is_refused(lti_app, flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, _ = flow.start()
     assert_refused(flow.launch(platform.sign(_token(platform, "made-up-nonce")), state), "unknown_nonce", caplog)
     assert launches_recorded(lti_app) == 0
 
 
 def test_a_replayed_launch_is_refused(lti_app, flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, nonce = flow.start()
     token = platform.sign(_token(platform, nonce))
     assert flow.launch(token, state).status_code == 200
@@ -95,7 +95,7 @@ def test_a_replayed_launch_is_refused(lti_app, flow, platform, caplog):
 
 def test_a_state_that_does_not_match_is_refused(lti_app, flow, platform, caplog):
     """The token comes with another state than the one this browser's login set."""
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     _, nonce = flow.start()
     token = platform.sign(_token(platform, nonce))
     assert_refused(flow.launch(token, "state-not-ours"), "state_mismatch", caplog, token)
@@ -110,7 +110,7 @@ def test_a_state_that_does_not_match_is_refused(lti_app, flow, platform, caplog)
 
 
 def test_no_token_and_garbage_are_refused(lti_app, flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, _ = flow.start()
     assert_refused(flow.launch("", state), "no_token", caplog)
     assert_refused(flow.launch("not.a.jwt", state), "no_token", caplog)
@@ -119,7 +119,7 @@ def test_no_token_and_garbage_are_refused(lti_app, flow, platform, caplog):
 
 
 def test_a_login_from_an_unknown_platform_or_client_is_refused(flow, platform, caplog):
-    caplog.set_level(logging.WARNING, "lesson.lti")
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
     assert_refused(flow.login(iss="https://unknown.example"), "unknown_platform", caplog)
     assert_refused(flow.login(client_id="another-client"), "unknown_platform", caplog)
     query = platform.login_query()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lesson.lti.sender import deliver, scores_url
+from lesson.portal.lti.sender import deliver, scores_url
 
 from .platform import Platform
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson import outbox
+from lesson.portal import outbox
 from tests.conftest import free_port
 from tests.outbox.fakelrs import FakeLrs, store  # noqa: F401 - the fixture
 

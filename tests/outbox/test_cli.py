@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from lesson import outbox
 from lesson.cli import main
-from lesson.outbox import Item
+from lesson.portal import outbox
+from lesson.portal.outbox import Item
 
 
 def test_list_retry_and_drop(make_box, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:

@@ -16,7 +16,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lesson import xapi
+from lesson.portal import xapi
 from tests.outbox.fakelrs import FakeLrs
 
 SLUG = "list-changed"
@@ -161,7 +161,7 @@ def test_redis_outbox_shared_by_two_servers_each_killed_in_turn(spawn, store: Fa
 
 
 def test_a_server_stopped_cleanly_hands_the_lease_over_at_once(spawn, store: FakeLrs, tmp_path: Path) -> None:
-    from lesson.outbox import SqliteStore
+    from lesson.portal.outbox_sqlite import SqliteStore
 
     env = {**settings(store, f"sqlite:///{tmp_path}/outbox.sqlite3"), "LESSON_OUTBOX_LEASE": "600"}
     store.down = True

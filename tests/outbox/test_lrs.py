@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson import lrs, outbox, xapi
+from lesson.portal import lrs, outbox, xapi
 from tests.outbox.fakelrs import FakeLrs
 
 LESSON = "https://lab.example/lessons/an-outage"

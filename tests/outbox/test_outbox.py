@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from lesson import outbox
-from lesson.outbox import Item, Outbox
+from lesson.portal import outbox, outbox_sqlite
+from lesson.portal.outbox import Item, Outbox
 
 
 class Recorder:
@@ -231,7 +231,7 @@ def test_an_item_is_on_disk_before_put_returns(tmp_path) -> None:
     box = outbox.from_settings({"OUTBOX_URL": f"sqlite:///{tmp_path}/o.db"}, tmp_path)
     box.put("t", "d", {"n": 0})
     # Another connection (another process would do the same) sees it: it is committed.
-    other = outbox.SqliteStore(tmp_path / "o.db", 10, 1000)
+    other = outbox_sqlite.SqliteStore(tmp_path / "o.db", 10, 1000)
     assert [i.payload for i in other.pending(10)] == [{"n": 0}]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson import outbox, xapi
+from lesson.portal import outbox_sqlite, xapi
 from lesson.settings import SettingsError
 from lesson.web import create_app
 from tests.outbox.fakelrs import FakeLrs
@@ -27,7 +27,7 @@ def test_a_statement_is_in_the_outbox_before_the_answer_and_healthz_reports_it(t
     sent = [xapi.answered(ACTOR, IRI, f"q{i}", "b", True).to_json() for i in range(3)]
     assert c.post("/api/xapi", json=sent).get_json() == {"queued": 3, "dropped": 0}
     # A second connection to the file (a process started after a crash would open one) finds them.
-    other = outbox.SqliteStore(tmp_path / "o.db", 100, 1 << 20)
+    other = outbox_sqlite.SqliteStore(tmp_path / "o.db", 100, 1 << 20)
     assert [i.payload["id"] for i in other.pending(10)] == [s["id"] for s in sent]
     report = c.get("/healthz").get_json()["outbox"]
     assert report["depth"] == 3 and report["oldest_age"] >= 0 and report["given_up"] == 0

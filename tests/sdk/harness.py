@@ -30,7 +30,7 @@ from typing import Any
 import psutil
 import yaml
 
-from lesson.sim.playground import Playground, advance, begin
+from lesson.sim.run import Playground, advance, begin
 from lesson.sim.scenarios import SCENARIOS
 from lesson.sim.trace import trace
 from lesson.sim.wire import INPUT_KEY
@@ -667,7 +667,7 @@ def sim_calls(playground: dict[str, Any]) -> dict[int, list[tuple[str, str, dict
 def scenario_playground(path: Path, era: str | None = None) -> dict[str, Any]:
     """A scenario file (content/scenarios/) as the playground ``lesson trace`` makes of it; ``era``: start it
     in that era instead (the lesson's era switch)."""
-    from lesson.scripts import load_scenario
+    from lesson.content.scripts import load_scenario
 
     start, events = load_scenario(path)
     if era is not None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson.runcache import compact
+from lesson.playground.runcache import compact
 from lesson.sim import Run, Start, State, advance, at_step, begin, replay, start, undo, view
 from lesson.sim import events as ev
 

@@ -184,7 +184,7 @@ def test_reads_a_file_and_rejects_bad_input(tmp_path: Path, capsys) -> None:
 
 def test_trace_takes_a_scenario_file(capsys):
     """An instructor hands out the frames of a prepared run: a scenario file traces like a playground."""
-    from lesson.content import default_root
+    from lesson.content.course import default_root
 
     assert main(["trace", str(default_root() / "scenarios" / "outage.yaml")]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from lesson.content import default_root
-from lesson.panels import load_panels
-from lesson.service import Service
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+from lesson.playground.service import Service
 
 from .pageclient import PageClient
 

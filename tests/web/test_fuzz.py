@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson.content import default_root
-from lesson.panels import load_panels
-from lesson.service import Service
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+from lesson.playground.service import Service
 
 PANELS = load_panels(default_root())
 KINDS = ["open", "press", "undo", "reset", "era", "restart", "dance", None, 3]

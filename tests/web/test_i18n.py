@@ -208,14 +208,14 @@ def test_every_message_used_in_the_converted_files_exists() -> None:
     assert len(used) > 60
 
 
-# --- the SCORM launch page: rendered by lesson.scorm, outside the web app --------------------------
+# --- the SCORM launch page: rendered by lesson.portal.scorm, outside the web app --------------------------
 
 
 def scorm_files(locale: str, title: str = "Hot-swapping") -> dict[str, str]:
     import io
     import zipfile
 
-    from lesson import scorm
+    from lesson.portal import scorm
 
     data = scorm.build_package("an-outage", title, "https://lab.example/mcp", locale=locale)
     zf = zipfile.ZipFile(io.BytesIO(data))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lesson import i18n
-from lesson.check import check
+from lesson.content.check import check
 from lesson.web import create_app
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "content"

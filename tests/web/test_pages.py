@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from lesson.content import ContentError, default_root, load_content
+from lesson.content.course import ContentError, default_root, load_content
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, load_panels
 from lesson.i18n import translate
-from lesson.panels import PlaygroundPanel, RestartLabPanel, load_panels
 from lesson.web import create_app
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "content"
@@ -412,7 +412,7 @@ def test_the_server_header_names_no_versions(serve_app):
 def test_long_inline_code_may_break_between_its_parts_only(fixture_client):
     """A long name in code may wrap after a slash, underscore or dot, and a schema name between its
     words; a short one stays whole. (The browser tests check where lines really break.)"""
-    from lesson.markup import MD, _camel_breaks
+    from lesson.content.markup import MD, _camel_breaks
 
     rendered = MD.renderInline("`notifications/tools/list_changed` and `tools/list` and `a<b_c/d_e_f_g_h`")
     assert "<code>notifications/<wbr>tools/<wbr>list_<wbr>changed</code>" in rendered
@@ -423,7 +423,7 @@ def test_long_inline_code_may_break_between_its_parts_only(fixture_client):
     assert MD.renderInline("`_meta_and_more/x`") == "<code>_meta_<wbr>and_<wbr>more/<wbr>x</code>"
     assert MD.renderInline("`https://example.com`") == "<code>https://example.<wbr>com</code>"
     # A quiz prompt is plain text: escaped, and its long names breakable the same way.
-    from lesson.markup import breakable
+    from lesson.content.markup import breakable
 
     assert breakable("Send <notifications/tools/list_changed>?") == (
         "Send &lt;notifications/<wbr>tools/<wbr>list_<wbr>changed&gt;?"

@@ -8,9 +8,9 @@ import threading
 import pytest
 import websocket
 
-from lesson.content import default_root
-from lesson.panels import load_panels
-from lesson.service import RunCache, Service
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+from lesson.playground.service import RunCache, Service
 
 from .pageclient import PageClient
 
@@ -287,7 +287,7 @@ def test_a_shared_log_reproduces_the_playground_under_a_new_handle(service):
 
 
 def test_the_cache_is_bounded_by_bytes_and_drops_least_recently_used(panels):
-    from lesson.runcache import BASE_BYTES
+    from lesson.playground.runcache import BASE_BYTES
 
     service = Service(panels, RunCache(max_bytes=3 * BASE_BYTES))
     first = Page(service)
@@ -398,7 +398,7 @@ def test_a_panel_without_a_goal_answers_goal_null(panels):
 
 
 def test_undo_replays_from_a_checkpoint_never_from_the_start(service, monkeypatch):
-    import lesson.sim.playground as playground
+    import lesson.sim.run as playground
 
     page = Page(service)
     page.open()

@@ -8,9 +8,9 @@ import html
 
 import pytest
 
-from lesson.content import default_root, load_content
+from lesson.content.course import default_root, load_content
 from lesson.i18n import catalogue, translate
-from lesson.tasks import CODES, MAX_LINE, Grader, TaskLogError, encode, parse
+from lesson.playground.tasks import CODES, MAX_LINE, Grader, TaskLogError, encode, parse
 
 DONE = "outage:modern::add-c,call-a,a-dies,turn"  # C added, a call runs on A, A dies, the model takes a turn
 URL = "/api/quiz/an-outage/host-error"

@@ -16,8 +16,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import i18n
-from .content import (
+from lesson import i18n
+from lesson.playground.protocol import Log
+from lesson.playground.tasks import TaskLogError, done, done_at_start, parse
+from lesson.sim import begin, view
+
+from .course import (
     BUILTIN_WIDGETS,
     GLOSSARY,
     MAX_FEEDBACK_WORDS,
@@ -37,10 +41,7 @@ from .content import (
 from .goals import holds
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .panels import AnyPanel, PlaygroundPanel, load_panels, unknown_condition_servers
-from .protocol import Log
 from .scripts import check_script, page_scenarios
-from .sim import begin, view
-from .tasks import TaskLogError, done, done_at_start, parse
 from .wire_schema import VERSIONS, message_errors
 from .yamlfile import ContentError, did_you_mean, parse_yaml
 

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from cachetools import LRUCache
 
-from .sim import Run, advance, at_step
-from .sim.model import Era, Strict, Value
+from lesson.sim import Run, advance, at_step
+from lesson.sim.model import Era, Strict, Value
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
 # shared by every playground with the same start; one of five presses holds about 16 KB, then

@@ -22,10 +22,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from . import narration
-from .goals import holds
-from .i18n import DEFAULT
-from .panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
+from lesson import narration
+from lesson.content.goals import holds
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
+from lesson.i18n import DEFAULT
+from lesson.sim import Run, advance, begin, build_view, undo
+from lesson.sim.events import SwitchEra
+from lesson.sim.run import MAX_EVENTS
+from lesson.sim.view import View
+
 from .protocol import (
     FRAME,
     MAX_DEPTH,
@@ -47,10 +52,6 @@ from .protocol import (
     plain,
 )
 from .runcache import Entry, RunCache, compact
-from .sim import Run, advance, begin, build_view, undo
-from .sim.events import SwitchEra
-from .sim.playground import MAX_EVENTS
-from .sim.view import View
 
 log = logging.getLogger(__name__)
 

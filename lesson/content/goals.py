@@ -22,7 +22,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from .sim.view import View
+from lesson.sim.view import View
 
 Value = str | int | bool
 

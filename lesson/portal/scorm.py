@@ -2,7 +2,7 @@
 
 The package holds ``imsmanifest.xml``, ``index.html`` (the launch page) and ``scorm.js``. The launch
 page finds the LMS's ``API`` object up the window chain, frames ``{server}/lessons/{slug}?embed=1``,
-and turns the xAPI-shaped statements the lesson posts to it (see ``lesson.xapi``) into
+and turns the xAPI-shaped statements the lesson posts to it (see ``lesson.portal.xapi``) into
 ``cmi.core.lesson_status``, ``cmi.core.score.*`` and ``cmi.suspend_data``; it hands that suspend data
 back to the lesson when a learner returns. :func:`validate_package` checks the rules of the SCORM 1.2
 content packaging schema that can be checked offline.
@@ -26,8 +26,8 @@ from xml.etree import ElementTree as ET
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from .i18n import DEFAULT, PSEUDO, catalogue, locales, translate
-from .paths import templates_dir
+from lesson.i18n import DEFAULT, PSEUDO, catalogue, locales, translate
+from lesson.paths import templates_dir
 
 IMSCP = "http://www.imsproject.org/xsd/imscp_rootv1p1p2"
 ADLCP = "http://www.adlnet.org/xsd/adlcp_rootv1p2"
@@ -113,7 +113,7 @@ def export(
 ) -> Path:
     """Write the package for the lesson ``slug`` of the content under ``content_root`` to ``out``, its
     launch page in ``locale``."""
-    from .content import default_root, load_content
+    from lesson.content.course import default_root, load_content
 
     content = load_content(content_root or default_root())
     lesson = content.lesson(slug)

@@ -21,14 +21,15 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from .content import Task
-from .goals import holds
-from .panels import PlaygroundPanel
+from lesson.content.course import Task
+from lesson.content.goals import holds
+from lesson.content.panels import PlaygroundPanel
+from lesson.sim import advance, begin, build_view
+from lesson.sim.events import SwitchEra
+from lesson.sim.run import MAX_EVENTS
+
 from .protocol import Log
 from .runcache import compact
-from .sim import advance, begin, build_view
-from .sim.events import SwitchEra
-from .sim.playground import MAX_EVENTS
 
 MAX_LINE = 12_000  # 500 presses of up to 20 characters, with room to spare
 _ID = r"[a-z0-9][a-z0-9-]{0,39}"

@@ -19,11 +19,12 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .content import Glossary, LessonMeta, Quiz
+from lesson.sim import begin
+from lesson.sim.scenarios import SCENARIOS, SERVER_NAME, Start
+
+from .course import Glossary, LessonMeta, Quiz
 from .panels import Panel
 from .scripts import Script
-from .sim import begin
-from .sim.scenarios import SCENARIOS, SERVER_NAME, Start
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -4,7 +4,7 @@ Each question's first answer counts, per attempt; an attempt ends once every que
 score (right answers out of the questions, the quick check's own count) goes to the link's line item
 when it is the learner's first or, with retakes allowed, beats their best. Sending is the outbox's:
 stored before the page is answered, delivered by a background sender, retried while the platform is
-down (``lesson.lti.sender``).
+down (``lesson.portal.lti.sender``).
 """
 
 from __future__ import annotations

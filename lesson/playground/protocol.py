@@ -18,9 +18,9 @@ from pydantic import (
     model_validator,
 )
 
-from .sim.model import Era, Strict
-from .sim.playground import MAX_EVENTS
-from .sim.view import View
+from lesson.sim.model import Era, Strict
+from lesson.sim.run import MAX_EVENTS
+from lesson.sim.view import View
 
 PROTOCOL_VERSION = 2
 MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation

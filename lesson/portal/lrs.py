@@ -1,7 +1,7 @@
 """Forward xAPI statements to a learning record store (LRS) through the durable outbox.
 
 Off unless ``LRS_ENDPOINT`` is set (``LESSON_LRS_ENDPOINT`` in the environment). A statement is
-written to the outbox (``lesson/outbox.py``) before the request that brought it is answered; the
+written to the outbox (``lesson/portal/outbox.py``) before the request that brought it is answered; the
 outbox's sender POSTs them in batches, in order, to ``{endpoint}/statements`` with basic auth,
 retries with backoff while the store is down or answers 5xx/429, and sets aside with its reason a
 statement the store refuses (4xx). Every statement carries an ``id`` (one is given to a statement

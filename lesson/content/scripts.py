@@ -13,6 +13,9 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
+from lesson.sim import Event, Start, advance, begin, view
+from lesson.sim.model import Strict
+
 from .goals import Condition, describe, holds
 from .panels import (
     ID,
@@ -27,8 +30,6 @@ from .panels import (
     unknown_servers,
     unknown_tools,
 )
-from .sim import Event, Start, advance, begin, view
-from .sim.model import Strict
 from .yamlfile import ContentError, YamlDoc, load_yaml_file
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import redis
 
-from .outbox import Item, Store, _stats
+from .outbox import Item, Store, store_stats
 
 PREFIX = "lesson:outbox:"
 
@@ -246,7 +246,7 @@ class RedisStore(Store):
         if first:
             item = self._item(first[0], self.r.hget(self.k["items"], first[0]))
             oldest = item.created if item else None
-        return _stats({k.decode(): int(v) for k, v in counts.items()}, oldest, now, waiting, dead)
+        return store_stats({k.decode(): int(v) for k, v in counts.items()}, oldest, now, waiting, dead)
 
     def pending(self, limit: int) -> list[Item]:
         return self._items(self.k["items"], self.r.zrange(self.k["all"], 0, limit - 1))

@@ -20,10 +20,11 @@ from pylti1p3.contrib.flask import FlaskCacheDataStorage
 from pylti1p3.cookie import CookieService
 from pylti1p3.tool_config import ToolConfJsonFile
 
-from ..settings import SettingsError, canonical_origin
+from lesson.settings import SettingsError, canonical_origin
+
 from .store import SqliteCache
 
-log = logging.getLogger("lesson.lti")
+log = logging.getLogger("lesson.portal.lti")
 
 NONCE_TTL = 24 * 3600  # a launch's nonce stays claimed as long as pylti1p3 keeps the launch data
 

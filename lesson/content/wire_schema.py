@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .content import Content, Lesson, _parse_lesson, lesson_minutes
+from .course import Content, Lesson, _parse_lesson, lesson_minutes
 from .yamlfile import ContentError, did_you_mean
 
 FOLDER = "locales"

@@ -17,7 +17,8 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
-from ..web.guard import cross_site
+from lesson.web.guard import cross_site
+
 from . import grades
 from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
 
@@ -38,7 +39,7 @@ def tool() -> Tool:
 
 
 def _state():
-    from ..web import lesson_state
+    from lesson.web import lesson_state
 
     return lesson_state()
 
@@ -216,7 +217,7 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
         "retakes": str(custom.get("retakes", "")).lower() in ("1", "true", "yes"),
     }
     tool().cache.set(f"lti-launch-{launch_id}", record, LAUNCH_TTL)
-    from ..web.pages import grade, lesson_context
+    from lesson.web.pages import grade, lesson_context
 
     return _page(
         "lti/lesson.html",
@@ -234,7 +235,7 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
 def lesson_page(slug: str) -> Response:
     """A lesson opened from the course index of a launch: embedded and framable by the platforms (the
     site's own pages may not be), not graded (a link's grade belongs to the lesson it names)."""
-    from ..web.pages import grade, lesson_context
+    from lesson.web.pages import grade, lesson_context
 
     item = _state().content.lesson(slug)
     if item is None:
@@ -345,7 +346,7 @@ def answer() -> tuple[Response, int] | Response:
         abort(404)
     if question.task is None and body["choice"] not in {c.id for c in question.choices or []}:
         return jsonify(error="that is not one of this question's choices"), 400
-    from ..web.pages import verdict
+    from lesson.web.pages import verdict
 
     correct = verdict(launch["slug"], question, body["choice"])
     if correct is None:

@@ -19,6 +19,8 @@ from typing import Annotated, Literal
 from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from lesson.paths import content_dir
+
 from .goals import Condition
 from .markup import (
     ERAS,
@@ -36,7 +38,6 @@ from .markup import (
 from .markup import (
     links as inline_links,
 )
-from .paths import content_dir
 from .yamlfile import ContentError, YamlDoc, load_yaml_file, load_yaml_model, parse_yaml, raise_first, validate
 
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.

@@ -14,14 +14,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from . import narration
+from lesson import narration
+from lesson.i18n import DEFAULT
+from lesson.sim import Event, Playground, Run, Start, advance, begin, view
+from lesson.sim.events import RestartServer, StartCall, UserAnswers
+from lesson.sim.model import Era, Strict, ToolDef
+from lesson.sim.scenarios import declared_problems
+from lesson.sim.view import View
+
 from .goals import All, AnyOf, Condition, Goal, Not
-from .i18n import DEFAULT
-from .sim import Event, Playground, Run, Start, advance, begin, view
-from .sim.events import RestartServer, StartCall, UserAnswers
-from .sim.model import Era, Strict, ToolDef
-from .sim.scenarios import declared_problems
-from .sim.view import View
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]

@@ -1,0 +1,2 @@
+"""Content: the files under `content/` read into validated models, `lesson check`, the content
+files' JSON Schemas and the wire examples' check against each era's schema."""
