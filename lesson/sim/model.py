@@ -119,6 +119,8 @@ class PendingInput(Value):
     request_state: str | None = None  # modern: held by the client between rounds
     generation: int  # server process that asked
     stream_dropped: bool = False  # legacy: the call's SSE stream ended while the user was thinking
+    event_id: str | None = None  # legacy: the id of the SSE event that carried the question (stored events)
+    resumed: bool = False  # legacy: the call's stream was resumed after a restart (the work outlived the process)
 
 
 class Client(Strict):

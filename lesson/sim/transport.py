@@ -135,13 +135,15 @@ class Link:
         stream: bool = False,
         headers: dict[str, str] | None = None,
         note: str | None = None,
-    ) -> None:
-        """The server's answer to the POST just sent: a JSON body, or the first event of an SSE stream."""
+    ) -> str | None:
+        """The server's answer to the POST just sent: a JSON body, or the first event of an SSE stream.
+        Returns that event's id, when the server stores its events (the id to resume the stream from)."""
         c = self.c
         if self.stdio:
             self.st.show(f.stdio_line(c.era, c.server, "host", payload, answers=answers, note=note))
-            return
+            return None
         h = {**(SSE_HEADERS if stream else {"Content-Type": JSON}), **(headers or {})}
+        event_id = self.stored_event_id() if stream else None
         self.st.show(
             f.http_response(
                 c.era,
@@ -153,9 +155,10 @@ class Link:
                 sse=stream,
                 answers=answers,
                 note=note,
-                event_id=self.stored_event_id() if stream else None,
+                event_id=event_id,
             )
         )
+        return event_id
 
     def stream_opened(self, note: str | None = None) -> None:
         """HTTP 200 with an SSE stream and no event yet (a legacy GET stream)."""

@@ -403,6 +403,27 @@ def test_restart_waiting_for_input_legacy_answer_gets_404_and_the_flow_restarts(
     assert not [m for m in msgs[i_404:] if label(m) == "result" and "content" in m.payload.get("result", {})]
 
 
+def test_restart_waiting_for_input_legacy_durable_resumes_the_call_and_takes_the_answer() -> None:
+    # Session, stored events and unfinished work outside the process: the answer is accepted by the new
+    # process and the result arrives on the call's stream, resumed with GET + Last-Event-ID (mcp-facts claim 4).
+    run = restart("legacy", AskUserInput(server="W"), sessions_durable=True, event_store=True)
+    call, ask = wire(run)[0], next(m for m in wire(run) if label(m) == "elicitation/create")
+    assert ask.http.endswith("event id 1")
+    run, _ = step(run, RestartServer(server="W"))
+    msgs = wire(run)
+    (get,) = [m for m in msgs if m.http == "GET /mcp"]
+    assert get.headers["Last-Event-ID"] == "1" and get.headers["Mcp-Session-Id"] == call.headers["Mcp-Session-Id"]
+    assert "narration.question_stream_resumed" in codes(run)
+    run, _ = step(run, UserAnswers(server="W", answer="OR"))
+    msgs = wire(run)
+    assert labels(msgs) == ["result", "HTTP 202 Accepted", "result"], "no re-initialize, no new call, no new question"
+    assert msgs[0].sender == "host" and msgs[0].payload["id"] == ask.payload["id"]
+    assert msgs[2].http.startswith("SSE event") and msgs[2].payload["id"] == call.payload["id"]
+    assert "content" in msgs[2].payload["result"]
+    assert "narration.answer_lost_process_gone" not in codes(run)
+    assert run.state.host.conversation[-1].text.startswith("get_forecast: ")
+
+
 def _example_input_key() -> str:
     """The input request's key in the worked example of the lesson on a question across a restart (and in
     the shared example, when present): the simulation's wire must use the same name the lesson shows."""

@@ -367,11 +367,12 @@ class BaseClient:
                     "The call's SSE stream, which carried the question, ends with no result: the process "
                     "that asked is gone."
                 )
-            then = (
-                msg("narration.then.new_session")
-                if c.session_id and not srv.sessions_durable
-                else msg("narration.then.ask_again")
-            )
+            if c.session_id and not srv.sessions_durable:
+                then = msg("narration.then.new_session")
+            elif p.event_id and srv.sessions_durable and srv.event_store:
+                then = msg("narration.then.resume_question")
+            else:
+                then = msg("narration.then.ask_again")
             self.say("narration.question_stream_dropped", "warn", tool=p.tool, then=then)
         self.st.lost[c.server] = lost
         stdio = srv.transport == "stdio"

@@ -119,6 +119,28 @@ class LegacyClient(BaseClient):
     def restarted_quietly(self) -> None:
         if self.c.pending_input is None:
             super().restarted_quietly()
+        else:
+            self.resume_question()
+
+    def recover(self, lost: list[InFlight]) -> None:
+        super().recover(lost)
+        self.resume_question()
+
+    def resume_question(self) -> None:
+        """The call that asked lost its stream in a restart. Where the session, its stored events and the
+        unfinished work outlived the process, the client resumes that stream (GET with Last-Event-ID): the
+        question still stands, and the answer will reach the new process."""
+        c, srv = self.c, self.srv
+        p = c.pending_input
+        if not (p and p.stream_dropped and p.event_id and srv.sessions_durable and srv.event_store):
+            return
+        if c.status != "connected" or not servers.honours(srv, c.session_id):
+            return
+        note = "Resumes the stream of the call that asked, from the id of the event that carried the question."
+        if self.get(last_event_id=p.event_id, note=note) != "ok":
+            return
+        c.pending_input = p.model_copy(update={"stream_dropped": False, "resumed": True})
+        self.say("narration.question_stream_resumed", "change", server=srv.name, tool=p.tool)
 
     def resume(self, call: InFlight) -> bool:
         c, srv = self.c, self.srv
@@ -145,7 +167,7 @@ class LegacyClient(BaseClient):
             return
         eid = srv.request_seq  # the server's own request ids, apart from the client's
         srv.request_seq += 1
-        self.link.reply(
+        event_id = self.link.reply(
             w.elicit(eid, QUESTION),
             "tools/call",
             stream=True,
@@ -159,6 +181,7 @@ class LegacyClient(BaseClient):
             call_id=rid,
             elicit_id=eid,
             generation=srv.generation,
+            event_id=event_id,
         )
         self.say("narration.elicitation_asked", "model", server=c.server)
 
@@ -189,7 +212,7 @@ class LegacyClient(BaseClient):
             if not self.greet():
                 return
             self.relist()
-        elif p.stream_dropped or p.generation != srv.generation:
+        elif p.stream_dropped or (p.generation != srv.generation and not p.resumed):
             c.lost_answers += 1
             self.link.accepted()
             self.say("narration.answer_lost_process_gone", "error")
@@ -200,7 +223,10 @@ class LegacyClient(BaseClient):
             self.link.event(
                 w.result(p.call_id, w.call_result_body("legacy", text, err)),
                 "tools/call",
-                note="The open call finishes, answering the call's own id.",
+                note="On the resumed stream of the call: the stored work finishes in the new process, answering "
+                "the call's own id."
+                if p.resumed
+                else "The open call finishes, answering the call's own id.",
             )
             self.say("narration.answered_call_finished", "model", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
