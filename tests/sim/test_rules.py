@@ -375,6 +375,42 @@ def test_restart_call_in_flight_modern_is_retried_with_a_new_id() -> None:
     assert msgs[i_result].payload["result"]["resultType"] == "complete"
 
 
+def test_restart_modern_with_listen_and_in_process_auth_does_not_say_it_just_works() -> None:
+    # Tokens held by an authorization server inside the process are gone (mcp-facts claim 5): the listen gets 401.
+    run = restart("modern", RestartServer(server="W"), listen=True, auth_in_process=True)
+    said = codes(run)
+    assert "narration.back_modern_token_gone" in said and "narration.back_modern" not in said
+    assert said.index("narration.back_modern_token_gone") < said.index("narration.token_gone_sign_in")
+    (listen,) = [m for m in wire(run) if label(m) == "subscriptions/listen"]
+    assert wire(run)[wire(run).index(listen) + 1].http == "HTTP 401 Unauthorized"
+
+
+@pytest.mark.parametrize(
+    ("events", "options"),
+    [
+        ([StartCall(server="W", tool="get_forecast")], {}),  # a call in flight over HTTP
+        ([], {"transport": "stdio"}),  # stdio: the host relaunches the process
+        ([], {}),  # idle over HTTP
+    ],
+    ids=["in-flight-http", "stdio", "idle-http"],
+)
+def test_restart_modern_without_a_listen_stream_does_not_relist(events: list[Event], options: dict) -> None:
+    # Nothing is replayed (claim 3), but re-listing follows a lost listen stream (claim 5); with none open there
+    # was no notification to miss, so a modern client re-lists in none of these restarts.
+    run = restart("modern", *events, **options)
+    run, _ = step(run, RestartServer(server="W"))
+    assert "tools/list" not in labels(wire(run))
+    assert "narration.back_modern" not in codes(run)
+    if events:
+        assert "narration.call_lost_reissued" in codes(run) and "tools/call" in labels(wire(run))
+
+
+def test_restart_modern_with_a_listen_stream_relistens_then_relists() -> None:
+    run = restart("modern", RestartServer(server="W"), listen=True)
+    in_order(wire(run), "subscriptions/listen", "notifications/subscriptions/acknowledged", "tools/list", "result")
+    assert "narration.back_modern" in codes(run)
+
+
 def test_restart_call_in_flight_modern_stdio_relaunches_the_process_first() -> None:
     run = restart("modern", StartCall(server="W", tool="get_forecast"), transport="stdio")
     run, _ = step(run, RestartServer(server="W"))

@@ -69,10 +69,26 @@ class ModernClient(BaseClient):
         if not c.greeted and not self.greet():
             return
         auto = self.st.s.host.auto_listen
-        relisten = (
-            msg("narration.relisten.listen_first") if auto and srv.list_changed else msg("narration.relisten.relist")
-        )
-        self.say("narration.back_modern", "change", server=c.server, relisten=relisten)
+        # A listen stream ends with the process. A host that listens (mark_down already closed its stream)
+        # re-opens it; one that never listened had no notification to miss.
+        had_stream = c.listen.open or (auto and srv.list_changed)
+        c.listen = ListenStream()
+        if srv.transport == "http" and srv.auth and c.token == "revoked":
+            # The in-process authorization server took the token with it: nothing "just works" until sign-in.
+            self.say("narration.back_modern_token_gone", "warn", server=c.server)
+        elif not had_stream:
+            # Nothing is replayed, but with no listen stream open there was no notification to miss: nothing to
+            # re-list for (a cached list stays fresh until its ttlMs runs out), as after an idle restart.
+            self.say("narration.back_modern_no_stream", "change", server=c.server)
+        else:
+            relisten = (
+                msg("narration.relisten.listen_first")
+                if auto and srv.list_changed
+                else msg("narration.relisten.relist")
+            )
+            self.say("narration.back_modern", "change", server=c.server, relisten=relisten)
+        if not had_stream:
+            return
         if auto:
             self.open_stream()
         if c.status == "connected":
