@@ -17,8 +17,8 @@ from .helpers import (
     log_labels,
     open_playground,
     press,
-    region,
     wire,
+    wire_region,
 )
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +35,7 @@ def outage(page: Page) -> Locator:
 
 def diagram(section: Locator, era: str) -> Locator:
     """One era's diagram: a figure named by its caption ("Modern (2026-07-28): this playground · …")."""
-    return region(section, "Wire").get_by_role("figure", name=re.compile("^" + re.escape(era)))
+    return wire_region(section).get_by_role("figure", name=re.compile("^" + re.escape(era)))
 
 
 def arrows(figure: Locator) -> Locator:
@@ -148,7 +148,7 @@ def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(
     page.route("**/js/diagram.js*", refuse_until_told)
     outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "A dies", 1)
-    expect(region(outage, "Wire")).to_contain_text("The diagram could not be loaded")
+    expect(wire_region(outage)).to_contain_text("The diagram could not be loaded")
     refusing[0] = False
     press(outage, "A is back", 2)
     expect(arrows(diagram(outage, "Modern (2026-07-28): this playground"))).not_to_have_count(0)
@@ -291,7 +291,7 @@ def test_no_lane_line_runs_through_an_arrows_words(
     page = browser.new_page(viewport={"width": 1280, "height": 900}, base_url=base_url, reduced_motion="reduce")
     section = open_playground(page, lesson, title)
     press(section, button, 1)
-    figures = region(section, "Wire").get_by_role("figure")
+    figures = wire_region(section).get_by_role("figure")
     expect(arrows(figures.first).or_(arrows(figures.last)).first).to_be_visible()
     figures.first.scroll_into_view_if_needed()
     page.mouse.move(0, 0)  # no arrow hovered
