@@ -3,7 +3,7 @@
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize } from "./changes.js";
-import { fill, h } from "./dom.js";
+import { fill, h, loadStyle } from "./dom.js";
 import { comparison, costStrip, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
@@ -47,8 +47,8 @@ export function mountPlayground(section, transport) {
   let loading = null;
   let tries = 0;
   const loadDiagrams = () =>
-    (loading ??= import(tries++ ? `./diagram.js?retry=${tries}` : "./diagram.js").then(
-      (m) => (diagramCode = m),
+    (loading ??= Promise.all([import(tries++ ? `./diagram.js?retry=${tries}` : "./diagram.js"), loadStyle("diagram.css")]).then(
+      ([m]) => (diagramCode = m),
       () => {
         loading = null;
         return null;
