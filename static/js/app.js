@@ -92,6 +92,8 @@ if (playgrounds.length) {
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
   mountNear(section, (n) => fetchModule("restarts.js")(n).then((m) => (s) => m.mountRestarts(s, shared())));
 }
+// The course index fills each lesson's progress with quiz.js (it does so as it loads).
+if (document.querySelector("[data-progress]")) import("./quiz.js");
 // A quick check's code comes as the check nears the screen (most sit below a playground). Answers loaded
 // from a progress file before then wait for it, and are handed over once it is mounted.
 for (const section of document.querySelectorAll("[data-quiz]")) {

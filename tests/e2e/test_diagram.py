@@ -50,6 +50,11 @@ def opened(figure: Locator) -> Locator:
 def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     press(outage, "Take a model turn", 1)
     press(outage, "B deploys a new tool", 2)
+    # The comparison's count of each era's wire messages (its tab, then the wire's).
+    cmp = comparison(outage, OUTAGE_COMPARISON)
+    said = [
+        int(cmp.get_by_text(re.compile(r"^\d+ wire messages?$")).nth(side).inner_text().split()[0]) for side in (0, 1)
+    ]
     modern = diagram(outage, "Modern (2026-07-28): this playground")
     legacy = diagram(outage, "Legacy (2025-11-25): the same step")
     # This era: as many arrows as messages in the text list of the wire.
@@ -58,10 +63,8 @@ def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     assert n > 0
     expect(arrows(modern)).to_have_count(n)
     # Each era's arrows match the comparison's count of that era's wire messages.
-    cmp = comparison(outage, OUTAGE_COMPARISON)
     for figure, side in ((legacy, 0), (modern, 1)):
-        said = cmp.get_by_text(re.compile(r"^\d+ wire messages?$")).nth(side).inner_text()
-        expect(arrows(figure)).to_have_count(int(said.split()[0]))
+        expect(arrows(figure)).to_have_count(said[side])
     # The arrows read as methods and statuses, and HTTP and SSE are visible as such.
     expect(modern).to_contain_text("notifications/tools/list_changed")
     expect(legacy).to_contain_text(re.compile(r"POST .*tools/list"))
@@ -84,7 +87,8 @@ def test_the_wire_list_opened_late_or_left_open_shows_the_step_on_view(outage: L
     modern = diagram(outage, "Modern (2026-07-28): this playground")
     expect(listed).to_have_count(arrows(modern).count())
     expect(listed.first).to_contain_text("tools/call")
-    press(outage, "A dies", 3)
+    # Pressed with the wire's tab on view (the helper would read the log's tab).
+    outage.get_by_role("button", name="A dies", exact=True).click()
     expect(listed.first).not_to_contain_text("tools/call")
     expect(listed).to_have_count(arrows(modern).count())
 
