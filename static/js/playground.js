@@ -558,6 +558,15 @@ export function mountPlayground(section, transport) {
   // A press brings its changes into view, and on a phone they lie far below the event buttons. While
   // those are above the screen, a button at its foot takes the learner back to the one last pressed
   // (an event, Undo or Reset; the first event when that one is now disabled, as Undo at the start is).
+  // On a phone the controls are a bar stuck to the foot of the screen: the page's scroll padding keeps
+  // what the keyboard or a link brings into view above it.
+  const bar = section.querySelector(".stage > .controls");
+  if (bar && "ResizeObserver" in window) {
+    new ResizeObserver(() => {
+      const stuck = getComputedStyle(bar).position === "sticky";
+      document.documentElement.style.setProperty("--controls-bar", stuck ? `${Math.ceil(bar.getBoundingClientRect().height)}px` : "0px");
+    }).observe(bar);
+  }
   const eventButtons = section.querySelector(".buttons.events");
   let lastEvent = null;
   let placeBack = () => {};
