@@ -129,7 +129,9 @@ class Moment:
                 expect(result).to_be_visible()
                 assert in_view(page, result), f"moment {n}: the reveal is out of view"
                 self.revealed.add(q.button)
-            elif question.is_visible() and q.button not in self.asked:
+            elif q.button not in self.asked and (q.after in pressed or question.is_visible()):
+                # Asked right after the press it follows: wait for it rather than read it at one instant.
+                expect(question).to_be_visible()
                 # Asked before the press that answers it: pick the right choice, as a learner might.
                 self.asked.add(q.button)
                 choice = next(c for c in q.choices if c.id == q.answer)
