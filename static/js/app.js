@@ -51,7 +51,8 @@ function mountNear(section, load) {
     );
   };
   const hold = (event) => {
-    const button = event.target.closest("button");
+    // A link too: the panel's code may handle it (a quick check's "do it in the playground").
+    const button = event.target.closest("button, a[href]");
     if (button && !failed?.contains(button)) {
       event.preventDefault();
       event.stopPropagation();
@@ -73,6 +74,7 @@ function mountNear(section, load) {
   window.addEventListener("beforeprint", start);
   if (observer) observer.observe(section);
   else start();
+  return start;
 }
 
 // A module by name; a retry (n > 0) asks under a new address, since browsers remember a failed module.
@@ -100,13 +102,17 @@ for (const section of document.querySelectorAll("[data-quiz]")) {
   const early = [];
   const keep = (event) => early.push(event.detail);
   section.addEventListener("lesson:load-answers", keep);
-  mountNear(section, (n) =>
+  const start = mountNear(section, (n) =>
     fetchModule("quiz.js")(n).then(({ mountQuiz }) => (s) => {
       s.removeEventListener("lesson:load-answers", keep);
       mountQuiz(s);
       for (const detail of early.splice(0)) s.dispatchEvent(new CustomEvent("lesson:load-answers", { detail }));
     }),
   );
+  // A task is done in a playground: the check's "Check my playground" is ready once the learner starts there.
+  if (section.querySelector("[data-task-panel]")) {
+    for (const pg of playgrounds) pg.addEventListener("click", start, { once: true });
+  }
 }
 
 // Presenter mode (?present=1): its code is fetched only then. Otherwise a lesson offers a link into it,
