@@ -284,5 +284,5 @@ async function fillProgress(item) {
   }
 }
 
-// Every page loads this module (app.js imports it); only the course index has progress items.
+// app.js loads this module on the course index (its progress items) and where a quick check nears the screen.
 for (const item of document.querySelectorAll("[data-progress]")) fillProgress(item);
