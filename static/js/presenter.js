@@ -5,8 +5,9 @@
 // - The clicker's keys (Page Down, Page Up, the arrows, Space) belong to the presenter wherever the focus
 //   is: they are taken before any control sees them, so a focused button, radio, slider or summary is
 //   never pressed or changed by them. A playground is pressed only by a click or Enter.
-// - Next steps through what the screen holds before moving on: a stepper's moments, or a playground's
-//   first walk-through (started by Next) and its moments; Previous steps back the same way.
+// - Those keys step through what the screen holds before moving on: a stepper's moments, or a
+//   playground's first walk-through (started by the key) and its moments; back keys step back the same
+//   way. The bar's Previous and Next move a whole screen.
 // - On a window at least 48rem wide (a projector, a laptop) every screen fits without scrolling: a
 //   section taller than the window is split between blocks (a panel, a quiz question and the prose
 //   around them), and a screen still too tall (a playground) is scaled down to fit, again each time its
@@ -81,8 +82,8 @@ export async function present(article) {
   let screens = [blocks]; // each a list of blocks; set by pack()
   let current = 0;
 
-  const prev = h("button", { type: "button", "aria-keyshortcuts": "PageUp ArrowLeft ArrowUp" }, t("present.prev"));
-  const next = h("button", { type: "button", "aria-keyshortcuts": "PageDown ArrowRight ArrowDown Space" }, t("present.next"));
+  const prev = h("button", { type: "button" }, t("present.prev"));
+  const next = h("button", { type: "button" }, t("present.next"));
   const position = h("p", { class: "present-position", role: "status", "aria-live": "polite" });
   const smaller = h("button", { type: "button", class: "present-size" }, t("present.smaller"));
   const larger = h("button", { type: "button", class: "present-size" }, t("present.larger"));
@@ -322,8 +323,9 @@ export async function present(article) {
     true,
   );
 
-  prev.addEventListener("click", () => step(false));
-  next.addEventListener("click", () => step(true));
+  // The bar's buttons move a whole screen: the presenter at the computer chooses where to be.
+  prev.addEventListener("click", () => show(current - 1, true));
+  next.addEventListener("click", () => show(current + 1, true));
   // Taken in the capture phase, before the focused control (a button Space would press, a radio group
   // or slider the arrows would change, the stepper's own arrow keys) sees the key.
   window.addEventListener(
