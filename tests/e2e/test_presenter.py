@@ -279,8 +279,8 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
 
 
 def test_the_clickers_keys_step_the_stepper_wherever_the_focus_is(page: Page) -> None:
-    """On a stepper's screen the keys show its moments one by one, then move on, even with the focus on
-    its era choice (whose arrows would change the era): the era stays."""
+    """On a stepper's screen the keys show its moments one by one, then move on, wherever the focus is:
+    outside the stepper, or on its era choice (whose arrows would change the era): the era stays."""
     page.set_viewport_size(WINDOW)
     page.goto(CHURN + "?present=1")
     stepper = panel(page, "A session with churn")
@@ -293,7 +293,8 @@ def test_the_clickers_keys_step_the_stepper_wherever_the_focus_is(page: Page) ->
     chosen = era.get_attribute("value")
     keys = ["ArrowRight", "Space", "PageDown", "ArrowDown"]
     for n in range(2, total + 1):
-        era.focus()
+        if n > 2:  # the first key with the focus where the screen put it, on its heading, outside the stepper
+            era.focus()
         page.keyboard.press(keys[n % len(keys)])
         expect(moment).to_have_text(re.compile(rf"^Moment {n} of {total}"))
         expect(moment).to_be_in_viewport()
