@@ -27,7 +27,7 @@ const SCROLLS_FIRST = new Set(["ArrowDown", "PageDown", " ", "ArrowUp", "PageUp"
 const TYPING = 'textarea, [contenteditable]:not([contenteditable="false"]), dialog[open]';
 const TEXT_INPUT = /^(text|search|email|url|tel|password|number)$/;
 const WIDE = window.matchMedia("(min-width: 48rem)");
-const SIZES = [0.6, 0.7, 0.85, 1, 1.15, 1.3]; // times the presenter's usual type size (presenter.css)
+const SIZES = [0.6, 0.7, 0.85, 1, 1.15, 1.3]; // times the presenter's usual type size (a class each in presenter.css)
 const SIZE_DEFAULT = 3;
 const SIZE_KEY = "presenter.text-size";
 // A panel takes most of a screen whatever its height now: it grows as it mounts and as it is played,
@@ -104,7 +104,7 @@ export async function present(article) {
   let size = Number.isInteger(local.get(SIZE_KEY)) ? Math.max(0, Math.min(SIZES.length - 1, local.get(SIZE_KEY))) : SIZE_DEFAULT;
   function setSize(n) {
     size = n;
-    root.style.setProperty("--present-scale", String(SIZES[size]));
+    SIZES.forEach((_, i) => root.classList.toggle(`present-size-${i}`, i === size)); // presenter.css
     smaller.disabled = size === 0;
     larger.disabled = size === SIZES.length - 1;
   }
@@ -203,51 +203,66 @@ export async function present(article) {
   // once can still be the one before). The screen is hidden meanwhile, so the class never sees a try.
   // A screen that still fits at its scale keeps it when its content changes, unless it would leave
   // much of the window empty.
-  const MIN_ZOOM = 0.4;
-  const zoomTo = (zoom) => root.style.setProperty("--present-fit", String(zoom)); // presenter.css
+  // The scales presenter.css has a class for (present-fit-40 … present-fit-95): a class, since a class
+  // change reaches every rule that depends on it at the next measure.
+  const LEVELS = [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1];
+  const zoomTo = (zoom) => {
+    for (const level of LEVELS) root.classList.toggle(`present-fit-${Math.round(level * 100)}`, level === zoom && zoom < 1);
+  };
   let scale = 1;
   let fitRun = 0;
+  let owed = false; // a full search was asked for (a new screen, size or window) and has not finished
   const laidOut = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
   const overflow = () => document.scrollingElement.scrollHeight - window.innerHeight;
   async function fit(fresh = false) {
     const run = ++fitRun;
     const current = () => run === fitRun;
-    if (!fits()) {
-      zoomTo((scale = 1));
-      return;
-    }
-    await laidOut();
-    if (!current()) return;
-    const spare = -overflow();
-    const lastLine = article.lastElementChild?.getBoundingClientRect().bottom ?? 0;
-    if (!fresh && spare >= 0 && (scale === 1 || window.innerHeight - lastLine < window.innerHeight * 0.15)) return;
-    article.classList.add("present-fitting");
+    owed ||= fresh;
     try {
+      if (!fits()) {
+        zoomTo((scale = 1));
+        owed = false;
+        return;
+      }
+      await laidOut();
+      if (!current()) return;
+      const spare = -overflow();
+      const lastLine = article.closest("main")?.getBoundingClientRect().bottom ?? 0;
+      if (!owed && spare >= 0 && (scale === 1 || window.innerHeight - lastLine < window.innerHeight * 0.15)) return;
+      article.classList.add("present-fitting");
       const tryAt = async (zoom) => {
         zoomTo(zoom);
         await laidOut();
         return current();
       };
       if (!(await tryAt(1))) return;
-      let [lo, hi] = [MIN_ZOOM, 1];
+      // The largest level that fits, by halving the list (the smallest is kept when none does).
+      let [lo, hi] = [0, LEVELS.length - 1];
       if (overflow() <= 0) lo = hi;
-      while (hi - lo > 0.02) {
-        const mid = (lo + hi) / 2;
-        if (!(await tryAt(mid))) return;
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (!(await tryAt(LEVELS[mid]))) return;
         if (overflow() <= 0) lo = mid;
         else hi = mid;
       }
+      lo = LEVELS[lo];
       zoomTo((scale = lo));
+      owed = false;
     } finally {
+      // Whichever run is the last one shows the screen again, however it ended.
       if (current()) article.classList.remove("present-fitting");
     }
   }
   // A playground mounting or played, a stepper's moment, a quiz's feedback, a box opened: fit again.
+  // Also whenever the page's height changes for any other reason (a layout settling after a screen was
+  // measured): a fit that finds the screen fitting leaves it as it is, so its own changes end there.
   let changed = 0;
-  new MutationObserver(() => {
+  const later = () => {
     clearTimeout(changed);
     changed = setTimeout(() => fit(), 80);
-  }).observe(article, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["open", "hidden"] });
+  };
+  new MutationObserver(later).observe(article, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["open", "hidden"] });
+  new ResizeObserver(later).observe(document.body);
   let resizing = 0;
   window.addEventListener("resize", () => {
     clearTimeout(resizing);
