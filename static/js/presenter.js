@@ -229,6 +229,7 @@ export async function present(article) {
       const spare = -overflow();
       const lastLine = article.closest("main")?.getBoundingClientRect().bottom ?? 0;
       if (!owed && spare >= 0 && (scale === 1 || window.innerHeight - lastLine < window.innerHeight * 0.15)) return;
+      if (!owed && spare < 0 && scale === LEVELS[0]) return; // as small as it goes already: no search again
       article.classList.add("present-fitting");
       const tryAt = async (zoom) => {
         zoomTo(zoom);
@@ -256,10 +257,15 @@ export async function present(article) {
   // A playground mounting or played, a stepper's moment, a quiz's feedback, a box opened: fit again.
   // Also whenever the page's height changes for any other reason (a layout settling after a screen was
   // measured): a fit that finds the screen fitting leaves it as it is, so its own changes end there.
+  // At most one fit every 80 ms, and none while a search is under way (it measures the latest anyway):
+  // a playground redrawing many times must not keep putting the fit off.
   let changed = 0;
   const later = () => {
-    clearTimeout(changed);
-    changed = setTimeout(() => fit(), 80);
+    changed ||= setTimeout(() => {
+      changed = 0;
+      if (article.classList.contains("present-fitting")) later();
+      else fit();
+    }, 80);
   };
   new MutationObserver(later).observe(article, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["open", "hidden"] });
   new ResizeObserver(later).observe(document.body);
