@@ -125,10 +125,6 @@ export async function present(article) {
   // Split at each h2; on a wide window, split a section further between its blocks so each screen fits
   // the window, measured with every block on show at full size.
   function pack() {
-    root.style.setProperty("--present-bar", `${bar.offsetHeight}px`); // the page ends above the bar
-    const all = blocks.map((b) => b.el).concat(holders);
-    for (const el of all) el.classList.remove("present-off", "present-title-only");
-    zoomTo(1);
     const limit = fits() ? (room() - 96) : Infinity; // less the title line and the page's margins
     const heightOf = (el) => {
       if (!el.getClientRects().length) return 0;
@@ -154,8 +150,17 @@ export async function present(article) {
   }
 
   // Pack again (a new size, a resized window), staying on the screen that holds the current first block.
-  function repack() {
+  // Measured at full size with every block on show, once the browser has laid that out (hidden meanwhile).
+  let packing = 0;
+  async function repack() {
+    const run = ++packing;
     const first = screens[current]?.[0];
+    root.style.setProperty("--present-bar", `${bar.offsetHeight}px`); // the page ends above the bar
+    article.classList.add("present-fitting");
+    for (const el of blocks.map((b) => b.el).concat(holders)) el.classList.remove("present-off", "present-title-only");
+    zoomTo(1);
+    await laidOut();
+    if (run !== packing) return;
     screens = pack();
     const n = Math.max(0, screens.findIndex((items) => items.includes(first)));
     position.style.minWidth = "";
@@ -205,11 +210,12 @@ export async function present(article) {
   // much of the window empty.
   // The scales presenter.css has a class for (present-fit-40 … present-fit-95): a class, since a class
   // change reaches every rule that depends on it at the next measure.
+  let scale = 1; // the scale on show (or being tried)
   const LEVELS = [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1];
   const zoomTo = (zoom) => {
+    scale = zoom;
     for (const level of LEVELS) root.classList.toggle(`present-fit-${Math.round(level * 100)}`, level === zoom && zoom < 1);
   };
-  let scale = 1;
   let fitRun = 0;
   let owed = false; // a full search was asked for (a new screen, size or window) and has not finished
   const laidOut = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
@@ -220,7 +226,7 @@ export async function present(article) {
     owed ||= fresh;
     try {
       if (!fits()) {
-        zoomTo((scale = 1));
+        zoomTo(1);
         owed = false;
         return;
       }
@@ -247,7 +253,7 @@ export async function present(article) {
         else hi = mid;
       }
       lo = LEVELS[lo];
-      zoomTo((scale = lo));
+      zoomTo(lo);
       owed = false;
     } finally {
       // Whichever run is the last one shows the screen again, however it ended.
@@ -269,6 +275,10 @@ export async function present(article) {
   };
   new MutationObserver(later).observe(article, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["open", "hidden"] });
   new ResizeObserver(later).observe(document.body);
+  // And a check each second, in case a change reached no observer: one read of the page's height.
+  setInterval(() => {
+    if (fits() && !changed && overflow() > 0 && scale > LEVELS[0]) later();
+  }, 1000);
   let resizing = 0;
   window.addEventListener("resize", () => {
     clearTimeout(resizing);

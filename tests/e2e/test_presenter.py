@@ -117,6 +117,8 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
     covered = []
     for _ in range(25):
         page.keyboard.press("Tab")
+        if width >= 1000:
+            expect_screen_fits(page)  # a wide window's screen is fitted again as the focus shows things
         box = page.evaluate(
             """() => { const e = document.activeElement, r = e.getBoundingClientRect();
                        return e.closest('.presenter-bar') ? null : [e.textContent.trim().slice(0, 30), r.bottom]; }"""
@@ -267,6 +269,7 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
     key(back)  # back one moment: its presses undone, by the walk-through's own Previous
     expect(box.get_by_text(f"Moment {len(s.steps) - 1} of {len(s.steps)}", exact=False).first).to_be_visible()
     expect(box.get_by_text(s.steps[-2].narration).first).to_be_in_viewport()
+    expect(box.get_by_role("status")).to_contain_text(s.steps[-2].narration)  # its presses undone
     assert screen_number(page)[0] == at
 
     # A deliberate Enter still presses the focused button: the playground stays live, and the new step
