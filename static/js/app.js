@@ -1,5 +1,5 @@
 // Entry point: mounts each panel on the page; one transport serves them all.
-import { h, loadStyle } from "./dom.js";
+import { h } from "./dom.js";
 import { startEmbed } from "./embed.js";
 import { t } from "./i18n.js";
 import { mountProgress, relayStatements } from "./progress.js";
@@ -119,7 +119,7 @@ for (const section of document.querySelectorAll("[data-quiz]")) {
 // on the kicker line, so the first playground stays in the first screen.
 const article = document.querySelector("article.lesson");
 if (article && new URLSearchParams(window.location.search).get("present") === "1") {
-  Promise.all([import("./presenter.js"), loadStyle("presenter.css")]).then(([{ present }]) => present(article));
+  import("./presenter.js").then(({ present }) => present(article));
 } else if (article && !document.documentElement.dataset.embed) {
   // Not inside a portal's frame: there the presenter's bar would sit at the foot of a frame as tall as
   // the lesson, out of sight, and the portal owns the screen.
