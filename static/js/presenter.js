@@ -193,7 +193,7 @@ export async function present(article) {
 
   // Scale the screen's type down until the page is no taller than the window (wide windows only): the
   // largest scale that fits, found by halving (smaller type fits more on a line, so height is not
-  // proportional). Each try is measured once the browser has laid it out, a frame later (a size read at
+  // proportional). Each try is measured once the browser has laid it out, frames later (a size read at
   // once can still be the one before). The screen is hidden meanwhile, so the class never sees a try.
   // A screen that still fits at its scale keeps it when its content changes, unless it would leave
   // much of the window empty.
@@ -207,7 +207,13 @@ export async function present(article) {
   };
   let fitRun = 0;
   let owed = false; // a full search was asked for (a new screen, size or window) and has not finished
-  const laidOut = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+  // Where the screen's last line ended when the last search chose its scale. A screen may fit only well
+  // short of the window (one level larger overflows: a table turning into cards): while its last line
+  // stays there, nothing changed but the scale, and a search would only find the same scale again.
+  let settled = null;
+  // Two frames: one frame after a change of the root's size, a container query in rem (the server
+  // table's cards) can still be laid out at the size before, and a scale would be judged by the old one.
+  const laidOut = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve))));
   const overflow = () => document.scrollingElement.scrollHeight - window.innerHeight;
   async function fit(fresh = false) {
     const run = ++fitRun;
@@ -223,7 +229,7 @@ export async function present(article) {
       if (!current()) return;
       const spare = -overflow();
       const lastLine = article.closest("main")?.getBoundingClientRect().bottom ?? 0;
-      if (!owed && spare >= 0 && (scale === 1 || window.innerHeight - lastLine < window.innerHeight * 0.15)) return;
+      if (!owed && spare >= 0 && (scale === 1 || window.innerHeight - lastLine < window.innerHeight * 0.15 || Math.round(lastLine) === settled)) return;
       if (!owed && spare < 0 && scale === LEVELS[0]) return; // as small as it goes already: no search again
       article.classList.add("present-fitting");
       const tryAt = async (zoom) => {
@@ -242,8 +248,9 @@ export async function present(article) {
         else hi = mid;
       }
       lo = LEVELS[lo];
-      zoomTo(lo);
+      if (scale !== lo && !(await tryAt(lo))) return; // laid out at the scale chosen before measuring it
       owed = false;
+      settled = Math.round(article.closest("main")?.getBoundingClientRect().bottom ?? 0);
     } finally {
       // Whichever run is the last one shows the screen again, however it ended.
       if (current()) article.classList.remove("present-fitting");
