@@ -3,6 +3,7 @@ import { h } from "./dom.js";
 import { startEmbed } from "./embed.js";
 import { t } from "./i18n.js";
 import { mountProgress, relayStatements } from "./progress.js";
+import { local, quizKey } from "./store.js";
 import { Transport } from "./transport.js";
 
 // First: statements and auto-height for a parent frame (only to the configured origins), and the
@@ -100,15 +101,22 @@ if (document.querySelector("[data-progress]")) import("./quiz.js");
 // from a progress file before then wait for it, and are handed over once it is mounted.
 for (const section of document.querySelectorAll("[data-quiz]")) {
   const early = [];
-  const keep = (event) => early.push(event.detail);
+  let start = null;
+  // Answers loaded (a progress file, a portal resuming the learner) are shown at once: the code comes now.
+  const keep = (event) => {
+    early.push(event.detail);
+    start?.();
+  };
   section.addEventListener("lesson:load-answers", keep);
-  const start = mountNear(section, (n) =>
+  start = mountNear(section, (n) =>
     fetchModule("quiz.js")(n).then(({ mountQuiz }) => (s) => {
       s.removeEventListener("lesson:load-answers", keep);
       mountQuiz(s);
       for (const detail of early.splice(0)) s.dispatchEvent(new CustomEvent("lesson:load-answers", { detail }));
     }),
   );
+  // Answers the learner gave before: the check shows them (and its score) from the first view.
+  if (Object.keys(local.get(quizKey(section.dataset.quiz)) || {}).length) start();
   // A task is done in a playground: the check's "Check my playground" is ready once the learner starts there.
   if (section.querySelector("[data-task-panel]")) {
     for (const pg of playgrounds) pg.addEventListener("click", start, { once: true });
