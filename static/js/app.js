@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { startEmbed } from "./embed.js";
 import { t } from "./i18n.js";
 import { mountProgress, relayStatements } from "./progress.js";
-import { mountQuiz } from "./quiz.js";
+import { local, quizKey } from "./store.js";
 import { Transport } from "./transport.js";
 
 // First: statements and auto-height for a parent frame (only to the configured origins), and the
@@ -52,7 +52,8 @@ function mountNear(section, load) {
     );
   };
   const hold = (event) => {
-    const button = event.target.closest("button");
+    // A link too: the panel's code may handle it (a quick check's "do it in the playground").
+    const button = event.target.closest("button, a[href]");
     if (button && !failed?.contains(button)) {
       event.preventDefault();
       event.stopPropagation();
@@ -74,6 +75,7 @@ function mountNear(section, load) {
   window.addEventListener("beforeprint", start);
   if (observer) observer.observe(section);
   else start();
+  return start;
 }
 
 // A module by name; a retry (n > 0) asks under a new address, since browsers remember a failed module.
@@ -93,7 +95,33 @@ if (playgrounds.length) {
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
   mountNear(section, (n) => fetchModule("restarts.js")(n).then((m) => (s) => m.mountRestarts(s, shared())));
 }
-for (const section of document.querySelectorAll("[data-quiz]")) mountQuiz(section);
+// The course index fills each lesson's progress with quiz.js (it does so as it loads).
+if (document.querySelector("[data-progress]")) import("./quiz.js");
+// A quick check's code comes as the check nears the screen (most sit below a playground). Answers loaded
+// from a progress file before then wait for it, and are handed over once it is mounted.
+for (const section of document.querySelectorAll("[data-quiz]")) {
+  const early = [];
+  let start = null;
+  // Answers loaded (a progress file, a portal resuming the learner) are shown at once: the code comes now.
+  const keep = (event) => {
+    early.push(event.detail);
+    start?.();
+  };
+  section.addEventListener("lesson:load-answers", keep);
+  start = mountNear(section, (n) =>
+    fetchModule("quiz.js")(n).then(({ mountQuiz }) => (s) => {
+      s.removeEventListener("lesson:load-answers", keep);
+      mountQuiz(s);
+      for (const detail of early.splice(0)) s.dispatchEvent(new CustomEvent("lesson:load-answers", { detail }));
+    }),
+  );
+  // Answers the learner gave before: the check shows them (and its score) from the first view.
+  if (Object.keys(local.get(quizKey(section.dataset.quiz)) || {}).length) start();
+  // A task is done in a playground: the check's "Check my playground" is ready once the learner starts there.
+  if (section.querySelector("[data-task-panel]")) {
+    for (const pg of playgrounds) pg.addEventListener("click", start, { once: true });
+  }
+}
 
 // Presenter mode (?present=1): its code is fetched only then. Otherwise a lesson offers a link into it,
 // on the kicker line, so the first playground stays in the first screen.

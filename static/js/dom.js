@@ -25,3 +25,23 @@ export function status(el, text, quiet = false) {
   el.textContent = text;
   el.classList.toggle("visually-hidden", quiet);
 }
+
+// A stylesheet of its own for a part of the page few first views need (the sequence diagrams, presenter
+// mode), next to lesson.css under the same build prefix. Resolves once it applies, or failed: the part
+// still works unstyled rather than not at all.
+export function loadStyle(name) {
+  const href = new URL(`../css/${name}`, import.meta.url).href;
+  let link = [...document.querySelectorAll('link[rel="stylesheet"]')].find((l) => l.href === href);
+  if (link?.dataset.loaded) return Promise.resolve();
+  if (!link) {
+    link = h("link", { rel: "stylesheet", href });
+    document.head.append(link);
+  }
+  return new Promise((done) => {
+    link.addEventListener("load", () => {
+      link.dataset.loaded = "1";
+      done();
+    }, { once: true });
+    link.addEventListener("error", () => done(), { once: true });
+  });
+}

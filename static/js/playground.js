@@ -3,10 +3,11 @@
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize } from "./changes.js";
-import { fill, h } from "./dom.js";
+import { fill, h, loadStyle } from "./dom.js";
 import { comparison, costStrip, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
+import { mountTabs } from "./tabs.js";
 import { session } from "./store.js";
 import { decodeLink, encodeLink, takeLink } from "./share.js";
 
@@ -21,6 +22,9 @@ const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce
 export function mountPlayground(section, transport) {
   const panel = section.dataset.panelId;
   const region = (name) => section.querySelector(`[data-region="${name}"]`);
+  // The log, the two eras and the wire as tabs, one on view (when the playground shows two or more).
+  const accounts = section.querySelector('[data-role="accounts"]');
+  if (accounts) mountTabs(accounts);
 
   // The wire as a list waits in a disclosure: a press draws it only while that is open, and opening
   // it draws the view on show. Most presses are read from the diagram, and a list of every frame's
@@ -43,8 +47,8 @@ export function mountPlayground(section, transport) {
   let loading = null;
   let tries = 0;
   const loadDiagrams = () =>
-    (loading ??= import(tries++ ? `./diagram.js?retry=${tries}` : "./diagram.js").then(
-      (m) => (diagramCode = m),
+    (loading ??= Promise.all([import(tries++ ? `./diagram.js?retry=${tries}` : "./diagram.js"), loadStyle("diagram.css")]).then(
+      ([m]) => (diagramCode = m),
       () => {
         loading = null;
         return null;
@@ -86,6 +90,14 @@ export function mountPlayground(section, transport) {
     if (wireDetails.open) drawWanted();
   });
   const announce = section.querySelector('[data-role="announce"]');
+  // The status line says in full what a press changed, for screen readers (the marks say it to the eye);
+  // in view, a short line names the press, and the open tab tells the rest: each press is told once.
+  const said = h("p", { class: "said", "aria-hidden": "true" });
+  announce.after(said);
+  const say = (full, short) => {
+    announce.textContent = full;
+    said.textContent = short;
+  };
   const undoBtn = section.querySelector('[data-action="undo"]');
   const share = addShare(section);
   const controls = [...section.querySelectorAll("button, input:not([readonly])")];
@@ -104,6 +116,7 @@ export function mountPlayground(section, transport) {
   let logMoved = false; // the log grew: scroll it to its end once the page has been laid out
   let reveal = null; // scrolls the log and brings the marks into view, once the words above are in
   let pastShown = false; // log entries are marked "later" (an earlier step is on view)
+  let freshReveal = null; // a prediction's result the answer being drawn revealed
   const fromLink = takeLink(panel);
   let linkNotice = null;
   // A notice for the next answer's status line (a scenario left by this press says so there).
@@ -172,18 +185,26 @@ export function mountPlayground(section, transport) {
     pressed = null;
     share.hide();
     const last = history[history.length - 1];
-    let summary = last.step ? t("playground.after", { k, step: last.step, label: last.label, changes }) : t("playground.ready");
-    if (frame.type === "reset" && dropped) {
-      // A new storage choice (a variant) is a new start: say that the presses made so far are gone.
-      const presses = plural(dropped, "press");
-      summary = frame.variant ? t("playground.restarted_variant", { variant: variantName(frame.variant), presses }) : t("playground.restarted", { presses });
-    }
-    if (undone) summary = t("playground.undone", { label: undone.label, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label }) : t("playground.now_start"), changes });
+    // The summary with what changed (for the status line), and without (for the short line in view).
+    const summary = (changes) => {
+      if (frame.type === "reset" && dropped) {
+        // A new storage choice (a variant) is a new start: say that the presses made so far are gone.
+        const presses = plural(dropped, "press");
+        return frame.variant ? t("playground.restarted_variant", { variant: variantName(frame.variant), presses }) : t("playground.restarted", { presses });
+      }
+      if (undone) return t("playground.undone", { label: undone.label, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label }) : t("playground.now_start"), changes }).trim();
+      return last.step ? t("playground.after", { k, step: last.step, label: last.label, changes }).trim() : t("playground.ready");
+    };
     const notice = answer.notice || linkNotice;
     linkNotice = null;
-    announce.textContent = notice ? `${notice} ${summary}` : summary;
-    // Other widgets (goals, predictions) listen for every answer the playground draws.
+    const lead = notice ? `${notice} ` : "";
+    say(lead + summary(changes), lead + summary(""));
+    // Other widgets (goals, predictions) listen for every answer the playground draws. A prediction it
+    // reveals is brought into view with the changes.
+    const results = [...section.querySelectorAll('[data-role="predict-result"]')];
+    const shownBefore = results.filter((r) => !r.hidden);
     section.dispatchEvent(new CustomEvent("playground:answer", { detail: answer }));
+    freshReveal = results.find((r) => !r.hidden && !shownBefore.includes(r)) || null;
     settle();
   }
 
@@ -233,7 +254,8 @@ export function mountPlayground(section, transport) {
     }
     const cmp = region("comparison");
     if (cmp) {
-      fill(cmp, comparison(v.comparison, Boolean(region("log"))));
+      // Beside the log, the comparison leaves this era's lines to it; as a tab of its own it says them.
+      fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts));
       if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
     }
     drawWire(v);
@@ -292,7 +314,12 @@ export function mountPlayground(section, transport) {
       // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep);
-      } else if (marked.length) bringIntoView(marked, keep, quiet);
+      } else if (marked.length || freshReveal) {
+        // A prediction's verdict, just revealed above the regions, comes first: then the changes below it.
+        const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
+        bringIntoView(verdict ? [verdict, ...marked] : marked, keep, quiet, section.querySelector(".stage > .controls"));
+      }
+      freshReveal = null;
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
@@ -349,8 +376,8 @@ export function mountPlayground(section, transport) {
     // A scenario the timeline ended says so here: no answer is coming to say it with.
     const notice = linkNotice;
     linkNotice = null;
-    const viewing = t("playground.viewing", { where, changes });
-    announce.textContent = notice ? `${notice} ${viewing}` : viewing;
+    const lead = notice ? `${notice} ` : "";
+    say(lead + t("playground.viewing", { where, changes }), lead + t("playground.viewing", { where, changes: "" }).trim());
     settle();
   }
 
@@ -376,7 +403,8 @@ export function mountPlayground(section, transport) {
   }
 
   function showError(answer) {
-    announce.textContent = t("playground.error", { message: answer.message });
+    const error = t("playground.error", { message: answer.message });
+    say(error, error);
   }
 
   // Presses go out one at a time, in the order the learner made them: a press made while the
@@ -399,7 +427,7 @@ export function mountPlayground(section, transport) {
   async function exchange(frame, tries = 0) {
     // The header says a lost connection too, but it may be far off screen (a long page, a portal's
     // tall frame): say it where the learner pressed, until the answer replaces it.
-    if (transport.mode === "connecting" && frame.type !== "open") announce.textContent = t("playground.waiting");
+    if (transport.mode === "connecting" && frame.type !== "open") say(t("playground.waiting"), t("playground.waiting"));
     const answer = await transport.send(frame);
     if (answer.type === "view") render(answer, frame);
     else if (answer.type === "need_log" && tries < 2) {
@@ -530,6 +558,15 @@ export function mountPlayground(section, transport) {
   // A press brings its changes into view, and on a phone they lie far below the event buttons. While
   // those are above the screen, a button at its foot takes the learner back to the one last pressed
   // (an event, Undo or Reset; the first event when that one is now disabled, as Undo at the start is).
+  // On a phone the controls are a bar stuck to the foot of the screen: the page's scroll padding keeps
+  // what the keyboard or a link brings into view above it.
+  const bar = section.querySelector(".stage > .controls");
+  if (bar && "ResizeObserver" in window) {
+    new ResizeObserver(() => {
+      const stuck = getComputedStyle(bar).position === "sticky";
+      document.documentElement.style.setProperty("--controls-bar", stuck ? `${Math.ceil(bar.getBoundingClientRect().height)}px` : "0px");
+    }).observe(bar);
+  }
   const eventButtons = section.querySelector(".buttons.events");
   let lastEvent = null;
   let placeBack = () => {};
@@ -565,7 +602,7 @@ export function mountPlayground(section, transport) {
 
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
-    if (!button || button.disabled || !log || !log.handle) return;
+    if (!button || button.disabled || !log || !log.handle || button.getAttribute("role") === "tab") return;
     if (button.dataset.action === "bring-back") return aside && restoreAside();
     // Work of the learner's own (an Undo or a Reset only takes a scenario's presses away).
     if (button.dataset.button && !section.hasAttribute("data-scenario-driving")) mineNow();
@@ -604,11 +641,13 @@ export function mountPlayground(section, transport) {
 // they do not all fit; and, where the first change fits on screen with it, never so far that the
 // control pressed leaves the screen (a keyboard user's focus is on it, and the next press starts
 // there). What does not fit below is a scroll away, and the status line says in words what changed.
-function bringIntoView(marked, button, quiet) {
+function bringIntoView(marked, button, quiet, bar = null) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;
-  // A walk-through's box docked at the foot of a phone's screen covers what is under it.
-  const dock = button?.classList.contains("scenario-box") && getComputedStyle(button).position === "fixed" ? button : null;
+  // A walk-through's box docked at the foot of a phone's screen covers what is under it; so does the
+  // controls' bar, and the control pressed is in it, in view wherever the page scrolls.
+  const docked = button?.classList.contains("scenario-box") && getComputedStyle(button).position === "fixed" ? button : null;
+  const dock = docked || (bar && getComputedStyle(bar).position === "sticky" ? bar : null);
   const height = window.innerHeight - (dock ? dock.getBoundingClientRect().height : 0);
   const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
   if (!boxes.length) return;

@@ -33,6 +33,8 @@ export function mountPredictions(section) {
     set.style.setProperty("--t-what-happens", JSON.stringify(t("predict.what_happens")));
     set.querySelector(`input[value="${answer}"]`).parentElement.classList.add("right-answer");
     set.querySelector('[data-role="predict-result"]').hidden = false;
+    const why = set.querySelector('[data-role="predict-why"]');
+    if (why) why.open = !window.matchMedia?.("(max-width: 59.99rem)").matches;
     // The reveal shows where the question was, in the stage beside the outcome it predicts: brought into
     // view there (the stage scrolls on its own on a wide screen), never by a jump of the whole page.
     set.querySelector('[data-role="predict-result"]').scrollIntoView({ block: "nearest", behavior: "instant" });

@@ -2,11 +2,11 @@
 // The page holds the learner's answers (localStorage), so a server restart, another worker or a
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
-import { local, session } from "./store.js";
+import { local, quizKey, session } from "./store.js";
 import { t } from "./i18n.js";
 import { appUrl } from "./transport.js";
 
-const KEY = (slug) => `churn-lab:quiz:${slug}`;
+const KEY = quizKey;
 const PLAYGROUND = (panel) => `churn-lab:playground:${panel}`; // the log playground.js keeps
 
 const playgroundOf = (panel) => document.querySelector(`section[data-panel-id="${CSS.escape(panel)}"]`);
@@ -284,5 +284,5 @@ async function fillProgress(item) {
   }
 }
 
-// Every page loads this module (app.js imports it); only the course index has progress items.
+// app.js loads this module on the course index (its progress items) and where a quick check nears the screen.
 for (const item of document.querySelectorAll("[data-progress]")) fillProgress(item);

@@ -61,7 +61,6 @@ export function mountRestarts(section, transport) {
     markStale();
   });
   applicable();
-  upgradeSummary(section);
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -111,49 +110,4 @@ export function mountRestarts(section, transport) {
     markStale();
     status(announce, t("lab.done", { situation: r.label }), true); // the result line shows it
   });
-}
-
-// The lesson sums the lab up in a table right after it. Markdown gives a bare grid; make it a
-// comparison a screen reader can walk: a caption, column headers per era, the situation as each
-// row's header, and a label on each cell so the table can reflow into cards on a narrow screen.
-function upgradeSummary(section) {
-  let node = section.nextElementSibling;
-  while (node && node.tagName !== "TABLE") {
-    if (/^H[12]$/.test(node.tagName) || node.matches("section, .panel")) return;
-    // The lesson may keep the table behind a disclosure, one click away.
-    const held = node.tagName === "DETAILS" ? node.querySelector(":scope > table") : null;
-    node = held || node.nextElementSibling;
-  }
-  if (!node || node.caption) return;
-  const table = node;
-  const heads = [...table.querySelectorAll("thead th")];
-  if (heads.length < 2) return;
-  const eraOf = (text) => (/^legacy/i.test(text) ? "era-legacy" : /^modern/i.test(text) ? "era-modern" : null);
-  const title = section.querySelector("h3")?.textContent.trim() || t("lab.restarts");
-  table.prepend(h("caption", {}, t("lab.summary", { title: `${title.charAt(0).toLowerCase()}${title.slice(1)}` })));
-  heads.forEach((th, i) => {
-    th.setAttribute("scope", "col");
-    const era = eraOf(th.textContent.trim());
-    if (era) th.classList.add(era);
-    if (i === 0) th.classList.add("corner");
-  });
-  for (const row of table.querySelectorAll("tbody tr")) {
-    const cells = [...row.children];
-    const first = cells[0];
-    if (first && first.tagName === "TD") {
-      const th = h("th", { scope: "row" });
-      th.append(...first.childNodes);
-      first.replaceWith(th);
-    }
-    cells.slice(1).forEach((td, i) => {
-      const label = heads[i + 1]?.textContent.trim();
-      if (label) td.dataset.label = label;
-      const era = eraOf(label || "");
-      if (era) td.classList.add(era);
-    });
-  }
-  table.classList.add("compare");
-  const wrap = h("div", { class: "compare-wrap" });
-  table.replaceWith(wrap);
-  wrap.append(table);
 }

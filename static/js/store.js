@@ -27,3 +27,6 @@ function make(kind) {
 
 export const session = make("session");
 export const local = make("local");
+
+// Where the page keeps a lesson's quiz answers (quiz.js writes them; app.js looks before loading quiz.js).
+export const quizKey = (slug) => `churn-lab:quiz:${slug}`;

@@ -81,9 +81,11 @@ def open_playground(page: Page, path: str, title: str) -> Locator:
 
 
 def press(section: Locator, label: str, step: int) -> None:
-    """Press one event button and wait until the log shows that step as its newest entry."""
+    """Press one event button and wait until the log holds that step as its newest entry. The log is read
+    whichever tab is on view (a test reading the wire or the two eras keeps its tab through a press)."""
     section.get_by_role("button", name=label, exact=True).click()
-    expect(log_labels(section).last).to_have_text(re.compile(rf"^Step {step}: "))
+    newest = section.locator('[data-region="log"] li.step > p.step-label').last
+    expect(newest).to_have_text(re.compile(rf"^Step {step}: "))
 
 
 def servers(section: Locator) -> Locator:
@@ -142,7 +144,17 @@ def gone_list(section: Locator) -> Locator:
     return prompt(section).get_by_role("list", name="Gone since the last turn")
 
 
+def show_tab(section: Locator, name: str) -> None:
+    """Choose one of the playground's tabs (the log, the two eras, the wire: one is on view at a time),
+    when the playground shows them as tabs."""
+    tab = section.get_by_role("tab", name=name, exact=True)
+    if tab.count() and tab.get_attribute("aria-selected") != "true":
+        tab.click()
+        expect(tab).to_have_attribute("aria-selected", "true")
+
+
 def log(section: Locator) -> Locator:
+    show_tab(section, "What happened")
     return region(section, "What happened")
 
 
@@ -157,6 +169,7 @@ def log_step(section: Locator, label: str) -> Locator:
 
 
 def comparison(section: Locator, title: str = "The same step, era by era") -> Locator:
+    show_tab(section, "Both eras")
     return region(section, title)
 
 
@@ -173,8 +186,15 @@ def era_sides(section: Locator, title: str = "The same step, era by era") -> tup
     return side("Legacy"), side("Modern")
 
 
+def wire_region(section: Locator) -> Locator:
+    """The wire region (its diagrams), its tab chosen."""
+    show_tab(section, "Wire")
+    return region(section, "Wire")
+
+
 def wire(section: Locator) -> Locator:
     """The wire region, expanded (the messages sit in a <details> a person opens)."""
+    show_tab(section, "Wire")
     found = region(section, "Wire")
     if found.get_by_role("group").get_attribute("open") is None:
         found.get_by_text("Wire messages of the last step").click()

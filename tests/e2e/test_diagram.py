@@ -17,8 +17,8 @@ from .helpers import (
     log_labels,
     open_playground,
     press,
-    region,
     wire,
+    wire_region,
 )
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +35,7 @@ def outage(page: Page) -> Locator:
 
 def diagram(section: Locator, era: str) -> Locator:
     """One era's diagram: a figure named by its caption ("Modern (2026-07-28): this playground · …")."""
-    return region(section, "Wire").get_by_role("figure", name=re.compile("^" + re.escape(era)))
+    return wire_region(section).get_by_role("figure", name=re.compile("^" + re.escape(era)))
 
 
 def arrows(figure: Locator) -> Locator:
@@ -50,6 +50,11 @@ def opened(figure: Locator) -> Locator:
 def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     press(outage, "Take a model turn", 1)
     press(outage, "B deploys a new tool", 2)
+    # The comparison's count of each era's wire messages (its tab, then the wire's).
+    cmp = comparison(outage, OUTAGE_COMPARISON)
+    said = [
+        int(cmp.get_by_text(re.compile(r"^\d+ wire messages?$")).nth(side).inner_text().split()[0]) for side in (0, 1)
+    ]
     modern = diagram(outage, "Modern (2026-07-28): this playground")
     legacy = diagram(outage, "Legacy (2025-11-25): the same step")
     # This era: as many arrows as messages in the text list of the wire.
@@ -58,10 +63,8 @@ def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
     assert n > 0
     expect(arrows(modern)).to_have_count(n)
     # Each era's arrows match the comparison's count of that era's wire messages.
-    cmp = comparison(outage, OUTAGE_COMPARISON)
     for figure, side in ((legacy, 0), (modern, 1)):
-        said = cmp.get_by_text(re.compile(r"^\d+ wire messages?$")).nth(side).inner_text()
-        expect(arrows(figure)).to_have_count(int(said.split()[0]))
+        expect(arrows(figure)).to_have_count(said[side])
     # The arrows read as methods and statuses, and HTTP and SSE are visible as such.
     expect(modern).to_contain_text("notifications/tools/list_changed")
     expect(legacy).to_contain_text(re.compile(r"POST .*tools/list"))
@@ -84,7 +87,8 @@ def test_the_wire_list_opened_late_or_left_open_shows_the_step_on_view(outage: L
     modern = diagram(outage, "Modern (2026-07-28): this playground")
     expect(listed).to_have_count(arrows(modern).count())
     expect(listed.first).to_contain_text("tools/call")
-    press(outage, "A dies", 3)
+    # Pressed with the wire's tab on view (the helper would read the log's tab).
+    outage.get_by_role("button", name="A dies", exact=True).click()
     expect(listed.first).not_to_contain_text("tools/call")
     expect(listed).to_have_count(arrows(modern).count())
 
@@ -148,7 +152,7 @@ def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(
     page.route("**/js/diagram.js*", refuse_until_told)
     outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "A dies", 1)
-    expect(region(outage, "Wire")).to_contain_text("The diagram could not be loaded")
+    expect(wire_region(outage)).to_contain_text("The diagram could not be loaded")
     refusing[0] = False
     press(outage, "A is back", 2)
     expect(arrows(diagram(outage, "Modern (2026-07-28): this playground"))).not_to_have_count(0)
@@ -291,14 +295,19 @@ def test_no_lane_line_runs_through_an_arrows_words(
     page = browser.new_page(viewport={"width": 1280, "height": 900}, base_url=base_url, reduced_motion="reduce")
     section = open_playground(page, lesson, title)
     press(section, button, 1)
-    figures = region(section, "Wire").get_by_role("figure")
+    figures = wire_region(section).get_by_role("figure")
     expect(arrows(figures.first).or_(arrows(figures.last)).first).to_be_visible()
-    figures.first.scroll_into_view_if_needed()
     page.mouse.move(0, 0)  # no arrow hovered
-    crossed = [box for i in range(figures.count()) for box in figures.nth(i).evaluate(CROSSED_WORDS)]
+    crossed, shown, hidden = [], [], []
+    for i in range(figures.count()):  # each figure in view in turn: a box is where the viewport shows it
+        figure = figures.nth(i)
+        figure.scroll_into_view_if_needed()
+        boxes = figure.evaluate(CROSSED_WORDS)
+        crossed += boxes
+        shown += [page.screenshot(clip=box, animations="disabled") for box in boxes]
+        figure.evaluate("f => f.querySelectorAll('.seq-lane').forEach(l => { l.style.visibility = 'hidden'; })")
+        hidden += [page.screenshot(clip=box, animations="disabled") for box in boxes]
+        figure.evaluate("f => f.querySelectorAll('.seq-lane').forEach(l => { l.style.visibility = ''; })")
     assert crossed, "no arrow's words reach over a lane's line here; the test would prove nothing"
-    shown = [page.screenshot(clip=box, animations="disabled") for box in crossed]
-    page.evaluate("() => document.querySelectorAll('.seq-lane').forEach(l => { l.style.visibility = 'hidden'; })")
-    hidden = [page.screenshot(clip=box, animations="disabled") for box in crossed]
     assert [a == b for a, b in zip(shown, hidden, strict=True)] == [True] * len(crossed)
     page.close()

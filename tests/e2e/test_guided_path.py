@@ -1,6 +1,7 @@
-"""The guided path through the outage playground: a walk-through whose every moment keeps cause and effect
-in one view (the control pressed, the rows it changed, the model's next prompt), asks its predictions
-before the press that answers them, and shows each reveal where the eye already is."""
+"""The guided path through each playground: its walk-through where it has one (every moment keeps cause and
+effect in one view: the control pressed, the rows it changed, the model's next prompt), or the presses its
+goal's hints lead to; the predictions are asked before the press that answers them, and each reveal shows
+where the eye already is. At a wide screen and at a phone's."""
 
 from __future__ import annotations
 
@@ -18,11 +19,24 @@ from .helpers import lesson_holding, message, panel
 
 pytestmark = pytest.mark.e2e
 
-PANEL = "outage"
-OUTAGE = load_panels(default_root())[PANEL]
-assert isinstance(OUTAGE, PlaygroundPanel)
-# The walk-through whose presses pass both predictions: the call on A, A dying, and A coming back.
-SCRIPT = next(s for s in load_scripts(default_root()).values() if s.panel == PANEL and s.title.startswith("An outage"))
+PANELS = load_panels(default_root())
+SCRIPTS = load_scripts(default_root()).values()
+# Each playground's walk-through: the one a learner is offered first (the outage's passes both predictions:
+# the call on A, A dying, and A coming back). A playground with none is walked by its goal's presses.
+WALKS = {"outage": "An outage", "gateway": "A gateway in front", "answering": "A restart while the user is answering"}
+GOAL_PRESSES = {"guide": ["admin", "turn"], "handles": ["create", "add", "restart", "replica-2"]}
+SIZES = {"1280": (1280, 800), "375": (375, 812)}
+CASES = [
+    pytest.param(p, size, scheme, id=f"{p}-{size}-{scheme}")
+    for p in [*WALKS, *GOAL_PRESSES]
+    for size in SIZES
+    # Both themes for the outage (its marks and reveal carry the most colour); the others in one.
+    for scheme in (["light", "dark"] if p == "outage" else ["light"])
+]
+
+
+def script(panel_id: str):
+    return next(s for s in SCRIPTS if s.panel == panel_id and s.title.startswith(WALKS[panel_id]))
 
 
 IN_VIEW = """el => { const r = el.getBoundingClientRect();
@@ -77,60 +91,124 @@ def repeated_sentences(text: str) -> list[str]:
     return [s for s, n in seen.items() if n > 1]
 
 
-def prediction(section: Locator, button_id: str) -> Locator:
-    q = next(p for p in OUTAGE.predictions if p.button == button_id)
+def prediction(section: Locator, pg: PlaygroundPanel, button_id: str) -> Locator:
+    q = next(p for p in pg.predictions if p.button == button_id)
     return section.get_by_role("group", name=re.compile("^Predict first: " + re.escape(q.question[:30])))
 
 
-@pytest.mark.parametrize("size", [(1280, 800)], ids=["1280"])
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, size: tuple[int, int], scheme: str) -> None:
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
-    page.goto(lesson_holding(PANEL))
-    section = panel(page, OUTAGE.title)
-    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
-    section.get_by_role("button", name=message("scenario.play", title=SCRIPT.title)).click()
-    nxt = section.get_by_role("button", name=message("scenario.next"))
-    servers = section.get_by_role("region", name=re.compile("^Servers")).get_by_role("table")
-    prompt = section.get_by_role("region", name=re.compile("^Tools in the model's next prompt"))
-    asked: set[str] = set()
-    revealed: set[str] = set()
-    for n, step in enumerate(SCRIPT.steps, start=1):
-        if n > 1:
-            nxt.click()
-        pressed = presses(step)
-        moment = message("scenario.step", n=n, total=len(SCRIPT.steps), title=step.title)
-        expect(section.get_by_text(moment, exact=True)).to_be_visible()
-        leave = section.get_by_role("button", name=message("scenario.leave"))
-        if n < len(SCRIPT.steps):
-            expect(nxt).to_be_enabled()
-        control = nxt if n < len(SCRIPT.steps) else leave
+class Moment:
+    """What one press of the guided path must show: checked after the page has drawn it."""
+
+    def __init__(self, page: Page, section: Locator, pg: PlaygroundPanel) -> None:
+        self.page, self.section, self.pg = page, section, pg
+        self.asked: set[str] = set()
+        self.revealed: set[str] = set()
+
+    def check(self, n: int, pressed: list[str], control: Locator) -> None:
+        page, section, pg = self.page, self.section, self.pg
         assert in_view(page, control), f"moment {n}: the control is out of view"
-        changed = servers.locator("[data-mark]")
-        for i in range(changed.count()):
-            assert in_view(page, changed.nth(i)), f"moment {n}: a changed row is out of view"
-        assert in_view(page, prompt.get_by_role("heading")), f"moment {n}: the prompt is out of view"
-        for q in OUTAGE.predictions:
-            question = prediction(section, q.button)
+        # What the press changed in the table (and the baskets) and in the model's next prompt.
+        wide = page.viewport_size["width"] >= 960
+        for name in ("servers", "handles", "prompt"):
+            if name not in pg.shows:
+                continue
+            changed = section.locator(f'[data-region="{name}"] [data-mark]')
+            # A phone shows the prompt's first change under the table's; the rest (its counters) are a short
+            # scroll away, and the status line says them.
+            for i in range(changed.count() if wide or name != "prompt" else min(1, changed.count())):
+                assert in_view(page, changed.nth(i)), f"moment {n}: a change in {name} is out of view"
+        # On a wide screen the whole prompt stays in view beside the table.
+        if "prompt" in pg.shows and wide:
+            title = pg.titles.get("prompt", "Tools in the model's next prompt")
+            prompt = section.get_by_role("region", name=re.compile("^" + re.escape(title)))
+            assert in_view(page, prompt.get_by_role("heading")), f"moment {n}: the prompt is out of view"
+        for q in pg.predictions:
+            question = prediction(section, pg, q.button)
             result = question.get_by_text(re.compile("^(Your prediction was right|Not quite|You did not pick)"))
-            if q.button in pressed and q.button in asked:
+            if q.button in pressed and q.button in self.asked:
                 expect(result).to_be_visible()
                 assert in_view(page, result), f"moment {n}: the reveal is out of view"
-                revealed.add(q.button)
-            elif question.is_visible() and q.button not in asked:
+                self.revealed.add(q.button)
+            elif q.button not in self.asked and (q.after in pressed or question.is_visible()):
+                # Asked right after the press it follows: wait for it rather than read it at one instant.
+                expect(question).to_be_visible()
                 # Asked before the press that answers it: pick the right choice, as a learner might.
-                asked.add(q.button)
+                self.asked.add(q.button)
                 choice = next(c for c in q.choices if c.id == q.answer)
                 question.get_by_role("radio", name=choice.text).check()
-        if "a-back" in pressed:
+        if pg.id == "outage" and "a-back" in pressed:
             # The restart's cost, era by era, beside the table and the reveal that predicted it.
             cost = section.get_by_text(message("cost.title"))
             expect(cost).to_be_visible()
             assert in_view(page, cost), f"moment {n}: the cost is out of view"
         visible = section.evaluate(VISIBLE_TEXT)
         assert repeated_sentences(visible) == [], f"moment {n}: said twice: {repeated_sentences(visible)}"
-        results = Axe().run(page, context=f'[data-panel-id="{PANEL}"]')
+        results = Axe().run(page, context=f'[data-panel-id="{pg.id}"]')
         assert results.violations_count == 0, results.generate_report()
-    # The walk-through passed both central predictions: the host-built error, and the restart's cost.
-    assert revealed == {p.button for p in OUTAGE.predictions}
+
+
+@pytest.mark.parametrize(("panel_id", "size", "scheme"), CASES)
+def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, panel_id: str, size: str, scheme: str) -> None:
+    pg = PANELS[panel_id]
+    assert isinstance(pg, PlaygroundPanel)
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+    page.goto(lesson_holding(panel_id))
+    section = panel(page, pg.title)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    moment = Moment(page, section, pg)
+    if panel_id in WALKS:
+        walk = script(panel_id)
+        section.get_by_role("button", name=message("scenario.play", title=walk.title)).click()
+        nxt = section.get_by_role("button", name=message("scenario.next"))
+        for n, step in enumerate(walk.steps, start=1):
+            if n > 1:
+                nxt.click()
+            said = message("scenario.step", n=n, total=len(walk.steps), title=step.title)
+            expect(section.get_by_text(said, exact=True)).to_be_visible()
+            leave = section.get_by_role("button", name=message("scenario.leave"))
+            if n < len(walk.steps):
+                expect(nxt).to_be_enabled()
+            moment.check(n, presses(step), nxt if n < len(walk.steps) else leave)
+    else:
+        log = section.get_by_role("group", name="What happened, newest last")
+        for n, button_id in enumerate(GOAL_PRESSES[panel_id], start=1):
+            button = section.get_by_role("button", name=pg.button(button_id).label, exact=True)
+            button.click()
+            expect(log.get_by_text(re.compile(rf"^Step {n}: "))).to_have_count(1)
+            moment.check(n, [button_id], button)
+        # The goal's presses reach it.
+        expect(section.get_by_text(message("goal.done"))).to_be_visible()
+    # A walk-through passes the playground's central predictions.
+    assert moment.revealed == {p.button for p in pg.predictions}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_free_play_keeps_the_press_its_change_and_the_reveal_in_one_view(page: Page, size: str) -> None:
+    """Off the walk-through: after the learner answers a prediction and presses the button it is about, the
+    button, the row it changed and the verdict share the screen, and the press moves the page less than a
+    screen."""
+    pg = PANELS["outage"]
+    assert isinstance(pg, PlaygroundPanel)
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(lesson_holding("outage"))
+    section = panel(page, pg.title)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
+    q = next(p for p in pg.predictions if p.button == "a-dies")
+    question = prediction(section, pg, "a-dies")
+    question.get_by_role("radio", name=next(c.text for c in q.choices if c.id == q.answer)).check()
+    dies = section.get_by_role("button", name=pg.button("a-dies").label, exact=True)
+    before = page.evaluate("scrollY")
+    dies.click()
+    verdict = question.get_by_text(re.compile("^Your prediction was right"))
+    expect(verdict).to_be_visible()
+    assert in_view(page, verdict), "the verdict is out of view"
+    assert in_view(page, dies), "the button pressed is out of view"
+    row = section.locator('[data-region="servers"] tr[data-server="A"] [data-mark]')
+    expect(row).to_have_count(1)
+    assert in_view(page, row), "the row the press changed is out of view"
+    assert abs(page.evaluate("scrollY") - before) < height, "the press moved the page a screen or more"

@@ -19,6 +19,7 @@ from .helpers import (
     prompt,
     region,
     server_row,
+    show_tab,
 )
 
 pytestmark = pytest.mark.e2e
@@ -180,6 +181,7 @@ def test_a_turn_marks_the_counters(outage: Locator) -> None:
 
 def test_the_comparison_sits_beside_the_prompt_and_is_marked(outage: Locator) -> None:
     press(outage, "B deploys a new tool", 1)
+    show_tab(outage, "Both eras")
     cmp = region(outage, OUTAGE_COMPARISON)
     next_prompt = region(outage, "Tools in the model's next prompt")
     expect(cmp).to_be_in_viewport()
@@ -341,6 +343,7 @@ def test_axe_after_presses_in_both_themes(page: Page) -> None:
     press(outage, "Take a model turn", 4)
     timeline(outage).fill("2")
     expect(outage.get_by_text("Viewing: after press 2 of 4", exact=True)).to_be_visible()
+    show_tab(outage, "Wire")
     wire = region(outage, "Wire")
     wire.get_by_role("button", name=re.compile("frame 1 of")).first.click()
     wire.get_by_role("button", name="Frames as a list").first.click()

@@ -24,7 +24,6 @@ from .helpers import (
     press,
     prompt,
     prompt_tool,
-    region,
     server_cell,
     server_row,
     servers,
@@ -62,7 +61,7 @@ def test_the_start(outage) -> None:
     expect(log_labels(outage)).to_have_text(["Start"])
     expect(log(outage)).to_contain_text("Servers A and B")
     expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
-    expect(region(outage, COMPARISON)).to_contain_text("Press a button")
+    expect(comparison(outage, COMPARISON)).to_contain_text("Press a button")
 
 
 def test_the_buttons_in_source_order(outage) -> None:
@@ -75,8 +74,9 @@ def test_the_buttons_in_source_order(outage) -> None:
     expect(prompt(outage).get_by_text(NEW)).to_have_count(0)
     expect(log_step(outage, "Step 1: B deploys a new tool")).to_contain_text("notifications/tools/list_changed")
     legacy, modern = era_sides(outage, COMPARISON)
-    # The step is said once, in the log: the other era's side only says that nothing differs.
-    expect(modern).to_contain_text(message("comparison.in_log"))
+    # The two eras are a tab of their own: this era's side says the step, the other era's side only that
+    # nothing differs.
+    expect(modern).to_contain_text("close_ticket")
     expect(legacy).not_to_contain_text("B deployed a new tool, close_ticket")
     expect(legacy).to_contain_text(message("comparison.same"))
 
@@ -133,12 +133,12 @@ def test_the_buttons_in_source_order(outage) -> None:
     expect(legacy).to_contain_text("404")
     expect(legacy).to_contain_text("initialize")
     expect(legacy).not_to_contain_text("subscriptions/listen")
-    # This era's lines are the log's newest step; its side of the comparison points there.
+    # This era's lines are the log's newest step, and its side of the comparison (a tab of its own) says them.
+    expect(modern).to_contain_text("There is no session to rebuild")
+    expect(modern).not_to_contain_text("404")
     step = log_step(outage, "Step 7: A is back")
     expect(step).to_contain_text("re-sends subscriptions/listen")
     expect(step).to_contain_text("There is no session to rebuild")
-    expect(modern).to_contain_text(message("comparison.in_log"))
-    expect(modern).not_to_contain_text("404")
 
     # 8. A turn: A's tools are back, and the call to A works.
     press(outage, "Take a model turn", 8)
@@ -205,7 +205,7 @@ def test_legacy_era(outage) -> None:
     expect(step).to_contain_text("initialize")
     legacy, modern = era_sides(outage, COMPARISON)
     expect(outage.get_by_role("heading", name="Legacy (2025-11-25): this playground")).to_be_visible()
-    expect(legacy).to_contain_text(message("comparison.in_log"))
+    expect(legacy).to_contain_text("404")
     expect(modern).to_contain_text("subscriptions/listen")
 
     # And back to modern: the same two presses cost no 404.

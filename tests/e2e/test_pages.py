@@ -24,6 +24,7 @@ from .helpers import (
     panel,
     press,
     restart_lab,
+    show_tab,
 )
 
 pytestmark = pytest.mark.e2e
@@ -61,6 +62,7 @@ def use_outage(page: Page) -> None:
     press(outage, "Take a model turn", 2)
     press(outage, "A dies", 3)
     press(outage, "Take a model turn", 4)
+    show_tab(outage, "Wire")
     outage.get_by_text("Wire messages of the last step").click()
     check_first(page)
 

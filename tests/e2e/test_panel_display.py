@@ -8,7 +8,18 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import GATEWAYS, OUTAGE, OUTAGE_COMPARISON, message, open_playground, press, prompt, region, servers
+from .helpers import (
+    GATEWAYS,
+    OUTAGE,
+    OUTAGE_COMPARISON,
+    message,
+    open_playground,
+    press,
+    prompt,
+    region,
+    servers,
+    show_tab,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -31,6 +42,7 @@ def test_counts_use_the_right_plural(outage: Locator) -> None:
     expect(prompt(outage)).to_contain_text("Conversation: 1 message ·")
     press(outage, "Take a model turn", 1)
     expect(prompt(outage)).to_contain_text(re.compile(r"Conversation: \d+ messages"))
+    show_tab(outage, "Both eras")
     cmp = region(outage, OUTAGE_COMPARISON)
     expect(cmp).to_contain_text(re.compile(r"\b(1 wire message|\d+ wire messages)\b"))
     expect(cmp).not_to_contain_text(re.compile(r"\b1 wire messages\b"))

@@ -69,7 +69,7 @@ def test_lesson_1_is_short_by_default(desktop: Page) -> None:
     assert 0 < words <= 2500, words
     assert height <= 9300, height  # who's who, before the first playground, takes its part of a screen
     # The text is really there, one click away: opening every disclosure shows much more of it.
-    summaries = desktop.locator("article details > summary")
+    summaries = desktop.locator("article details > summary").filter(visible=True)
     for n in range(summaries.count()):
         summaries.nth(n).click()
     more = desktop.evaluate("document.body.innerText.split(/\\s+/).filter(Boolean).length")

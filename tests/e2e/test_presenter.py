@@ -1,5 +1,6 @@
-"""Presenter mode (?present=1): one section per screen, moved with the keyboard alone; while a scenario
-is replayed the same keys step through it, its narration on screen; the playground stays live."""
+"""Presenter mode (?present=1): the lesson a screen at a time, moved with the keys a clicker sends
+(Page Down, Page Up, the arrows, Space) wherever the focus is, and never pressing what has the focus; the
+same keys start and step through a walk-through and a stepper; every screen fits a 1280x720 window."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content.course import default_root
+from lesson.content.course import default_root, load_content
 from lesson.content.scripts import load_script
 
-from .helpers import CHURN, OUTAGE, expect_status, log_labels, panel
+from .helpers import CHURN, OUTAGE, log_labels, panel, scenario_box
 
 pytestmark = pytest.mark.e2e
 
@@ -64,107 +65,6 @@ def test_keyboard_moves_between_screens(page: Page) -> None:
     expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", CHURN)
 
 
-def test_page_down_reads_a_tall_screen_to_its_end_before_moving_on(page: Page) -> None:
-    """A playground's screen is taller than the window: Page Down and Space scroll it while more of it
-    lies below (the class sees the results, not just the buttons), then move to the next screen;
-    Page Up goes back up it the same way. The right arrow moves a whole screen at once."""
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.emulate_media(reduced_motion="reduce")  # the page jumps rather than glides: where it is can be read at once
-    page.goto(OUTAGE + "?present=1")
-    _, total = screen_number(page)
-    tall = None
-    for n in range(1, total):  # the first screen taller than the window
-        if page.evaluate("document.scrollingElement.scrollHeight") > 900 + 100:
-            tall = n
-            break
-        page.keyboard.press("ArrowRight")
-        expect(position(page)).to_have_text(f"Screen {n + 1} of {total}")
-    assert tall is not None, "no screen is taller than the window: the test covers nothing"
-    reads = 0
-    while screen_number(page)[0] == tall:
-        before = page.evaluate("window.scrollY")
-        page.keyboard.press("PageDown" if reads % 2 else "Space")
-        reads += 1
-        assert reads < 20, "Page Down never reached the next screen"
-        if screen_number(page)[0] == tall:
-            assert page.evaluate("window.scrollY") > before, "a key neither scrolled nor moved on"
-    assert reads > 1, "the tall screen moved on at the first Page Down"
-    expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
-    expect(page.locator("article h2:visible")).to_be_focused()
-    page.keyboard.press("PageUp")  # at the top of this screen: back to the tall one, at its top
-    expect(position(page)).to_have_text(f"Screen {tall} of {total}")
-    page.keyboard.press("PageDown")
-    assert page.evaluate("window.scrollY") > 0
-    page.keyboard.press("PageUp")  # back up the tall screen first
-    expect(position(page)).to_have_text(f"Screen {tall} of {total}")
-    assert page.evaluate("window.scrollY") == 0
-    page.keyboard.press("PageUp")
-    expect(position(page)).to_have_text(f"Screen {tall - 1} of {total}")
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")  # a whole screen at once, tall or not
-    expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
-
-    # Scrolling smoothly, keys pressed while the page still glides count from where it is going.
-    page.emulate_media(reduced_motion="no-preference")
-    page.keyboard.press("ArrowLeft")
-    expect(position(page)).to_have_text(f"Screen {tall} of {total}")
-    for _ in range(reads):
-        page.keyboard.press("Space")
-    expect(position(page)).to_have_text(f"Screen {tall + 1} of {total}")
-
-
-def test_a_scenario_steps_with_the_same_keys_and_the_playground_stays_live(page: Page) -> None:
-    s = load_script(default_root() / "scenarios" / "outage.yaml")[0]
-    page.goto(OUTAGE + "?present=1")
-    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
-    _, total = screen_number(page)
-    outage = panel(page, "Play out an outage")
-    for _ in range(total):  # forward until the outage playground is on screen
-        if outage.is_visible():
-            break
-        page.keyboard.press("ArrowRight")
-    expect(outage).to_be_visible()
-    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    at = screen_number(page)[0]
-
-    play = outage.get_by_role("button", name=f"Walk me through it: {s.title}")
-    for _ in range(40):  # Tab to the scenario's button, as a keyboard user would
-        if play.evaluate("b => b === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    expect(play).to_be_focused()
-    page.keyboard.press("Enter")
-    narration = outage.get_by_role("region", name=f"Scenario: {s.title}").get_by_role("status")
-    expect(narration).to_contain_text(f"Moment 1 of {len(s.steps)}")
-    expect(narration).to_contain_text(s.steps[0].narration)
-
-    page.keyboard.press("ArrowRight")  # the next scenario step, not the next screen
-    expect(narration).to_contain_text(f"Moment 2 of {len(s.steps)}")
-    expect(narration).to_contain_text(s.steps[1].narration)
-    expect_status(outage, "A", "down")
-    result = Axe().run(page)  # presenter mode with a scenario on screen
-    assert result.violations_count == 0, result.generate_report()
-    page.keyboard.press("PageUp")
-    expect(narration).to_contain_text(f"Moment 1 of {len(s.steps)}")
-    expect_status(outage, "A", "connected")
-    assert screen_number(page)[0] == at
-
-    # Leave the scenario (Tab to its button) and play on: the playground is live in presenter mode.
-    leave = outage.get_by_role("button", name="Leave the scenario")
-    for _ in range(5):
-        if leave.evaluate("b => b === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    expect(leave).to_be_focused()
-    page.keyboard.press("Enter")
-    expect(narration).to_have_count(0)
-    outage.get_by_role("button", name="A dies", exact=True).focus()
-    page.keyboard.press("Enter")
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
-    page.keyboard.press("ArrowRight")
-    expect(position(page)).to_have_text(f"Screen {at + 1} of {total}")
-
-
 @pytest.mark.parametrize("width", [375, 1280])
 def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 800})
@@ -182,14 +82,14 @@ def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int
         assert box and bar_box
         assert box["y"] + box["height"] <= bar_box["y"] + 1
         assert bar_box["height"] <= 800 / 6
-        page.keyboard.press("ArrowRight")
+        bar.get_by_role("button", name="Next", exact=True).click()
 
 
 def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back(page: Page) -> None:
     """The task question's link leads to the playground on an earlier screen, and its way back returns."""
     page.goto(OUTAGE + "?present=1")
     quiz = page.get_by_role("region", name="Quick check questions")
-    go_to_screen_of(page, quiz)
+    go_to_screen_of(page, quiz.get_by_role("link", name="Play out an outage"))
     total = screen_number(page)[1]
     at_quiz = screen_number(page)[0]
     quiz.get_by_role("link", name="Play out an outage").click()
@@ -217,6 +117,8 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
     covered = []
     for _ in range(25):
         page.keyboard.press("Tab")
+        if width >= 1000:
+            expect_screen_fits(page)  # a wide window's screen is fitted again as the focus shows things
         box = page.evaluate(
             """() => { const e = document.activeElement, r = e.getBoundingClientRect();
                        return e.closest('.presenter-bar') ? null : [e.textContent.trim().slice(0, 30), r.bottom]; }"""
@@ -226,32 +128,6 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
         if box[1] > bar.bounding_box()["y"] + 1:
             covered.append(box)
     assert covered == [], covered
-
-
-def test_arrow_keys_past_the_steppers_last_moment_stay_in_the_stepper(page: Page) -> None:
-    """While the focus is in the stepper the arrows move its moments; at either end they do nothing,
-    and the presenter's screen stays where it is."""
-    page.goto(CHURN + "?present=1")
-    stepper = panel(page, "A session with churn")
-    go_to_screen_of(page, stepper)
-    here = screen_number(page)
-    moment = stepper.get_by_role("heading", level=4)
-    expect(moment).to_have_text(re.compile(r"^Moment 1 of (\d+)"))
-    total = int(re.match(r"^Moment 1 of (\d+)", moment.inner_text()).group(1))
-    stepper.get_by_role("button", name="Next moment").focus()
-    for n in range(2, total + 1):
-        page.keyboard.press("ArrowRight")
-        expect(moment).to_have_text(re.compile(rf"^Moment {n} of {total}"))
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    expect(moment).to_have_text(re.compile(rf"^Moment {total} of {total}"))
-    expect(position(page)).to_have_text(f"Screen {here[0]} of {here[1]}")
-    for n in range(total - 1, 0, -1):
-        page.keyboard.press("ArrowLeft")
-        expect(moment).to_have_text(re.compile(rf"^Moment {n} of {total}"))
-    page.keyboard.press("ArrowLeft")
-    expect(moment).to_have_text(re.compile(rf"^Moment 1 of {total}"))
-    expect(position(page)).to_have_text(f"Screen {here[0]} of {here[1]}")
 
 
 @pytest.mark.parametrize("width", [1280, 375])
@@ -271,6 +147,188 @@ def test_next_stays_where_it_is_from_the_first_screen_to_the_last(page: Page, wi
         assert box
         places.add((round(box["x"]), round(box["y"]), round(bar.bounding_box()["height"])))
         if n < total:
-            page.keyboard.press("ArrowRight")
+            next_.click()
     expect(next_).to_be_disabled()
     assert len(places) == 1, places
+
+
+WINDOW = {"width": 1280, "height": 720}
+
+
+def presses(press: str | list[str]) -> int:
+    """How many buttons a scenario's step presses (one may be written without a list)."""
+    return 1 if isinstance(press, str) else len(press)
+
+
+def last_step(section: Locator) -> int:
+    """The number of the log's newest step ("Step 7: A dies" is 7; "Start" is 0)."""
+    found = re.match(r"^Step (\d+): ", log_labels(section).last.inner_text())
+    return int(found.group(1)) if found else 0
+
+
+LESSONS = [lesson.meta.slug for lesson in load_content(default_root()).lessons]
+
+
+def expect_screen_fits(page: Page) -> None:
+    """Nothing on the screen needs a scroll: the page is no taller than the window, once presenter mode
+    has sized the screen (it hides the screen while it tries sizes)."""
+    page.wait_for_function(
+        "() => document.scrollingElement.scrollHeight <= window.innerHeight"
+        " && !document.querySelector('.present-fitting')"
+    )
+
+
+@pytest.mark.parametrize("slug", LESSONS)
+def test_each_screen_of_each_lesson_fits_the_window(page: Page, slug: str) -> None:
+    page.set_viewport_size(WINDOW)
+    page.goto(f"/lessons/{slug}?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    total = screen_number(page)[1]
+    next_ = page.get_by_role("navigation", name="Presenter controls").get_by_role("button", name="Next", exact=True)
+    for n in range(1, total + 1):
+        expect(position(page)).to_have_text(f"Screen {n} of {total}")
+        expect_screen_fits(page)
+        if n < total:
+            next_.click()
+
+
+# The clicker's keys, forward and back, as pairs: each pair drives one whole run.
+KEYS = [("PageDown", "PageUp"), ("ArrowRight", "ArrowLeft"), ("Space", "ArrowUp"), ("ArrowDown", "PageUp")]
+
+
+@pytest.mark.parametrize(("forward", "back"), KEYS)
+def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_playground(
+    page: Page, forward: str, back: str
+) -> None:
+    """Only the clicker's keys, the focus left on a playground's event button throughout (as after a click
+    on it): the keys move screen by screen, start the playground's walk-through and step through it, then
+    move on to the lesson's end and back. No key presses the focused button: the log holds only the
+    walk-through's own presses. Each moment's narration is in the window, beside what changed."""
+    page.set_viewport_size(WINDOW)
+    page.goto(OUTAGE + "?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    total = screen_number(page)[1]
+    outage = panel(page, "Play out an outage")
+    target = outage.get_by_role("button", name="A dies", exact=True)
+
+    def key(name: str) -> None:
+        if target.is_visible():
+            target.focus()  # left there, as a click on it leaves it
+        page.keyboard.press(name)
+
+    for n in range(2, total + 1):  # on to the playground's screen
+        if outage.is_visible():
+            break
+        key(forward)
+        expect(position(page)).to_have_text(f"Screen {n} of {total}")
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    at = screen_number(page)[0]
+    expect(log_labels(outage)).to_have_count(1)  # "Start": nothing pressed yet
+    # The walk-through the keys start: the playground's first.
+    first = outage.get_by_role("group", name="Prepared runs").get_by_role("button").first
+    scripts = [s for f in sorted((default_root() / "scenarios").glob("*.yaml")) for s in load_script(f)]
+    s = next(s for s in scripts if first.inner_text() == f"Walk me through it: {s.title}")
+    box = scenario_box(outage, s)
+
+    key(forward)  # starts the walk-through, the screen's next step
+    pressed = None
+    for n, step in enumerate(s.steps, start=1):
+        if n > 1:
+            key(forward)
+        moment = box.get_by_text(f"Moment {n} of {len(s.steps)}", exact=False).first
+        expect(moment).to_be_visible()
+        narration = box.get_by_text(step.narration).first
+        expect(narration).to_be_in_viewport()
+        expect(box.get_by_role("status")).to_contain_text(step.narration)  # the moment's presses are answered
+        expect_screen_fits(page)
+        expect(narration).to_be_in_viewport()
+        # The log's newest step is the walk-through's own: after the first moment, each later moment
+        # adds exactly its presses, and no key adds one.
+        if pressed is None:
+            pressed = last_step(outage)
+        else:
+            pressed += presses(step.press)
+        expect(log_labels(outage).last).to_have_text(re.compile(rf"^Step {pressed}: "))
+        if n == 2 and forward == "PageDown":
+            result = Axe().run(page)  # presenter mode with a walk-through on screen
+            assert result.violations_count == 0, result.generate_report()
+        assert screen_number(page)[0] == at
+
+    key(forward)  # after the last moment: the next screen
+    expect(position(page)).to_have_text(f"Screen {at + 1} of {total}")
+    for n in range(at + 2, total + 1):
+        key(forward)
+        expect(position(page)).to_have_text(f"Screen {n} of {total}")
+    key(forward)  # at the end, a key does nothing
+    expect(position(page)).to_have_text(f"Screen {total} of {total}")
+
+    for n in range(total - 1, at - 1, -1):  # back to the playground, at the walk-through's last moment
+        key(back)
+        expect(position(page)).to_have_text(f"Screen {n} of {total}")
+    expect(box.get_by_text(f"Moment {len(s.steps)} of {len(s.steps)}", exact=False).first).to_be_visible()
+    key(back)  # back one moment: its presses undone, by the walk-through's own Previous
+    expect(box.get_by_text(f"Moment {len(s.steps) - 1} of {len(s.steps)}", exact=False).first).to_be_visible()
+    expect(box.get_by_text(s.steps[-2].narration).first).to_be_in_viewport()
+    expect(box.get_by_role("status")).to_contain_text(s.steps[-2].narration)  # its presses undone
+    assert screen_number(page)[0] == at
+
+    # A deliberate Enter still presses the focused button: the playground stays live, and the new step
+    # follows the walk-through's (its last moment undone): no key pressed anything on the way.
+    outage.get_by_role("button", name="Take a model turn", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(log_labels(outage).last).to_have_text(
+        re.compile(rf"^Step {pressed - presses(s.steps[-1].press) + 1}: The model takes a turn$")
+    )
+
+
+def test_the_clickers_keys_step_the_stepper_wherever_the_focus_is(page: Page) -> None:
+    """On a stepper's screen the keys show its moments one by one, then move on, wherever the focus is:
+    outside the stepper, or on its era choice (whose arrows would change the era): the era stays."""
+    page.set_viewport_size(WINDOW)
+    page.goto(CHURN + "?present=1")
+    stepper = panel(page, "A session with churn")
+    go_to_screen_of(page, stepper)
+    here = screen_number(page)
+    moment = stepper.get_by_role("heading", level=4)
+    expect(moment).to_have_text(re.compile(r"^Moment 1 of (\d+)"))
+    total = int(re.match(r"^Moment 1 of (\d+)", moment.inner_text()).group(1))
+    era = stepper.get_by_role("radio", checked=True)
+    chosen = era.get_attribute("value")
+    keys = ["ArrowRight", "Space", "PageDown", "ArrowDown"]
+    for n in range(2, total + 1):
+        if n > 2:  # the first key with the focus where the screen put it, on its heading, outside the stepper
+            era.focus()
+        page.keyboard.press(keys[n % len(keys)])
+        expect(moment).to_have_text(re.compile(rf"^Moment {n} of {total}"))
+        expect(moment).to_be_in_viewport()
+        expect_screen_fits(page)
+    expect(stepper.get_by_role("radio", checked=True)).to_have_attribute("value", chosen or "")
+    era.focus()
+    page.keyboard.press("PageUp")
+    expect(moment).to_have_text(re.compile(rf"^Moment {total - 1} of {total}"))
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # past the last moment: the next screen
+    expect(position(page)).to_have_text(f"Screen {here[0] + 1} of {here[1]}")
+
+
+def test_the_text_size_buttons_are_remembered_and_screens_still_fit(page: Page) -> None:
+    page.set_viewport_size(WINDOW)
+    page.goto(CHURN + "?present=1")
+    bar = page.get_by_role("navigation", name="Presenter controls")
+    larger = bar.get_by_role("button", name="Larger text")
+    heading = page.get_by_role("heading", level=1)
+    expect_screen_fits(page)
+    size = heading.evaluate("h => parseFloat(getComputedStyle(h).fontSize)")
+    larger.click()
+    larger.click()
+    page.wait_for_function(f"() => parseFloat(getComputedStyle(document.querySelector('h1')).fontSize) > {size}")
+    expect_screen_fits(page)
+    page.reload()
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
+    page.wait_for_function(f"() => parseFloat(getComputedStyle(document.querySelector('h1')).fontSize) > {size}")
+    smaller = bar.get_by_role("button", name="Smaller text")
+    while smaller.is_enabled():
+        smaller.click()
+    expect(smaller).to_be_disabled()
+    expect(larger).to_be_enabled()
+    page.wait_for_function(f"() => parseFloat(getComputedStyle(document.querySelector('h1')).fontSize) < {size}")

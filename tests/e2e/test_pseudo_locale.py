@@ -64,6 +64,7 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
         expect(announce).to_have_text(re.compile(rf"^⟦After press {i + 1}\. .*⟧"))
     section.get_by_role("slider").fill("1")
     expect(announce).to_have_text(re.compile(r"^⟦Viewing: .*⟧$"))
+    section.get_by_role("tab", name=re.compile("Wire")).click()  # the wire's tab, named in the pseudo-locale
     expect(section.locator(".seq-arrow").first).to_be_visible()
     section.locator(".seq-arrow").first.click()  # the frame's details, from diagram.js
     expect(section.locator(".seq-detail .msg-head").first).to_have_text(WRAPPED)

@@ -17,12 +17,12 @@ from .helpers import (
     LESSON_2,
     OUTAGE,
     RESTARTS,
-    log_labels,
     open_playground,
     panel,
     press,
     restart_lab,
     servers,
+    show_tab,
 )
 
 pytestmark = pytest.mark.e2e
@@ -45,6 +45,7 @@ def settle(page: Page, name: str) -> None:
         outage = open_playground(page, OUTAGE, "Play out an outage")
         press(outage, "B deploys a new tool", 1)
         press(outage, "A dies", 2)
+        show_tab(outage, "Wire")
         outage.get_by_text("Wire messages of the last step").click()
     elif name == "restarts":
         lab = restart_lab(page)
@@ -56,6 +57,7 @@ def settle(page: Page, name: str) -> None:
     elif name == "lesson-2":
         guide = open_playground(page, LESSON_2, "Misbehaving servers")
         press(guide, "P's timer fires list_changed", 1)
+        show_tab(guide, "Wire")
         guide.get_by_text("Wire messages of the last step").click()
         # A wrong answer, then the right one: the feedback with what the first answer was, and its link.
         quiz = page.get_by_role("region", name="Quick check questions")
@@ -179,6 +181,7 @@ def json_on_a_phone(browser: Browser, base_url: str, where: tuple[str, str, str]
     path, title, button = where
     section = open_playground(page, path, title)
     press(section, button, 1)
+    show_tab(section, "Wire")
     section.get_by_text("Wire messages of the last step").click()
     wire = section.locator("ol.wire pre").filter(has_text=in_wire).first
     lesson = page.locator("figure.message pre").filter(has_text=in_lesson).first
@@ -253,6 +256,7 @@ def test_a_header_breaks_between_name_and_value_at_375(browser: Browser, base_ur
     page = context.new_page()
     outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
+    show_tab(outage, "Wire")
     outage.get_by_text("Wire messages of the last step").click()
     header = outage.locator("ol.wire code").filter(has_text=re.compile(r"^MCP-Protocol-Version: ")).first
     expect(header).to_have_text(re.compile(r"^MCP-Protocol-Version: \d{4}-\d{2}-\d{2}$"))
@@ -270,6 +274,7 @@ def test_a_session_id_too_long_for_its_line_breaks_into_even_halves_at_375(brows
     outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_role("radio", name=re.compile("^Legacy")).check()
     press(outage, "B deploys a new tool", 2)  # step 1 is the switch to the legacy era
+    show_tab(outage, "Wire")
     outage.get_by_text("Wire messages of the last step").click()
     header = outage.locator("ol.wire code").filter(has_text=re.compile(r"^Mcp-Session-Id: [0-9a-f]{32}$")).first
     expect(header).to_be_visible()
@@ -315,39 +320,24 @@ def test_neighbouring_marked_tools_do_not_overlap(page: Page) -> None:
     assert reach[0]["bottom"] <= reach[1]["top"] + 0.5, reach
 
 
-def test_on_a_phone_a_press_far_from_its_changes_offers_the_way_back(browser: Browser, base_url: str) -> None:
-    """On a phone a press scrolls down to what it changed, far below the event buttons; a button at
-    the foot of the screen takes the learner back to the one pressed, focused, ready for the next."""
+def test_on_a_phone_the_controls_stay_at_the_foot_of_the_screen(browser: Browser, base_url: str) -> None:
+    """On a phone the controls are a bar at the foot of the screen while the playground is on it: after a
+    press, and read on down to the wire, the button pressed is still in view, and the bar covers nothing
+    brought into view (no way back to the buttons is needed)."""
     context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
     page = context.new_page()
     outage = open_playground(page, OUTAGE, "Play out an outage")
-    back = outage.get_by_role("button", name="Back to the events")
     turn = outage.get_by_role("button", name="Take a model turn")
-    turn.scroll_into_view_if_needed()
-    expect(back).to_be_hidden()  # the buttons are on screen
     press(outage, "Take a model turn", 1)
-    expect(turn).not_to_be_in_viewport()  # the press went to its changes
-    expect(back).to_be_in_viewport()
-    # At the playground's end it sits in room of its own, over nothing of the playground's.
+    expect(turn).to_be_in_viewport()
+    show_tab(outage, "Wire")
     summary = outage.get_by_text("Wire messages of the last step")
     summary.scroll_into_view_if_needed()
-    expect(back).to_be_in_viewport()
-    over = back.bounding_box()
-    assert over["y"] >= summary.bounding_box()["y"] + summary.bounding_box()["height"], "it covers the summary"
-    back.click()
     expect(turn).to_be_in_viewport()
-    expect(turn).to_be_focused()
-    expect(back).to_be_hidden()
-    # Undo is a press too: the way back leads to it, not to the event it took back.
-    press(outage, "A dies", 2)
-    undo = outage.get_by_role("button", name="Undo")
-    undo.click()
-    expect(log_labels(outage).last).to_have_text(re.compile("^Step 1: "))
-    summary.scroll_into_view_if_needed()  # reading on, down to the wire
-    expect(undo).not_to_be_in_viewport()
-    back.click()
-    expect(undo).to_be_focused()
-    expect(undo).to_be_in_viewport()
+    bar = outage.get_by_role("group", name="Events").bounding_box()
+    shown = summary.bounding_box()
+    assert shown["y"] + shown["height"] <= bar["y"] + 1, "the bar covers the summary"
+    expect(outage.get_by_role("button", name="Back to the events")).to_be_hidden()
     context.close()
 
 
@@ -361,35 +351,34 @@ def test_no_way_back_while_the_controls_stay_beside_the_views(browser: Browser, 
     press(outage, "A dies", 1)
     undo = outage.get_by_role("button", name="Undo")
     events = outage.get_by_role("group", name="Events")
-    page.evaluate("() => window.scrollBy(0, window.innerHeight)")
+    # Read down to the views' end (the tabs keep the log and the wire to one box).
+    views = outage.locator(".regions").bounding_box()
+    page.evaluate("end => window.scrollBy(0, Math.max(0, end - window.innerHeight))", views["y"] + views["height"])
     expect(events).to_be_in_viewport()
     expect(undo).to_be_in_viewport()
     expect(outage.get_by_role("button", name="Back to the events")).to_be_hidden()
     context.close()
 
 
-def test_the_way_back_never_covers_the_focus(browser: Browser, base_url: str) -> None:
-    """While "Back to the events" shows at the foot of a phone's screen, tabbing on through the
-    playground brings each control into view above it, not under it."""
+def test_the_controls_bar_never_covers_the_focus(browser: Browser, base_url: str) -> None:
+    """With the controls a bar at the foot of a phone's screen, tabbing on through the playground brings
+    each control outside the bar into view above it, not under it."""
     context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
     page = context.new_page()
     outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
-    back = outage.get_by_role("button", name="Back to the events")
-    # Read on down the views, the buttons gone above the screen: the way back shows.
-    events = outage.get_by_role("group", name="Events")
-    page.evaluate("y => window.scrollBy(0, y)", events.bounding_box()["y"] + events.bounding_box()["height"] + 10)
-    expect(back).to_be_in_viewport()
+    outage.get_by_role("button", name="Show a hint").focus()
     covered = []
     for _ in range(30):
         page.keyboard.press("Tab")
         found = page.evaluate(
-            """() => { const e = document.activeElement, b = document.querySelector('.to-events');
-                       if (!e.closest('.playground') || b.hidden) return null;
+            """() => { const e = document.activeElement;
+                       const b = e.closest('.playground')?.querySelector('.stage > .controls');
+                       if (!b || b.contains(e) || getComputedStyle(b).position !== 'sticky') return null;
                        const r = e.getBoundingClientRect(), c = b.getBoundingClientRect();
                        return [e.textContent.trim().slice(0, 30), r.bottom, c.top]; }"""
         )
-        if found and found[1] > found[2] + 1 and found[0] != back.inner_text():
+        if found and found[1] > found[2] + 1:
             covered.append(found)
     assert covered == [], covered
     context.close()
@@ -401,8 +390,9 @@ def test_before_any_press_there_is_no_way_back_to_offer(browser: Browser, base_u
     context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 740}, reduced_motion="reduce")
     page = context.new_page()
     outage = open_playground(page, OUTAGE, "Play out an outage")
+    show_tab(outage, "Wire")
     outage.get_by_text("Wire messages of the last step").scroll_into_view_if_needed()
-    expect(outage.get_by_role("group", name="Events")).not_to_be_in_viewport()
+    expect(outage.get_by_role("group", name="Events")).to_be_in_viewport()  # the controls' bar
     expect(outage.get_by_role("button", name="Back to the events")).to_be_hidden()
     # A playground read down to without a press: its buttons have not been above the screen.
     page.goto(ANSWERING)
@@ -414,17 +404,23 @@ def test_before_any_press_there_is_no_way_back_to_offer(browser: Browser, base_u
 
 
 @pytest.mark.parametrize("path, title", [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
-def test_a_playgrounds_buttons_stack_evenly_at_375(browser: Browser, base_url: str, path: str, title: str) -> None:
-    """On a phone the event buttons are one column, each as wide as the next."""
+def test_a_playgrounds_buttons_fit_the_bar_at_375(browser: Browser, base_url: str, path: str, title: str) -> None:
+    """On a phone the event buttons wrap in the bar at the foot of the screen: all of them in view at once,
+    none wider than the panel, the bar at most about a third of the screen."""
     context = browser.new_context(base_url=base_url, viewport=NARROW)
     page = context.new_page()
     section = open_playground(page, path, title)
-    boxes = [b.bounding_box() for b in section.get_by_role("group", name="Events").get_by_role("button").all()]
-    assert len(boxes) >= 4
-    assert len({(round(b["x"]), round(b["width"])) for b in boxes}) == 1, boxes
+    section.get_by_role("region", name=re.compile("^Servers")).scroll_into_view_if_needed()
+    events = section.get_by_role("group", name="Events")
+    buttons = events.get_by_role("button").all()
+    assert len(buttons) >= 4
     whole = section.bounding_box()
-    assert whole and boxes[0]["width"] > 0.85 * whole["width"], "the buttons fill the panel's width"
-    assert all(later["y"] > earlier["y"] for earlier, later in zip(boxes, boxes[1:], strict=False))
+    for button in buttons:
+        expect(button).to_be_in_viewport()
+        box = button.bounding_box()
+        assert box["x"] >= whole["x"] and box["x"] + box["width"] <= whole["x"] + whole["width"] + 1, box
+    bar = events.bounding_box()
+    assert bar["height"] <= NARROW["height"] / 3, bar
     context.close()
 
 
