@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from lesson import i18n
-from lesson.content.check import check, check_catalogues
+from lesson.content.check import check
+from lesson.content.check_translations import check_catalogues
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from lesson.content.check import check
-from lesson.content.course import Glossary, estimate_minutes, load_content
+from lesson.content.course import load_content
+from lesson.content.limits import estimate_minutes
+from lesson.content.models import Glossary
 from lesson.content.yamlfile import ContentError, load_yaml_model
 
 from .facts import says

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .course import Content, Lesson, _parse_lesson, lesson_minutes
+from .course import _parse_lesson, lesson_minutes
+from .models import Content, Lesson
 from .yamlfile import ContentError, did_you_mean
 
 FOLDER = "locales"

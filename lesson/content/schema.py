@@ -22,7 +22,7 @@ from pydantic import TypeAdapter
 from lesson.sim import begin
 from lesson.sim.scenarios import SCENARIOS, SERVER_NAME, Start
 
-from .course import Glossary, LessonMeta, Quiz
+from .models import Glossary, LessonMeta, Quiz
 from .panels import Panel
 from .scripts import Script
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from lesson.content.course import Task
 from lesson.content.goals import holds
+from lesson.content.models import Task
 from lesson.content.panels import PlaygroundPanel
 from lesson.sim import advance, begin, build_view
 from lesson.sim.events import SwitchEra

@@ -19,8 +19,9 @@ from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from lesson.content.course import Content, ContentError, load_content
+from lesson.content.course import ContentError, load_content
 from lesson.content.markup import breakable
+from lesson.content.models import Content
 from lesson.content.panels import StepperPanel, load_panels, stepper_views
 from lesson.content.scripts import page_scenarios
 from lesson.playground.service import RunCache, Service

@@ -22,8 +22,8 @@ from typing import Any
 from flask import Flask, current_app, has_request_context, request
 from markupsafe import Markup
 
-from lesson.content.course import Lesson
 from lesson.content.locales import load_locales
+from lesson.content.models import Lesson
 from lesson.content.yamlfile import ContentError
 
 from .. import i18n

@@ -1,0 +1,261 @@
+"""``lesson check``'s rules for the lesson pages themselves: wire examples against their era's schema,
+subscription ids, the size of a lesson, links and the anchors they land on, the quick check placed last,
+and glossary terms linked where the course first uses them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .course import GLOSSARY, REFERENCE, lesson_tokens
+from .limits import MAX_PLAYGROUNDS, MAX_VISIBLE_WORDS, word_count
+from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
+from .models import BUILTIN_WIDGETS, Content, Glossary, Lesson, Quiz
+from .panels import AnyPanel
+from .wire_schema import VERSIONS, message_errors
+from .yamlfile import ContentError, did_you_mean
+
+
+def check_messages(lesson: Lesson) -> list[ContentError]:
+    """Every ``json legacy|modern DefName`` block against its era's official schema."""
+    out = []
+    for m in lesson.message_blocks:
+        for err in message_errors(m.data, m.era, m.def_name)[:5]:
+            out.append(
+                ContentError(
+                    lesson.source,
+                    m.line,
+                    f"the 'json {m.era} {m.def_name}' block does not fit the {VERSIONS[m.era]} schema: {err}",
+                )
+            )
+    return out
+
+
+def check_size(lesson: Lesson) -> list[ContentError]:
+    """One idea a lesson: at most MAX_VISIBLE_WORDS of prose in view at load (disclosures closed), reported
+    at the line where the budget runs out, and at most MAX_PLAYGROUNDS panels, reported at the one too many."""
+    out = []
+    tokens, body_line = lesson_tokens(lesson.source)
+    visible, folded, over, panels = 0, False, False, 0
+    for token in tokens:
+        line = body_line + token.map[0] if token.map else body_line
+        if token.type == "html_block":
+            folded = token.content.startswith("<details") or (folded and not token.content.startswith("</details>"))
+        if token.type != "inline":
+            continue
+        if widget := WIDGET_LINE.match(token.content):
+            if widget.group(1) not in BUILTIN_WIDGETS:
+                panels += 1
+                if panels == MAX_PLAYGROUNDS + 1:
+                    out.append(
+                        ContentError(
+                            lesson.source,
+                            line,
+                            f"a lesson shows at most {MAX_PLAYGROUNDS} playgrounds: this is one too many; "
+                            "give its idea a lesson of its own",
+                        )
+                    )
+            continue
+        if folded:
+            continue
+        visible += sum(word_count(c.content) for c in token.children or [] if c.type in ("text", "code_inline"))
+        if visible > MAX_VISIBLE_WORDS and not over:
+            over = True
+            out.append(
+                ContentError(
+                    lesson.source,
+                    line,
+                    f"over {MAX_VISIBLE_WORDS} words of prose are in view at load by here ({lesson.visible_words} "
+                    "in all): move reference material to the reference page or into a disclosure, or split the lesson",
+                )
+            )
+    return out
+
+
+SUB_KEY = "io.modelcontextprotocol/subscriptionId"
+
+
+def check_subscription_ids(lesson: Lesson) -> list[ContentError]:
+    """When a lesson shows a modern listen request, the notices it shows name that request's id."""
+    listen = {
+        m.data.get("id")
+        for m in lesson.message_blocks
+        if m.era == "modern" and m.def_name == "SubscriptionsListenRequest" and isinstance(m.data, dict)
+    }
+    out = []
+    for m in lesson.message_blocks:
+        params = m.data.get("params") if isinstance(m.data, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if listen and m.era == "modern" and isinstance(meta, dict) and SUB_KEY in meta and meta[SUB_KEY] not in listen:
+            shown = ", ".join(repr(i) for i in sorted(listen, key=str))
+            out.append(
+                ContentError(
+                    lesson.source,
+                    m.line,
+                    f"the {m.def_name} names subscription {meta[SUB_KEY]!r}, but the listen request this lesson "
+                    f"shows has id {shown}",
+                )
+            )
+    return out
+
+
+def anchors(content: Content, lesson: Lesson) -> set[str]:
+    """The ids a link may point at on a lesson's page: its sections and its quiz questions."""
+    quiz = content.quiz(lesson.meta.slug)
+    return {t.id for t in lesson.toc} | {f"q-{q.id}" for q in (quiz.questions if quiz else [])}
+
+
+_EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
+LESSON_LINK = re.compile(r"^/lessons/([^/#?]+)/?(?:#(.*))?$")
+
+
+def check_links(content: Content) -> list[ContentError]:
+    """Every internal link lands on a lesson that exists and, with a ``#fragment``, on one of its anchors."""
+    out = []
+
+    def broken(lesson: Lesson, line: int, href: str, why: str) -> None:
+        out.append(ContentError(lesson.source, line, f"broken link {href!r}: {why}"))
+
+    pages = [*content.lessons, *([content.reference] if content.reference else [])]
+    for lesson in pages:
+        for link in lesson.links:
+            href = link.href
+            if _EXTERNAL.match(href) or href in ("/", "/glossary"):
+                continue
+            if term := GLOSSARY_LINK.match(href):
+                if content.glossary is None:
+                    # A glossary that failed to load is reported at its own lines; say nothing more here.
+                    if not (lesson.source.parent.parent / GLOSSARY).is_file():
+                        broken(lesson, link.line, href, f"there is no {GLOSSARY}")
+                elif content.glossary.term(term.group(1)) is None:
+                    known = [t.id for t in content.glossary.terms]
+                    hint = did_you_mean(term.group(1), known)
+                    broken(lesson, link.line, href, f"the glossary has no term {term.group(1)!r}{hint}")
+                continue
+            if href.startswith("#"):
+                target, fragment = lesson, href[1:]
+            elif href == "/reference" or href.startswith("/reference#"):
+                if content.reference is None:
+                    broken(lesson, link.line, href, f"there is no {REFERENCE}")
+                    continue
+                target, fragment = content.reference, href.partition("#")[2]
+            elif match := LESSON_LINK.match(href):
+                found = content.lesson(match.group(1))
+                if found is None:
+                    slugs = ", ".join(x.meta.slug for x in content.lessons)
+                    broken(lesson, link.line, href, f"there is no lesson {match.group(1)!r} ({slugs})")
+                    continue
+                target, fragment = found, match.group(2)
+            else:
+                broken(
+                    lesson,
+                    link.line,
+                    href,
+                    "an internal link reads '#section', '/lessons/<slug>#section' or '/reference#section'",
+                )
+                continue
+            if fragment and fragment not in anchors(content, target):
+                broken(lesson, link.line, href, f"lesson {target.meta.slug!r} has no section or question {fragment!r}")
+    return out
+
+
+def check_quiz_last(lesson: Lesson) -> list[ContentError]:
+    """The quick check closes a lesson's idea: no panel comes after ``::: quiz``."""
+    tokens, body_line = lesson_tokens(lesson.source)
+    quiz_seen = False
+    for token in tokens:
+        if token.type != "inline" or not (widget := WIDGET_LINE.match(token.content)):
+            continue
+        if widget.group(1) == "quiz":
+            quiz_seen = True
+        elif quiz_seen and widget.group(1) not in BUILTIN_WIDGETS:
+            line = body_line + token.map[0] if token.map else body_line
+            return [
+                ContentError(
+                    lesson.source,
+                    line,
+                    f"the panel {widget.group(1)!r} comes after the quick check: the quick check closes the "
+                    "lesson, so place it after the panels",
+                )
+            ]
+    return []
+
+
+# What a panel shows a learner, by key: everything else in its file (ids, events, options) stays unseen.
+_SHOWN = {"title", "label", "text", "hint", "hints", "question", "explanation", "variants_legend", "caption", "titles"}
+
+
+def _shown_text(value: object, shown: bool = False) -> list[str]:
+    if isinstance(value, str):
+        return [value] if shown else []
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in _shown_text(v, shown or k in _SHOWN)]
+    if isinstance(value, list):
+        return [t for v in value for t in _shown_text(v, shown)]
+    return []
+
+
+def _quiz_text(quiz: Quiz) -> list[str]:
+    return [
+        text
+        for q in quiz.questions
+        for text in (q.prompt, q.explanation, q.hint or "", *(c.text for c in q.choices or []))
+    ]
+
+
+def check_terms(content: Content, glossary: Glossary, panels: dict[str, AnyPanel]) -> list[ContentError]:
+    """A glossary term is linked to its entry where the course first uses it: a lesson may use a term only
+    after it (or an earlier lesson) has linked it. A panel or the quick check counts where the lesson
+    places it, and since its text cannot hold links, the lesson must have linked its terms by then.
+    Each term is reported once per lesson, at its first early use."""
+    spellings = {s: t.id for t in glossary.terms for s in t.spellings}
+    pattern = term_pattern(spellings)
+    out = []
+    known: set[str] = set()  # linked by an earlier lesson
+    for lesson in content.lessons:
+        here = set(known)
+        reported: set[str] = set()
+        tokens, body_line = lesson_tokens(lesson.source)
+        for mark in term_marks(tokens, body_line, spellings):
+            if mark.kind == "link":
+                here.add(mark.name)
+                continue
+            if mark.kind == "use":
+                uses, where = [mark], ""
+            else:
+                quiz = content.quiz(lesson.meta.slug)
+                panel = panels.get(mark.name)
+                texts = (
+                    _quiz_text(quiz)
+                    if mark.name == "quiz" and quiz
+                    else _shown_text(panel.model_dump() if panel is not None else {})
+                )
+                uses = [u for text in texts for u in term_uses(text, spellings, pattern, mark.line)]
+                where = f"the {mark.name!r} {'quick check' if mark.name == 'quiz' else 'panel'} placed here uses "
+            for use in uses:
+                if use.name in here or use.name in reported:
+                    continue
+                reported.add(use.name)
+                entry = glossary.term(use.name)
+                out.append(
+                    ContentError(
+                        lesson.source,
+                        use.line,
+                        f"{where}{use.text!r} before this lesson or an earlier one links it to the glossary: "
+                        f"write [{use.text}](/glossary#{use.name}) where it is first used"
+                        + (f" ({entry.term})" if entry and entry.term.casefold() != use.text.casefold() else ""),
+                    )
+                )
+        known |= {m.name for m in term_marks(tokens, body_line, spellings) if m.kind == "link"}
+    return out
+
+
+__all__ = [
+    "anchors",
+    "check_links",
+    "check_messages",
+    "check_quiz_last",
+    "check_size",
+    "check_subscription_ids",
+    "check_terms",
+]
