@@ -253,8 +253,24 @@ export async function present(article) {
       settled = Math.round(article.closest("main")?.getBoundingClientRect().bottom ?? 0);
     } finally {
       // Whichever run is the last one shows the screen again, however it ended.
-      if (current()) article.classList.remove("present-fitting");
+      if (current()) {
+        article.classList.remove("present-fitting");
+        showNarration();
+      }
     }
+  }
+  // While a walk-through plays on a wide screen, its moment's words stay in view at the top of the stage,
+  // which scrolls on its own: a control focused lower down (one the presenter clicked before) would
+  // otherwise keep the stage scrolled past them. Run after every fit, so after every change it follows.
+  function showNarration() {
+    const active = activeScenario();
+    if (!fits() || !active || !onScreen(active.section)) return;
+    const words = active.section.querySelector(".scenario-narration");
+    const stage = words?.closest(".stage");
+    if (!stage) return;
+    const w = words.getBoundingClientRect();
+    const s = stage.getBoundingClientRect();
+    if (w.top < s.top || w.bottom > s.bottom) stage.scrollTop += w.top - s.top - 8;
   }
   // A playground mounting or played, a stepper's moment, a quiz's feedback, a box opened: fit again.
   // Also whenever the page's height changes for any other reason (a layout settling after a screen was

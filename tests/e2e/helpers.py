@@ -257,3 +257,23 @@ def refuse_first(n: int, tries: list[str]):
             route.continue_()
 
     return handle
+
+
+def position(page: Page):
+    return page.get_by_role("navigation", name="Presenter controls").get_by_role("status")
+
+
+def screen_number(page: Page) -> tuple[int, int]:
+    found = re.search(r"Screen (\d+) of (\d+)", position(page).inner_text())
+    assert found, position(page).inner_text()
+    return int(found.group(1)), int(found.group(2))
+
+
+def go_to_screen_of(page: Page, part: Locator) -> None:
+    """Next, screen by screen, until ``part`` shows (once presenter mode has split the lesson)."""
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    for _ in range(screen_number(page)[1]):
+        if part.is_visible():
+            return
+        page.get_by_role("button", name="Next", exact=True).click()
+    expect(part).to_be_visible()

@@ -16,7 +16,17 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Page, expect
 
-from .helpers import ANSWERING, CHURN, OUTAGE, expect_status, log_labels, open_playground, press, takes_room
+from .helpers import (
+    ANSWERING,
+    CHURN,
+    OUTAGE,
+    expect_status,
+    go_to_screen_of,
+    log_labels,
+    open_playground,
+    press,
+    takes_room,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -49,11 +59,7 @@ def test_a_link_shared_from_a_frame_or_presenter_mode_opens_the_lesson_itself(pa
     page.goto(path)
     outage = page.get_by_role("region", name=TITLE, exact=True)
     if "present" in path:
-        expect(page.get_by_role("navigation", name="Presenter controls")).to_be_visible()
-    for _ in range(5):  # presenter mode: on to the playground's screen
-        if outage.is_visible():
-            break
-        page.get_by_role("button", name="Next", exact=True).click()
+        go_to_screen_of(page, outage)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
     press(outage, "A dies", 1)
     outage.get_by_role("button", name="Share link").click()
@@ -160,6 +166,7 @@ def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) 
     page.get_by_role("region", name="A session with churn", exact=True).scroll_into_view_if_needed()
     expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
     assert any(p.endswith("/js/render.js") for p in seen) and any(p.endswith("/churn.json") for p in seen)
+    first = set(seen) - {"/", OUTAGE, CHURN, "/ws"}
     seen.clear()
     page.goto(base + "/")
     page.goto(base + OUTAGE)
@@ -167,7 +174,10 @@ def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) 
     page.goto(base + CHURN)
     page.get_by_role("region", name="A session with churn", exact=True).scroll_into_view_if_needed()
     expect(page.get_by_text("Moment 1 of", exact=False).first).to_be_visible()
-    assert [p for p in seen if p not in ("/", OUTAGE, CHURN, "/ws")] == []
+    # The pages come again; nothing they use does. (A module loaded on first use, such as the quiz's
+    # when its questions near the screen, may be fetched for the first time on either visit.)
+    assert OUTAGE in seen and CHURN in seen
+    assert [p for p in seen if p in first] == []
 
 
 def test_share_link_says_when_the_link_is_on_the_clipboard(browser: Browser, base_url: str) -> None:
