@@ -6,6 +6,7 @@ Thin on purpose: frames go to ``lesson.playground.service``, content comes from 
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import threading
@@ -128,6 +129,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Asset and data URLs carry the prefix the app is mounted under (SCRIPT_NAME, X-Forwarded-Prefix).
     app.jinja_env.globals["asset"] = lambda rel: request.script_root + assets.url(rel)
     app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(name)
+    # A playground's walk-throughs (id and title), offered by its template ahead of their code and steps.
+    app.jinja_env.globals["scenario_offers"] = lambda pid: json.loads(lesson_state().steppers["scenarios"]).get(pid, [])
     app.jinja_env.globals["embed_origins"] = " ".join(embed_origins(app.config))
     app.jinja_env.filters["breakable"] = lambda text: Markup(breakable(text))
     # Statements go to a learning record store only when one is configured, through the durable

@@ -9,7 +9,6 @@ import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { mountTabs } from "./tabs.js";
 import { session } from "./store.js";
-import { decodeLink, encodeLink, takeLink } from "./share.js";
 
 const KEY = (id) => `churn-lab:playground:${id}`;
 const ASIDE = (id) => `churn-lab:aside:${id}`; // the learner's presses a scenario set aside
@@ -17,6 +16,20 @@ const LINK_BROKEN = () => t("playground.link_broken");
 
 const MARKED = "data-mark";
 const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+
+// A module fetched when first needed. A failed fetch is asked again at the next need, under a new
+// address, since browsers remember a module that failed.
+function lazy(name) {
+  let code = null;
+  let tries = 0;
+  return () =>
+    (code ??= import(tries++ ? `./${name}?retry=${tries}` : `./${name}`).catch((err) => {
+      code = null;
+      throw err;
+    }));
+}
+const shareCode = lazy("share.js"); // shared links: a page opened from one, or the first "Share link"
+const scenarioCode = lazy("scenario.js"); // the walk-throughs' replay, at the first "Walk me through it"
 
 
 export function mountPlayground(section, transport) {
@@ -117,14 +130,14 @@ export function mountPlayground(section, transport) {
   let reveal = null; // scrolls the log and brings the marks into view, once the words above are in
   let pastShown = false; // log entries are marked "later" (an earlier step is on view)
   let freshReveal = null; // a prediction's result the answer being drawn revealed
-  const fromLink = takeLink(panel);
   let linkNotice = null;
   // A notice for the next answer's status line (a scenario left by this press says so there).
   section.addEventListener("playground:notice", (event) => {
     linkNotice = linkNotice ? `${linkNotice} ${event.detail}` : event.detail;
   });
-  if (fromLink !== null) {
-    const decoded = decodeLink(fromLink);
+  // A shared link to this playground: its presses replace the log.
+  function openLink({ takeLink, decodeLink }) {
+    const decoded = decodeLink(takeLink(panel));
     if (decoded) log = { handle: null, ...decoded, seq: decoded.events.length };
     else {
       log = null;
@@ -614,7 +627,10 @@ export function mountPlayground(section, transport) {
     if (button.dataset.button) change("press", { button: button.dataset.button });
     else if (button.dataset.action === "undo") change("undo");
     else if (button.dataset.action === "reset") change("reset");
-    else if (button.dataset.action === "share") share.show(encodeLink(panel, log));
+    else if (button.dataset.action === "share") {
+      const at = log;
+      shareCode().then(({ encodeLink }) => share.show(encodeLink(panel, at)), showError);
+    }
   });
   section.addEventListener("change", (event) => {
     const input = event.target;
@@ -634,6 +650,17 @@ export function mountPlayground(section, transport) {
       if (at !== null && at < log.events.length) timeline.view(at);
     });
   });
+  // "Walk me through it": the page offers the panel's scenarios (disabled, as every control, until the
+  // playground answers); the code that replays them and their steps come at the first press of one.
+  for (const button of section.querySelectorAll(".scenario-offer button[data-scenario]")) {
+    button.addEventListener("click", () => scenarioCode().then((m) => m.playScenario(section, button.dataset.scenario, button)).catch(showError));
+  }
+  if (window.location.hash.startsWith(`#pg=${panel}~`)) {
+    chain = shareCode().then(openLink, () => {
+      log = null;
+      linkNotice = LINK_BROKEN();
+    });
+  }
   send(openFrame);
 }
 

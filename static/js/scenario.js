@@ -1,7 +1,9 @@
-// Scripted scenarios in the page: a "Walk me through it" control, the first action of each playground that has one.
+// Scripted scenarios, replayed from a playground's "Walk me through it": the page offers them, and
+// playground.js fetches this code at the first press of one (presenter mode imports it with its own).
 // A replay presses the panel's own buttons (and Undo, for Previous), so it is an ordinary playground
-// run: the learner can leave at any step and keep playing from there. The scenarios come from a data
-// asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel).
+// run: the learner can leave at any step and keep playing from there. The scenarios' steps come from a
+// data asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel),
+// fetched with the first replay.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { plural } from "./render.js";
@@ -54,19 +56,12 @@ function ready(section) {
   return reset && !reset.disabled ? Promise.resolve() : nextAnswer(section);
 }
 
-function mountScenarios(section, scenarios) {
-  const heading = section.querySelector("h3");
-  const offer = h("div", { class: "scenario-offer buttons", role: "group", "aria-label": t("scenario.offer") });
-  for (const scenario of scenarios) {
-    const button = h("button", { type: "button", "data-scenario": scenario.id }, t("scenario.play", { title: scenario.title }));
-    button.addEventListener("click", () => play(section, scenario, button));
-    offer.append(button);
-  }
-  // Guided first, then free: the walk-through is the first action, above the panel's own buttons.
-  const stage = section.querySelector(".stage");
-  if (stage) stage.prepend(offer);
-  else heading.after(offer);
-  // A learner's own press, undo, reset or era change ends the replay where it stands.
+// A learner's own press, undo, reset or era change ends the replay where it stands. Listened for
+// from a section's first replay on (this code comes with the first "Walk me through it").
+const watched = new WeakSet();
+function watch(section) {
+  if (watched.has(section)) return;
+  watched.add(section);
   const takeOver = (event) => {
     if (!active || active.section !== section) return;
     const target = event.target;
@@ -83,7 +78,29 @@ function mountScenarios(section, scenarios) {
   section.addEventListener("input", takeOver, true);
 }
 
+let data = null; // the scenarios by panel id, once asked for
+function scenarios() {
+  data ??= fetch(document.body.dataset.scenarios)
+    .then((resp) => {
+      if (!resp.ok) throw new Error(`${resp.status} ${resp.statusText}`);
+      return resp.json();
+    })
+    .catch((err) => {
+      data = null; // asked again at the next press
+      throw err;
+    });
+  return data;
+}
+
+/** Replay the scenario `id` of this playground; rejects when its steps cannot be fetched. */
+export async function playScenario(section, id, opener) {
+  const byPanel = await scenarios();
+  const scenario = (byPanel[section.dataset.panelId] || []).find((s) => s.id === id);
+  if (scenario) play(section, scenario, opener);
+}
+
 async function play(section, scenario, opener) {
+  watch(section);
   if (active) active.leave(false);
   const pid = section.dataset.panelId;
   const id = `${pid}-scenario-${scenario.id}`;
@@ -239,23 +256,3 @@ async function play(section, scenario, opener) {
   });
   if (active === state) next.focus();
 }
-
-async function main() {
-  const sections = document.querySelectorAll('[data-panel="playground"]');
-  const url = document.body.dataset.scenarios;
-  if (!sections.length || !url) return;
-  let byPanel;
-  try {
-    const resp = await fetch(url);
-    if (!resp.ok) return;
-    byPanel = await resp.json();
-  } catch {
-    return; // the playgrounds work without their scenarios
-  }
-  for (const section of sections) {
-    const scenarios = byPanel[section.dataset.panelId];
-    if (scenarios && scenarios.length) mountScenarios(section, scenarios);
-  }
-}
-
-main();
