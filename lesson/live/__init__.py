@@ -5,6 +5,8 @@ imported unless live mode is on, and the simulation (``lesson/sim``) stays pure.
 from __future__ import annotations
 
 import importlib.util
+import os
+import threading
 
 SDK_MISSING = (
     "live mode needs the official MCP SDK (mcp 2.3.0, the 'sdk' extra), which is not installed: "
@@ -27,3 +29,11 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 def loopback(host: str) -> bool:
     """Whether an address (a bind host or a client address) is this machine only."""
     return host in LOOPBACK or host.startswith("127.") or host == "::ffff:127.0.0.1"
+
+
+def end_after(lifetime: float) -> None:
+    """A timer ends this process after ``lifetime`` seconds, even if its event loop is stuck: a server or
+    proxy process never outlives what started it for long."""
+    timer = threading.Timer(lifetime, lambda: os._exit(3))
+    timer.daemon = True
+    timer.start()

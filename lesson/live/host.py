@@ -4,7 +4,8 @@ client initializes, has its GET stream open and lists; a change notice is follow
 starts a new session; a modern client whose streams broke with its server is replaced by one that adopts what
 the old one discovered. Nothing is served from a cache: the host lists on the wire every time.
 
-(A trimmed copy of the differential suite's ``tests/sdk/host.py``: HTTP only, no tokens, no questions.)
+The differential suite's host (``tests/sdk/host.py``) is this one with what its flows add (stdio, bearer
+tokens, questions to the user, other hosts on one gateway), through the hooks marked below.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ class Conn:
 
 
 class Host:
+    """``rec``: where what the host sees is recorded and what crossed is read (a ``Recorder``, or anything
+    with its ``records``, ``add`` and ``wait``); ``urls``: each server's address."""
+
+    name = "host"  # whose requests these are, when several hosts' traffic is recorded together
+
     def __init__(self, rec: Recorder, era: str, tg: anyio.abc.TaskGroup, urls: dict[str, str]) -> None:
         self.rec, self.era, self.tg, self.urls = rec, era, tg, urls
         self.conns: dict[str, Conn] = {}
@@ -88,9 +94,43 @@ class Host:
         self.lost: dict[str, anyio.Event] = {}  # set when a server's listen stream ends
         self.failed: dict[str, anyio.Event] = {}  # set when a call to a server ends in a local error
 
+    # --- hooks: what a host with more to it changes ---------------------------------------------------
+
+    def transport(self, name: str, **how: Any) -> tuple[Any, Any]:
+        """The SDK transport to ``name``, and an HTTP client to enter before it (or None)."""
+        # A session the host replaces (its server died) is let go, not ended with DELETE.
+        return streamable_http_client(self.urls[name], terminate_on_close=False), None
+
+    def elicitation(self) -> Any:
+        """The SDK client's elicitation callback: the live servers ask the user nothing."""
+        return None
+
+    def legacy_http(self, name: str) -> bool:
+        """Legacy over HTTP: the SDK client opens the session's GET stream by itself, and a 404 says the
+        session is gone."""
+        return self.era == "legacy"
+
+    def listens(self, name: str) -> bool:
+        """Whether the host opens a listen stream to ``name`` (subscriptions/listen, modern)."""
+        return self.era == "modern"
+
+    async def request(self, name: str, send: Any) -> Any:
+        """``send()``: one request to ``name``. A host with tokens sends it again with a fresh one on 401."""
+        return await send()
+
+    def reachable(self, name: str) -> bool:
+        """Whether a call to ``name`` is sent at all."""
+        return name not in self.down and name in self.conns
+
+    def via(self, name: str) -> str:
+        return "http"
+
+    def note(self, name: str, err: BaseException) -> None:
+        """A call that failed with no answer: the live host just builds the model's error."""
+
     # --- connecting ------------------------------------------------------------------------------
 
-    async def connect(self, name: str) -> Conn:
+    async def connect(self, name: str, **how: Any) -> Conn:
         """Everything a client does to start talking to a server it has just been told about."""
         send, receive = anyio.create_memory_object_stream[str](16)
         self.down.discard(name)
@@ -101,16 +141,18 @@ class Host:
             if self.era == "legacy" and isinstance(message, types.ToolListChangedNotification):
                 await send.send("changed")
 
-        known = self.conns[name].discovered if name in self.conns else None
+        # A modern host that already discovered this server adopts what it learnt instead of asking again; a
+        # stdio server is a new process the host launches, met from scratch.
+        known = self.conns[name].discovered if name in self.conns and self.via(name) == "http" else None
         if name in self.conns:
             await self.drop(name)
         mark = len(self.rec.records)
-        conn = await self.open_client(name, known, on_message)
+        conn = await self.open_client(name, known, on_message, **how)
         conn.changes, conn.send = receive, send
-        if self.era == "legacy":
+        if self.legacy_http(name):
             # The SDK opens the session's GET stream by itself, beside the next request: wait until it is open.
             await self.rec.wait(self.get_opened(name, mark), f"{name}'s GET stream", mark)
-        else:
+        elif self.listens(name):
             await self.open_listen(name)
         await self.relist(name)
         return conn
@@ -120,28 +162,31 @@ class Host:
             if r.get("kind") != "response" or r["server"] != name or not r.get("sse") or r["status"] != 200:
                 return False
             return any(
-                q.get("exchange") == r["exchange"] and q["method"] == "GET"
+                q.get("exchange") == r["exchange"] and q["method"] == "GET" and q.get("client", "host") == self.name
                 for q in self.rec.records[mark:]
                 if q.get("kind") == "request"
             )
 
         return match
 
-    async def open_client(self, name: str, known: Any, on_message: Any) -> Conn:
+    async def open_client(self, name: str, known: Any, on_message: Any, **how: Any) -> Conn:
         """A new SDK client for ``name``, entered by a task of its own; ``known``: a discover result to adopt."""
+        transport, http = self.transport(name, **how)
         client = Client(
-            # A session the host replaces (its server died) is let go, not ended with DELETE.
-            streamable_http_client(self.urls[name], terminate_on_close=False),
+            transport,
             mode="2026-07-28" if known else ERA_MODE[self.era],
             prior_discover=known,
             cache=None,
             message_handler=on_message,
+            elicitation_callback=self.elicitation(),
             read_timeout_seconds=WAIT,
         )
         owner = Owner()
         await self.tg.start(owner.run)
         conn = self.conns[name] = Conn(client, owner)
         conn.on_message = on_message
+        if http is not None:
+            await owner.enter(http)  # an HTTP client of the host's own (its token, say) ends with the session
         await owner.enter(client)
         conn.discovered = client.session.discover_result
         return conn
@@ -150,7 +195,7 @@ class Host:
         """The SDK's modern HTTP client can end with a stream that broke (its server died): before its next
         request the host replaces it with one that adopts what the old one discovered. Nothing crosses."""
         conn = self.conns.get(name)
-        if conn is None or not conn.owner.finished.is_set() or self.era != "modern":
+        if conn is None or not conn.owner.finished.is_set() or self.era != "modern" or self.via(name) != "http":
             return
         changes, send = conn.changes, conn.send
         await self.drop(name)
@@ -161,7 +206,7 @@ class Host:
         """subscriptions/listen; returns once the server acknowledged it."""
         await self.revive(name)
         conn = self.conns[name]
-        sub = await conn.owner.enter(conn.client.listen(tools_list_changed=True))
+        sub = await self.request(name, lambda: conn.owner.enter(conn.client.listen(tools_list_changed=True)))
         lost = self.lost[name] = anyio.Event()
         send = conn.send
 
@@ -193,7 +238,7 @@ class Host:
         """The server is reachable again: re-listen (modern), then re-list; a legacy client finds out about its
         session on the way."""
         self.down.discard(name)
-        if self.era == "modern":
+        if self.listens(name):
             await self.open_listen(name)
         await self.relist(name)
 
@@ -203,55 +248,57 @@ class Host:
         await self.revive(name)
         conn = self.conns[name]
         try:
-            result = await conn.client.list_tools()
+            result = await self.request(name, conn.client.list_tools)
         except MCPError as err:
-            if not self.session_gone(err):
+            if not self.session_gone(name, err):
                 raise
             await self.connect(name)  # a new session: initialize, the GET stream, and the list
             return self.conns[name].tools
         conn.tools = [t.name for t in result.tools]
         return conn.tools
 
-    def session_gone(self, err: MCPError) -> bool:
+    def session_gone(self, name: str, err: MCPError) -> bool:
         """Legacy HTTP: the server answered 404 to the session id (the SDK's -32600)."""
-        return self.era == "legacy" and err.code == types.INVALID_REQUEST
+        return self.legacy_http(name) and err.code == types.INVALID_REQUEST
+
+    async def notified(self, name: str) -> None:
+        """Wait for the server's change notice (and do nothing about it)."""
+        with anyio.fail_after(WAIT):
+            await self.conns[name].changes.receive()
 
     async def changed(self, name: str) -> list[str]:
         """Wait for the server's change notice, then re-list."""
-        conn = self.conns[name]
-        with anyio.fail_after(WAIT):
-            await conn.changes.receive()
+        await self.notified(name)
         return await self.relist(name)
 
     async def call(self, name: str, tool: str, arguments: dict[str, str], hold: bool = False) -> str | None:
         """A tool call; its result's text, or None when the server could not answer (the host then builds the
         model's error itself). To a server the host has seen go away, nothing is sent. ``hold``: the server
         keeps the call running until its process ends."""
-        if name in self.down or name not in self.conns:
+        if not self.reachable(name):
             self.local_error(name)
             return None
         await self.revive(name)
         meta = {HOLD: True} if hold else None
         for _ in range(2):
             try:
-                # A held call waits for no answer: the read timeout would fail it before its server dies.
-                timeout = None if hold else WAIT
-                session = self.conns[name].client.session
-                result = await session.call_tool(tool, arguments, read_timeout_seconds=timeout, meta=meta)
+                result = await self.request(name, lambda: self.conns[name].client.call_tool(tool, arguments, meta=meta))
                 texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
                 return " ".join(texts) or "(no text)"
             except MCPError as err:
-                if not self.session_gone(err):
+                if not self.session_gone(name, err):
+                    self.note(name, err)
                     break
                 await self.connect(name)  # a new session, then the call again
-            except Exception:
+            except Exception as err:
+                self.note(name, err)
                 break
         self.local_error(name)
         return None
 
     def local_error(self, name: str) -> None:
         """The server could not answer: the host builds the model's error itself (nothing crosses the wire)."""
-        self.rec.add(kind="local_error", server=name)
+        self.rec.add(kind="local_error", server=name, transport=self.via(name))
         self.failed.setdefault(name, anyio.Event()).set()
 
     async def wait_local_error(self, name: str) -> None:

@@ -7,8 +7,8 @@ When the server dies, each exchange still open with it ends abruptly, as the dea
 request that arrives while nothing listens upstream waits until the server is back (what the SDK client
 retries by itself meets the new process), for at most ``hold`` seconds.
 
-(Copied from the differential suite's ``tests/sdk/taps/http_proxy.py``, recording into a list instead of a
-file shared by processes.)
+The differential suite runs this proxy as a process of its own (``tests/sdk/taps/http_proxy.py``), recording
+into a file that several processes share.
 """
 
 from __future__ import annotations
@@ -67,15 +67,20 @@ class Events:
 
 
 class Proxy:
-    def __init__(self, record: Record, name: str, upstream_port: int, hold: float = 30.0) -> None:
+    """``record``: called with each record's fields; ``tag``: what exchange ids start with (the server's
+    name unless given: several proxies that record into one log need tags of their own)."""
+
+    def __init__(self, record: Record, name: str, upstream_port: int, hold: float = 30.0, tag: str = "") -> None:
         self.record, self.name, self.upstream_port, self.hold = record, name, upstream_port, hold
+        self.tag = tag or name
         self.count = 0
         self.server: asyncio.Server | None = None
         self.port = 0
         self.open: set[asyncio.StreamWriter] = set()
 
-    async def start(self) -> int:
-        self.server = await asyncio.start_server(self.serve, "127.0.0.1", 0)
+    async def start(self, port: int = 0) -> int:
+        """Listen on 127.0.0.1 (``port``, or one the system picks); the port."""
+        self.server = await asyncio.start_server(self.serve, "127.0.0.1", port)
         self.port = self.server.sockets[0].getsockname()[1]
         return self.port
 
@@ -92,7 +97,7 @@ class Proxy:
                 return await asyncio.open_connection("127.0.0.1", self.upstream_port)
             if time.monotonic() > deadline:
                 raise ConnectionRefusedError(f"{self.name} did not come back within {self.hold:g} s")
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.open.add(writer)
@@ -118,7 +123,7 @@ class Proxy:
         length = next((int(v) for k, v in headers if k.lower() == "content-length"), 0)
         body = await reader.readexactly(length)
         self.count += 1
-        n = current[0] = f"{self.name}-{self.count}"
+        n = current[0] = f"{self.tag}-{self.count}"
         up_reader, up_writer = await self.upstream()
         try:
             self.record(

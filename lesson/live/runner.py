@@ -74,6 +74,20 @@ def port_open(port: int) -> bool:
         return False
 
 
+def calls_made(last: Any) -> list[tuple[str, str, dict[str, str]]]:
+    """The tool calls the simulated model made at one step (``Run.last``): (server, tool, arguments), in the
+    order it made them, those the host answered itself included. Only the protocol is real in live mode and
+    in the differential suite, so their SDK hosts make the same calls."""
+    sent: dict[tuple[str, str], dict[str, str]] = {}
+    for f in last.wire:
+        msg = f.payload or {}
+        if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
+            sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
+    if last.turn is not None:
+        return [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in last.turn.calls]
+    return [(server, tool, args) for (server, tool), args in sent.items()]
+
+
 class Registry:
     """Every live playground of this process, and the server processes they run."""
 
@@ -312,16 +326,8 @@ class LivePlayground:
 
     def sim_calls(self) -> list[tuple[str, str, dict[str, str]]]:
         """The tool calls the simulated model made at this press: (server, tool, arguments), in order."""
-        last = self.run.last
-        assert last is not None
-        sent: dict[tuple[str, str], dict[str, str]] = {}
-        for f in last.wire:
-            msg = f.payload or {}
-            if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
-                sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
-        if last.turn is not None:
-            return [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in last.turn.calls]
-        return [(server, tool, args) for (server, tool), args in sent.items()]
+        assert self.run.last is not None
+        return calls_made(self.run.last)
 
     async def act(self, event: Any, lines: list[dict[str, str]]) -> None:
         host = self.host

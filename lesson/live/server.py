@@ -13,8 +13,8 @@ with ``notifications/tools/list_changed``). A call whose ``_meta`` carries ``HOL
 ends: the playground's "a call still running" when its server dies. The process ends itself after
 ``--lifetime`` seconds whatever happens to the lesson server that started it.
 
-(A trimmed copy of the differential suite's ``tests/sdk/servers/lab_server.py``: HTTP only, no tokens, no
-questions to the user.)
+The differential suite's servers (``tests/sdk/servers``) are built from the same pieces: ``build`` with
+their own answer to a call, ``ListChangedServer`` and ``Notices``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -38,10 +39,15 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from . import end_after
+
 HOLD = "mcp-churn-lab/hold"  # a _meta key: the call runs until the process ends
 
+ToolDef = SimpleNamespace  # a tool as the simulation defines it (lesson.sim.model.ToolDef's fields)
+Answer = Callable[[ServerRequestContext, types.CallToolRequestParams, ToolDef], Awaitable[Any]]
 
-def wire_tool(tool: SimpleNamespace) -> types.Tool:
+
+def wire_tool(tool: ToolDef) -> types.Tool:
     schema = {"type": "object", "properties": {tool.arg: {"type": "string"}}, "required": [tool.arg]}
     if tool.read_only:
         hints = types.ToolAnnotations(read_only_hint=True)
@@ -52,7 +58,7 @@ def wire_tool(tool: SimpleNamespace) -> types.Tool:
     return types.Tool(name=tool.name, description=tool.description, input_schema=schema, annotations=hints)
 
 
-class LiveServer(Server):
+class ListChangedServer(Server):
     """Declares ``tools.listChanged`` on the legacy handshake, since it sends the notice: the SDK's default
     initialization options leave it false, and its HTTP transport uses them."""
 
@@ -62,68 +68,98 @@ class LiveServer(Server):
         )
 
 
-def build(spec: dict[str, Any]) -> tuple[Server, Any]:
-    tools = [SimpleNamespace(**t) for t in spec["tools"]]
-    upcoming = [SimpleNamespace(**t) for t in spec["upcoming"]]
-    bus = InMemorySubscriptionBus()
-    legacy_sessions: list[Any] = []
+class Notices:
+    """Who hears that the tool list changed: listen streams through the SDK's subscription bus, and each
+    legacy session once initialized (a legacy notice goes out outside any request, so its session is kept)."""
 
-    async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[wire_tool(t) for t in tools])
+    def __init__(self) -> None:
+        self.bus = InMemorySubscriptionBus()
+        self.legacy_sessions: list[Any] = []
 
-    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        tool = next((t for t in tools if t.name == params.name), None)
-        if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        if (params.meta or {}).get(HOLD):
-            await anyio.sleep_forever()
-        value = (params.arguments or {}).get(tool.arg, "")
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"{tool.name} done ({value})")])
-
-    server = LiveServer(
-        spec["title"],
-        version="1.0.0",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_subscriptions_listen=ListenHandler(bus),
-    )
-
-    async def remember_legacy(ctx, call_next):
-        # A legacy session gets change notices outside any request: keep its session once initialized.
+    async def remember(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: keeps each legacy session once it is initialized."""
         if ctx.method == "notifications/initialized" and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-            legacy_sessions.append(ctx.session)
+            self.legacy_sessions.append(ctx.session)
         return await call_next(ctx)
 
-    server.middleware.append(remember_legacy)
-
-    async def deploy() -> None:
-        if not upcoming:
-            return
-        tools.append(upcoming.pop(0))
-        await bus.publish(ToolsListChanged())
-        for session in legacy_sessions:
+    async def announce(self) -> None:
+        await self.bus.publish(ToolsListChanged())
+        for session in self.legacy_sessions:
             try:
                 await session.send_tool_list_changed()
             except Exception:  # a session whose client went away
                 continue
 
+
+async def held_or_done(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolDef) -> Any:
+    """The live servers' answer to a call: held until the process ends when ``_meta`` says ``HOLD``."""
+    if (params.meta or {}).get(HOLD):
+        await anyio.sleep_forever()
+    value = (params.arguments or {}).get(tool.arg, "")
+    return types.CallToolResult(content=[types.TextContent(type="text", text=f"{tool.name} done ({value})")])
+
+
+def build(spec: dict[str, Any], answer: Answer = held_or_done, listen: bool = True) -> tuple[Server, Any]:
+    """The server ``spec`` defines and its deploy; ``answer``: what a call to one of its tools returns;
+    ``listen``: whether it serves ``subscriptions/listen``."""
+    tools = [ToolDef(**t) for t in spec["tools"]]
+    upcoming = [ToolDef(**t) for t in spec["upcoming"]]
+    notices = Notices()
+
+    async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[wire_tool(t) for t in tools])
+
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> Any:
+        tool = next((t for t in tools if t.name == params.name), None)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        return await answer(ctx, params, tool)
+
+    server = ListChangedServer(
+        spec["title"],
+        version="1.0.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(notices.bus) if listen else None,
+    )
+    server.middleware.append(notices.remember)
+
+    async def deploy() -> None:
+        if not upcoming:
+            return
+        tools.append(upcoming.pop(0))
+        await notices.announce()
+
     return server, deploy
+
+
+async def each_signal(action: Callable[[], Awaitable[None]]) -> None:
+    """``action`` on every SIGUSR1: an operator's action, from outside any request."""
+    with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
+        async for _ in signals:
+            await action()
+
+
+async def serve_http(server: Server, port: int, **app_options: Any) -> None:
+    app = server.streamable_http_app(host="127.0.0.1", **app_options)
+    await uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).serve()
 
 
 async def serve(args: argparse.Namespace) -> None:
     server, deploy = build(json.loads(args.spec))
     async with anyio.create_task_group() as tg:
-
-        async def on_signals() -> None:
-            with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
-                async for _ in signals:
-                    await deploy()
-
-        tg.start_soon(on_signals)
-        app = server.streamable_http_app(host="127.0.0.1")
-        config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
-        await uvicorn.Server(config).serve()
+        tg.start_soon(each_signal, deploy)
+        await serve_http(server, args.port)
         tg.cancel_scope.cancel()
+
+
+def run(serve: Callable[[argparse.Namespace], Awaitable[None]], args: argparse.Namespace) -> None:
+    """``serve(args)`` until it ends, a Ctrl-C, or ``args.lifetime`` seconds, whichever comes first."""
+    end_after(args.lifetime)
+    try:
+        anyio.run(serve, args)
+    except KeyboardInterrupt:
+        sys.exit(0)
 
 
 def orphaned(parent: int) -> None:
@@ -139,17 +175,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--lifetime", type=float, default=600.0)
     p.add_argument("--parent", type=int, default=0, help="the lesson server's pid: end when it is gone")
     args = p.parse_args(argv)
-    # Never outlive the lesson server: a timer ends the process even if its event loop is stuck, and a
-    # watcher ends it as soon as the lesson server is gone (killed, so it could not clean up).
-    timer = threading.Timer(args.lifetime, lambda: os._exit(3))
-    timer.daemon = True
-    timer.start()
+    # Never outlive the lesson server: besides the lifetime, a watcher ends the process as soon as the lesson
+    # server is gone (killed, so it could not clean up).
     if args.parent:
         threading.Thread(target=orphaned, args=(args.parent,), daemon=True).start()
-    try:
-        anyio.run(serve, args)
-    except KeyboardInterrupt:
-        sys.exit(0)
+    run(serve, args)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from typing import Any
 import psutil
 import yaml
 
+from lesson.live.runner import calls_made, free_port, port_open
 from lesson.sim.run import Playground, advance, begin
 from lesson.sim.scenarios import SCENARIOS
 from lesson.sim.trace import trace
@@ -58,12 +58,6 @@ def server_spec(scenario: str, name: str, options: dict[str, Any]) -> dict[str, 
     }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
     """Poll ``condition`` until it returns something true; fail naming ``what`` after ``timeout``."""
     deadline = time.monotonic() + timeout
@@ -74,14 +68,6 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
-
-
-def port_open(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), 0.2).close()
-        return True
-    except OSError:
-        return False
 
 
 class Forked:
@@ -645,22 +631,15 @@ def diff(sim: list[tuple], sdk: list[tuple]) -> str:
 def sim_calls(playground: dict[str, Any]) -> dict[int, list[tuple[str, str, dict[str, str]]]]:
     """The tool calls the simulated model makes, by step: (server, tool, arguments), in the order it makes
     them, those the host answers itself included. The model is the simulation's; only the protocol is held
-    against the SDK, so the SDK host makes the same calls."""
+    against the SDK, so the SDK host makes the same calls (as the live playground's host does)."""
     pg = Playground.model_validate(playground)
     run = begin(pg.start)
     calls: dict[int, list[tuple[str, str, dict[str, str]]]] = {}
     for n, event in enumerate(pg.events, 1):
         run = advance(run, event)
         assert run.last is not None
-        sent = {}
-        for f in run.last.wire:
-            msg = f.payload or {}
-            if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
-                sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
-        if run.last.turn is not None:
-            calls[n] = [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in run.last.turn.calls]
-        elif sent:  # a call started outside a turn (the model's call still running)
-            calls[n] = [(server, tool, args) for (server, tool), args in sent.items()]
+        if made := calls_made(run.last):  # a turn's calls, or a call started outside a turn
+            calls[n] = made
     return calls
 
 

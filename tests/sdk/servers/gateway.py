@@ -7,38 +7,27 @@ to every client listening to the gateway.
 
 Operator actions come from outside any request: the harness writes one line into the file named by
 ``--control`` ("fails B", "recovers B", "joins C", "leaves A") and sends SIGUSR1. The process ends itself
-after ``--lifetime`` seconds.
+after ``--lifetime`` seconds. Its notices go out as the live playground's servers send theirs
+(``lesson/live/server.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import threading
 from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
 import mcp_types as types
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-
-class Gateway(Server):
-    """Declares ``tools.listChanged`` on the legacy handshake too, since it sends the notice."""
-
-    def create_initialization_options(self, notification_options=None, *args: Any, **kwargs: Any):
-        return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True), *args, **kwargs
-        )
+from lesson.live import end_after
+from lesson.live.server import ListChangedServer, Notices, each_signal, serve_http
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -47,8 +36,7 @@ async def serve(args: argparse.Namespace) -> None:
     unhealthy: set[str] = set()
     clients: dict[str, Client] = {}
     tools: dict[str, list[types.Tool]] = {}
-    bus = InMemorySubscriptionBus()
-    legacy_sessions: list[Any] = []
+    notices = Notices()
 
     async with AsyncExitStack() as stack:
 
@@ -76,43 +64,32 @@ async def serve(args: argparse.Namespace) -> None:
             result = await clients[owner].call_tool(params.name, params.arguments or {})
             return types.CallToolResult(content=result.content, is_error=result.is_error)
 
-        server = Gateway(
+        server = ListChangedServer(
             "gateway",
             version="1.0.0",
             on_list_tools=list_tools,
             on_call_tool=call_tool,
-            on_subscriptions_listen=ListenHandler(bus),
+            on_subscriptions_listen=ListenHandler(notices.bus),
         )
-
-        async def remember_legacy(ctx, call_next):
-            if ctx.method == "notifications/initialized" and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-                legacy_sessions.append(ctx.session)
-            return await call_next(ctx)
-
-        server.middleware.append(remember_legacy)
+        server.middleware.append(notices.remember)
 
         async def operate() -> None:
-            with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
-                async for _ in signals:
-                    with open(args.control) as f:
-                        what, name = f.read().split()
-                    if what == "fails":
-                        unhealthy.add(name)
-                    elif what == "recovers":
-                        unhealthy.discard(name)
-                    elif what == "joins":
-                        await join(name)
-                        joined.append(name)
-                    elif what == "leaves":
-                        joined.remove(name)
-                    await bus.publish(ToolsListChanged())
-                    for session in legacy_sessions:
-                        await session.send_tool_list_changed()
+            with open(args.control) as f:
+                what, name = f.read().split()
+            if what == "fails":
+                unhealthy.add(name)
+            elif what == "recovers":
+                unhealthy.discard(name)
+            elif what == "joins":
+                await join(name)
+                joined.append(name)
+            elif what == "leaves":
+                joined.remove(name)
+            await notices.announce()
 
         async with anyio.create_task_group() as tg:
-            tg.start_soon(operate)
-            app = server.streamable_http_app(host="127.0.0.1")
-            await uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")).serve()
+            tg.start_soon(each_signal, operate)
+            await serve_http(server, args.port)
             tg.cancel_scope.cancel()
 
 
@@ -124,9 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--lifetime", type=float, default=60.0)
     args = p.parse_args(argv)
-    timer = threading.Timer(args.lifetime, lambda: os._exit(3))
-    timer.daemon = True
-    timer.start()
+    end_after(args.lifetime)
     anyio.run(serve, args)
 
 

@@ -12,33 +12,29 @@ Operator actions come from outside any request, as in the lessons: SIGUSR1 deplo
 upcoming tool and announces the change (to ``subscriptions/listen`` streams through the subscription
 bus, and to legacy sessions with ``notifications/tools/list_changed``). The process ends itself after
 ``--lifetime`` seconds, whatever happens to the test that started it.
+
+It is the live playground's server (``lesson/live/server.py``) with what these flows add: a tool whose call
+never finishes, a tool that asks the user, requestState keys, bearer tokens, and stdio.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import sys
-import threading
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
 import mcp_types as types
-import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-ToolDef = SimpleNamespace  # a tool as the simulation defines it (lesson.sim.model.ToolDef's fields)
+from lesson.live.server import ToolDef, each_signal, run, serve_http
+from lesson.live.server import build as build_live
 
 QUESTION = "Forecast for which Portland?"
 ELICIT_SCHEMA = {
@@ -46,29 +42,6 @@ ELICIT_SCHEMA = {
     "properties": {"state": {"type": "string", "enum": ["OR", "ME"]}},
     "required": ["state"],
 }
-
-
-def annotations(tool: ToolDef) -> types.ToolAnnotations:
-    if tool.read_only:
-        return types.ToolAnnotations(read_only_hint=True)
-    return types.ToolAnnotations(
-        read_only_hint=False, destructive_hint=tool.destructive, idempotent_hint=tool.idempotent
-    )
-
-
-def wire_tool(tool: ToolDef) -> types.Tool:
-    schema = {"type": "object", "properties": {tool.arg: {"type": "string"}}, "required": [tool.arg]}
-    return types.Tool(name=tool.name, description=tool.description, input_schema=schema, annotations=annotations(tool))
-
-
-class LabServer(Server):
-    """A low-level SDK server that declares ``tools.listChanged`` on the legacy handshake, since it sends
-    the notice: the SDK's default initialization options leave it false, and its HTTP transport uses them."""
-
-    def create_initialization_options(self, notification_options=None, *args: Any, **kwargs: Any):
-        return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True), *args, **kwargs
-        )
 
 
 async def ask(
@@ -93,21 +66,10 @@ async def ask(
 
 
 def build(args: argparse.Namespace) -> tuple[Server, Any]:
-    srv = SimpleNamespace(**json.loads(args.spec))
-    tools = [ToolDef(**t) for t in srv.tools]
-    upcoming = [ToolDef(**t) for t in srv.upcoming]
-    input_key = srv.input_key
+    spec = json.loads(args.spec)
     asked: list[str] = []
-    bus = InMemorySubscriptionBus()
-    legacy_sessions: list[Any] = []
 
-    async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[wire_tool(t) for t in tools])
-
-    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams):
-        tool = next((t for t in tools if t.name == params.name), None)
-        if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+    async def answer(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolDef) -> Any:
         value = (params.arguments or {}).get(tool.arg, "")
         if tool.name == args.hangs:
             await anyio.sleep_forever()  # a call still running when the process dies
@@ -115,41 +77,17 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
         # modern retry that carries the answer is the same call finishing.
         if tool.name == args.asks and (not asked or params.input_responses):
             asked.append(tool.name)
-            answer = await ask(ctx, params, input_key)
+            answer = await ask(ctx, params, spec["input_key"])
             if isinstance(answer, types.InputRequiredResult):
                 return answer
             value = f"{value}, {answer}"
         text = f"{tool.name} done ({tool.arg}={value})"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
-    server = LabServer(
-        srv.title,
-        version="1.0.0",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_subscriptions_listen=ListenHandler(bus) if srv.list_changed else None,
-    )
+    server, deploy = build_live(spec, answer, listen=spec["list_changed"])
     security = RequestStateSecurity(keys=[bytes.fromhex(args.state_key)]) if args.state_key else None
-    server.middleware.append(
-        RequestStateBoundary(security or RequestStateSecurity.ephemeral(), default_audience=srv.title)
-    )
-
-    async def remember_legacy(ctx, call_next):
-        # A legacy session gets change notices outside any request: keep its session once initialized.
-        if ctx.method == "notifications/initialized" and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-            legacy_sessions.append(ctx.session)
-        return await call_next(ctx)
-
-    server.middleware.append(remember_legacy)
-
-    async def deploy() -> None:
-        if not upcoming:
-            return
-        tools.append(upcoming.pop(0))
-        await bus.publish(ToolsListChanged())
-        for session in legacy_sessions:
-            await session.send_tool_list_changed()
-
+    boundary = RequestStateBoundary(security or RequestStateSecurity.ephemeral(), default_audience=spec["title"])
+    server.middleware.insert(len(server.middleware) - 1, boundary)  # before the one that keeps legacy sessions
     return server, deploy
 
 
@@ -177,19 +115,12 @@ def auth(tokens_file: str) -> dict[str, Any]:
 async def serve(args: argparse.Namespace) -> None:
     server, deploy = build(args)
     async with anyio.create_task_group() as tg:
-
-        async def on_signals() -> None:
-            with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
-                async for _ in signals:
-                    await deploy()
-
-        tg.start_soon(on_signals)
+        tg.start_soon(each_signal, deploy)
         if args.transport == "stdio":
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         else:
-            app = server.streamable_http_app(host="127.0.0.1", **auth(args.tokens_file))
-            await uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")).serve()
+            await serve_http(server, args.port, **auth(args.tokens_file))
         tg.cancel_scope.cancel()
 
 
@@ -203,15 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
-    args = p.parse_args(argv)
-    # Never outlive the test: a timer ends the process even if the event loop is stuck.
-    timer = threading.Timer(args.lifetime, lambda: os._exit(3))
-    timer.daemon = True
-    timer.start()
-    try:
-        anyio.run(serve, args)
-    except KeyboardInterrupt:
-        sys.exit(0)
+    run(serve, p.parse_args(argv))  # never outliving the test
 
 
 if __name__ == "__main__":
