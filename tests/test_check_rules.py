@@ -38,28 +38,44 @@ def test_the_fixture_keeps_every_rule(root: Path) -> None:
     assert found(root) == []
 
 
-def test_a_right_choice_that_is_the_longest_is_reported_at_its_line(root: Path) -> None:
-    quiz = root / "quizzes" / "first.yaml"
-    line = edit(quiz, '{id: b, text: "Choice one B"}', '{id: b, text: "Choice one B!!"}')
+# One edit that breaks one rule: (the file, the text it replaces, the new text, what the report names).
+ONE_RULE_BROKEN = [
+    pytest.param(
+        "quizzes/first.yaml",
+        '{id: b, text: "Choice one B"}',
+        '{id: b, text: "Choice one B!!"}',
+        ["'one'", "right choice"],
+        id="a-right-choice-that-is-the-longest",
+    ),
+    pytest.param(
+        "quizzes/first.yaml",
+        '{id: c, text: "Choice two C"}',
+        '{id: c, text: "C"}',
+        ["'two'", "70%"],
+        id="choices-of-very-different-lengths-at-the-shortest",
+    ),
+    pytest.param(
+        "quizzes/first.yaml",
+        "Fixture explanation two. The others are wrong.",
+        "Fixture explanation two.",
+        ["'two'", "1 sentence", "3 choices"],
+        id="an-explanation-that-covers-only-the-right-choice",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "facts"), ONE_RULE_BROKEN)
+def test_a_broken_rule_is_reported_at_its_line(root: Path, file: str, old: str, new: str, facts: list[str]) -> None:
+    path = root / file
+    line = edit(path, old, new)
     (problem,) = found(root)
-    assert problem.startswith(f"{quiz}:{line}: ")
-    says(problem, "'one'", "right choice")
+    assert problem.startswith(f"{path}:{line}: ")
+    says(problem, *facts)
 
 
-def test_choices_of_very_different_lengths_are_reported_at_the_shortest(root: Path) -> None:
-    quiz = root / "quizzes" / "first.yaml"
-    line = edit(quiz, '{id: c, text: "Choice two C"}', '{id: c, text: "C"}')
-    (problem,) = found(root)
-    assert problem.startswith(f"{quiz}:{line}: ")
-    says(problem, "'two'", "70%")
-
-
-def test_an_explanation_that_covers_only_the_right_choice_is_reported(root: Path) -> None:
-    quiz = root / "quizzes" / "first.yaml"
-    line = edit(quiz, "Fixture explanation two. The others are wrong.", "Fixture explanation two.")
-    (problem,) = found(root)
-    assert problem.startswith(f"{quiz}:{line}: ")
-    says(problem, "'two'", "1 sentence", "3 choices")
+def at(problems: list[str], path: Path, line: int) -> str:
+    """The problems reported at ``path``'s ``line``, one a line."""
+    return "\n".join(p for p in problems if p.startswith(f"{path}:{line}: "))
 
 
 def test_a_goal_or_an_early_hint_that_quotes_a_button_is_reported(root: Path) -> None:
@@ -68,9 +84,9 @@ def test_a_goal_or_an_early_hint_that_quotes_a_button_is_reported(root: Path) ->
     hint = edit(panel, 'hints: ["Kill A."]', 'hints: [\'Press "Fixture revive A".\', "Kill A."]')
     label = edit(panel, 'label: "Fixture turn"', 'label: "Fixture turn (the answer)"')
     problems = found(root)
-    says("\n".join(p for p in problems if p.startswith(f"{panel}:{goal}: ")), "goal", "'Fixture kill A'")
-    says("\n".join(p for p in problems if p.startswith(f"{panel}:{hint}: ")), "hint 1", "'Fixture revive A'")
-    says("\n".join(p for p in problems if p.startswith(f"{panel}:{label}: ")), "button 'turn'", "brackets")
+    says(at(problems, panel, goal), "goal", "'Fixture kill A'")
+    says(at(problems, panel, hint), "hint 1", "'Fixture revive A'")
+    says(at(problems, panel, label), "button 'turn'", "brackets")
 
 
 def test_the_last_hint_may_give_the_solution(root: Path) -> None:

@@ -59,13 +59,48 @@ def test_the_fixture_with_a_glossary_it_never_uses_is_clean(root: Path) -> None:
     assert problems(root) == []
 
 
-def test_a_term_used_before_its_link_is_reported_at_its_line(root: Path) -> None:
-    lesson = root / "lessons" / "01-first.md"
-    used = add_line(lesson, "## Start here", "Every client opens a listen stream here.")
-    add_line(lesson, "## Try it", "The [listen stream](/glossary#listen-stream) is defined only now.")
+# Lines added to the fixture's lessons ((lesson, after the line, the text), in order) and the one finding they
+# make: at the first added line, naming the facts.
+FIRST, SECOND = "01-first.md", "02-second.md"
+ONE_FINDING = [
+    pytest.param(
+        [
+            (FIRST, "## Start here", "Every client opens a listen stream here."),
+            (FIRST, "## Try it", "The [listen stream](/glossary#listen-stream) is defined only now."),
+        ],
+        ["'listen stream'", "/glossary#listen-stream"],
+        id="a-term-used-before-its-link",
+    ),
+    pytest.param(
+        [
+            (FIRST, "## Try it", "Lesson one says listen stream first."),
+            (SECOND, "## The story", "Only lesson two links the [listen stream](/glossary#listen-stream)."),
+        ],
+        ["'listen stream'"],
+        id="a-later-lesson-does-not-define-a-term-for-an-earlier-one",
+    ),
+    pytest.param(
+        # Mcp-Session-Id, not MCP as well; the JSON blocks' contents are not prose
+        [(FIRST, "## Start here", "The `Mcp-Session-Id` header comes first.")],
+        ["'Mcp-Session-Id'", "/glossary#mcp-session-id"],
+        id="a-longer-term-is-one-use-and-code-blocks-do-not-count",
+    ),
+    pytest.param(
+        [(FIRST, "## Start here", "A [ghost](/glossary#ghost) term.")],
+        ["/glossary#ghost", "'ghost'"],
+        id="a-link-to-a-term-the-glossary-lacks-is-broken",
+    ),
+]
+
+
+@pytest.mark.parametrize(("added", "facts"), ONE_FINDING)
+def test_a_finding_is_reported_once_at_its_line(
+    root: Path, added: list[tuple[str, str, str]], facts: list[str]
+) -> None:
+    lines = [add_line(root / "lessons" / lesson, after, text) for lesson, after, text in added]
     (found,) = problems(root)
-    assert found.startswith(f"{lesson}:{used}: ")
-    says(found, "'listen stream'", "/glossary#listen-stream")
+    assert found.startswith(f"{root / 'lessons' / added[0][0]}:{lines[0]}: ")
+    says(found, *facts)
 
 
 def test_a_link_first_makes_later_uses_and_later_lessons_fine(root: Path) -> None:
@@ -74,22 +109,6 @@ def test_a_link_first_makes_later_uses_and_later_lessons_fine(root: Path) -> Non
     add_line(first, "## Try it", "The LISTEN-STREAMS, and the subscriptions/listen request, are fine now.")
     add_line(second, "## The story", "Lesson two says listen stream without a link: lesson one linked it.")
     assert problems(root) == []
-
-
-def test_a_later_lesson_does_not_define_a_term_for_an_earlier_one(root: Path) -> None:
-    first, second = root / "lessons" / "01-first.md", root / "lessons" / "02-second.md"
-    used = add_line(first, "## Try it", "Lesson one says listen stream first.")
-    add_line(second, "## The story", "Only lesson two links the [listen stream](/glossary#listen-stream).")
-    (found,) = problems(root)
-    assert found.startswith(f"{first}:{used}: ")
-
-
-def test_a_longer_term_is_one_use_and_code_blocks_do_not_count(root: Path) -> None:
-    lesson = root / "lessons" / "01-first.md"
-    used = add_line(lesson, "## Start here", "The `Mcp-Session-Id` header comes first.")
-    (found,) = problems(root)  # Mcp-Session-Id, not MCP as well; the JSON blocks' contents are not prose
-    assert found.startswith(f"{lesson}:{used}: ")
-    says(found, "'Mcp-Session-Id'", "/glossary#mcp-session-id")
 
 
 def test_a_panel_using_a_term_counts_where_the_lesson_places_it(root: Path) -> None:
@@ -101,14 +120,6 @@ def test_a_panel_using_a_term_counts_where_the_lesson_places_it(root: Path) -> N
     says(found, "'lights'", "'fixture word'", "/glossary#fixture-word")
     add_line(lesson, "## Start here", "The [fixture word](/glossary#fixture-word), defined before the panel.")
     assert problems(root) == []
-
-
-def test_a_link_to_a_term_the_glossary_lacks_is_broken(root: Path) -> None:
-    lesson = root / "lessons" / "01-first.md"
-    line = add_line(lesson, "## Start here", "A [ghost](/glossary#ghost) term.")
-    (found,) = problems(root)
-    assert found.startswith(f"{lesson}:{line}: ")
-    says(found, "/glossary#ghost", "'ghost'")
 
 
 def test_long_feedback_and_a_missing_or_broken_see_are_reported_at_their_lines(root: Path) -> None:
