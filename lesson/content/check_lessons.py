@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from lesson.sim.wire import SUB_KEY
+
 from .course import GLOSSARY, REFERENCE, lesson_tokens
 from .limits import MAX_PLAYGROUNDS, MAX_VISIBLE_WORDS, word_count
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
@@ -70,9 +72,6 @@ def check_size(lesson: Lesson) -> list[ContentError]:
                 )
             )
     return out
-
-
-SUB_KEY = "io.modelcontextprotocol/subscriptionId"
 
 
 def check_subscription_ids(lesson: Lesson) -> list[ContentError]:
