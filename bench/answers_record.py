@@ -17,7 +17,8 @@ import sys
 from typing import Any
 
 from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels, stepper_views
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
+from lesson.content.stepper import stepper_views
 from lesson.playground.service import Service
 
 WALK = 40  # random changes per playground start

@@ -11,15 +11,10 @@ import pytest
 
 from lesson import narration
 from lesson.content.course import default_root
-from lesson.content.panels import (
-    PlaygroundPanel,
-    RestartLabPanel,
-    StepperPanel,
-    load_panels,
-    restart_lab,
-    stepper_views,
-)
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
+from lesson.content.restart_lab import restart_lab
 from lesson.content.scripts import load_scenario
+from lesson.content.stepper import stepper_views
 from lesson.i18n import DEFAULT, PSEUDO, catalogue, placeholders
 from lesson.playground.service import Service
 from lesson.sim import advance, begin

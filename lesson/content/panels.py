@@ -4,6 +4,9 @@ which views it shows, its goal and its staged hints. Loaded from ``content/panel
 The web layer never builds an event itself: a press names a button, and the panel says what it
 means. A new panel is a new YAML file plus a ``::: id`` line in a lesson: the page renders it with the
 shared template of its kind unless ``templates/widgets/<id>.html`` exists.
+
+What a stepper shows at each moment is computed in ``stepper.py``, a restart lab's two eras in
+``restart_lab.py``.
 """
 
 from __future__ import annotations
@@ -14,15 +17,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from lesson import narration
-from lesson.i18n import DEFAULT
-from lesson.sim import Event, Playground, Run, Start, advance, begin, view
-from lesson.sim.events import RestartServer, StartCall, UserAnswers
+from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import Era, Strict, ToolDef
 from lesson.sim.scenarios import declared_problems
-from lesson.sim.view import View
 
 from .goals import All, AnyOf, Condition, Goal, Not
+from .restart_lab import restart_lab
+from .stepper import stepper_views
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
@@ -452,92 +453,6 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
     return out
 
 
-# --- what the panels compute -----------------------------------------------------------------
-
-
-class StepView(Strict):
-    number: int
-    title: str
-    caption: str
-    view: View
-
-
-def stepper_views(panel: StepperPanel, era: Era, locale: str = DEFAULT) -> list[StepView]:
-    """Each step of a stepper: the view after its events, with everything the step said."""
-    run = begin(panel.start.model_copy(update={"era": era}))
-    out: list[StepView] = []
-    for n, step in enumerate(panel.steps, 1):
-        first = len(run.log)
-        for event in step.events:
-            run = advance(run, event)
-        v = narration.view(view(run), locale)
-        out.append(
-            StepView(number=n, title=step.title, caption=step.caption, view=v.model_copy(update={"log": v.log[first:]}))
-        )
-    return out
-
-
-class RestartSide(Strict):
-    era: Era
-    steps: list[dict]  # {label, lines, wire}
-    view: View
-
-
-class RestartResult(Strict):
-    situation: str
-    label: str
-    variants: list[str]
-    sides: list[RestartSide]
-
-
-def restart_lab(
-    panel: RestartLabPanel, situation_id: str, variant_ids: list[str], locale: str = DEFAULT
-) -> RestartResult:
-    """Set up the situation, restart the server, and show both eras side by side."""
-    situation = next((s for s in panel.situations if s.id == situation_id), None)
-    if situation is None:
-        raise KeyError(f"unknown situation {situation_id!r}")
-    variants = []
-    for vid in variant_ids:
-        v = next((x for x in panel.variants if x.id == vid), None)
-        if v is None:
-            raise KeyError(f"unknown variant {vid!r}")
-        variants.append(v)
-    options = {**panel.start.options, **situation.options}
-    for v in variants:
-        options.update(v.options)
-    call_tool = next((v.call_tool for v in variants if v.call_tool), None)
-    late = any(v.late_answer for v in variants)
-
-    def adjust(e: Event) -> Event:
-        if isinstance(e, StartCall) and call_tool:
-            return e.model_copy(update={"tool": call_tool})
-        if isinstance(e, UserAnswers) and late:
-            return e.model_copy(update={"after_expiry": True})
-        return e
-
-    sides = []
-    for era in ("legacy", "modern"):
-        run: Run = begin(panel.start.model_copy(update={"era": era, "options": options}))
-        for e in situation.before:
-            run = advance(run, adjust(e))
-        first = len(run.log)
-        steps = []
-        for e in [RestartServer(server=panel.server), *situation.after]:
-            run = advance(run, adjust(e))
-            assert run.last is not None
-            steps.append(
-                {
-                    "label": run.log[-1].label,
-                    "lines": [line.model_dump() for line in narration.lines(run.last.lines, locale)],
-                    "wire": [m.model_dump() for m in run.last.wire],
-                }
-            )
-        v = narration.view(view(run), locale)
-        sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
-    return RestartResult(situation=situation.id, label=situation.label, variants=[v.id for v in variants], sides=sides)
-
-
 __all__ = [
     "AnyPanel",
     "Button",
@@ -555,6 +470,4 @@ __all__ = [
     "RestartLabPanel",
     "StepperPanel",
     "load_panels",
-    "restart_lab",
-    "stepper_views",
 ]

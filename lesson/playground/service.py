@@ -24,7 +24,8 @@ from pydantic import ValidationError
 
 from lesson import narration
 from lesson.content.goals import holds
-from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, restart_lab
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel
+from lesson.content.restart_lab import restart_lab
 from lesson.i18n import DEFAULT
 from lesson.sim import Run, advance, begin, build_view, undo
 from lesson.sim.events import SwitchEra

@@ -23,8 +23,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from lesson.content.course import ContentError, load_content
 from lesson.content.markup import breakable
 from lesson.content.models import Content
-from lesson.content.panels import StepperPanel, load_panels, stepper_views
+from lesson.content.panels import StepperPanel, load_panels
 from lesson.content.scripts import page_scenarios
+from lesson.content.stepper import stepper_views
 from lesson.playground.service import RunCache, Service
 from lesson.portal import outbox
 from lesson.portal.lrs import from_settings as lrs_from_settings

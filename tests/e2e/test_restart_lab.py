@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.panels import load_panels
-from lesson.content.panels import restart_lab as run_lab
+from lesson.content.restart_lab import restart_lab as run_lab
 
 from .helpers import RESTARTS, restart_lab, takes_room
 

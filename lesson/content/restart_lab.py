@@ -1,0 +1,76 @@
+"""A restart lab's run: a situation set up, its server restarted, and what survived, in both eras side by side."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lesson import narration
+from lesson.i18n import DEFAULT
+from lesson.sim import Event, Run, advance, begin, view
+from lesson.sim.events import RestartServer, StartCall, UserAnswers
+from lesson.sim.model import Era, Strict
+from lesson.sim.view import View
+
+if TYPE_CHECKING:  # panels.py replays every panel with this module as it loads it
+    from .panels import RestartLabPanel
+
+
+class RestartSide(Strict):
+    era: Era
+    steps: list[dict]  # {label, lines, wire}
+    view: View
+
+
+class RestartResult(Strict):
+    situation: str
+    label: str
+    variants: list[str]
+    sides: list[RestartSide]
+
+
+def restart_lab(
+    panel: RestartLabPanel, situation_id: str, variant_ids: list[str], locale: str = DEFAULT
+) -> RestartResult:
+    """Set up the situation, restart the server, and show both eras side by side."""
+    situation = next((s for s in panel.situations if s.id == situation_id), None)
+    if situation is None:
+        raise KeyError(f"unknown situation {situation_id!r}")
+    variants = []
+    for vid in variant_ids:
+        v = next((x for x in panel.variants if x.id == vid), None)
+        if v is None:
+            raise KeyError(f"unknown variant {vid!r}")
+        variants.append(v)
+    options = {**panel.start.options, **situation.options}
+    for v in variants:
+        options.update(v.options)
+    call_tool = next((v.call_tool for v in variants if v.call_tool), None)
+    late = any(v.late_answer for v in variants)
+
+    def adjust(e: Event) -> Event:
+        if isinstance(e, StartCall) and call_tool:
+            return e.model_copy(update={"tool": call_tool})
+        if isinstance(e, UserAnswers) and late:
+            return e.model_copy(update={"after_expiry": True})
+        return e
+
+    sides = []
+    for era in ("legacy", "modern"):
+        run: Run = begin(panel.start.model_copy(update={"era": era, "options": options}))
+        for e in situation.before:
+            run = advance(run, adjust(e))
+        first = len(run.log)
+        steps = []
+        for e in [RestartServer(server=panel.server), *situation.after]:
+            run = advance(run, adjust(e))
+            assert run.last is not None
+            steps.append(
+                {
+                    "label": run.log[-1].label,
+                    "lines": [line.model_dump() for line in narration.lines(run.last.lines, locale)],
+                    "wire": [m.model_dump() for m in run.last.wire],
+                }
+            )
+        v = narration.view(view(run), locale)
+        sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
+    return RestartResult(situation=situation.id, label=situation.label, variants=[v.id for v in variants], sides=sides)
