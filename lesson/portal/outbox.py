@@ -4,8 +4,8 @@ answered, and a background sender delivers it, at least once, in order per desti
 
 The store is SQLite in the app's instance folder by default (WAL mode: several worker processes on
 one machine share it; ``outbox_sqlite.py``), or Redis with ``OUTBOX_URL=redis://...`` when several
-machines serve the lesson (``outbox_redis.py``). This module holds what both share: the items, the
-outcomes, the ``Store`` interface, and the sender.
+machines serve the lesson (``outbox_redis.py``). This module holds what both share: the ``Store``
+interface and the sender; the items and the outcomes a sender answers with are in ``outbox_items.py``.
 
 Only one process at a time sends: it holds a lease in the store, renewed before every send; when it
 dies the lease runs out and another process takes over. An item leaves the outbox only once its
@@ -53,74 +53,47 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from .outbox_items import (
+    DELIVERED,
+    RETRYABLE_STATUS,
+    Item,
+    Outcome,
+    Sender,
+    give_up,
+    outcome_for_status,
+    retry,
+    retry_after,
+)
 
 log = logging.getLogger(__name__)
 
-RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
-
-
-# --- items and outcomes -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Item:
-    """One thing to send. ``id`` grows with each put (the order within a destination)."""
-
-    id: int
-    kind: str
-    destination: str
-    payload: dict[str, Any]
-    created: float  # seconds since the epoch
-    attempts: int = 0
-    size: int = 0  # bytes of the encoded payload
-    reason: str = ""  # why it was given up (items moved aside), or the last failure
-
-
-@dataclass(frozen=True)
-class Outcome:
-    status: Literal["delivered", "retry", "give_up"]
-    reason: str = ""
-    after: float | None = None  # seconds to wait before the next try (a Retry-After)
-
-
-DELIVERED = Outcome("delivered")
-
-
-def retry(reason: str, after: float | None = None) -> Outcome:
-    """The destination could not take it now (down, 5xx, 429): try again later, in the same order."""
-    return Outcome("retry", reason, after)
-
-
-def give_up(reason: str) -> Outcome:
-    """Retrying cannot help (bad credentials, a payload the destination rejects): move it aside."""
-    return Outcome("give_up", reason)
-
-
-def retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header given in seconds; None for a date or nothing."""
-    try:
-        return max(0.0, float(value)) if value else None
-    except ValueError:
-        return None
-
-
-def outcome_for_status(status: int, detail: str = "", after: float | None = None) -> Outcome:
-    """The usual reading of an HTTP answer: 2xx delivered; 408, 425, 429 and 5xx retried; any other
-    status given up, with ``detail`` (the body, say) in the reason."""
-    if 200 <= status < 300:
-        return DELIVERED
-    reason = f"HTTP {status}" + (f": {detail[:300]}" if detail else "")
-    if status in RETRYABLE_STATUS or status >= 500:
-        return retry(reason, after)
-    return give_up(reason)
-
-
-Sender = Callable[[list[Item]], "Outcome | Sequence[Outcome]"]
+# What a sender receives and answers lives in outbox_items.py; a kind's owner reaches it through this module.
+__all__ = [
+    "DELIVERED",
+    "RETRYABLE_STATUS",
+    "Item",
+    "Outbox",
+    "OutboxError",
+    "Outcome",
+    "Sender",
+    "Store",
+    "check_url",
+    "for_app",
+    "from_settings",
+    "give_up",
+    "init_app",
+    "open_store",
+    "outcome_for_status",
+    "retry",
+    "retry_after",
+    "store_stats",
+]
 
 
 @dataclass

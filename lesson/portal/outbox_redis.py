@@ -17,7 +17,8 @@ from typing import Any
 
 import redis
 
-from .outbox import Item, Store, store_stats
+from .outbox import Store, store_stats
+from .outbox_items import Item
 
 PREFIX = "lesson:outbox:"
 

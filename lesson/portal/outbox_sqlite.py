@@ -16,7 +16,8 @@ from typing import Any
 
 from lesson.portal import sqlitefile
 
-from .outbox import Item, Store, store_stats
+from .outbox import Store, store_stats
+from .outbox_items import Item
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (
