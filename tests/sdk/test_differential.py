@@ -148,6 +148,18 @@ async def back(lab: Lab, host: Host, name: str, era: str, mark: int) -> None:
         await host.back(name)
 
 
+async def asked_then_restarted(lab: Lab, host: Host, tool: str, arguments: dict[str, str]) -> None:
+    """Steps 0 to 2: the host connects to W, the model's call to ``tool`` asks the user, and W restarts (its
+    new process started with the lab's server arguments); then step 3, where the user answers, begins."""
+    await opening(lab, host, "W")
+    lab.step(1)
+    await host.ask("W", tool, arguments)
+    lab.step(2)
+    lab.kill("W")
+    lab.start_http("W")
+    lab.step(3)
+
+
 async def call_running(lab: Lab, host: Host, server: str, tool: str, arguments: dict[str, str], era: str) -> None:
     """The model's call, started and left running: returns once the server has it."""
     mark = len(lab.records())
@@ -277,13 +289,7 @@ def test_restart_while_the_user_answers(tmp_path, era):
     [(_, tool, arguments)] = sim_calls(answering)[1]
 
     async def flow(lab, host, calls):
-        await opening(lab, host, "W")
-        lab.step(1)
-        await host.ask("W", tool, arguments)
-        lab.step(2)
-        lab.kill("W")
-        lab.start_http("W", asks=tool)
-        lab.step(3)
+        await asked_then_restarted(lab, host, tool, arguments)
         assert not await host.answer("W", "OR")
         lab.step(4)
         assert await host.answer("W", "OR")
@@ -302,13 +308,7 @@ def test_mrtr_across_a_restart_with_a_durable_key(tmp_path):
     [(_, tool, arguments)] = sim_calls(restart)[1]
 
     async def flow(lab, host, calls):
-        await opening(lab, host, "W")
-        lab.step(1)
-        await host.ask("W", tool, arguments)
-        lab.step(2)
-        lab.kill("W")
-        lab.start_http("W")
-        lab.step(3)
+        await asked_then_restarted(lab, host, tool, arguments)
         assert await host.answer("W", "OR")
         await turn(lab, host, calls, 4)
 
