@@ -68,13 +68,8 @@ class SqliteStore(Store):
             if durable:
                 db.execute("PRAGMA synchronous=FULL")
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with sqlitefile.transaction(db):
                     yield db
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-                db.execute("COMMIT")
             finally:
                 if durable:
                     db.execute("PRAGMA synchronous=NORMAL")

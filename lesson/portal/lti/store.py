@@ -56,14 +56,8 @@ class SqliteCache:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        db = self._conn()
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with sqlitefile.transaction(self._conn()) as db:
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
 
     # pylti1p3's cache interface -------------------------------------------------------------------
 
