@@ -44,7 +44,7 @@ class Lesson:
     content: Content
     panels: dict[str, Any]
     service: Service
-    steppers: dict[str, str]  # "<panel id>.<locale>" -> its moments as JSON, served on demand
+    steppers: dict[str, str]  # panel id (English), "<panel id>.<locale>" -> its moments as JSON, served on demand
     assets: Assets
     root: Path | None = None
     fingerprint: tuple = ()
@@ -69,7 +69,7 @@ def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
     panels = load_panels(root)
     # Each stepper's moments once per language, their narration in it (the page asks for its own).
     steppers = {
-        f"{pid}.{locale}": Assets.json_text(
+        (pid if locale == i18n.DEFAULT else f"{pid}.{locale}"): Assets.json_text(
             {era: [s.model_dump(mode="json") for s in stepper_views(p, era, locale)] for era in ("modern", "legacy")}
         )
         for pid, p in panels.items()
@@ -85,7 +85,7 @@ def _data_name(name: str) -> str:
     from .strings import current_locale
 
     localized = f"{name}.{current_locale()}"
-    return localized if localized in lesson_state().steppers else name
+    return localized if current_locale() != i18n.DEFAULT and localized in lesson_state().steppers else name
 
 
 _reload_lock = threading.Lock()
