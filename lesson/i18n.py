@@ -147,6 +147,16 @@ def catalogue(locale: str = DEFAULT) -> dict[str, str]:
     return {**english, **{k: v for k, v in data.items() if k in english and k not in bad}}
 
 
+def has_locale(locale: str) -> bool:
+    """Whether ``locale`` has a catalogue to render in: one shipped, or the pseudo-locale. Cheap for a
+    known one (its catalogue is cached); ``locale`` must be a plain name, as the page protocol checks."""
+    try:
+        catalogue(locale)
+    except KeyError:
+        return False
+    return True
+
+
 def problem_text(problem: CatalogueProblem | None) -> str:
     if problem is None:
         return ""
@@ -181,6 +191,7 @@ __all__ = [
     "catalogue",
     "catalogue_problems",
     "fingerprint",
+    "has_locale",
     "locales",
     "placeholders",
     "reload",

@@ -48,7 +48,10 @@ def test_a_declared_server_joins_and_dies_like_a_built_in_one(root: Path) -> Non
     run = begin(panel.start)
     assert "D" not in [s.name for s in view(run).servers]  # declared, not configured: the host does not know it
     (intro,) = run.log[0].lines
-    assert intro.code == "narration.start" and "D (search" in intro.params["summary"]  # the start's summary
+    # The start's summary names the declared server, as a message of its own.
+    declared = intro.params["summary"]
+    assert intro.code == "narration.start" and declared["code"] == "narration.scenario.declared_here"
+    assert declared["params"]["servers"]["params"] == {"server": "D", "title": "search"}
     for button in ("add-d", "turn"):
         run = advance(run, panel.button(button).event)
     shown = view(run)

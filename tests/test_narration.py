@@ -1,11 +1,14 @@
 """Narration is data: the simulation says what happened as codes with values, and the sentences are the
 ``narration.*`` and ``refusal.*`` messages of the catalogue. Every code the simulation can say has an
-English sentence whose placeholders are exactly the values it is given, and every locale renders it."""
+English sentence whose placeholders are exactly the values it is given, and every locale renders it. A value
+is a name, a number or a message, never an English word: a status, a role or a reason is said as a code."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 
@@ -18,14 +21,37 @@ from lesson.content.stepper import stepper_views
 from lesson.i18n import DEFAULT, PSEUDO, catalogue, placeholders
 from lesson.playground.service import Service
 from lesson.sim import advance, begin
-from lesson.sim.step import LogLine
+from lesson.sim.events.servers import AddServer
+from lesson.sim.model import Role, Status, Token
+from lesson.sim.scenarios import SCENARIOS
+from lesson.sim.step import LogLine, joined, msg, word
 
 SIM = Path(narration.__file__).parent / "sim"
 ENGLISH = catalogue(DEFAULT)
 # Calls that name a message, and which positional argument is its code.
 SAYS = {"say": 0, "Rejected": 0, "msg": 0, "mark_down": 1, "relist": 0}
-# Codes built from a value rather than written out (``count`` and ``era_label`` in lesson/sim/step.py).
-BUILT = ("narration.count.", "narration.era.")
+# The simulation's own words (``word`` in lesson/sim/step.py): a value from one of these is said as a code.
+# A transport (http, stdio) is not among them: it is a name the protocol spells, in every language.
+WORDS: dict[str, tuple[str, ...]] = {
+    "role": get_args(Role),
+    "status": get_args(Status),
+    "token": get_args(Token),
+    "via": get_args(AddServer.model_fields["via"].annotation),
+}
+# Codes built from a value rather than written out (``count``, ``era_label`` and ``word`` in lesson/sim/step.py).
+BUILT = (
+    "narration.count.",
+    "narration.era.",
+    "narration.scenario.",  # a start's summary (``summary`` in lesson/sim/scenarios.py)
+    "narration.declared.",
+    *(f"narration.{kind}." for kind in WORDS),
+)
+# Values that are data rather than the simulation's words: a tool's reply (the server's own text), a server's
+# title and the user's answer (both from the content); and lists of names.
+DATA = {"result", "title", "answer"}
+LISTS = {"tools", "names"}
+NAME = re.compile(r"^[\w.:/@#-]+( \([\w.:/@#-]+\))?$")  # "search", "2025-11-25", "explain_query (B)"
+VOCABULARY = {w for words in WORDS.values() for w in words}
 
 
 def _candidates(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str] | None:
@@ -120,6 +146,67 @@ def _every_line() -> list[LogLine]:
             run = advance(run, event)
         out += [line for step in run.log for line in step.lines]
     return out
+
+
+def words_in(params: dict[str, Any]) -> list[str]:
+    """The values of a line (and of the messages inside it) that are words, not names, numbers or messages."""
+    out: list[str] = []
+    for key, value in params.items():
+        if isinstance(value, dict):
+            out += words_in(value.get("params") or {})
+        elif isinstance(value, str) and key not in DATA:
+            items = value.split(", ") if key in LISTS else [value]
+            out += [f"{key}={item!r}" for item in items if item in VOCABULARY or not NAME.match(item)]
+    return out
+
+
+def test_the_word_check_finds_a_word() -> None:
+    assert words_in({"server": "A", "status": "down"}) == ["status='down'"]
+    assert words_in({"why": "search added"}) == ["why='search added'"]
+    assert words_in({"why": msg("narration.signed_in_as", server="P", role="admin")}) == ["role='admin'"]
+    assert words_in({"tools": "explain_query (B), search (A)", "result": "Error: no such tool", "n": 3}) == []
+    assert words_in({"status": word("status", "down"), "theirs": joined(["2025-11-25", "2026-07-28"])}) == []
+
+
+def test_every_word_of_the_simulation_has_a_sentence() -> None:
+    for kind, words in WORDS.items():
+        for w in words:
+            assert word(kind, w)["code"] in ENGLISH, (kind, w)
+    for name in SCENARIOS:
+        assert f"narration.scenario.{name}" in ENGLISH, name
+
+
+def words_in_source(source: str, where: str = "") -> list[str]:
+    """Values the source hands a message that are words as written: a string, an f-string, or a field
+    holding one of the simulation's words (``c.status``), rather than ``word("status", c.status)``."""
+    out = []
+    for call in [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)]:
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+        if name not in SAYS:
+            continue
+        for k in call.keywords:
+            v = k.value
+            if (
+                (isinstance(v, ast.Constant) and isinstance(v.value, str))
+                or isinstance(v, ast.JoinedStr)
+                or (isinstance(v, ast.Attribute) and v.attr in WORDS)
+            ):
+                out.append(f"{where}:{call.lineno}: {k.arg}={ast.unparse(v)}")
+    return out
+
+
+def test_the_source_hands_no_message_a_word() -> None:
+    assert words_in_source('st.say("narration.x", status=c.status, why=f"{t} added", n=len(x))') == [
+        ":1: status=c.status",
+        ":1: why=f'{t} added'",
+    ]
+    found = [w for path in sorted(SIM.rglob("*.py")) for w in words_in_source(path.read_text(), path.name)]
+    assert found == []
+
+
+def test_no_value_the_lesson_says_is_an_english_word(every_line: list[LogLine]) -> None:
+    found = {f"{line.code}: {w}" for line in every_line for w in words_in(line.params)}
+    assert not found, "\n".join(sorted(found))
 
 
 def _codes(code: str, params: dict) -> list[tuple[str, dict]]:

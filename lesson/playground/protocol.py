@@ -5,6 +5,7 @@ the protocol's limits, and the words a refused frame is described in. ``service.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -32,6 +33,9 @@ HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]
 SEQ = Annotated[int, Field(ge=0, le=1_000_000_000, strict=True)]
 # A frame's id is echoed back: an integer JavaScript counts exactly, or a short id.
 MAX_INT_ID = 2**53 - 1
+# The page's locale, a message catalogue's name (lesson/messages/<locale>.json, or "pseudo"): the
+# service renders the answer's narration in it, and refuses one it has no catalogue for.
+LOCALE = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=20)]
 
 
 def _action_kind(value: Any) -> str | None:
@@ -56,6 +60,7 @@ Action = Annotated[
 class _Frame(Strict):
     v: Literal[2]
     id: int | str | None = Field(default=None)  # echoed back as "re", so a client can match answers
+    lang: LOCALE | None = None  # the page's locale; without it, the server's (LESSON_LOCALE)
 
     @field_validator("v", mode="before")
     @classmethod
@@ -74,14 +79,18 @@ class _Frame(Strict):
         )
 
 
+def _id_like(value: Any, longest: int, text_ok: Callable[[str], bool]) -> bool:
+    """An integer JavaScript holds exactly, or a string of at most ``longest`` characters that passes
+    ``text_ok``: what a frame's id may be, and what an error answer may echo of one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -MAX_INT_ID <= value <= MAX_INT_ID
+    return isinstance(value, str) and len(value) <= longest and text_ok(value)
+
+
 def _id_ok(value: Any) -> bool:
     """A frame's id is an integer JavaScript holds exactly, or an id: anything else (true, a lone
     surrogate, 4,000 digits) could not be echoed back as sent, or is no id a page would use."""
-    if value is None:
-        return True
-    if isinstance(value, int) and not isinstance(value, bool):
-        return -MAX_INT_ID <= value <= MAX_INT_ID
-    return isinstance(value, str) and len(value) <= 40 and _ID_RE.fullmatch(value) is not None
+    return value is None or _id_like(value, 40, lambda text: _ID_RE.fullmatch(text) is not None)
 
 
 class Log(Strict):
@@ -242,8 +251,4 @@ def plain(exc: ValidationError, kind: str | None) -> str:
 def echo_id(value: Any) -> int | str | None:
     """The ``re`` an error answer echoes: the frame's id, or null when it is not an integer or a string
     of at most 64 printable characters (a lone surrogate, for one, cannot be written as JSON)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if -MAX_INT_ID <= value <= MAX_INT_ID else None
-    if isinstance(value, str) and len(value) <= 64 and value.isprintable():
-        return value
-    return None
+    return value if _id_like(value, 64, str.isprintable) else None

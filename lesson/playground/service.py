@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lesson import narration
+from lesson import i18n, narration
 from lesson.content.goals import holds
 from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel
 from lesson.content.restart_lab import restart_lab
@@ -105,7 +105,7 @@ class Service:
         locale: str = DEFAULT,
     ) -> None:
         self.panels = panels
-        self.locale = locale  # the language the narration of every answer is rendered in
+        self.locale = locale  # the narration's language for a frame that names none (LESSON_LOCALE)
         self.cache = cache if cache is not None else RunCache()
         self.max_frame_bytes = max_frame_bytes
         self._client = threading.local()  # the budget of the client whose frame this thread handles
@@ -207,43 +207,55 @@ class Service:
             raise FrameError("bad_frame", f"panel {panel.id!r} has no variant {variant_id!r}")
         return variant.id if variant else None
 
+    def locale_of(self, frame: Any) -> str:
+        """The locale the answer's narration is in: the page's (``lang``), else the server's. A page
+        is served only in a locale that has a catalogue, so any other is refused, not guessed at."""
+        lang: str | None = frame.lang
+        if lang is None or lang == self.locale:
+            return self.locale
+        if not i18n.has_locale(lang):
+            known = ", ".join(i18n.locales())
+            raise FrameError("unknown_locale", f"lang: there are no messages in {lang!r}; this server has: {known}")
+        return lang
+
     def dispatch(self, frame: Any) -> Reply:
         """Answer a parsed frame. The reply's ``finish()`` must run once it is sent (``handle_text``
         sees to it): a change's run is compacted and cached there."""
+        locale = self.locale_of(frame)
         if isinstance(frame, RestartFrame):
             panel = self.panels.get(frame.panel)
             if not isinstance(panel, RestartLabPanel):
                 raise FrameError("unknown_panel", f"there is no restart panel {frame.panel!r}")
             try:
-                result = restart_lab(panel, frame.situation, frame.variants, self.locale)
+                result = restart_lab(panel, frame.situation, frame.variants, locale)
             except KeyError as exc:
                 raise FrameError("bad_frame", str(exc.args[0])) from None
             return Reply(RestartAnswer.model_construct(re=frame.id, result=result).model_dump_json())
         if isinstance(frame, OpenFrame):
-            return self.open(frame)
-        return self.change(frame)
+            return self.open(frame, locale)
+        return self.change(frame, locale)
 
-    def open(self, frame: OpenFrame) -> Reply:
+    def open(self, frame: OpenFrame, locale: str | None = None) -> Reply:
         panel = self._playground_panel(frame.panel)
         if frame.handle:
             entry = self.cache.get(frame.handle)
             wanted = frame.log.seq if frame.log else None
             if entry is not None and entry.panel == panel.id and wanted in (None, entry.seq):
                 with entry.lock:
-                    return self.answer(frame.id, frame.handle, entry, restored=True, full=True)
+                    return self.answer(frame.id, frame.handle, entry, restored=True, full=True, locale=locale)
         if frame.log is not None:
             run = self.replay(panel, frame.log)
             entry = self.rebuild(panel, frame.log, run)
             handle = frame.handle or new_handle()
             self.cache.put(handle, entry)
-            return self.answer(frame.id, handle, entry, restored=True, history=run.log)
+            return self.answer(frame.id, handle, entry, restored=True, history=run.log, locale=locale)
         variant = self._variant(panel, frame.variant)
         run = begin(panel.start_for(panel.variant(variant)))
         entry = Entry(panel=panel.id, variant=variant, era=run.state.host.era, events=[], seq=0, run=run)
         handle = new_handle()
         self.cache.put(handle, entry)
-        notice = "That playground is no longer on the server; this is a new one." if frame.handle else None
-        return self.answer(frame.id, handle, entry, notice=notice, full=True)
+        notice = i18n.translate(locale or self.locale, "playground.notice.new") if frame.handle else None
+        return self.answer(frame.id, handle, entry, notice=notice, full=True, locale=locale)
 
     def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
         """Replay a page's log; a log that does not fit the panel is refused as a whole."""
@@ -286,7 +298,7 @@ class Service:
             raise FrameError("unknown_button", f"panel {panel.id!r} has no button {arg!r}; its buttons are: {known}")
         return button.event
 
-    def change(self, frame: Change) -> Reply:
+    def change(self, frame: Change, locale: str | None = None) -> Reply:
         entry = self.cache.get(frame.handle)
         # What makes a change this change (a retry carries the same).
         fields = frame.model_dump(include={"button", "era", "variant"})
@@ -294,9 +306,9 @@ class Service:
         if entry is not None:
             with entry.lock:
                 if frame.seq == entry.seq and entry.last == key:
-                    return self.answer(frame.id, frame.handle, entry)  # a retry: already applied once
+                    return self.answer(frame.id, frame.handle, entry, locale=locale)  # a retry: applied once
                 if frame.seq == entry.seq + 1:
-                    return self._change(entry, frame, key)
+                    return self._change(entry, frame, key, locale)
         if frame.log is None:
             have = entry.seq if entry is not None else None
             return Reply(NeedLog(re=frame.id, handle=frame.handle, have=have).model_dump_json(), "need_log")
@@ -307,10 +319,10 @@ class Service:
             raise FrameError("bad_frame", "log.panel: this field is required with a change")
         entry = self.rebuild(self._playground_panel(frame.log.panel), frame.log)
         with entry.lock:
-            reply = self._change(entry, frame, key)
+            reply = self._change(entry, frame, key, locale)
         return reply
 
-    def _change(self, entry: Entry, frame: Change, key: tuple[Any, ...]) -> Reply:
+    def _change(self, entry: Entry, frame: Change, key: tuple[Any, ...], locale: str | None = None) -> Reply:
         """Apply one change to an entry whose lock is held, answer, cache it. A change whose answer
         cannot be built is taken back, so an error answer's "nothing was changed" holds."""
         saved = entry.save()
@@ -318,7 +330,7 @@ class Service:
             self._apply(entry, frame)
             entry.seq = frame.seq
             entry.last = key
-            reply = self.answer(frame.id, frame.handle, entry)
+            reply = self.answer(frame.id, frame.handle, entry, locale=locale)
         except BaseException:
             entry.restore(saved)
             raise
@@ -363,9 +375,11 @@ class Service:
         notice: str | None = None,
         full: bool = False,
         history: list[Any] | None = None,
+        locale: str | None = None,
     ) -> Reply:
         """The answer to a frame: the current table, prompt and comparison, and only the newest
-        log entry unless ``full`` (the page keeps the history it was sent)."""
+        log entry unless ``full`` (the page keeps the history it was sent); its narration in ``locale``
+        (the service's own when None)."""
         run = entry.full()
         if history is not None:
             log_from, entries = 0, history
@@ -373,7 +387,7 @@ class Service:
             log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
         else:
             log_from, entries = entry.log_len - 1, run.log[-1:]
-        shown = narration.view(build_view(run.state, entries, run.last, run.other), self.locale)
+        shown = narration.view(build_view(run.state, entries, run.last, run.other), locale or self.locale)
         return Reply(
             ViewAnswer(
                 re=ref,

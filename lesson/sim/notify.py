@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import gateway
 from .clients import client_for
 from .model import Client, SimServer
@@ -15,8 +17,10 @@ def listeners(st: Step, server: str) -> list[Client]:
     return [c] if c is not None and c.status == "connected" else []
 
 
-def tools_changed(st: Step, srv: SimServer, why: str) -> None:
-    """Tell whoever listens (list_changed is a SHOULD, so some never hear), and let them re-list."""
+def tools_changed(st: Step, srv: SimServer, why: dict[str, Any], label: str) -> None:
+    """Tell whoever listens (list_changed is a SHOULD, so some never hear), and let them re-list.
+    ``why`` is the change as the log says it (a message, ``msg``); ``label`` as the table's last change
+    says it."""
     srv.change_seq += 1
     for c in listeners(st, srv.name):
         c.stale = True
@@ -29,7 +33,7 @@ def tools_changed(st: Step, srv: SimServer, why: str) -> None:
         note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
         if st.s.servers[c.server].transport == "stdio":
             note = "On the listen request, as a line on stdout." if c.era == "modern" else "A line on stdout."
-        client_for(st, c).list_changed(why, note)
+        client_for(st, c).list_changed(why, label, note)
     if srv.gateway and srv.up:  # a gateway that is down tells nobody
         gateway.fan_out(st, srv)
 

@@ -76,7 +76,7 @@ def _begin(spec_json: str) -> Run:
     spec = Start.model_validate_json(spec_json)
     state = start(spec)
     twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
-    # The scenario's summary is content (its own words), carried as a value.
+    # The scenario's summary is a message of its own (``narration.scenario.<name>``), filled in here.
     intro = LogLine(code="narration.start", params={"summary": summary(spec), "era": era_label(spec.era)})
     return Run(
         playground=Playground(start=spec),

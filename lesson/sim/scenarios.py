@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
 from .clients import client_for
 from .frames import Frame
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef, Transport
-from .step import Step
+from .step import Step, msg
 
 # MCP 2025-11-25 (server/tools, "Tool names"): 1 to 128 characters, ASCII letters, digits, '_', '-', '.'.
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
@@ -221,6 +221,8 @@ def _eras(opts: dict) -> tuple[list[SimServer], list[str]]:
     ], []
 
 
+# Each start's description for authors (the content schema's); the narration says it from the catalogue,
+# ``narration.scenario.<name>``, in the reader's language.
 SCENARIOS: dict[str, tuple[str, Callable[[dict], tuple[list[SimServer], list[str]]]]] = {
     "outage": ("Servers A and B, each with a stream open for change notices; C exists but is not configured", _outage),
     "restart": ("One server, W, with nothing open yet: set up a situation, then restart it", _restart),
@@ -254,14 +256,23 @@ def declared_problems(spec: Start) -> list[tuple[int, str]]:
     return out
 
 
-def summary(spec: Start) -> str:
-    """One sentence on where a start begins: the scenario's own summary, then the servers it declares."""
-    text = SCENARIOS[spec.name][0]
-    if spec.servers:
-        text += "; declared here: " + ", ".join(
-            f"{s.name} ({s.title}{', configured' if s.configured else ', not configured'})" for s in spec.servers
-        )
-    return text
+def summary(spec: Start) -> dict[str, Any]:
+    """One sentence on where a start begins, as a message: the scenario's summary, then the servers it declares."""
+    text = msg(f"narration.scenario.{spec.name}")
+    if not spec.servers:
+        return text
+    declared = [
+        msg(f"narration.declared.{'configured' if s.configured else 'not_configured'}", server=s.name, title=s.title)
+        for s in spec.servers
+    ]
+    return msg("narration.scenario.declared_here", summary=text, servers=_commas(declared))
+
+
+def _commas(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Parts of a sentence in a list: "a, b, c" (``narration.comma``)."""
+    if len(parts) == 1:
+        return parts[0]
+    return msg("narration.comma", first=_commas(parts[:-1]), last=parts[-1])
 
 
 def start(spec: Start) -> State:

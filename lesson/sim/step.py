@@ -38,6 +38,19 @@ def era_label(era: str) -> dict[str, Any]:
     return msg(f"narration.era.{era}")
 
 
+def word(kind: str, value: str) -> dict[str, Any]:
+    """A word of the simulation's own vocabulary, said in the reader's language: a status, a token's
+    state, a role, the way a server was added (``narration.<kind>.<value>``, spaces as ``_``)."""
+    return msg(f"narration.{kind}.{value.replace(' ', '_')}")
+
+
+def joined(names: list[str]) -> str | dict[str, Any]:
+    """Names joined as the language joins them: "A", "A and B" (``narration.and``)."""
+    if len(names) < 2:
+        return "".join(names)
+    return msg("narration.and", first=joined(names[:-1]), last=names[-1])
+
+
 class LogLine(Strict):
     text: str = ""  # the sentence, filled where a view is sent out (lesson/narration.py); empty in here
     tone: Tone = "info"

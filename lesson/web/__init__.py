@@ -20,6 +20,7 @@ from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from lesson import i18n
 from lesson.content.course import ContentError, load_content
 from lesson.content.markup import breakable
 from lesson.content.models import Content
@@ -44,7 +45,7 @@ class Lesson:
     content: Content
     panels: dict[str, Any]
     service: Service
-    steppers: dict[str, str]  # panel id -> its moments as JSON, served on demand
+    steppers: dict[str, str]  # panel id (English), "<panel id>.<locale>" -> its moments as JSON, served on demand
     assets: Assets
     root: Path | None = None
     fingerprint: tuple = ()
@@ -67,15 +68,25 @@ def fingerprint(root: Path) -> tuple:
 def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
     content = load_content(root)
     panels = load_panels(root)
+    # Each stepper's moments once per language, their narration in it (the page asks for its own).
     steppers = {
-        pid: Assets.json_text(
-            {era: [s.model_dump(mode="json") for s in stepper_views(p, era)] for era in ("modern", "legacy")}
+        (pid if locale == i18n.DEFAULT else f"{pid}.{locale}"): Assets.json_text(
+            {era: [s.model_dump(mode="json") for s in stepper_views(p, era, locale)] for era in ("modern", "legacy")}
         )
         for pid, p in panels.items()
         if isinstance(p, StepperPanel)
+        for locale in i18n.locales()
     }
     steppers["scenarios"] = Assets.json_text(page_scenarios(root))  # replayed in the page (scenario.js)
     return content, panels, steppers
+
+
+def _data_name(name: str) -> str:
+    """A generated document's name: a stepper's moments are kept per language, and a page gets its own."""
+    from .strings import current_locale
+
+    localized = f"{name}.{current_locale()}"
+    return localized if current_locale() != i18n.DEFAULT and localized in lesson_state().steppers else name
 
 
 _reload_lock = threading.Lock()
@@ -129,7 +140,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     # Asset and data URLs carry the prefix the app is mounted under (SCRIPT_NAME, X-Forwarded-Prefix).
     app.jinja_env.globals["asset"] = lambda rel: request.script_root + assets.url(rel)
-    app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(name)
+    app.jinja_env.globals["stepper_url"] = lambda name: request.script_root + assets.data_url(_data_name(name))
     # A playground's walk-throughs (id and title), offered by its template ahead of their code and steps.
     app.jinja_env.globals["scenario_offers"] = lambda pid: json.loads(lesson_state().steppers["scenarios"]).get(pid, [])
     app.jinja_env.globals["embed_origins"] = " ".join(embed_origins(app.config))

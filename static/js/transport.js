@@ -7,6 +7,8 @@ const OPEN_TIMEOUT_MS = 4000;
 const IDLE = 4408; // the server closed a silent socket: reconnect on the next frame, not before
 
 export const PROTOCOL = 2;
+// The page's locale (<html data-locale>): the server writes each answer's narration in it.
+const LANG = document.documentElement.dataset.locale;
 
 // Where the app is mounted (<html data-base>, e.g. "/training/mcp/"): every URL is built from it.
 export function appUrl(path) {
@@ -127,7 +129,7 @@ export class Transport {
   }
 
   send(frame) {
-    const full = { v: PROTOCOL, id: this.nextId++, ...frame };
+    const full = { v: PROTOCOL, id: this.nextId++, lang: LANG, ...frame };
     const answer = new Promise((resolve, reject) => this.pending.set(full.id, { frame: full, resolve, reject }));
     if (this.mode === "http") this.post(full);
     else if (this.mode === "ws" && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(full));

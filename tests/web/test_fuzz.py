@@ -49,6 +49,7 @@ def frames(draw, handle: str):
             optional={"variant": ids, "seq": st.integers(min_value=-1, max_value=20)},
         )
         | json_value,
+        "lang": st.sampled_from(["en", "pseudo", "fr", "../en"]) | st.text(max_size=25),
         "extra": json_value,
     }
     for key, strategy in optional.items():

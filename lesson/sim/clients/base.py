@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from .. import gateway, servers
 from .. import wire as w
 from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
-from ..step import CallRecord, Step, Tone, msg
+from ..step import CallRecord, Step, Tone, joined, msg
 from ..transport import Link
 
 # The one string the model passes for each argument: a plausible value, not the same words everywhere.
@@ -225,7 +225,7 @@ class BaseClient:
             f"{c.server} speaks only {theirs}, and this client only {VERSION[c.era]}: they share no protocol era.",
             "narration.down.no_common_era",
             server=c.server,
-            theirs=theirs,
+            theirs=joined([VERSION[e] for e in srv.speaks]),
             ours=VERSION[c.era],
         )
         return False
@@ -342,14 +342,15 @@ class BaseClient:
 
     # --- notifications -----------------------------------------------------------------------------
 
-    def list_changed(self, why: str, note: str) -> None:
-        """The server's list changed and it says so on the open stream: re-list."""
+    def list_changed(self, why: dict[str, Any], label: str, note: str) -> None:
+        """The server's list changed and it says so on the open stream: re-list. ``why`` is the change
+        as the log says it, ``label`` as the table's last change does."""
         c = self.c
         self.link.event(w.list_changed(c.era, c.listen.request_id), note=note)
         changed = self.relist()
         code = "narration.list_changed_relisted" if changed else "narration.list_changed_same_list"
         self.say(code, "change", server=c.server, why=why)
-        c.last_change = f"step {self.st.s.step}: {why}"
+        c.last_change = f"step {self.st.s.step}: {label}"
 
     # --- the process dies and comes back --------------------------------------------------------------
 

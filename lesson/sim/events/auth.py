@@ -6,7 +6,7 @@ from typing import Literal
 
 from ..clients import client_for
 from ..model import Role
-from ..step import Rejected, Step
+from ..step import Rejected, Step, word
 from .base import EventBase, handles
 
 
@@ -24,7 +24,7 @@ def _token_expires(st: Step, e: TokenExpires) -> None:
     if not st.srv(e.server).auth:
         raise Rejected("refusal.no_token_asked", server=e.server)
     if c.token != "valid":
-        raise Rejected("refusal.token_already", server=e.server, token=c.token)
+        raise Rejected("refusal.token_already", server=e.server, token=word("token", c.token))
     c.token = "expired"
     st.say("narration.token_expired", "warn", server=e.server)
 
@@ -75,11 +75,11 @@ class Reauthenticate(EventBase):
 def _reauth(st: Step, e: Reauthenticate) -> None:
     c = st.client(e.server)
     if c.role == e.role:
-        raise Rejected("refusal.already_signed_in_as", server=e.server, role=e.role)
+        raise Rejected("refusal.already_signed_in_as", server=e.server, role=word("role", e.role))
     if c.status != "connected":
-        raise Rejected("refusal.server_status", server=e.server, status=c.status)
+        raise Rejected("refusal.server_status", server=e.server, status=word("status", c.status))
     c.role = e.role
-    st.say("narration.signed_in_as", "change", server=e.server, role=e.role)
+    st.say("narration.signed_in_as", "change", server=e.server, role=word("role", e.role))
     # Nothing changed on the server, so it has nothing to announce: the client knows its credentials
     # changed, and the list it holds was fetched under the old ones.
     why = "narration.relisted_private_cache" if c.era == "modern" else "narration.relisted_old_credentials"

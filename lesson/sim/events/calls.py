@@ -10,7 +10,7 @@ from ..clients import client_for
 from ..model import Client, Message, PromptTool, ToolCall, ToolDef
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_tools
-from ..step import CallRecord, Rejected, Step, TurnRecord, count
+from ..step import CallRecord, Rejected, Step, TurnRecord, count, word
 from .base import EventBase, handles
 
 
@@ -123,7 +123,7 @@ class StartCall(EventBase):
 def _start_call(st: Step, e: StartCall) -> None:
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected("refusal.call_while_not_connected", server=e.server, status=c.status)
+        raise Rejected("refusal.call_while_not_connected", server=e.server, status=word("status", c.status))
     tool = pick_tool(c, e.tool)
     if not client_for(st, c).start_call(tool):
         return

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from ..model import SimServer
 from ..notify import tools_changed
-from ..step import Rejected, Step
+from ..step import Rejected, Step, msg
 from .base import EventBase, handles
 
 
@@ -37,7 +37,7 @@ def _joins(st: Step, e: BackendJoins) -> None:
     b.behind = e.gateway
     gw.backend_changes[e.backend] = f"step {st.s.step}: joined {e.gateway}"
     st.say("narration.backend_joined", "change", backend=e.backend, gateway=e.gateway)
-    _announce(st, gw, f"backend {e.backend} joined")
+    _announce(st, gw, msg("narration.why.backend_joined", backend=e.backend), f"backend {e.backend} joined")
 
 
 class BackendLeaves(EventBase):
@@ -57,7 +57,7 @@ def _leaves(st: Step, e: BackendLeaves) -> None:
     gw.backend_changes.pop(e.backend, None)
     b.behind = None
     st.say("narration.backend_left", "change", backend=e.backend, gateway=e.gateway)
-    _announce(st, gw, f"backend {e.backend} left")
+    _announce(st, gw, msg("narration.why.backend_left", backend=e.backend), f"backend {e.backend} left")
 
 
 class BackendFailsHealthCheck(EventBase):
@@ -77,7 +77,12 @@ def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
     gw.unhealthy.append(e.backend)
     gw.backend_changes[e.backend] = f"step {st.s.step}: hidden, health check failed"
     st.say("narration.backend_unhealthy", "error", backend=e.backend)
-    _announce(st, gw, f"backend {e.backend} failed its health check")
+    _announce(
+        st,
+        gw,
+        msg("narration.why.backend_failed", backend=e.backend),
+        f"backend {e.backend} failed its health check",
+    )
 
 
 class BackendRecovers(EventBase):
@@ -96,12 +101,12 @@ def _recovers(st: Step, e: BackendRecovers) -> None:
     b.up = True
     gw.backend_changes[e.backend] = f"step {st.s.step}: shown again, health check passed"
     st.say("narration.backend_recovered", "change", backend=e.backend)
-    _announce(st, gw, f"backend {e.backend} recovered")
+    _announce(st, gw, msg("narration.why.backend_recovered", backend=e.backend), f"backend {e.backend} recovered")
 
 
-def _announce(st: Step, gw: SimServer, why: str) -> None:
+def _announce(st: Step, gw: SimServer, why: dict[str, Any], label: str) -> None:
     if not gw.up:
         st.say("narration.gateway_down_change_unheard", "warn", gateway=gw.name)
         gw.change_seq += 1
         return
-    tools_changed(st, gw, why)
+    tools_changed(st, gw, why, label)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..clients import client_for
-from ..step import Rejected, Step
+from ..step import Rejected, Step, word
 from .base import EventBase, handles
 from .calls import pick_tool
 
@@ -24,7 +24,7 @@ class AskUserInput(EventBase):
 def _ask(st: Step, e: AskUserInput) -> None:
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected("refusal.server_status", server=e.server, status=c.status)
+        raise Rejected("refusal.server_status", server=e.server, status=word("status", c.status))
     if c.pending_input:
         raise Rejected("refusal.already_asking", server=e.server)
     client = client_for(st, c)
