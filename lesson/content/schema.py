@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from lesson.i18n import DEFAULT, catalogue
 from lesson.sim import begin
 from lesson.sim.scenarios import SCENARIOS, SERVER_NAME, Start
 
@@ -102,7 +103,8 @@ def _enrich(schema: dict[str, Any]) -> None:
                     spec["description"] = text
             if def_name == "Start" and prop == "name":
                 spec["enum"] = list(SCENARIOS)
-                spec["description"] += ": " + "; ".join(f"{n} ({d[0]})" for n, d in SCENARIOS.items())
+                described = (f"{n} ({catalogue(DEFAULT)[f'narration.scenario.{n}']})" for n in SCENARIOS)
+                spec["description"] += ": " + "; ".join(described)
             elif prop in ("server", "gateway", "backend") and spec.get("type") == "string" and def_name != "Start":
                 spec["anyOf"] = _server_name(servers)
                 spec["description"] += f" ({listed}; or a server the start declares)"

@@ -47,7 +47,7 @@ SETUP = -2  # the step of what crosses before the scenario starts (never compare
 
 def server_spec(scenario: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
     """What the SDK server for ``name`` offers: the simulation's own definitions for that scenario."""
-    servers, _ = SCENARIOS[scenario][1](options)
+    servers, _ = SCENARIOS[scenario](options)
     srv = next(s for s in servers if s.name == name)
     return {
         "title": srv.title,
