@@ -38,6 +38,18 @@ export function mountPlayground(section, transport) {
   // The log, the two eras and the wire as tabs, one on view (when the playground shows two or more).
   const accounts = section.querySelector('[data-role="accounts"]');
   if (accounts) mountTabs(accounts);
+  // A region in a tab that is not on view is drawn when its tab is chosen, not at every press: a press
+  // costs the drawing of what the learner sees (the sequence diagrams are a view's costliest part).
+  const offView = (el) => Boolean(el?.closest('[role="tabpanel"]')?.hidden);
+  const waiting = new Map(); // region name -> draws it with the newest view, once its tab is on view
+  const drawOnView = (name, drawIt) => {
+    if (offView(region(name))) return void waiting.set(name, drawIt);
+    waiting.delete(name);
+    drawIt();
+  };
+  accounts?.addEventListener("tabs:select", () => {
+    for (const [name, drawIt] of waiting) if (!offView(region(name))) drawOnView(name, drawIt);
+  });
 
   // The wire as a list waits in a disclosure: a press draws it only while that is open, and opening
   // it draws the view on show. Most presses are read from the diagram, and a list of every frame's
@@ -221,6 +233,16 @@ export function mountPlayground(section, transport) {
     settle();
   }
 
+  // Whether a region must be drawn again: not when the data it shows is the same as the view before
+  // (a press that changes only the log leaves the table's and the prompt's nodes, and their layout,
+  // alone); then only what the last press added to it (a note, a changed cell) goes.
+  function redraw(box, before, after) {
+    if (!box.firstChild || JSON.stringify(before) !== JSON.stringify(after)) return true;
+    for (const note of box.querySelectorAll(".change-note")) note.remove();
+    for (const cell of box.querySelectorAll(".cell-changed")) cell.classList.remove("cell-changed");
+    return false;
+  }
+
   // Draw one view, mark what changed since `prev` (none when null), and bring the first change
   // into view. Returns the sentence that says what changed.
   function draw(v, prev, k, button = null, undo = false) {
@@ -235,7 +257,7 @@ export function mountPlayground(section, transport) {
     };
     const servers = region("servers");
     if (servers) {
-      fill(servers, serverTable(v.servers));
+      if (redraw(servers, prev?.servers, v.servers)) fill(servers, serverTable(v.servers));
       for (const name of d.servers.added) mark(servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`), "new");
       for (const [name, fields] of Object.entries(d.servers.changed)) {
         const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
@@ -251,7 +273,9 @@ export function mountPlayground(section, transport) {
     }
     const promptBox = region("prompt");
     if (promptBox) {
-      fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
+      if (redraw(promptBox, prev && [prev.next_prompt, prev.counters], [v.next_prompt, v.counters])) {
+        fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
+      }
       const items = promptBox.querySelectorAll("ul.prompt:not(.removed) > li");
       const joined = new Set(d.prompt.joined.map((t) => `${t.name}@${t.server}`));
       v.next_prompt.tools.forEach((t, i) => {
@@ -268,8 +292,10 @@ export function mountPlayground(section, transport) {
     const cmp = region("comparison");
     if (cmp) {
       // Beside the log, the comparison leaves this era's lines to it; as a tab of its own it says them.
-      fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts));
-      if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
+      drawOnView("comparison", () => {
+        fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts));
+        if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
+      });
     }
     drawWire(v);
     const cost = section.querySelector('[data-role="cost"]');
@@ -294,7 +320,7 @@ export function mountPlayground(section, transport) {
         mark(note, "gone");
       }
     }
-    drawDiagrams(v);
+    if (region("diagram")) drawOnView("diagram", () => drawDiagrams(v));
     markLogStep(k);
     // A tool call that came back as an error (a basket the server no longer has) may change nothing
     // in the regions above: its lines in the log are the change, and the status line says it first.
