@@ -332,7 +332,7 @@ export function mountPlayground(section, transport) {
     if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-failed`) || []) mark(li, "failed");
     const firstView = !shown;
     shown = v;
-    // Marked elements are new nodes (every region but the log is redrawn), so adding the class
+    // Marked elements are new nodes (a region with a change in it is drawn again), so adding the class
     // starts the flash without forcing a layout first.
     const quiet = reducedMotion();
     if (!quiet) for (const el of marked) el.classList.add("flash");
