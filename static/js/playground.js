@@ -38,8 +38,8 @@ export function mountPlayground(section, transport) {
   // The log, the two eras and the wire as tabs, one on view (when the playground shows two or more).
   const accounts = section.querySelector('[data-role="accounts"]');
   if (accounts) mountTabs(accounts);
-  // A region in a tab that is not on view is drawn when its tab is chosen, not at every press: a press
-  // costs the drawing of what the learner sees (the sequence diagrams are a view's costliest part).
+  // The wire's diagrams, when their tab is not on view, are drawn when it is chosen, not at every press:
+  // they are the costliest part of a view to build.
   const offView = (el) => Boolean(el?.closest('[role="tabpanel"]')?.hidden);
   const waiting = new Map(); // region name -> draws it with the newest view, once its tab is on view
   const drawOnView = (name, drawIt) => {
@@ -233,11 +233,16 @@ export function mountPlayground(section, transport) {
     settle();
   }
 
-  // Whether a region must be drawn again: not when the data it shows is the same as the view before
-  // (a press that changes only the log leaves the table's and the prompt's nodes, and their layout,
-  // alone); then only what the last press added to it (a note, a changed cell) goes.
-  function redraw(box, before, after) {
-    if (!box.firstChild || JSON.stringify(before) !== JSON.stringify(after)) return true;
+  // Whether a region must be drawn again: not when it already shows the same data (a press that
+  // changes only the log leaves the table's and the prompt's nodes, and their layout, alone); then only
+  // what the last press added to it (a note, a changed cell) goes.
+  const drawnData = new Map(); // region -> the data it shows, as JSON
+  function redraw(box, data) {
+    const json = JSON.stringify(data);
+    if (!box.firstChild || drawnData.get(box) !== json) {
+      drawnData.set(box, json);
+      return true;
+    }
     for (const note of box.querySelectorAll(".change-note")) note.remove();
     for (const cell of box.querySelectorAll(".cell-changed")) cell.classList.remove("cell-changed");
     return false;
@@ -257,7 +262,7 @@ export function mountPlayground(section, transport) {
     };
     const servers = region("servers");
     if (servers) {
-      if (redraw(servers, prev?.servers, v.servers)) fill(servers, serverTable(v.servers));
+      if (redraw(servers, v.servers)) fill(servers, serverTable(v.servers));
       for (const name of d.servers.added) mark(servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`), "new");
       for (const [name, fields] of Object.entries(d.servers.changed)) {
         const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
@@ -273,7 +278,7 @@ export function mountPlayground(section, transport) {
     }
     const promptBox = region("prompt");
     if (promptBox) {
-      if (redraw(promptBox, prev && [prev.next_prompt, prev.counters], [v.next_prompt, v.counters])) {
+      if (redraw(promptBox, [v.next_prompt, v.counters])) {
         fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
       }
       const items = promptBox.querySelectorAll("ul.prompt:not(.removed) > li");
@@ -292,10 +297,8 @@ export function mountPlayground(section, transport) {
     const cmp = region("comparison");
     if (cmp) {
       // Beside the log, the comparison leaves this era's lines to it; as a tab of its own it says them.
-      drawOnView("comparison", () => {
-        fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts));
-        if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
-      });
+      fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts));
+      if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
     }
     drawWire(v);
     const cost = section.querySelector('[data-role="cost"]');
