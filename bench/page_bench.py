@@ -11,7 +11,9 @@ playground ready and the network idle. Then the page is scrolled to its end a sc
 what loads on demand (the stepper's moments) is counted too ("whole page"). The repeat view opens
 the page again and scrolls it to its end: everything but the page itself must come from the cache.
 
-    .venv/bin/python bench/page_bench.py
+    .venv/bin/python bench/page_bench.py [--files]
+
+`--files` lists what each lesson page's first view fetched, with each body's compressed size in KB.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ AFTER_LAYOUT = (
 TARGET_LESSON_KB = 40  # each lesson page's first view, compressed
 
 
-def measure_lessons(browser, base: str, counter: Counter, lessons) -> None:
+def measure_lessons(browser, base: str, counter: Counter, lessons, files: bool = False) -> None:
     print("lesson pages at load (every disclosure closed):")
     head = f"  {'lesson':<28} {'words':>5} {'prose':>5} {'h@1280':>7} {'h@375':>7} {'play':>4} {'panels':>6}"
     print(head + f" {'quest':>5} {'min':>4} {'KB':>6}  first view target")
@@ -117,6 +119,9 @@ def measure_lessons(browser, base: str, counter: Counter, lessons) -> None:
         )
         # The page shows the same estimate the content computes.
         assert f"{lesson.minutes} minutes" in m["kicker"], m["kicker"]
+        if files:  # what the first view fetched, largest first
+            seen = sorted(((n, path.rsplit("/", 1)[-1]) for path, n in counter.seen if path != "/ws"), reverse=True)
+            print("    " + ", ".join(f"{name} {n / 1000:.1f}" for n, name in seen))
     print(
         "  words: the article's rendered text; prose: without panels and quick check; h: page height in px;"
         " play: playgrounds; min: the computed estimate (docs/content.md)"
@@ -167,7 +172,7 @@ def main() -> None:
         scroll_through(page)
         repeat = [s[0] for s in counter.seen if s[0] != "/ws"]
         page.close()
-        measure_lessons(browser, base, counter, lesson_state_of(app).content.lessons)
+        measure_lessons(browser, base, counter, lesson_state_of(app).content.lessons, "--files" in sys.argv)
         browser.close()
     server.shutdown()
     total = sum(size for _, size in first)

@@ -5,8 +5,10 @@ page (tests use ``?lang=pseudo``). An unknown locale in the settings stops start
 
 The scripts' part of each catalogue is a hashed, immutable JSON asset (``/data/<build>/messages-<locale>.json``)
 that the page names in ``<html data-messages>``: fetched once, compressed, cached for good, and not
-repeated in every page. ``<html lang>`` is the page's locale, and a lesson translated into it
-(``content/locales/<locale>/lessons/``) is shown in place of the English one (:func:`localized`).
+repeated in every page. The groups only a module fetched later uses (:data:`LATER_GROUPS`) are documents
+of their own beside it (``messages-<locale>-<group>.json``), fetched by that module. ``<html lang>`` is
+the page's locale, and a lesson translated into it (``content/locales/<locale>/lessons/``) is shown in
+place of the English one (:func:`localized`).
 
 A message that cannot be filled in a translation (a placeholder it names is not given) is shown in English and
 logged, so a translation mistake never fails a page. With ``lesson serve --reload`` (or in debug mode) an edited
@@ -89,10 +91,27 @@ def messages_url() -> str:
     return request.script_root + current_app.extensions["lesson"].assets.data_url(f"messages-{current_locale()}")
 
 
+# Message groups (a key's first part) that only a module fetched after the first view uses: each is a
+# document of its own (``messages-<locale>-<group>``), fetched by that module (``need`` in i18n.js), so a
+# first view carries only the messages its own scripts use.
+LATER_GROUPS = ("quiz", "live", "scenario", "lti", "lab", "stepper", "progress")
+
+
+def split_messages(table: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The scripts' messages as documents: ``""`` for the first view's, then one per later group."""
+    parts: dict[str, dict[str, str]] = {"": {}, **{g: {} for g in LATER_GROUPS}}
+    for key, text in table.items():
+        group = key.split(".", 1)[0]
+        parts[group if group in LATER_GROUPS else ""][key] = text
+    return parts
+
+
 def _publish(app: Flask) -> None:
-    app.extensions["lesson"].assets.add_documents(
-        {f"messages-{locale}": Assets.json_text(script_messages(locale)) for locale in locales()}
-    )
+    documents = {}
+    for locale in locales():
+        for group, part in split_messages(script_messages(locale)).items():
+            documents[f"messages-{locale}-{group}" if group else f"messages-{locale}"] = Assets.json_text(part)
+    app.extensions["lesson"].assets.add_documents(documents)
 
 
 _reload_lock = threading.Lock()

@@ -1,15 +1,18 @@
 // Entry point: mounts each panel on the page; one transport serves them all.
 import { h } from "./dom.js";
-import { startEmbed } from "./embed.js";
 import { t } from "./i18n.js";
 import { mountProgress, relayStatements } from "./progress.js";
-import { local, quizKey } from "./store.js";
+import { local, quizKey, safeStorage } from "./store.js";
 import { Transport } from "./transport.js";
 
-// First: statements and auto-height for a parent frame (only to the configured origins), and the
-// storage probe, so a refusal is said at load.
-const { emitter } = startEmbed();
+// First the storage probe, so a refusal is said at load rather than at the first save.
+safeStorage("session");
+// Statements and auto-height for a parent frame (only to the configured origins): embed.js only in a
+// frame (a portal, the SCORM launch page) or with a learning record store to feed. A page on its own
+// does neither and does not fetch it; there nothing hears a statement, so progress makes none.
 const lrs = document.documentElement.dataset.lrs;
+const framed = window.parent !== window;
+const emitter = framed || lrs ? await import("./embed.js").then((m) => m.startEmbed().emitter, () => null) : null;
 if (lrs) relayStatements(lrs);
 const box = document.querySelector("[data-progress-file]");
 if (box) mountProgress({ emitter, slug: box.dataset.lesson, quiz: document.querySelector("[data-quiz]"), box });

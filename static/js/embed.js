@@ -1,8 +1,8 @@
 // Embedding support for a lesson shown in another site's iframe (a training portal, an LMS).
 //
-// - safeStorage(): sessionStorage/localStorage that never throws. In a cross-site iframe with
-//   third-party storage blocked, touching storage throws SecurityError; then values live in memory
-//   and the page says once that progress will not survive a reload.
+// - safeStorage() (from store.js, re-exported): sessionStorage/localStorage that never throws. In a
+//   cross-site iframe with third-party storage blocked, touching storage throws SecurityError; then
+//   values live in memory and the page says once that progress will not survive a reload.
 // - The H5P resizer protocol over postMessage, so the parent frame grows and shrinks with the page:
 //   we send {context: 'h5p', action: 'hello'}; the parent answers 'hello'; then 'prepareResize'
 //   -> 'resizePrepared' -> 'resize'.
@@ -14,6 +14,8 @@
 // Messages go to, and are accepted from, only the origins in <html data-embed-origins="..."> (space
 // separated; "https://*.example.com" matches subdomains; "*" any parent). No attribute: no messages.
 
+import { safeStorage } from "./store.js";
+
 const ADL = "http://adlnet.gov/expapi";
 const TYPES = {
   lesson: `${ADL}/activities/lesson`,
@@ -22,69 +24,10 @@ const TYPES = {
   goal: `${ADL}/activities/objective`,
 };
 const PART = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
-// The notice's text comes from the page: <p data-storage-notice="..."> (the lesson page writes it from
-// its message catalogue, in the page's language). This English text is only for a page that leaves
-// the attribute empty, since this file is also used alone, without the lesson's other scripts.
-export const STORAGE_NOTICE =
-  "This page cannot use your browser's storage here, so your progress is kept only until you reload or leave.";
 
-// --- storage ------------------------------------------------------------------------------------
-
-const memory = { session: new Map(), local: new Map() };
-let storageRefused = null; // the error name, once storage has been refused
-
-function reportStorage(err) {
-  if (storageRefused !== null) return;
-  storageRefused = (err && err.name) || "Error";
-  const show = () => {
-    for (const el of document.querySelectorAll("[data-storage-notice]")) {
-      el.textContent = el.dataset.storageNotice || STORAGE_NOTICE;
-      el.hidden = false;
-    }
-  };
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show, { once: true });
-  else show();
-  window.dispatchEvent(new CustomEvent("lesson:storage-unavailable", { detail: { reason: storageRefused } }));
-}
-
-/** Whether storage was refused on this page (the error's name), or null. */
-export function storageUnavailable() {
-  return storageRefused;
-}
-
-/** A Storage-like object ("session" or "local") that falls back to memory instead of throwing. */
-export function safeStorage(kind = "session") {
-  const mem = memory[kind === "local" ? "local" : "session"];
-  let store = null;
-  try {
-    store = kind === "local" ? window.localStorage : window.sessionStorage;
-    const probe = "__lesson_probe__";
-    store.setItem(probe, "1");
-    store.removeItem(probe);
-  } catch (err) {
-    store = null;
-    reportStorage(err);
-  }
-  const guard = (fn, fallback) => {
-    if (store) {
-      try {
-        return fn(store);
-      } catch (err) {
-        store = null; // refused mid-way (quota, policy change): memory from now on
-        reportStorage(err);
-      }
-    }
-    return fallback();
-  };
-  return {
-    get persistent() {
-      return store !== null;
-    },
-    getItem: (key) => guard((s) => s.getItem(key), () => (mem.has(key) ? mem.get(key) : null)),
-    setItem: (key, value) => guard((s) => s.setItem(key, String(value)), () => void mem.set(key, String(value))),
-    removeItem: (key) => guard((s) => s.removeItem(key), () => void mem.delete(key)),
-  };
-}
+// --- storage: safeStorage() and the notice live in store.js (every page's storage goes through it);
+// they are exported here too, for a portal's page that uses this file with store.js alone.
+export { safeStorage, STORAGE_NOTICE, storageUnavailable } from "./store.js";
 
 // --- the channel to the parent ------------------------------------------------------------------
 

@@ -3,9 +3,11 @@
 // fill a "Live" region with the real server table, prompt and wire, and the simulated frames for the same
 // presses beside the real ones. Closing the page closes the socket, and the server kills the processes.
 import { fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
 import { logLine, promptList, serverTable, wireList } from "./render.js";
 import { appUrl } from "./transport.js";
+
+await need("live"); // this module's own messages (i18n.js)
 
 const LIVE_PANELS = ["outage"];
 

@@ -4,7 +4,9 @@
 // Platform storage is 1EdTech's client-side postMessages (lti.put_data / lti.get_data): messages go to
 // the frame the launch names in lti_storage_target ("_parent" for the parent itself), addressed to the
 // origin of the platform's OIDC authorization URL, and only answers from that origin are read.
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
+
+await need("lti"); // this module's own messages (i18n.js)
 
 const WAIT_MS = 8000; // how long the platform's storage may take to answer
 

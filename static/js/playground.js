@@ -38,6 +38,18 @@ export function mountPlayground(section, transport) {
   // The log, the two eras and the wire as tabs, one on view (when the playground shows two or more).
   const accounts = section.querySelector('[data-role="accounts"]');
   if (accounts) mountTabs(accounts);
+  // The wire's diagrams, when their tab is not on view, are drawn when it is chosen, not at every press:
+  // they are the costliest part of a view to build.
+  const offView = (el) => Boolean(el?.closest('[role="tabpanel"]')?.hidden);
+  const waiting = new Map(); // region name -> draws it with the newest view, once its tab is on view
+  const drawOnView = (name, drawIt) => {
+    if (offView(region(name))) return void waiting.set(name, drawIt);
+    waiting.delete(name);
+    drawIt();
+  };
+  accounts?.addEventListener("tabs:select", () => {
+    for (const [name, drawIt] of waiting) if (!offView(region(name))) drawOnView(name, drawIt);
+  });
 
   // The wire as a list waits in a disclosure: a press draws it only while that is open, and opening
   // it draws the view on show. Most presses are read from the diagram, and a list of every frame's
@@ -221,6 +233,21 @@ export function mountPlayground(section, transport) {
     settle();
   }
 
+  // Whether a region must be drawn again: not when it already shows the same data (a press that
+  // changes only the log leaves the table's and the prompt's nodes, and their layout, alone); then only
+  // what the last press added to it (a note, a changed cell) goes.
+  const drawnData = new Map(); // region -> the data it shows, as JSON
+  function redraw(box, data) {
+    const json = JSON.stringify(data);
+    if (!box.firstChild || drawnData.get(box) !== json) {
+      drawnData.set(box, json);
+      return true;
+    }
+    for (const note of box.querySelectorAll(".change-note")) note.remove();
+    for (const cell of box.querySelectorAll(".cell-changed")) cell.classList.remove("cell-changed");
+    return false;
+  }
+
   // Draw one view, mark what changed since `prev` (none when null), and bring the first change
   // into view. Returns the sentence that says what changed.
   function draw(v, prev, k, button = null, undo = false) {
@@ -235,7 +262,7 @@ export function mountPlayground(section, transport) {
     };
     const servers = region("servers");
     if (servers) {
-      fill(servers, serverTable(v.servers));
+      if (redraw(servers, v.servers)) fill(servers, serverTable(v.servers));
       for (const name of d.servers.added) mark(servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`), "new");
       for (const [name, fields] of Object.entries(d.servers.changed)) {
         const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
@@ -251,7 +278,9 @@ export function mountPlayground(section, transport) {
     }
     const promptBox = region("prompt");
     if (promptBox) {
-      fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
+      if (redraw(promptBox, [v.next_prompt, v.counters])) {
+        fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
+      }
       const items = promptBox.querySelectorAll("ul.prompt:not(.removed) > li");
       const joined = new Set(d.prompt.joined.map((t) => `${t.name}@${t.server}`));
       v.next_prompt.tools.forEach((t, i) => {
@@ -294,7 +323,7 @@ export function mountPlayground(section, transport) {
         mark(note, "gone");
       }
     }
-    drawDiagrams(v);
+    if (region("diagram")) drawOnView("diagram", () => drawDiagrams(v));
     markLogStep(k);
     // A tool call that came back as an error (a basket the server no longer has) may change nothing
     // in the regions above: its lines in the log are the change, and the status line says it first.
@@ -306,7 +335,7 @@ export function mountPlayground(section, transport) {
     if (failed.length) for (const li of region("log")?.querySelectorAll(`ol.log > li[data-step="${k}"] .tone-failed`) || []) mark(li, "failed");
     const firstView = !shown;
     shown = v;
-    // Marked elements are new nodes (every region but the log is redrawn), so adding the class
+    // Marked elements are new nodes (a region with a change in it is drawn again), so adding the class
     // starts the flash without forcing a layout first.
     const quiet = reducedMotion();
     if (!quiet) for (const el of marked) el.classList.add("flash");

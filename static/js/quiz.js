@@ -3,8 +3,10 @@
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
 import { local, quizKey, session } from "./store.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
 import { appUrl } from "./transport.js";
+
+await need("quiz"); // this module's own messages (i18n.js)
 
 const KEY = quizKey;
 const PLAYGROUND = (panel) => `churn-lab:playground:${panel}`; // the log playground.js keeps

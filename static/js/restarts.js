@@ -4,7 +4,9 @@
 // situation (data-applies, from the panel's data) are disabled, with the reason beside them.
 import { fill, h, status } from "./dom.js";
 import { logLine, serverTable, wireList } from "./render.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
+
+await need("lab"); // this module's own messages (i18n.js)
 
 const LABEL = (era) => t(`lab.${era}`);
 

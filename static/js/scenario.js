@@ -5,8 +5,10 @@
 // data asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel),
 // fetched with the first replay.
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
 import { plural } from "./render.js";
+
+await need("scenario"); // this module's own messages (i18n.js)
 
 const ANSWER_WAIT_MS = 15000;
 const MAX_SAID = 3; // a moment's last few presses are said with it; the log has them all

@@ -1,4 +1,5 @@
-// "Start over": clears this lesson's progress after a confirmation, then loads the lesson fresh.
+// "Start over": clears this lesson's progress after a confirmation, then loads the lesson fresh. Its
+// button is progress.js's, which fetches this code at the first press.
 // What is cleared: each playground's log (sessionStorage, see playground.js), the quiz answers the
 // page holds (localStorage, see quiz.js), the sections read and goals reached (see progress.js) and
 // the answers the no-JavaScript form left in the session cookie, and what a portal keeps to resume
@@ -8,14 +9,18 @@ import { t } from "./i18n.js";
 import { local, session } from "./store.js";
 import { appUrl } from "./transport.js";
 
-function mount(article, slug) {
-  const button = h("button", { type: "button", class: "start-over", "aria-haspopup": "dialog" }, t("startover.button"));
-  const group = h("div", { class: "start-over-row", role: "group", "aria-label": t("startover.region") }, button);
-  // With "Your progress" after the lesson, not above the first playground.
-  const actions = document.querySelector("[data-progress-file] .actions");
-  if (actions) actions.append(button);
-  else article.after(group);
+let opened = null; // the dialog and its safe choice, made at the first press
 
+/** Ask, in a dialog, whether to clear this lesson's progress (`button` is Start over, `slug` the lesson). */
+export function startOver(button, slug) {
+  opened ??= make(button, slug);
+  if (opened.inPlace) opened.dialog.show();
+  else opened.dialog.showModal();
+  opened.cancel.focus(); // the safe choice has the focus
+}
+
+function make(button, slug) {
+  const actions = button.closest(".actions");
   const cancel = h("button", { type: "button", value: "cancel" }, t("startover.cancel"));
   const confirm = h("button", { type: "button", value: "confirm", class: "danger" }, t("startover.confirm"));
   const dialog = h(
@@ -31,7 +36,7 @@ function mount(article, slug) {
   const inPlace = Boolean(document.documentElement.dataset.embed);
   if (inPlace) {
     dialog.classList.add("in-place");
-    (actions || group).after(dialog);
+    actions.after(dialog);
     dialog.addEventListener("keydown", (event) => {
       if (event.key === "Escape") dialog.close();
     });
@@ -39,11 +44,6 @@ function mount(article, slug) {
     document.body.append(dialog);
   }
 
-  button.addEventListener("click", () => {
-    if (inPlace) dialog.show();
-    else dialog.showModal();
-    cancel.focus(); // the safe choice has the focus
-  });
   cancel.addEventListener("click", () => dialog.close());
   dialog.addEventListener("close", () => button.focus());
   confirm.addEventListener("click", async () => {
@@ -66,8 +66,5 @@ function mount(article, slug) {
     if ("parentScrolls" in document.documentElement.dataset) document.body.scrollIntoView({ block: "start" });
     window.location.replace(window.location.pathname + window.location.search);
   });
+  return { dialog, cancel, inPlace };
 }
-
-// The lesson names itself: its address may be /lessons/<slug>, /embed/<slug> or either under a sub-path.
-const article = document.querySelector("article.lesson[data-lesson]");
-if (article) mount(article, article.dataset.lesson);

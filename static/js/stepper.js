@@ -8,7 +8,9 @@
 // stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
 import { fill, h, status } from "./dom.js";
 import { logList, promptList, serverTable } from "./render.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
+
+await need("stepper"); // this module's own messages (i18n.js)
 
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
 

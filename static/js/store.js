@@ -1,7 +1,69 @@
-// Page storage that never throws, as JSON. The one wrapper is embed.js's safeStorage: a cross-site
-// iframe may refuse sessionStorage and localStorage, and then values live in memory for the life of
-// the page and the page says, once, that progress will not survive a reload.
-import { safeStorage } from "./embed.js";
+// Page storage that never throws, as JSON. A cross-site iframe may refuse sessionStorage and
+// localStorage (so may a browser that blocks site data): then values live in memory for the life of
+// the page and the page says, once, that progress will not survive a reload. No imports: embed.js,
+// which re-exports safeStorage for a portal's own use, is served with this file alone.
+
+// The notice's text comes from the page: <p data-storage-notice="..."> (the lesson page writes it from
+// its message catalogue, in the page's language). This English text is only for a page that leaves
+// the attribute empty (embed.js used without the lesson's other scripts).
+export const STORAGE_NOTICE =
+  "This page cannot use your browser's storage here, so your progress is kept only until you reload or leave.";
+
+const memory = { session: new Map(), local: new Map() };
+let storageRefused = null; // the error name, once storage has been refused
+
+function reportStorage(err) {
+  if (storageRefused !== null) return;
+  storageRefused = (err && err.name) || "Error";
+  const show = () => {
+    for (const el of document.querySelectorAll("[data-storage-notice]")) {
+      el.textContent = el.dataset.storageNotice || STORAGE_NOTICE;
+      el.hidden = false;
+    }
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show, { once: true });
+  else show();
+  window.dispatchEvent(new CustomEvent("lesson:storage-unavailable", { detail: { reason: storageRefused } }));
+}
+
+/** Whether storage was refused on this page (the error's name), or null. */
+export function storageUnavailable() {
+  return storageRefused;
+}
+
+/** A Storage-like object ("session" or "local") that falls back to memory instead of throwing. */
+export function safeStorage(kind = "session") {
+  const mem = memory[kind === "local" ? "local" : "session"];
+  let store = null;
+  try {
+    store = kind === "local" ? window.localStorage : window.sessionStorage;
+    const probe = "__lesson_probe__";
+    store.setItem(probe, "1");
+    store.removeItem(probe);
+  } catch (err) {
+    store = null;
+    reportStorage(err);
+  }
+  const guard = (fn, fallback) => {
+    if (store) {
+      try {
+        return fn(store);
+      } catch (err) {
+        store = null; // refused mid-way (quota, policy change): memory from now on
+        reportStorage(err);
+      }
+    }
+    return fallback();
+  };
+  return {
+    get persistent() {
+      return store !== null;
+    },
+    getItem: (key) => guard((s) => s.getItem(key), () => (mem.has(key) ? mem.get(key) : null)),
+    setItem: (key, value) => guard((s) => s.setItem(key, String(value)), () => void mem.set(key, String(value))),
+    removeItem: (key) => guard((s) => s.removeItem(key), () => void mem.delete(key)),
+  };
+}
 
 function make(kind) {
   let area = null;

@@ -34,7 +34,8 @@ def origins(static_origin: Callable[[Path], str], tmp_path: Path) -> tuple[str, 
     child_dir, portal_dir = tmp_path / "child", tmp_path / "portal"
     child_dir.mkdir()
     portal_dir.mkdir()
-    shutil.copy(REPO / "static" / "js" / "embed.js", child_dir / "embed.js")
+    for name in ("embed.js", "store.js"):  # embed.js takes its storage from store.js
+        shutil.copy(REPO / "static" / "js" / name, child_dir / name)
     shutil.copy(HERE / "pages" / "child.html", child_dir / "child.html")
     child, portal = static_origin(child_dir), static_origin(portal_dir)
     snippet = parent_snippet().replace(
