@@ -47,8 +47,9 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     page.reload()
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
 
-    # Escape closes it too.
+    # Escape closes it too (once it is open: its code comes at the first press after a load).
     start_over.click()
+    expect(dialog).to_be_visible()
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
 
