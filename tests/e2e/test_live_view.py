@@ -180,6 +180,9 @@ def test_a_turn_marks_the_counters(outage: Locator) -> None:
 
 
 def test_the_comparison_sits_beside_the_prompt_and_is_marked(outage: Locator) -> None:
+    # The page scrolls at once: a smooth scroll still running when the tab is clicked (a busy machine) was
+    # cut short by the click's own scroll, and left the regions off screen.
+    outage.page.emulate_media(reduced_motion="reduce")
     press(outage, "B deploys a new tool", 1)
     show_tab(outage, "Both eras")
     cmp = region(outage, OUTAGE_COMPARISON)
