@@ -6,6 +6,8 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 0
 LEARNERS ?= 1000
+# pytest-xdist processes for `make test` (TEST_WORKERS=0: one process, as plain `pytest` runs).
+TEST_WORKERS ?= 3
 
 .PHONY: serve test check lint bench chromium redis nginx clean
 
@@ -71,7 +73,7 @@ nginx:
 test: $(VENV)/.installed-sdk chromium redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(VENV)/.installed chromium redis
 	$(PY) bench/sim_bench.py

@@ -14,6 +14,8 @@ import pytest
 from .facts import says
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
+# `make test` spreads tests over processes (pytest-xdist): the broken copy's `lesson check` runs once.
+pytestmark = pytest.mark.xdist_group("check-broken")
 
 
 def _edit(path: Path, old: str, new: str) -> int:

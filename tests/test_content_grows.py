@@ -16,6 +16,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+# A group of its own under `make test` (pytest-xdist, --dist loadgroup): the copy is made once, and a group is
+# handed out before single tests, so this module's long run of the content tests starts first, not last.
+pytestmark = pytest.mark.xdist_group("grown-copy")
 GROW = ROOT / "tests" / "fixtures" / "grow"
 # The tests that read the shipped content (through LESSON_CONTENT_ROOT). Add a file here when a new one does.
 CONTENT_TESTS = [

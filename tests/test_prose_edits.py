@@ -18,6 +18,9 @@ from lesson.content.check import check
 from lesson.content.markup import slugify
 
 ROOT = Path(__file__).resolve().parents[1]
+# A group of its own under `make test` (pytest-xdist, --dist loadgroup): the copy is made once, and a group is
+# handed out before single tests, so this module's long run of the content tests starts first, not last.
+pytestmark = pytest.mark.xdist_group("reworded-copy")
 PROSE_KEYS = {
     "title",
     "summary",

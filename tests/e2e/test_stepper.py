@@ -272,11 +272,13 @@ def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> Non
     """The stepper's code is fetched as it nears the screen; a click on Next that comes first is held
     and applied once the stepper is mounted."""
     code: list = []
-    page.route("**/js/stepper.js", lambda route: code.append(route))
-    page.goto(CHURN)
+    page.route("**/js/stepper.js", lambda route: code.append(route))  # held until the test lets it go
     section = panel(page, "A session with churn")
+    # The code may be asked for as the page loads (the stepper near the screen) or on the click: either
+    # way the request is caught here, and the route holds its answer, so the click comes first.
     with page.expect_request("**/js/stepper.js"):
-        section.get_by_role("button", name="Next moment").click()  # the code is still on its way
+        page.goto(CHURN)
+        section.get_by_role("button", name="Next moment").click()
     expect(moment_heading(section)).to_have_count(0)
     code[0].continue_()
     expect_moment(section, 2)

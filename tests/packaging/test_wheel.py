@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# `make test` spreads tests over processes (pytest-xdist); these share one built wheel and venv, made once.
+pytestmark = pytest.mark.xdist_group("wheel")
 DATA_DIRS = ("templates", "static", "content")
 
 
