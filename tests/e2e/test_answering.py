@@ -21,7 +21,9 @@ from .helpers import ANSWERING, expect_step, log_labels, message, panel, press, 
 
 pytestmark = pytest.mark.e2e
 
-SHOTS = Path(__file__).resolve().parents[2] / "test-results"
+# Kept for a person to look at, in a folder of their own: pytest-playwright empties test-results/ as
+# each xdist worker starts, which could take a picture another worker just made.
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots" / "tests"
 
 
 def content_panel() -> PlaygroundPanel:
@@ -128,7 +130,7 @@ def test_screenshot_of_the_playground(page: Page, width: int) -> None:
     section = open_answering(page)
     press(section, label("ask"), 1)
     press(section, label("restart"), 2)
-    SHOTS.mkdir(exist_ok=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     section.screenshot(path=str(SHOTS / f"answering-{width}.png"))
     # And one screen of it, from the panel's heading, as the learner first sees the playground.
     page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
