@@ -6,8 +6,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 0
 LEARNERS ?= 1000
-# pytest-xdist processes for `make test` (TEST_WORKERS=0: one process, as plain `pytest` runs).
-TEST_WORKERS ?= 3
+# pytest-xdist processes for `make test`: one by default (on 2 cores, three processes and their Chromiums
+# load the machine so much that browser tests time out); TEST_WORKERS=3 on a machine with cores to spare.
+TEST_WORKERS ?= 0
 
 .PHONY: serve test check lint bench chromium redis nginx clean
 
