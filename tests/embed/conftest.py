@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from tests.threads import serve_in_thread
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -23,7 +24,7 @@ def static_origin() -> Iterator[Callable[[Path], str]]:
 
     def serve(folder: Path) -> str:
         server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        serve_in_thread(server)
         servers.append(server)
         return f"http://127.0.0.1:{server.server_port}"
 
@@ -43,6 +44,6 @@ def embed_server() -> Iterator[str]:
 
     app = create_app({"SECRET_KEY": "e2e", "FRAME_ANCESTORS": "'self' http://127.0.0.1:*"})
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from lesson.portal.lti.keys import write_keys
+from tests.threads import serve_in_thread
 
 from .platform import Platform
 
@@ -128,11 +128,7 @@ class Live:
         self.tool_server = make_dev_server("127.0.0.1", 0, self.app)
         self.tool = f"http://127.0.0.1:{self.tool_server.server_port}"
         self.platform.tool = self.tool
-        self.threads = [
-            threading.Thread(target=s.serve_forever, daemon=True) for s in (self.platform_server, self.tool_server)
-        ]
-        for t in self.threads:
-            t.start()
+        self.threads = [serve_in_thread(s) for s in (self.platform_server, self.tool_server)]
 
     def stop(self) -> None:
         box = self.app.extensions.get("outbox")

@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.threads import serve_in_thread
+
 
 class FakeLrs:
     def __init__(self) -> None:
@@ -74,7 +76,7 @@ def store() -> Iterator[FakeLrs]:
             self.wfile.write(payload)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     state.url = f"http://127.0.0.1:{server.server_port}/xapi"
     yield state
     server.shutdown()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from lesson.content.course import default_root
 from lesson.content.panels import load_panels
 from lesson.i18n import PSEUDO
 from lesson.playground.service import Service
+from tests.threads import serve_in_thread
 
 WRAPPED = re.compile(r"^⟦.*⟧$", re.S)
 
@@ -149,7 +149,7 @@ def test_over_the_socket_a_pseudo_page_and_an_english_page_each_get_their_own() 
     from lesson.web.server import make_dev_server
 
     server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t"}))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     url = f"ws://127.0.0.1:{server.server_port}/ws"
     try:
         pseudo_ws, english_ws = (websocket.create_connection(url, timeout=10) for _ in range(2))

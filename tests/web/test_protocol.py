@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 import websocket
@@ -11,6 +10,7 @@ import websocket
 from lesson.content.course import default_root
 from lesson.content.panels import load_panels
 from lesson.playground.service import RunCache, Service
+from tests.threads import serve_in_thread
 
 from .pageclient import PageClient
 
@@ -474,7 +474,7 @@ def test_a_socket_press_leaves_the_cached_run_compact(panels):
 
     app = create_app({"SECRET_KEY": "t"})
     server = make_dev_server("127.0.0.1", 0, app)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     try:
         ws = websocket.create_connection(f"ws://127.0.0.1:{server.server_port}/ws", timeout=10)
         ws.send(json.dumps({"v": 2, "type": "open", "panel": "outage"}))

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import websocket
 
+from tests.threads import serve_in_thread
+
 OPEN = json.dumps({"v": 2, "type": "open", "panel": "outage"})
 
 
@@ -360,7 +362,7 @@ def test_a_socket_opened_once_the_server_is_stopping_is_closed_with_going_away()
 
     app = create_app({"SECRET_KEY": "t"})
     server = make_dev_server("127.0.0.1", 0, app)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     base = f"http://127.0.0.1:{server.server_port}"
     try:
         before = websocket.create_connection(ws_url(base), timeout=10)
