@@ -32,6 +32,7 @@ from anyio.from_thread import start_blocking_portal
 from lesson.content.panels import PlaygroundPanel
 
 from .. import narration
+from ..i18n import DEFAULT
 from ..sim import advance, begin, describe
 from ..sim.model import ERA_LABEL
 from .frames import to_frames
@@ -98,7 +99,7 @@ class Registry:
         self.stopped = False
         self._lock = threading.Lock()
 
-    def open(self, panel: PlaygroundPanel, era: str) -> LivePlayground:
+    def open(self, panel: PlaygroundPanel, era: str, locale: str = DEFAULT) -> LivePlayground:
         """A new live playground with its opening done (servers up, clients connected and listed)."""
         with self._lock:
             if self.stopped:
@@ -109,7 +110,7 @@ class Registry:
                     f"{len(self.playgrounds)} live playground(s) already run, the most LESSON_LIVE_MAX_PLAYGROUNDS "
                     "allows: close one (its page) or raise the setting",
                 )
-            pg = LivePlayground(self, panel, era)
+            pg = LivePlayground(self, panel, era, locale)
             self.playgrounds.add(pg)
         try:
             pg.start()
@@ -162,8 +163,8 @@ class Registry:
 
 
 class LivePlayground:
-    def __init__(self, registry: Registry, panel: PlaygroundPanel, era: str) -> None:
-        self.registry, self.panel, self.era = registry, panel, era
+    def __init__(self, registry: Registry, panel: PlaygroundPanel, era: str, locale: str = DEFAULT) -> None:
+        self.registry, self.panel, self.era, self.locale = registry, panel, era, locale
         self.run = begin(panel.start.model_copy(update={"era": era}))
         self.rec = Recorder()
         self.procs: dict[str, subprocess.Popen] = {}
@@ -318,11 +319,19 @@ class LivePlayground:
             except LiveRefused as err:
                 lines.append({"text": err.message, "tone": "error"})
             except TimeoutError as err:
-                why = str(err) or f"the press took more than {self.registry.limits.press:g} s"
-                lines.append({"text": f"The real servers did not finish: {why}.", "tone": "error"})
+                why = str(err) or self.say("live.too_long", seconds=f"{self.registry.limits.press:g}")
+                lines.append(self.line("error", "live.unfinished", why=why))
             except Exception as err:
-                lines.append({"text": f"The live press failed: {err!r}", "tone": "error"})
+                lines.append(self.line("error", "live.press_failed", error=repr(err)))
             return self.answer(run.state.step, describe(event), mark, lines)
+
+    def say(self, code: str, **params: str) -> str:
+        """A message of the catalogue in this playground's locale."""
+        return narration.sentence(code, params, self.locale)
+
+    def line(self, tone: str, code: str, **params: str) -> dict[str, str]:
+        """One line of what the real host did: its message code and its sentence, as the simulation's lines."""
+        return {"code": code, "text": self.say(code, **params), "tone": tone}
 
     def sim_calls(self) -> list[tuple[str, str, dict[str, str]]]:
         """The tool calls the simulated model made at this press: (server, tool, arguments), in order."""
@@ -338,14 +347,13 @@ class LivePlayground:
             os.kill(self.procs[name].pid, signal.SIGUSR1)
             tools = await host.changed(name)
             self.last_change[name] = f"step {step}: tools/list_changed, re-listed"
-            text = f"{name}'s process got SIGUSR1 (a deploy); the host re-listed: {', '.join(tools)}."
-            lines.append({"text": text, "tone": "change"})
+            lines.append(self.line("change", "live.deployed", server=name, tools=", ".join(tools)))
         elif kind == "add_server":
             await self.launch([name])
             self.configured.append(name)
             await host.connect(name)
             self.last_change[name] = f"step {step}: added"
-            lines.append({"text": f"A new {name} process started; the host connected and listed it.", "tone": "change"})
+            lines.append(self.line("change", "live.added", server=name))
         elif kind == "start_call":
             for server, tool, args in self.sim_calls():
                 mark = len(self.rec.records)
@@ -362,7 +370,7 @@ class LivePlayground:
                         "the call's stream", mark,
                     )  # fmt: skip
                 self.holding.add(server)
-                lines.append({"text": f"The host sent the call to {tool} on {server}; it is running.", "tone": "model"})
+                lines.append(self.line("model", "live.call_sent", tool=tool, server=server))
         elif kind == "server_dies":
             mark = len(self.rec.records)
             await self.kill(name)
@@ -377,7 +385,7 @@ class LivePlayground:
                 await host.wait_local_error(name)
                 self.holding.discard(name)
             self.last_change[name] = f"step {step}: process killed"
-            lines.append({"text": f"{name}'s process was killed (SIGKILL); the host marked it down.", "tone": "error"})
+            lines.append(self.line("error", "live.killed", server=name))
         elif kind == "server_back":
             mark = len(self.rec.records)
             await self.launch([name])
@@ -393,16 +401,16 @@ class LivePlayground:
             else:
                 await host.back(name)
             self.last_change[name] = f"step {step}: back, re-listed"
-            lines.append({"text": f"A new {name} process is running; the host re-listed its tools.", "tone": "change"})
+            lines.append(self.line("change", "live.back", server=name))
         elif kind == "take_turn":
             self.turns += 1
             self.last_prompt = [(t["name"], t["server"]) for t in self.prompt()]
             for server, tool, args in self.sim_calls():
                 text = await host.call(server, tool, args)
                 if text is None:
-                    lines.append({"text": f"{tool} on {server}: the host built the model's error.", "tone": "failed"})
+                    lines.append(self.line("failed", "live.call_failed", tool=tool, server=server))
                 else:
-                    lines.append({"text": f"{tool} on {server}: {text}", "tone": "model"})
+                    lines.append(self.line("model", "live.call_answered", tool=tool, server=server, text=text))
 
     # --- what the page shows -----------------------------------------------------------------------
 
@@ -473,7 +481,9 @@ class LivePlayground:
             "lines": lines,
             "wire": to_frames(list(self.rec.records[mark:]), self.era),
             "sim": {
-                "lines": [line.model_dump(mode="json") for line in narration.lines(last.lines)] if last else [],
+                "lines": [line.model_dump(mode="json") for line in narration.lines(last.lines, self.locale)]
+                if last
+                else [],
                 "wire": [f.model_dump(mode="json") for f in last.wire] if last else [],
             },
         }

@@ -4,9 +4,10 @@ killed when the socket closes or the server stops. Off by default (``LESSON_LIVE
 client that is not this machine (unless ``LESSON_LIVE_ALLOW_REMOTE``), the socket is refused and nothing
 starts.
 
-Frames, page to server: ``{"type": "open", "panel": "outage", "era": "modern"}`` (again: start over, in that
-era), ``{"type": "press", "button": "a-dies"}``. Server to page: ``{"type": "starting"}``, then the live view
-(``{"type": "live", ...}``, see ``lesson/live/runner.py``), or ``{"type": "error", "code", "message"}``.
+Frames, page to server: ``{"type": "open", "panel": "outage", "era": "modern", "lang": "en"}`` (again: start
+over, in that era; ``lang``, the page's locale, picks the language of the lines, else the server's
+``LESSON_LOCALE``), ``{"type": "press", "button": "a-dies"}``. Server to page: ``{"type": "starting"}``, then
+the live view (``{"type": "live", ...}``, see ``lesson/live/runner.py``), or ``{"type": "error", "code", "message"}``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from flask import Blueprint, current_app, request
 from simple_websocket import ConnectionClosed, Server
 
+from ..i18n import locales
 from ..live import LIVE_PANELS, loopback
 from .socket import sock
 
@@ -76,11 +78,15 @@ def live(ws: Server) -> None:
                     if panel_id not in LIVE_PANELS or panel_id not in panels or era not in ("legacy", "modern"):
                         _error(ws, "not_live", f"only {', '.join(LIVE_PANELS)} can run live, in era legacy or modern")
                         continue
+                    lang = frame.get("lang") or current_app.config["LOCALE"]
+                    if lang not in locales():
+                        _error(ws, "unknown_locale", f"lang: there are no messages in {str(lang)[:20]!r}")
+                        continue
                     if pg is not None:
                         pg.close()
                         pg = None
                     _send(ws, type="starting", era=era)
-                    pg = registry.open(panels[panel_id], era)
+                    pg = registry.open(panels[panel_id], era, lang)
                     ws.send(json.dumps(pg.opening))
                 elif kind == "press":
                     if pg is None:

@@ -10,6 +10,8 @@ import { appUrl } from "./transport.js";
 await need("live"); // this module's own messages (i18n.js)
 
 const LIVE_PANELS = ["outage"];
+// An open frame carries the page's locale: the real host's lines and the simulated ones come in it.
+const LANG = document.documentElement.dataset.locale;
 
 function mount(section) {
   const panel = section.dataset.panelId;
@@ -47,7 +49,7 @@ function mount(section) {
     if (frame.type === "open") liveEra = frame.era;
     waiting += 1;
     status.textContent = t(frame.type === "open" ? "live.starting" : "live.working");
-    ws.send(JSON.stringify(frame));
+    ws.send(JSON.stringify(frame.type === "open" ? { ...frame, lang: LANG } : frame));
   }
 
   function show(view) {

@@ -1,0 +1,61 @@
+"""Live mode speaks the page's language (docs/live.md): what the real host did comes as ``live.*`` codes of
+the message catalogue with their sentences in the open frame's locale, and so do the simulated lines beside
+them; a locale with no catalogue is refused before any process starts."""
+
+from __future__ import annotations
+
+import json
+
+import psutil
+import pytest
+import websocket
+
+from lesson.i18n import catalogue
+from lesson.web import create_app
+
+from .conftest import kill_all, live_children
+
+WAIT = 60  # seconds: a live playground's start imports the SDK in each server process
+
+
+def test_a_locale_with_no_catalogue_is_refused_and_starts_nothing(serve_app):
+    url = serve_app(LIVE=True)
+    ws = websocket.create_connection(url.replace("http://", "ws://") + "/live", timeout=WAIT, origin=url)
+    try:
+        ws.send(json.dumps({"type": "open", "panel": "outage", "era": "modern", "lang": "xx-nowhere"}))
+        answer = json.loads(ws.recv())
+    finally:
+        ws.close()
+    assert (answer["type"], answer["code"]) == ("error", "unknown_locale")
+    assert "xx-nowhere" in answer["message"]
+    assert not live_children(psutil.Process())
+
+
+@pytest.fixture
+def pseudo_playground():
+    """The outage playground live, in the pseudo-locale (every catalogue sentence wrapped in ⟦…⟧)."""
+    app = create_app({"SECRET_KEY": "t", "LIVE": True})
+    registry = app.extensions["lesson.live"]
+    pids: set[int] = set()
+    try:
+        pg = registry.open(app.extensions["lesson"].panels["outage"], "modern", "pseudo")
+        pids.update(r["pid"] for r in pg.opening["servers"])
+        yield pg
+    finally:
+        registry.close_all()
+        kill_all(list(pids))
+    assert not live_children(psutil.Process())
+
+
+def test_the_real_hosts_lines_and_the_simulated_ones_come_in_the_pages_locale(pseudo_playground):
+    pseudo = catalogue("pseudo")
+    deploy = pseudo_playground.press("deploy")
+    dies = pseudo_playground.press("a-dies")
+    assert [line["code"] for line in deploy["lines"]] == ["live.deployed"]
+    assert [line["code"] for line in dies["lines"]] == ["live.killed"]
+    for answer in (deploy, dies):
+        for line in answer["lines"]:
+            assert line["code"] in pseudo and line["text"].startswith("⟦") and line["text"].endswith("⟧"), line
+        assert answer["sim"]["lines"], "the simulated lines of the same press"
+        assert all(line["text"].startswith("⟦") for line in answer["sim"]["lines"]), answer["sim"]["lines"]
+    assert "A" in dies["lines"][0]["text"]  # the values fill the sentence: the server that was killed
