@@ -65,6 +65,21 @@ def find_chromium(headless_shell: bool = False) -> str | None:
     return None
 
 
+# Fixtures through which a test drives Chromium (pytest-playwright's, and the conftests' own).
+BROWSER_FIXTURES = {"page", "context", "browser", "browser_type", "blocking_context"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist with ``--dist loadgroup`` (``make test`` runs two processes), every browser test
+    is one group: they run in order on one process, one Chromium at a time, while the other process takes
+    the rest (servers, subprocesses, property tests), whose waits and work overlap with the browser's.
+    Without xdist the mark does nothing."""
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     path = find_chromium(headless_shell=True)
