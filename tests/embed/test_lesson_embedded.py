@@ -5,10 +5,12 @@ configured origin may frame the lesson is the served CSP: tests/embed/test_embed
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
 from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -46,15 +48,35 @@ def portal_page(folder: Path, lesson_url: str, app: str, name: str = "portal.htm
     )
 
 
-@pytest.fixture
-def portal(static_origin: Callable[[Path], str], serve_app: Callable[..., str], tmp_path: Path) -> tuple[str, str]:
-    """(portal page URL, app URL): the app allows the portal's origin, and only it."""
-    folder = tmp_path / "portal"
-    folder.mkdir()
-    origin = static_origin(folder)
-    app = serve_app(EMBED_ORIGINS=origin)
+@pytest.fixture(scope="module")
+def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(portal page URL, app URL): the app allows the portal's origin, and only it. One for the module:
+    the tests only read it, each in a browser context of its own."""
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    folder = tmp_path_factory.mktemp("portal")
+    site = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(folder)))
+    origin = f"http://127.0.0.1:{site.server_port}"
+    server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
+    app = f"http://127.0.0.1:{server.server_port}"
+    for one in (site, server):
+        threading.Thread(target=one.serve_forever, daemon=True).start()
     portal_page(folder, f"{app}/embed/{SLUG}", app)
-    return f"{origin}/portal.html", app
+    # localhost and 127.0.0.1 are different sites: on this page the lesson frame is third-party.
+    cross = app.replace("127.0.0.1", "localhost")
+    portal_page(folder, f"{cross}/embed/{SLUG}", cross, name="cross-site.html")
+    yield f"{origin}/portal.html", app
+    for one in (site, server):
+        one.shutdown()
+    site.server_close()
+
+
+class QuietFiles(SimpleHTTPRequestHandler):
+    """A static file server that keeps its request log to itself."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
 
 
 def refuse_storage(context: BrowserContext, app: str) -> None:
@@ -201,15 +223,11 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused_scores_and_repo
 def test_with_chromium_blocking_third_party_storage_the_frame_fits_and_every_playground_works(
     blocking_context: BrowserContext,  # noqa: F811
     portal: tuple[str, str],
-    tmp_path: Path,
 ) -> None:
     url, app = portal
-    # localhost and 127.0.0.1 are different sites, so the lesson frame becomes third-party.
-    cross = app.replace("127.0.0.1", "localhost")
-    page_file = tmp_path / "portal" / "portal.html"
-    page_file.write_text(page_file.read_text().replace(app, cross))
+    cross = app.replace("127.0.0.1", "localhost")  # the lesson frame is third-party on this page
     page = blocking_context.new_page()
-    page.goto(url)
+    page.goto(url.replace("/portal.html", "/cross-site.html"))
     framed = page.frame_locator("#lesson")
     expect(framed.get_by_role("heading", level=1)).to_be_visible()
     frame = next(f for f in page.frames if f.url.startswith(cross))
