@@ -74,6 +74,7 @@ def test_a_launch_without_cookies_sends_its_score_deep_linking_returns_and_refus
     assert (score["scoreGiven"], score["scoreMaximum"], score["userId"]) == (1, 2, "learner-1")
 
     # Deep linking, round trip.
+    page.close()
     page = blocking_context.new_page()
     page.goto(course_url(lti.platform, storage="1", kind="deeplink"))
     frame = page.frame_locator("iframe[title='Lesson']")
@@ -89,6 +90,7 @@ def test_a_launch_without_cookies_sends_its_score_deep_linking_returns_and_refus
     assert item["lineItem"]["scoreMaximum"] == 2 and item["data"] == "platform-data-1"
 
     # A state the platform does not hold stops the launch.
+    page.close()
     page = blocking_context.new_page()
     urls: list[str] = []
     page.on("request", lambda request: urls.append(request.url))
@@ -99,6 +101,7 @@ def test_a_launch_without_cookies_sends_its_score_deep_linking_returns_and_refus
     assert f"{lti.tool}/lti/launch/verified" not in urls
 
     # A login from a platform the tool does not know is refused, on a page that passes axe.
+    page.close()
     refused = blocking_context.new_page()
     refused.goto(f"{lti.tool}/lti/login?iss=https://unknown.example&login_hint=x")
     expect(refused.get_by_role("heading", name="This launch was refused")).to_be_visible()
