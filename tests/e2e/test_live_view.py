@@ -11,6 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
 from lesson.content.scripts import load_script
+from lesson.i18n import translate
 
 from .helpers import (
     OUTAGE,
@@ -58,77 +59,106 @@ def status(section: Locator) -> Locator:
     return section.get_by_role("status")
 
 
-def test_a_press_the_simulation_refuses_says_why(outage: Locator) -> None:
+def timeline(section: Locator) -> Locator:
+    return section.get_by_role("slider", name="Timeline of presses")
+
+
+def open_playground_again(page: Page) -> Locator:
+    section = page.get_by_role("region", name=TITLE, exact=True)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    return section
+
+
+def state(k: int, total: int | None = None) -> str:
+    """The name the timeline gives a state ("after press 1 of 3"), from the catalogue."""
+    return message("step.after.of", k=k, total=total) if total else message("step.after", k=k)
+
+
+def viewing(section: Locator, k: int, total: int) -> Locator:
+    return section.get_by_text(message("timeline.viewing", name=state(k, total)), exact=True)
+
+
+def now(section: Locator, k: int) -> Locator:
+    return section.get_by_text(message("timeline.now", name=state(k)), exact=True)
+
+
+def opening(key: str) -> str:
+    """A catalogue message up to its first placeholder: the words an element starts with."""
+    text = translate("en", f"js.{key}")
+    return (text[: text.index("{")] if "{" in text else text).rstrip()
+
+
+def past_note(section: Locator) -> Locator:
+    """The note shown while an earlier state is on view, found by its catalogue text's opening."""
+    return section.get_by_text(re.compile("^" + re.escape(opening("timeline.past.many"))))
+
+
+def a_status(section: Locator) -> Locator:
+    """A's Status cell, as a screen reader reads it."""
+    return server_row(section, "A").get_by_role("cell").first
+
+
+def test_a_press_marks_its_changes_an_undo_says_it_is_one_and_a_refused_press_says_why(outage: Locator) -> None:
+    # Landmark lists read every region's name: the view's heading and the panel's title, with a pause
+    # between them rather than run together.
+    expect(region(outage, "What happened")).to_have_accessible_name(
+        re.compile(r"^What happened\s*, Play out an outage$")
+    )
+
+    # A server that dies is marked in view.
+    press(outage, "A dies", 1)
+    expect_marked(rowheader(outage, "A"), "changed")
+    expect(outage.get_by_role("button", name="A dies")).to_be_in_viewport()
+    # Its tools leave the next prompt: said in words, beside the list.
+    left = prompt(outage).get_by_text(re.compile("^" + re.escape(opening("playground.left"))))
+    expect(left).to_contain_text("search_docs from A")
+    expect_marked(left, "gone")
+    said = status(outage)
+    expect(said).to_contain_text("After press 1.")
+    # "server A: status (now down), stream, … changed": A's change names its new status first.
+    down = message("changes.changed", server="A", fields="\0").split("\0")[0]
+    down += message("changes.status_now", status="down")
+    expect(said, "the status names what changed").to_contain_text(down)
+    # A server dying is news, not a tool call that failed.
+    expect(said).not_to_contain_text(message("changes.failed", text=""))
+    expect(said).to_contain_text(message("changes.left", tools="search_docs, read_page"))
+    # B did not change, so it carries no mark.
+    expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
+
+    # The log scrolls in its own box: a keyboard user can reach it, and a screen reader names it.
+    box = region(outage, "What happened").get_by_role("group", name="What happened, newest last")
+    box.focus()
+    expect(box).to_be_focused()
+    expect(box).to_contain_text("Step 1: A dies")
+
+    # What an undo changes is marked like a press's changes, but in words that say it was an undo and
+    # what it took back, not as if the step on view had just made them.
+    press(outage, "A is back", 2)
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_count(2)
+    expect(said).to_contain_text("Undone: A is back")
+    expect(said).to_contain_text(state(1))
+    expect(said).not_to_contain_text("After press")
+    left = prompt(outage).get_by_text(re.compile("^" + re.escape(opening("playground.left_undo"))))
+    expect(left).to_contain_text("search_docs from A")
+    outage.get_by_role("button", name="Undo").click()
+    expect(said).to_contain_text("Undone: A dies")
+    expect(said).to_contain_text(message("playground.now_start"))
+
+    # A press the simulation refuses says why: the log's reason, not only "nothing changed".
     press(outage, "A dies", 1)
     press(outage, "A dies", 2)
-    said = status(outage)
     expect(said).to_contain_text("After press 2.")
-    # The log's reason, not only "nothing changed".
     reason = region(outage, "What happened").locator("li.step").last.locator(".tone-rejected")
     expect(reason).to_have_count(1)
     expect(said).to_contain_text(reason.locator("[data-content]").inner_text())
 
 
-def test_a_server_that_dies_is_marked_in_view(outage: Locator) -> None:
-    press(outage, "A dies", 1)
-    expect_marked(rowheader(outage, "A"), "changed")
-    expect(outage.get_by_role("button", name="A dies")).to_be_in_viewport()
-    # Its tools leave the next prompt: said in words, beside the list.
-    left = prompt(outage).get_by_text(re.compile("^Left the next prompt with this press"))
-    expect(left).to_contain_text("search_docs from A")
-    expect_marked(left, "gone")
-    expect(status(outage)).to_contain_text("After press 1.")
-    expect(status(outage)).to_contain_text("server A: status (now down)")
-    # A server dying is news, not a tool call that failed.
-    expect(status(outage)).not_to_contain_text(message("changes.failed", text=""))
-    expect(status(outage)).to_contain_text("left the next prompt: search_docs, read_page")
-    # B did not change, so it carries no mark.
-    expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
-
-
-def test_a_views_name_says_its_heading_then_its_playground_apart(outage: Locator) -> None:
-    """Landmark lists read every region's name: the view's heading and the panel's title, with a pause
-    between them rather than run together."""
-    expect(region(outage, "What happened")).to_have_accessible_name(
-        re.compile(r"^What happened\s*, Play out an outage$")
-    )
-
-
-def test_a_mark_does_not_look_like_the_focus_ring(outage: Locator) -> None:
-    """A keyboard press leaves the focus on its button and marks beside it: the two must not look alike."""
-    button = outage.get_by_role("button", name="A dies")
-    button.focus()
-    outage.page.keyboard.press("Enter")
-    expect_marked(rowheader(outage, "A"), "changed")
-    expect(button).to_be_focused()
-    ring = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineColor, s.outlineWidth]; }"
-    focus, mark = button.evaluate(ring), rowheader(outage, "A").evaluate(ring)
-    assert focus[0] == "solid" and mark[0] == "dashed", (focus, mark)
-    assert focus[1] != mark[1], (focus, mark)
-
-
-def test_an_undo_is_said_to_be_one(outage: Locator) -> None:
-    """What an undo changes is marked like a press's changes, but in words that say it was an undo
-    and what it took back, not as if the step on view had just made them."""
-    press(outage, "A dies", 1)
-    press(outage, "A is back", 2)
-    outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_count(2)
-    expect(status(outage)).to_contain_text("Undone: A is back")
-    expect(status(outage)).to_contain_text("after press 1")
-    expect(status(outage)).not_to_contain_text("After press")
-    left = prompt(outage).get_by_text(re.compile("^Left the next prompt"))
-    expect(left).to_contain_text("with this undo")
-    expect(left).to_contain_text("search_docs from A")
-    outage.get_by_role("button", name="Undo").click()
-    expect(status(outage)).to_contain_text("Undone: A dies")
-    expect(status(outage)).to_contain_text("Back at the start")
-
-
-def test_the_pressed_button_stays_on_screen_with_the_first_change(outage: Locator) -> None:
+def test_a_keyboard_press_keeps_its_button_focused_on_screen_and_unlike_a_mark(outage: Locator) -> None:
     """Where the first change fits on screen with the button pressed, bringing the changes into view
     keeps that button (and a keyboard user's focus) on screen too, even when the rest of the changes
-    reach further down than the screen does (the comparison, after a deploy)."""
+    reach further down than the screen does (the comparison, after a deploy). The focus ring and the
+    marks beside it must not look alike."""
     page = outage.page
     for n, label in enumerate(["B deploys a new tool", "Take a model turn", "A dies"], start=1):
         button = outage.get_by_role("button", name=label)
@@ -138,14 +168,28 @@ def test_the_pressed_button_stays_on_screen_with_the_first_change(outage: Locato
         expect(button).to_be_focused()
         expect(button).to_be_in_viewport()
         expect(outage.locator("[data-mark]").first).to_be_in_viewport()
+    expect_marked(rowheader(outage, "A"), "changed")
+    ring = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineColor, s.outlineWidth]; }"
+    focus, mark = button.evaluate(ring), rowheader(outage, "A").evaluate(ring)
+    assert focus[0] == "solid" and mark[0] == "dashed", (focus, mark)
+    assert focus[1] != mark[1], (focus, mark)
 
 
-def test_the_focused_control_stays_on_screen_when_it_is_not_the_one_pressed(outage: Locator) -> None:
-    """Scrubbing the timeline with the arrow keys, or stepping a scenario with Next moment, changes
-    the view without the focused control being pressed: it stays on screen with the first change."""
+def test_reduced_motion_and_the_focused_control_that_was_not_pressed(outage: Locator) -> None:
+    """Reduced motion keeps the words and drops the flash. Scrubbing the timeline with the arrow keys,
+    or stepping a scenario with Next moment, changes the view without the focused control being
+    pressed: it stays on screen with the first change."""
     page = outage.page
     page.emulate_media(reduced_motion="reduce")  # the page scrolls at once: no smooth scroll to wait out
-    for n, label in enumerate(["B deploys a new tool", "The model calls a tool on A"], start=1):
+    press(outage, "A dies", 1)
+    expect_marked(rowheader(outage, "A"), "changed")
+    expect(rowheader(outage, "A")).not_to_have_class(re.compile(r"\bflash\b"))
+    page.emulate_media(reduced_motion="no-preference")
+    press(outage, "A is back", 2)
+    expect(rowheader(outage, "A")).to_have_class(re.compile(r"\bflash\b"))
+    page.emulate_media(reduced_motion="reduce")
+
+    for n, label in enumerate(["B deploys a new tool", "The model calls a tool on A"], start=3):
         outage.get_by_role("button", name=label).focus()
         page.keyboard.press("Enter")
         expect(log_labels(outage)).to_have_count(n + 1)
@@ -153,7 +197,7 @@ def test_the_focused_control_stays_on_screen_when_it_is_not_the_one_pressed(outa
     slider.focus()
     # As a Tab reaches it: at the foot of the screen, the changes it will show further down.
     slider.evaluate("el => window.scrollBy(0, el.getBoundingClientRect().bottom - window.innerHeight + 8)")
-    for value in ("1", "0"):
+    for value in ("3", "2"):
         page.keyboard.press("ArrowLeft")
         expect(slider).to_have_value(value)
         expect(slider).to_be_focused()
@@ -173,26 +217,23 @@ def test_the_focused_control_stays_on_screen_when_it_is_not_the_one_pressed(outa
         expect(outage.locator("[data-mark]").first).to_be_in_viewport()
 
 
-def test_a_new_server_and_its_tools_are_marked(outage: Locator) -> None:
+def test_new_servers_counters_and_the_comparison_are_marked(outage: Locator) -> None:
     press(outage, "Add server C", 1)
     expect_marked(rowheader(outage, "C"), "new")
     joined = prompt(outage).get_by_role("listitem").filter(has_text=re.compile("^find_slot from C"))
     expect_marked(joined, "joined")
-    expect(status(outage)).to_contain_text("server C is new")
+    expect(status(outage)).to_contain_text(message("changes.added", server="C"))
 
-
-def test_a_turn_marks_the_counters(outage: Locator) -> None:
-    press(outage, "Take a model turn", 1)
+    press(outage, "Take a model turn", 2)
     counters = prompt(outage).get_by_text(re.compile("^Conversation: "))
     expect_marked(counters, "changed")
     expect(status(outage)).to_contain_text("was")
 
-
-def test_the_comparison_sits_beside_the_prompt_and_is_marked(outage: Locator) -> None:
-    # The page scrolls at once: a smooth scroll still running when the tab is clicked (a busy machine) was
-    # cut short by the click's own scroll, and left the regions off screen.
+    # The comparison sits beside the prompt. The page scrolls at once: a smooth scroll still running
+    # when the tab is clicked (a busy machine) was cut short by the click's own scroll, and left the
+    # regions off screen.
     outage.page.emulate_media(reduced_motion="reduce")
-    press(outage, "B deploys a new tool", 1)
+    press(outage, "B deploys a new tool", 3)
     show_tab(outage, "Both eras")
     cmp = region(outage, OUTAGE_COMPARISON)
     next_prompt = region(outage, "Tools in the model's next prompt")
@@ -203,11 +244,11 @@ def test_the_comparison_sits_beside_the_prompt_and_is_marked(outage: Locator) ->
     expect(cmp.get_by_role("heading", level=5).first).to_be_in_viewport()
     expect_marked(cmp.locator("[data-mark]"), "new step")
     # The next press clears the marks of the last one where nothing changed.
-    press(outage, "A is back", 2)
+    press(outage, "A is back", 4)
     expect(rowheader(outage, "B")).not_to_have_attribute("data-mark", re.compile("."))
 
 
-def test_the_log_grows_by_appending(outage: Locator) -> None:
+def test_the_log_grows_by_appending_and_shows_the_step_on_view(outage: Locator) -> None:
     press(outage, "Take a model turn", 1)
     first = log_labels(outage).first
     # A property set on the first entry survives later presses only if the entry is never rebuilt.
@@ -222,87 +263,23 @@ def test_the_log_grows_by_appending(outage: Locator) -> None:
     outage.get_by_role("button", name="Reset").click()
     expect(log_labels(outage)).to_have_text(["Start"])
 
-
-def timeline(section: Locator) -> Locator:
-    return section.get_by_role("slider", name="Timeline of presses")
-
-
-def test_scrub_back_then_press_continues_from_there(outage: Locator) -> None:
-    page = outage.page
+    # Back to the latest, from the keyboard.
     press(outage, "A dies", 1)
     press(outage, "A is back", 2)
-    press(outage, "Take a model turn", 3)
-    slider = timeline(outage)
-    expect(slider).to_have_attribute("aria-valuetext", "after press 3")
-    expect(slider).to_have_value("3")  # the value follows the newest press, not the previous maximum
-    slider.fill("1")
-    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
-    expect(slider).to_have_attribute("aria-valuetext", "after press 1 of 3")
-    # The table shows the state after press 1, and the learner is told what a press will do.
-    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
-    past = re.compile(r"Pressing a button now continues from here \(after press 1\) and drops the 2 presses")
-    expect(outage.get_by_text(past)).to_be_visible()
-    # The start, the earliest state, can be viewed too.
-    slider.fill("0")
-    expect(outage.get_by_text("Viewing: at the start (before press 1 of 3)", exact=True)).to_be_visible()
-    start = re.compile(r"continues from here \(at the start\) and drops the 3 presses")
-    expect(outage.get_by_text(start)).to_be_visible()
-    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("connected")
-    slider.fill("1")
-    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
-
-    press(outage, "Take a model turn", 2)
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
-    # The status says the later presses went.
-    expect(outage.get_by_role("status").filter(has_text="After press 2")).to_contain_text(
-        message("playground.dropped", presses="2 presses")
-    )
-    expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
-    expect(outage.get_by_text(re.compile("^Pressing a button now continues"))).to_be_hidden()
-    # A reset made while looking back clears every press, and says how many: none is set aside.
-    slider.fill("1")
-    outage.get_by_role("button", name="Reset").click()
-    said = outage.get_by_role("status").filter(has_text=message("playground.restarted", presses="2 presses"))
-    expect(said).to_be_visible()
-    expect(said).not_to_contain_text("set aside")
-    expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
-    press(outage, "A dies", 1)
-    press(outage, "Take a model turn", 2)
-    # The shortened history is the playground now: it survives a reload.
-    page.reload()
-    section = open_playground_again(page)
-    expect(log_labels(section)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
-
-
-def test_undo_right_after_a_press_from_an_earlier_state_brings_the_later_presses_back(outage: Locator) -> None:
-    press(outage, "A dies", 1)
-    press(outage, "A is back", 2)
-    press(outage, "Take a model turn", 3)
     timeline(outage).fill("1")
-    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
-    press(outage, "A dies", 2)  # refused (A is already down), and still it dropped presses 2 and 3
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A dies"])
-    outage.get_by_role("button", name="Undo").click()
-    # The playground as it was: three presses, the state the press was made from on view.
-    expect(log_labels(outage)).to_have_count(4)
-    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
-    # Marked against what was on screen before Undo (A was down there too), not against press 3.
-    expect(rowheader(outage, "A")).not_to_have_attribute("data-mark", re.compile("."))
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
-    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
-    said = outage.get_by_role("status").filter(has_text="Viewing")
-    expect(said).to_contain_text("2 presses")
-    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
-    outage.get_by_role("button", name="Back to the latest").click()
-    expect(outage.get_by_text("Now: after press 3", exact=True)).to_be_visible()
-    # A second Undo is an ordinary one: it takes back press 3.
-    outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A is back"])
+    expect(a_status(outage)).to_have_accessible_name("down")
+    latest = outage.get_by_role("button", name="Back to the latest")
+    latest.focus()
+    outage.page.keyboard.press("Enter")
+    expect(now(outage, 2)).to_be_visible()
+    expect(a_status(outage)).to_have_accessible_name("connected")
+    expect(log_labels(outage)).to_have_count(3)
+    # The button hides itself: the focus goes to the slider, not back to the top of the page.
+    expect(latest).to_be_hidden()
+    expect(timeline(outage)).to_be_focused()
 
-
-def test_the_log_shows_the_step_on_view(outage: Locator) -> None:
-    """The log box scrolls by itself: viewing an earlier step brings that step's entry into it."""
-    for n in range(1, 9):
+    # The log box scrolls by itself: viewing an earlier step brings that step's entry into it.
+    for n in range(3, 9):
         press(outage, "A dies" if n % 2 else "A is back", n)
     log = region(outage, "What happened").locator('[data-region="log"]')
     assert log.evaluate("e => e.scrollHeight > e.clientHeight + 100"), "the log fits its box: nothing to scroll"
@@ -325,26 +302,76 @@ def test_the_log_shows_the_step_on_view(outage: Locator) -> None:
     assert shows(8)
 
 
-def open_playground_again(page: Page) -> Locator:
-    section = page.get_by_role("region", name=TITLE, exact=True)
-    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
-    return section
-
-
-def test_back_to_the_latest(outage: Locator) -> None:
+def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_presses_back(outage: Locator) -> None:
+    page = outage.page
     press(outage, "A dies", 1)
     press(outage, "A is back", 2)
-    timeline(outage).fill("1")
-    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("down")
-    latest = outage.get_by_role("button", name="Back to the latest")
-    latest.focus()
-    outage.page.keyboard.press("Enter")
-    expect(outage.get_by_text("Now: after press 2", exact=True)).to_be_visible()
-    expect(server_row(outage, "A").get_by_role("cell").first).to_have_accessible_name("connected")
-    expect(log_labels(outage)).to_have_count(3)
-    # The button hides itself: the focus goes to the slider, not back to the top of the page.
-    expect(latest).to_be_hidden()
-    expect(timeline(outage)).to_be_focused()
+    press(outage, "Take a model turn", 3)
+    slider = timeline(outage)
+    expect(slider).to_have_attribute("aria-valuetext", state(3))
+    expect(slider).to_have_value("3")  # the value follows the newest press, not the previous maximum
+
+    # Undo right after a press made from an earlier state brings the later presses back.
+    slider.fill("1")
+    expect(viewing(outage, 1, 3)).to_be_visible()
+    press(outage, "A dies", 2)  # refused (A is already down), and still it dropped presses 2 and 3
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A dies"])
+    outage.get_by_role("button", name="Undo").click()
+    # The playground as it was: three presses, the state the press was made from on view.
+    expect(log_labels(outage)).to_have_count(4)
+    expect(viewing(outage, 1, 3)).to_be_visible()
+    # Marked against what was on screen before Undo (A was down there too), not against press 3.
+    expect(rowheader(outage, "A")).not_to_have_attribute("data-mark", re.compile("."))
+    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
+    said = outage.get_by_role("status").filter(has_text="Viewing")
+    expect(said).to_contain_text("2 presses")
+    expect(a_status(outage)).to_have_accessible_name("down")
+    outage.get_by_role("button", name="Back to the latest").click()
+    expect(now(outage, 3)).to_be_visible()
+    # A second Undo is an ordinary one: it takes back press 3.
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A is back"])
+
+    # Scrub back, then a press continues from there.
+    press(outage, "Take a model turn", 3)
+    expect(slider).to_have_value("3")
+    slider.fill("1")
+    expect(viewing(outage, 1, 3)).to_be_visible()
+    expect(slider).to_have_attribute("aria-valuetext", state(1, 3))
+    # The table shows the state after press 1, and the learner is told what a press will do.
+    expect(a_status(outage)).to_have_accessible_name("down")
+    expect(past_note(outage)).to_be_visible()
+    expect(past_note(outage)).to_contain_text(message("timeline.past.many", name=state(1), n=2))
+    # The start, the earliest state, can be viewed too.
+    slider.fill("0")
+    start = message("step.start.of", total=3)
+    expect(outage.get_by_text(message("timeline.viewing", name=start), exact=True)).to_be_visible()
+    expect(past_note(outage)).to_contain_text(message("timeline.past.many", name=message("step.start"), n=3))
+    expect(a_status(outage)).to_have_accessible_name("connected")
+    slider.fill("1")
+    expect(a_status(outage)).to_have_accessible_name("down")
+
+    press(outage, "Take a model turn", 2)
+    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+    # The status says the later presses went.
+    expect(outage.get_by_role("status").filter(has_text="After press 2")).to_contain_text(
+        message("playground.dropped", presses="2 presses")
+    )
+    expect(now(outage, 2)).to_be_visible()
+    expect(past_note(outage)).to_be_hidden()
+    # A reset made while looking back clears every press, and says how many: none is set aside.
+    slider.fill("1")
+    outage.get_by_role("button", name="Reset").click()
+    said = outage.get_by_role("status").filter(has_text=message("playground.restarted", presses="2 presses"))
+    expect(said).to_be_visible()
+    expect(said).not_to_contain_text("set aside")
+    expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
+    press(outage, "A dies", 1)
+    press(outage, "Take a model turn", 2)
+    # The shortened history is the playground now: it survives a reload.
+    page.reload()
+    section = open_playground_again(page)
+    expect(log_labels(section)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
 
 
 def test_axe_after_presses_in_both_themes(page: Page) -> None:
@@ -354,7 +381,7 @@ def test_axe_after_presses_in_both_themes(page: Page) -> None:
     press(outage, "A dies", 3)
     press(outage, "Take a model turn", 4)
     timeline(outage).fill("2")
-    expect(outage.get_by_text("Viewing: after press 2 of 4", exact=True)).to_be_visible()
+    expect(viewing(outage, 2, 4)).to_be_visible()
     show_tab(outage, "Wire")
     wire = region(outage, "Wire")
     wire.get_by_role("button", name=re.compile("frame 1 of")).first.click()
@@ -363,24 +390,3 @@ def test_axe_after_presses_in_both_themes(page: Page) -> None:
         page.emulate_media(color_scheme=scheme)
         results = Axe().run(page)
         assert results.violations_count == 0, results.generate_report()
-
-
-def test_reduced_motion_keeps_the_words_and_drops_the_flash(page: Page) -> None:
-    page.emulate_media(reduced_motion="reduce")
-    section = open_playground(page, OUTAGE, TITLE)
-    press(section, "A dies", 1)
-    row = rowheader(section, "A")
-    expect_marked(row, "changed")
-    expect(row).not_to_have_class(re.compile(r"\bflash\b"))
-    page.emulate_media(reduced_motion="no-preference")
-    press(section, "A is back", 2)
-    expect(rowheader(section, "A")).to_have_class(re.compile(r"\bflash\b"))
-
-
-def test_the_log_box_is_a_named_group_the_keyboard_reaches(outage: Locator) -> None:
-    """The log scrolls in its own box: a keyboard user can reach it, and a screen reader names it."""
-    press(outage, "A dies", 1)
-    box = region(outage, "What happened").get_by_role("group", name="What happened, newest last")
-    box.focus()
-    expect(box).to_be_focused()
-    expect(box).to_contain_text("Step 1: A dies")

@@ -1,13 +1,16 @@
 """The real lesson in a cross-origin iframe (the parent on a second loopback origin, speaking the
 docs' parent snippet): no site chrome, refused storage, every playground, auto-height, statements
-in order, a refused origin; the app mounted under /training/mcp/; progress exported and imported."""
+in order; the app mounted under /training/mcp/; progress exported and imported. (That only the
+configured origin may frame the lesson is the served CSP: tests/embed/test_embed_routes.py.)"""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
 from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -15,15 +18,18 @@ import yaml
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import BrowserContext, Frame, FrameLocator, Locator, Page, expect
 
+from lesson.i18n import translate
 from lesson.portal import xapi
 
-from ..e2e.helpers import do_task
+from ..e2e.helpers import do_task, message
 from .test_embed_e2e import parent_snippet
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 SLUG = "an-outage"
+# The notice a page shows when storage is refused, from the catalogue: an author may reword it.
+STORAGE_REFUSED = translate("en", "site.storage_refused")
 QUESTIONS = yaml.safe_load((REPO / "content" / "quizzes" / f"{SLUG}.yaml").read_text())["questions"]
 
 
@@ -42,15 +48,35 @@ def portal_page(folder: Path, lesson_url: str, app: str, name: str = "portal.htm
     )
 
 
-@pytest.fixture
-def portal(static_origin: Callable[[Path], str], serve_app: Callable[..., str], tmp_path: Path) -> tuple[str, str]:
-    """(portal page URL, app URL): the app allows the portal's origin, and only it."""
-    folder = tmp_path / "portal"
-    folder.mkdir()
-    origin = static_origin(folder)
-    app = serve_app(EMBED_ORIGINS=origin)
+@pytest.fixture(scope="module")
+def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(portal page URL, app URL): the app allows the portal's origin, and only it. One for the module:
+    the tests only read it, each in a browser context of its own."""
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    folder = tmp_path_factory.mktemp("portal")
+    site = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(folder)))
+    origin = f"http://127.0.0.1:{site.server_port}"
+    server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
+    app = f"http://127.0.0.1:{server.server_port}"
+    for one in (site, server):
+        threading.Thread(target=one.serve_forever, daemon=True).start()
     portal_page(folder, f"{app}/embed/{SLUG}", app)
-    return f"{origin}/portal.html", app
+    # localhost and 127.0.0.1 are different sites: on this page the lesson frame is third-party.
+    cross = app.replace("127.0.0.1", "localhost")
+    portal_page(folder, f"{cross}/embed/{SLUG}", cross, name="cross-site.html")
+    yield f"{origin}/portal.html", app
+    for one in (site, server):
+        one.shutdown()
+    site.server_close()
+
+
+class QuietFiles(SimpleHTTPRequestHandler):
+    """A static file server that keeps its request log to itself."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
 
 
 def refuse_storage(context: BrowserContext, app: str) -> None:
@@ -127,9 +153,12 @@ def reveal(section: Locator) -> None:
         closed.first.locator("> summary").click()
 
 
-def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
+def test_the_lesson_in_a_cross_origin_frame_with_storage_refused_scores_and_reports_in_order(
     context: BrowserContext, page: Page, portal: tuple[str, str]
 ) -> None:
+    """Storage refused to the frame: no site chrome, the notice said once, the quiz graded from memory,
+    and the statements reach the portal in order (a right answer after a wrong one reports nothing).
+    That every playground starts without storage: the blocking-Chromium test below."""
     url, app = portal
     refuse_storage(context, app)
     page.goto(url)
@@ -140,132 +169,13 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused(
     expect(framed.get_by_role("navigation", name="Lessons")).to_have_count(0)
     expect(framed.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     # Said once, on the page, that progress will not survive a reload.
-    notice = framed.get_by_text(re.compile("kept only until you reload"))
+    notice = framed.get_by_text(STORAGE_REFUSED, exact=True)
     expect(notice).to_have_count(1)
     expect(notice).to_be_visible()
     assert frame.evaluate("() => { try { localStorage.length; return 'allowed'; } catch (e) { return e.name; } }") == (
         "SecurityError"
     )
-    # Every playground starts, and a press reaches the server and comes back as a step.
-    count = playgrounds(framed).count()
-    assert count >= 1
-    for i in range(count):
-        section = playgrounds(framed).nth(i)
-        reveal(section)
-        expect(section.get_by_role("status").first).to_have_text("Playground ready.")
-        section.get_by_role("group", name="Events").get_by_role("button").first.click()
-        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
-    # The quiz keeps its answers in memory: the score is right without storage.
-    answer_all(framed, wrong=1)
-    expect(framed.get_by_text(f"Score: {len(QUESTIONS) - 1} of {len(QUESTIONS)} correct")).to_be_visible()
 
-
-def test_with_chromium_blocking_third_party_storage_every_playground_works(
-    blocking_context: BrowserContext,  # noqa: F811
-    portal: tuple[str, str],
-    tmp_path: Path,
-) -> None:
-    url, app = portal
-    # localhost and 127.0.0.1 are different sites, so the lesson frame becomes third-party.
-    cross = app.replace("127.0.0.1", "localhost")
-    page_file = tmp_path / "portal" / "portal.html"
-    page_file.write_text(page_file.read_text().replace(app, cross))
-    page = blocking_context.new_page()
-    page.goto(url)
-    framed = page.frame_locator("#lesson")
-    expect(framed.get_by_role("heading", level=1)).to_be_visible()
-    frame = next(f for f in page.frames if f.url.startswith(cross))
-    refused = frame.evaluate("() => { try { sessionStorage.length; return 'allowed'; } catch (e) { return e.name; } }")
-    assert refused == "SecurityError", "this Chromium did not block third-party storage"
-    expect(framed.get_by_text(re.compile("kept only until you reload"))).to_have_count(1)
-    for i in range(playgrounds(framed).count()):
-        section = playgrounds(framed).nth(i)
-        reveal(section)
-        expect(section.get_by_role("status").first).to_have_text("Playground ready.")
-        section.get_by_role("group", name="Events").get_by_role("button").first.click()
-        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
-    page.wait_for_function("document.getElementById('lesson').offsetHeight > 2000")  # auto-height too
-
-
-def test_the_embedded_page_passes_axe(page: Page, live_server: str) -> None:
-    page.goto(f"{live_server}/embed/{SLUG}")
-    expect(page.get_by_role("button", name="Download my progress")).to_be_visible()
-    results = Axe().run(page)
-    assert results.violations_count == 0, results.generate_report()
-
-
-def test_the_frame_fits_the_lesson_as_it_grows_and_shrinks(page: Page, portal: tuple[str, str]) -> None:
-    url, app = portal
-    page.goto(url)
-    framed, frame = lesson_frame(page, app)
-    # The playgrounds fill in once the catalogue and their first answers arrive: read the height after.
-    expect(framed.get_by_role("button", name="A dies").first).to_be_enabled()
-    frame_height = "document.getElementById('lesson').offsetHeight"
-    content = frame.evaluate("document.body.scrollHeight")
-    page.wait_for_function(f"Math.abs({frame_height} - {content}) <= 4")
-    assert content > 2000, "the whole lesson shows at full height, with no scrollbar of its own"
-    assert frame.evaluate("getComputedStyle(document.body).minHeight") in ("0px", "auto")
-    frame.evaluate(
-        """() => { const d = document.createElement('div'); d.id = 'extra'; d.style.height = '3000px';
-                   document.querySelector('main').append(d); }"""
-    )
-    page.wait_for_function(f"{frame_height} >= {content + 2900}")
-    frame.evaluate("document.getElementById('extra').remove()")
-    page.wait_for_function(f"{frame_height} <= {content + 100}")
-
-
-def test_links_and_presses_in_the_frame_scroll_the_portal(page: Page, portal: tuple[str, str]) -> None:
-    """The frame is as tall as the lesson, so only the portal's page scrolls: a contents link and a
-    press's changes must reach the portal's view (they used to scroll the frame, which moves nothing)."""
-    url, app = portal
-    page.set_viewport_size({"width": 800, "height": 700})
-    page.goto(url)
-    framed, _ = lesson_frame(page, app)
-    expect(framed.get_by_role("button", name="A dies").first).to_be_enabled()
-    contents = framed.get_by_role("navigation", name=re.compile("contents|this lesson", re.I))
-    contents.locator("summary").click()
-    link = contents.get_by_role("link").last  # the section furthest down: a short lesson has few
-    section = framed.locator(link.get_attribute("href"))
-    expect(section).not_to_be_in_viewport()
-    link.click()
-    expect(section).to_be_in_viewport()
-
-    outage = framed.get_by_role("region", name="Play out an outage", exact=True)
-    outage.get_by_role("button", name="Add server C").scroll_into_view_if_needed()
-    outage.get_by_role("button", name="Add server C").click()
-    expect(outage.get_by_role("row").filter(has_text="C (calendar)")).to_be_in_viewport()
-
-
-def test_in_the_frame_a_scenario_keeps_its_box_and_start_over_the_lessons_top_in_the_portals_view(
-    page: Page, portal: tuple[str, str]
-) -> None:
-    url, app = portal
-    page.set_viewport_size({"width": 800, "height": 700})
-    page.goto(url)
-    framed, _ = lesson_frame(page, app)
-    outage = framed.get_by_role("region", name="Play out an outage", exact=True)
-    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    play = outage.get_by_role("button", name=re.compile("^Walk me through it: ")).first
-    play.scroll_into_view_if_needed()
-    play.click()
-    box = outage.get_by_role("region", name=re.compile("^Scenario: "))
-    for n in (2, 3):
-        box.get_by_role("button", name="Next moment").click()
-        expect(box.get_by_text(re.compile(rf"^Moment {n} of ")).first).to_be_in_viewport()
-        expect(box.get_by_role("button", name="Next moment")).to_be_in_viewport()
-
-    start_over = framed.get_by_role("button", name="Start over", exact=True)
-    start_over.scroll_into_view_if_needed()
-    start_over.click()
-    framed.get_by_role("dialog", name="Start this lesson over?").get_by_role("button", name="Start over").click()
-    # The lesson loads afresh with its top on the portal's screen, not the middle the button was in.
-    expect(framed.get_by_role("heading", level=1)).to_be_in_viewport()
-
-
-def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None:
-    url, app = portal
-    page.goto(url)
-    framed, frame = lesson_frame(page, app)
     page.wait_for_function("window.received.some(m => m.context === 'lesson' && m.action === 'ready')")
     first_section = frame.evaluate("document.querySelector('article.lesson h2[id]').id")
     framed.locator(f"h2#{first_section}").scroll_into_view_if_needed()  # a section is seen when shown
@@ -278,6 +188,8 @@ def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None
     )
     answer_all(framed, wrong=1, then_right=True)  # the right answer after the wrong one reports nothing
     n = len(QUESTIONS)
+    # The quiz keeps its answers in memory: the score is right without storage.
+    expect(framed.get_by_text(f"Score: {n - 1} of {n} correct")).to_be_visible()
     page.wait_for_function(
         """() => window.received.filter(m => m.action === 'statement'
                  && /\\/(passed|failed)$/.test(m.statement.verb.id)).length === 1"""
@@ -308,23 +220,98 @@ def test_statements_arrive_in_order(page: Page, portal: tuple[str, str]) -> None
     assert len(sections) == len(set(sections))
 
 
-def test_an_origin_not_configured_cannot_frame_the_lesson(
-    page: Page, portal: tuple[str, str], static_origin: Callable[[Path], str], tmp_path: Path
+def test_with_chromium_blocking_third_party_storage_the_frame_fits_and_every_playground_works(
+    blocking_context: BrowserContext,  # noqa: F811
+    portal: tuple[str, str],
 ) -> None:
-    _, app = portal
-    folder = tmp_path / "other"
-    folder.mkdir()
-    other = static_origin(folder)
-    (folder / "other.html").write_text(
-        f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Other portal</title></head>
-<body><h1>Other portal</h1>
-<iframe id="lesson" title="Lesson" src="{app}/embed/{SLUG}" onload="window.loaded = true"></iframe></body></html>"""
+    url, app = portal
+    cross = app.replace("127.0.0.1", "localhost")  # the lesson frame is third-party on this page
+    page = blocking_context.new_page()
+    page.goto(url.replace("/portal.html", "/cross-site.html"))
+    framed = page.frame_locator("#lesson")
+    expect(framed.get_by_role("heading", level=1)).to_be_visible()
+    frame = next(f for f in page.frames if f.url.startswith(cross))
+    refused = frame.evaluate("() => { try { sessionStorage.length; return 'allowed'; } catch (e) { return e.name; } }")
+    assert refused == "SecurityError", "this Chromium did not block third-party storage"
+    expect(framed.get_by_text(STORAGE_REFUSED, exact=True)).to_have_count(1)
+
+    # The frame fits the lesson as it grows and shrinks. The playgrounds fill in once the catalogue and
+    # their first answers arrive: read the height after.
+    expect(framed.get_by_role("button", name="A dies").first).to_be_enabled()
+    frame_height = "document.getElementById('lesson').offsetHeight"
+    content = frame.evaluate("document.body.scrollHeight")
+    page.wait_for_function(f"Math.abs({frame_height} - {content}) <= 4")
+    assert content > 2000, "the whole lesson shows at full height, with no scrollbar of its own"
+    assert frame.evaluate("getComputedStyle(document.body).minHeight") in ("0px", "auto")
+    frame.evaluate(
+        """() => { const d = document.createElement('div'); d.id = 'extra'; d.style.height = '3000px';
+                   document.querySelector('main').append(d); }"""
     )
-    page.goto(f"{other}/other.html")
-    page.wait_for_function("window.loaded === true")
-    frame = page.frame_locator("#lesson")
-    expect(frame.get_by_role("heading", level=1)).to_have_count(0)
-    assert not any(f.url.startswith(app) and f.evaluate("!!document.querySelector('h1')") for f in page.frames[1:])
+    page.wait_for_function(f"{frame_height} >= {content + 2900}")
+    frame.evaluate("document.getElementById('extra').remove()")
+    page.wait_for_function(f"{frame_height} <= {content + 100}")
+
+    # Every playground starts, and a press reaches the server and comes back as a step.
+    count = playgrounds(framed).count()
+    assert count >= 1
+    for i in range(count):
+        section = playgrounds(framed).nth(i)
+        reveal(section)
+        expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))
+        section.get_by_role("group", name="Events").get_by_role("button").first.click()
+        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+
+
+def test_the_embedded_page_passes_axe(page: Page, live_server: str) -> None:
+    page.goto(f"{live_server}/embed/{SLUG}")
+    expect(page.get_by_role("button", name="Download my progress")).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+
+
+def test_in_the_frame_links_presses_scenarios_and_start_over_scroll_the_portal(
+    page: Page, portal: tuple[str, str]
+) -> None:
+    """The frame is as tall as the lesson, so only the portal's page scrolls: a contents link, a press's
+    changes, a scenario's box and Start over's fresh top must reach the portal's view (they used to
+    scroll the frame, which moves nothing)."""
+    url, app = portal
+    page.set_viewport_size({"width": 800, "height": 700})
+    page.goto(url)
+    framed, _ = lesson_frame(page, app)
+    expect(framed.get_by_role("button", name="A dies").first).to_be_enabled()
+    contents = framed.get_by_role("navigation", name=re.compile("contents|this lesson", re.I))
+    contents.locator("summary").click()
+    link = contents.get_by_role("link").last  # the section furthest down: a short lesson has few
+    section = framed.locator(link.get_attribute("href"))
+    expect(section).not_to_be_in_viewport()
+    link.click()
+    expect(section, "a contents link scrolls the portal").to_be_in_viewport()
+
+    outage = framed.get_by_role("region", name="Play out an outage", exact=True)
+    outage.get_by_role("button", name="Add server C").scroll_into_view_if_needed()
+    outage.get_by_role("button", name="Add server C").click()
+    expect(outage.get_by_role("row").filter(has_text="C (calendar)"), "a press's change").to_be_in_viewport()
+
+    start_over = framed.get_by_role("button", name="Start over", exact=True)
+    start_over.scroll_into_view_if_needed()
+    start_over.click()
+    # The heading as it is before Start over, marked so that only the page loaded afresh is read after.
+    framed.get_by_role("heading", level=1).evaluate("h => { h.dataset.before = 'start over'; }")
+    framed.get_by_role("dialog", name="Start this lesson over?").get_by_role("button", name="Start over").click()
+    # The lesson loads afresh with its top on the portal's screen, not the middle the button was in.
+    afresh = framed.locator("h1:not([data-before])")
+    expect(afresh, "Start over shows the lesson's top").to_be_in_viewport()
+
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    play = outage.get_by_role("button", name=re.compile("^Walk me through it: ")).first
+    play.scroll_into_view_if_needed()
+    play.click()
+    box = outage.get_by_role("region", name=re.compile("^Scenario: "))
+    for n in (2, 3):
+        box.get_by_role("button", name="Next moment").click()
+        expect(box.get_by_text(re.compile(rf"^Moment {n} of ")).first, "the scenario's moment").to_be_in_viewport()
+        expect(box.get_by_role("button", name="Next moment")).to_be_in_viewport()
 
 
 @pytest.fixture
@@ -344,7 +331,11 @@ def mounted() -> Iterator[str]:
     server.shutdown()
 
 
-def test_the_app_under_a_sub_path_works_end_to_end(page: Page, mounted: str) -> None:
+def test_under_a_sub_path_answers_are_graded_kept_exported_and_imported_in_a_fresh_browser(
+    page: Page, browser, mounted: str, tmp_path: Path
+) -> None:
+    """The app mounted under /training/mcp/ end to end (pages, sockets, grading), and the progress file:
+    saved with the first answer (the one that scored), loaded in a browser with nothing stored."""
     seen: list[str] = []
     page.on("request", lambda r: seen.append(r.url))
     sockets: list[str] = []
@@ -353,24 +344,19 @@ def test_the_app_under_a_sub_path_works_end_to_end(page: Page, mounted: str) -> 
     page.get_by_role("link", name=re.compile("An outage")).first.click()
     expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     section = page.locator('[data-panel="playground"]').first
-    expect(section.get_by_role("status").first).to_have_text("Playground ready.")
+    expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))
     section.get_by_role("group", name="Events").get_by_role("button").first.click()
     expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
-    answer_all(page)
+    answer_all(page, wrong=1, then_right=True)  # the file keeps the first answer, the one that scored
+    n = len(QUESTIONS)
     page.reload()  # the answers come back, graded again through /training/mcp/api
-    expect(page.get_by_text(f"Score: {len(QUESTIONS)} of {len(QUESTIONS)} correct")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Score: "))).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
     assert sockets and all(u.startswith(mounted.replace("http", "ws") + "/training/mcp/ws") for u in sockets)
     assert "plain HTTP" not in (page.locator("#connection").text_content() or "")
     ours = [u for u in seen if u.startswith(mounted)]
     assert any("/static/" in u for u in ours) and any("/api/quiz/" in u for u in ours)
     assert all(u.startswith(f"{mounted}/training/mcp/") for u in ours), [u for u in ours if "/training/mcp/" not in u]
 
-
-def test_progress_exported_then_imported_in_a_fresh_browser(
-    page: Page, context: BrowserContext, browser, live_server: str, tmp_path: Path
-) -> None:
-    page.goto(f"{live_server}/lessons/{SLUG}")
-    answer_all(page, wrong=1, then_right=True)  # the file keeps the first answer, the one that scored
     page.evaluate(
         "document.dispatchEvent(new CustomEvent('lesson:goal', {detail: {panel: 'outage', goal: 'Recover'}}))"
     )
@@ -387,19 +373,19 @@ def test_progress_exported_then_imported_in_a_fresh_browser(
     fresh = browser.new_context()
     try:
         other = fresh.new_page()
-        other.goto(f"{live_server}/lessons/{SLUG}")
+        other.goto(page.url)
         score = other.get_by_text(re.compile(r"^Score: "))
         expect(score).to_contain_text("(0 answered)")
         # A file that is not progress changes nothing and says so.
         bad = tmp_path / "bad.json"
         bad.write_text('{"hello": 1}')
         other.get_by_label("Load progress from a file").set_input_files(bad)
-        expect(other.get_by_text("not a progress file for this lesson")).to_be_visible()
+        expect(other.get_by_text(message("progress.bad_file"), exact=True)).to_be_visible()
         expect(score).to_contain_text("(0 answered)")
         other.get_by_label("Load progress from a file").set_input_files(saved)
-        n = len(QUESTIONS)
         expect(score).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
-        expect(other.get_by_text(re.compile(rf"Progress loaded: .*{n} answers, 1 goal reached"))).to_be_visible()
+        loaded = other.get_by_role("status").filter(has_text=message("progress.answers.many", n=n))
+        expect(loaded).to_contain_text(message("progress.goals.one", n=1))
         expect(other.get_by_text("Not quite.")).to_have_count(1)
         # Held by this page now: a reload keeps it.
         other.reload()
@@ -458,4 +444,4 @@ def test_progress_saved_on_the_former_lesson_loads_where_each_part_went(page: Pa
     # A lesson that was never part of it refuses the file, as any other lesson's.
     page.goto(f"{live_server}/lessons/list-changed")
     page.get_by_label("Load progress from a file").set_input_files(saved)
-    expect(page.get_by_text("not a progress file for this lesson")).to_be_visible()
+    expect(page.get_by_text(message("progress.bad_file"), exact=True)).to_be_visible()

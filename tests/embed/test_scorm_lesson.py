@@ -4,12 +4,15 @@ data; a returning learner (in a fresh browser) gets the answers back from that d
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
 import shutil
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -18,20 +21,32 @@ from playwright.sync_api import Browser, Page, expect
 
 from lesson.portal import scorm
 
-from .test_lesson_embedded import QUESTIONS, SLUG, answer_all, held_answer
+from .test_lesson_embedded import QUESTIONS, SLUG, QuietFiles, answer_all, held_answer
 
 pytestmark = pytest.mark.e2e
 HERE = Path(__file__).parent
 
 
-@pytest.fixture
-def lms(static_origin: Callable[[Path], str], serve_app: Callable[..., str], tmp_path: Path) -> str:
-    """The test LMS page and the package on one origin; the app allows exactly that origin."""
-    shutil.copy(HERE / "pages" / "lms.html", tmp_path / "lms.html")
-    origin = static_origin(tmp_path)
-    app = serve_app(EMBED_ORIGINS=origin)
-    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "An outage", app))).extractall(tmp_path / "pkg")
-    return f"{origin}/lms.html"
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The test LMS page and the package on one origin; the app allows exactly that origin. One for the
+    module: the LMS keeps what it records in the page, and each test has a page of its own."""
+    from lesson.web import create_app
+    from lesson.web.server import make_dev_server
+
+    folder = tmp_path_factory.mktemp("lms")
+    shutil.copy(HERE / "pages" / "lms.html", folder / "lms.html")
+    site = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(folder)))
+    origin = f"http://127.0.0.1:{site.server_port}"
+    server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
+    app = f"http://127.0.0.1:{server.server_port}"
+    for one in (site, server):
+        threading.Thread(target=one.serve_forever, daemon=True).start()
+    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "An outage", app))).extractall(folder / "pkg")
+    yield f"{origin}/lms.html"
+    for one in (site, server):
+        one.shutdown()
+    site.server_close()
 
 
 def test_the_real_lesson_reports_to_the_lms_and_resumes(page: Page, browser: Browser, lms: str) -> None:
@@ -39,7 +54,9 @@ def test_the_real_lesson_reports_to_the_lms_and_resumes(page: Page, browser: Bro
     lesson = page.frame_locator("#sco").frame_locator("#lesson-frame")
     expect(lesson.get_by_role("heading", level=1)).to_have_text(re.compile("An outage"))
     expect(page.get_by_label("Lesson status")).to_have_text("incomplete")
-    answer_all(lesson, wrong=1)
+    # A wrong answer followed by the right one reaches the LMS as the wrong one, in the score and in the
+    # suspend data a returning learner gets back.
+    answer_all(lesson, wrong=1, then_right=True)
     n = len(QUESTIONS)
     expect(page.get_by_label("Lesson status")).to_have_text(re.compile("passed|failed"))
     scaled = round((n - 1) / n, 4)
@@ -47,9 +64,9 @@ def test_the_real_lesson_reports_to_the_lms_and_resumes(page: Page, browser: Bro
     page.wait_for_function("JSON.parse(lmsData['cmi.suspend_data'] || '{}').sc !== undefined")
     suspend = json.loads(page.evaluate("lmsData['cmi.suspend_data']"))
     saved = suspend["a"]
-    assert saved == {q["id"]: [held_answer(q, saved[q["id"]][0]), 1] for q in QUESTIONS[1:]} | {
-        QUESTIONS[0]["id"]: [suspend["a"][QUESTIONS[0]["id"]][0], 0]
-    }
+    first = QUESTIONS[0]
+    wrong = next(c["id"] for c in first["choices"] if c["id"] != first["answer"])
+    assert saved == {q["id"]: [held_answer(q, saved[q["id"]][0]), 1] for q in QUESTIONS[1:]} | {first["id"]: [wrong, 0]}
     assert suspend["c"] is True and suspend["sc"] == scaled
     status = page.evaluate("lmsData['cmi.core.lesson_status']")
     assert status == ("passed" if scaled >= 0.8 else "failed")

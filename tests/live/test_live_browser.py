@@ -10,6 +10,8 @@ import psutil
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.e2e.helpers import message
+
 pytestmark = pytest.mark.e2e
 
 OUTAGE = "/lessons/an-outage"
@@ -21,8 +23,14 @@ START = 90_000  # ms: the opening starts two server processes, each importing th
 BACK = {"modern": ["subscriptions/listen", "tools/list"], "legacy": ["HTTP 404 Not Found", "initialize", "tools/list"]}
 
 
-@pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_a_dies_and_comes_back_on_real_servers(live_cli, browser: Browser, era: str) -> None:
+def done_for_real(step: int) -> str:
+    """The live status after a press, up to the press's own label: "Step 1, done for real:"."""
+    return message("live.step", step=step, label="\0").split("\0")[0].rstrip()
+
+
+def test_a_dies_and_comes_back_on_real_servers_in_each_era(live_cli, browser: Browser) -> None:
+    """One page walks both eras: modern first, then the era switch starts the live servers over, with a
+    legacy host, and the same presses meet the real servers again."""
     page = browser.new_page()
     try:
         page.goto(live_cli.url + OUTAGE)
@@ -30,40 +38,41 @@ def test_a_dies_and_comes_back_on_real_servers(live_cli, browser: Browser, era: 
         live = section.get_by_role("region", name=re.compile("Real servers on this machine"))
         expect(section.locator('[data-role="live-marker"]')).to_have_text("Live")
         status = live.get_by_role("status")
-        expect(status).to_contain_text("The real servers are up", timeout=START)
-        if era == "legacy":  # the era switch starts the live servers over, with a legacy host
-            section.get_by_role("radio", name="Legacy (2025-11-25)").check()
-            expect(status).to_contain_text("the host speaks legacy", timeout=START)
-
         table = live.get_by_role("region", name="Server table (real)")
         prompt = live.get_by_role("region", name="The model's next prompt (real)")
         real = live.get_by_role("region", name="Wire: real")
         simulated = live.get_by_role("region", name="Wire: simulated")
         row = table.get_by_role("row", name=re.compile(r"^A \(docs\)"))
-        expect(row).to_contain_text("connected")
-        expect(prompt).to_contain_text("search_docs")
-        kids = live_cli.children()
-        assert len(kids) == 2, kids  # A and B, real processes
+        for era in ("modern", "legacy"):
+            if era == "legacy":  # the era switch starts the live servers over, with a legacy host
+                section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+            expect(status, f"{era}: the real servers start").to_contain_text(
+                message("live.ready", era=era), timeout=START
+            )
+            expect(row).to_contain_text("connected")
+            expect(prompt).to_contain_text("search_docs")
+            kids = live_cli.children()
+            assert len(kids) == 2, (era, kids)  # A and B, real processes
 
-        section.get_by_role("button", name="A dies").click()
-        expect(status).to_contain_text("Step 1, done for real", timeout=START)
-        expect(row).to_contain_text("down")
-        expect(prompt).not_to_contain_text("search_docs")  # the model no longer sees A's tools
-        expect(real).to_contain_text("stream closed")  # A's listen stream broke with the process
-        expect(simulated).to_contain_text("stream closed")
-        assert len(live_cli.children()) == 1  # only B runs
+            section.get_by_role("button", name="A dies").click()
+            expect(status).to_contain_text(done_for_real(1), timeout=START)
+            expect(row).to_contain_text("down")
+            expect(prompt).not_to_contain_text("search_docs")  # the model no longer sees A's tools
+            expect(real).to_contain_text("stream closed")  # A's listen stream broke with the process
+            expect(simulated).to_contain_text("stream closed")
+            assert len(live_cli.children()) == 1, era  # only B runs
 
-        section.get_by_role("button", name="A is back").click()
-        expect(status).to_contain_text("Step 2, done for real", timeout=START)
-        expect(row).to_contain_text("connected")
-        expect(prompt).to_contain_text("search_docs")
-        # A new process, met again as the simulated frames say.
-        for wire in (real, simulated):
-            for text in BACK[era]:
-                expect(wire).to_contain_text(text)
-        expect(real).to_contain_text("HTTP 200 OK")
-        running = {k.pid for k in live_cli.children()}
-        assert len(running) == 2 and len(running - {k.pid for k in kids}) == 1  # B as before, A a new process
+            section.get_by_role("button", name="A is back").click()
+            expect(status).to_contain_text(done_for_real(2), timeout=START)
+            expect(row).to_contain_text("connected")
+            expect(prompt).to_contain_text("search_docs")
+            # A new process, met again as the simulated frames say.
+            for wire in (real, simulated):
+                for text in BACK[era]:
+                    expect(wire, f"{era}: {text}").to_contain_text(text)
+            expect(real).to_contain_text("HTTP 200 OK")
+            running = {k.pid for k in live_cli.children()}
+            assert len(running) == 2 and len(running - {k.pid for k in kids}) == 1, era  # B as before, A anew
     finally:
         page.close()
     # The page went away: its socket closed, and the server killed every process it had started for it.
