@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import threading
 from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,6 +19,7 @@ from playwright.sync_api import BrowserContext, Frame, FrameLocator, Locator, Pa
 
 from lesson.i18n import translate
 from lesson.portal import xapi
+from tests.threads import serve_in_thread
 
 from ..e2e.helpers import do_task, message
 from .test_embed_e2e import parent_snippet
@@ -61,7 +61,7 @@ def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
     app = f"http://127.0.0.1:{server.server_port}"
     for one in (site, server):
-        threading.Thread(target=one.serve_forever, daemon=True).start()
+        serve_in_thread(one)
     portal_page(folder, f"{app}/embed/{SLUG}", app)
     # localhost and 127.0.0.1 are different sites: on this page the lesson frame is third-party.
     cross = app.replace("127.0.0.1", "localhost")
@@ -326,7 +326,7 @@ def mounted() -> Iterator[str]:
     app = create_app({"SECRET_KEY": "sub"})
     root = Response("not here", status=404)
     server = make_server("127.0.0.1", 0, DispatcherMiddleware(root, {"/training/mcp": app}), threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
 

@@ -9,7 +9,6 @@ import io
 import json
 import re
 import shutil
-import threading
 import zipfile
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
@@ -20,6 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from lesson.portal import scorm
+from tests.threads import serve_in_thread
 
 from .test_lesson_embedded import QUESTIONS, SLUG, QuietFiles, answer_all, held_answer
 
@@ -41,7 +41,7 @@ def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
     app = f"http://127.0.0.1:{server.server_port}"
     for one in (site, server):
-        threading.Thread(target=one.serve_forever, daemon=True).start()
+        serve_in_thread(one)
     zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "An outage", app))).extractall(folder / "pkg")
     yield f"{origin}/lms.html"
     for one in (site, server):
