@@ -17,6 +17,14 @@ from ..e2e.helpers import lesson_holding
 PANELS = load_panels(default_root())
 
 
+@pytest.fixture(scope="module")
+def client():
+    """One app for the module: its tests only read served pages (the conftest's client is per test)."""
+    from lesson.web import create_app
+
+    return create_app({"TESTING": True, "SECRET_KEY": "test"}).test_client()
+
+
 class GoalBlock(HTMLParser):
     """The goal block of one panel: its goal text, its state line, its hint stages, its buttons."""
 

@@ -15,6 +15,14 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 WHOS_WHO = ["mcp", "host", "client", "server", "model", "legacy", "modern"]
 
 
+@pytest.fixture(scope="module")
+def client():
+    """One app for the module: its tests only read served pages (the conftest's client is per test)."""
+    from lesson.web import create_app
+
+    return create_app({"TESTING": True, "SECRET_KEY": "test"}).test_client()
+
+
 class Outline(HTMLParser):
     """The article's elements in document order (a running number each), the first panel's number, and
     every JSON example (figure.message) with its text and the disclosure (details.more) holding it."""
