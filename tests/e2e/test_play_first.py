@@ -13,8 +13,9 @@ from .helpers import CHURN, LESSON_2, OUTAGE, message, panel
 
 pytestmark = pytest.mark.e2e
 
-FIRST_PLAYGROUND = [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")]
 WHOS_WHO = ["mcp", "host", "client", "server", "model", "legacy", "modern"]
+# The order of words, links and playgrounds, and where the JSON examples sit, are read from the served HTML
+# in tests/web/test_lesson_openings.py; here what a learner sees and does.
 
 
 @pytest.fixture
@@ -23,22 +24,19 @@ def desktop(page: Page) -> Page:
     return page
 
 
-def before(page: Page, first: str, second: str) -> bool:
-    """Whether the element `first` (a CSS selector) comes before `second` in the page."""
-    return page.evaluate(
-        "([a, b]) => !!(document.querySelector(a).compareDocumentPosition(document.querySelector(b))"
-        " & Node.DOCUMENT_POSITION_FOLLOWING)",
-        [first, second],
-    )
+def expect_first_button_close(page: Page, title: str) -> None:
+    """The playground's first button is within two screens of the top, with every disclosure closed."""
+    first = panel(page, title).get_by_role("group", name="Events").get_by_role("button").first
+    expect(first).to_be_enabled()
+    assert page.locator("article details[open]").count() == 0
+    assert first.bounding_box()["y"] < 2 * 800
 
 
 def test_lesson_1_says_whos_who_before_its_first_playground(desktop: Page) -> None:
     desktop.goto(CHURN)
     expect(desktop.get_by_role("heading", name="Who's who", level=2)).to_be_in_viewport()
     for term in WHOS_WHO:
-        link = desktop.locator(f'article a[href="/glossary#{term}"]').first
-        expect(link).to_be_visible()
-        assert before(desktop, f'article a[href="/glossary#{term}"]', "[data-panel-id]"), term
+        expect(desktop.locator(f'article a[href="/glossary#{term}"]').first).to_be_visible()
     # A term's link is a real link: the keyboard reaches it, and it leads to the definition.
     desktop.locator('article a[href="/glossary#host"]').first.focus()
     desktop.keyboard.press("Enter")
@@ -47,22 +45,10 @@ def test_lesson_1_says_whos_who_before_its_first_playground(desktop: Page) -> No
     expect(desktop.locator("dt#host + dd")).to_contain_text("conversation")
 
 
-@pytest.mark.parametrize(("path", "title"), FIRST_PLAYGROUND)
-def test_the_first_playground_follows_the_words_that_define_it(desktop: Page, path: str, title: str) -> None:
-    desktop.goto(path)
-    section = panel(desktop, title)
-    first = section.get_by_role("group", name="Events").get_by_role("button").first
-    expect(first).to_be_enabled()
-    # The outage lesson's opening words link the host and the turn it plays out.
-    words = 'article a[href="/glossary#host"]' if path == OUTAGE else "#the-short-answer"
-    assert before(desktop, words, "section[data-panel-id]")
-    # Close by: its first button is within two screens of the top, with every disclosure closed.
-    assert first.bounding_box()["y"] < 2 * 800
-
-
 def test_lesson_1_is_short_by_default(desktop: Page) -> None:
     desktop.goto(OUTAGE)
     expect(panel(desktop, "Play out an outage").get_by_role("status")).to_have_text(message("playground.ready"))
+    expect_first_button_close(desktop, "Play out an outage")
     # innerText holds only rendered text: what sits in a closed disclosure is not counted.
     words = desktop.evaluate("document.body.innerText.split(/\\s+/).filter(Boolean).length")
     height = desktop.evaluate("document.documentElement.scrollHeight")
@@ -76,12 +62,19 @@ def test_lesson_1_is_short_by_default(desktop: Page) -> None:
     assert more > words, (words, more)
 
 
-@pytest.mark.parametrize(("path", "least"), [(OUTAGE, 1), (LESSON_2, 3)])
-def test_every_disclosure_opens(desktop: Page, path: str, least: int) -> None:
+@pytest.mark.parametrize(
+    ("path", "title", "least"), [(OUTAGE, "Play out an outage", 1), (LESSON_2, "Misbehaving servers", 3)]
+)
+def test_every_disclosure_opens(desktop: Page, path: str, title: str, least: int) -> None:
+    """Everything behind a disclosure is one click away: its body hidden, then shown; its JSON examples
+    (the outage's host-built result, lesson 2's ten messages) shown whole once it is open."""
     desktop.goto(path)
+    expect_first_button_close(desktop, title)
     disclosures = desktop.locator("article details.more")
     count = disclosures.count()
     assert count >= least, count
+    figures = desktop.locator("article figure.message")
+    expect(figures.first).to_be_hidden()
     for n in range(count):
         item = disclosures.nth(n)
         summary = item.locator("> summary")
@@ -91,27 +84,6 @@ def test_every_disclosure_opens(desktop: Page, path: str, least: int) -> None:
         summary.click()
         expect(item).to_have_attribute("open", "")
         expect(body).to_be_visible()
-
-
-def test_json_examples_wait_behind_a_disclosure(desktop: Page) -> None:
-    desktop.goto(OUTAGE)
-    result = desktop.get_by_role("figure").filter(has_text="CallToolResult")
-    expect(result.first).to_be_hidden()
-    desktop.get_by_text("Show the host-built tool result, in both eras").click()
-    expect(result).to_have_count(2)
-    expect(result.first).to_be_visible()
-    expect(result.first).to_contain_text('"isError": true')
-
-
-def test_lesson_2_shows_its_json_behind_one_disclosure(desktop: Page) -> None:
-    desktop.goto(LESSON_2)
-    figures = desktop.locator("article figure.message")
-    expect(figures).to_have_count(10)  # five messages, each in both eras
-    expect(figures.first).to_be_hidden()
-    # All ten sit in one disclosure.
-    disclosure = desktop.locator("article details.more").filter(has=desktop.locator("figure.message"))
-    expect(disclosure).to_have_count(1)
-    expect(disclosure.locator("figure.message")).to_have_count(10)
-    disclosure.locator("> summary").click()
-    for n in range(10):
+    assert figures.count() >= 2
+    for n in range(figures.count()):
         expect(figures.nth(n)).to_be_visible()

@@ -11,58 +11,55 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root, load_content
-from lesson.content.scripts import load_script
+from lesson.content.scripts import Script, load_script
 
-from .helpers import CHURN, OUTAGE, go_to_screen_of, log_labels, panel, position, scenario_box, screen_number
+from .helpers import (
+    CHURN,
+    OUTAGE,
+    go_to_screen_of,
+    log_labels,
+    message,
+    panel,
+    position,
+    scenario_box,
+    screen_number,
+)
 
 pytestmark = pytest.mark.e2e
 
 
-def test_keyboard_moves_between_screens(page: Page) -> None:
-    page.goto(CHURN + "?present=1")
-    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
-    _, total = screen_number(page)
-    assert total > 3
-    # Only the lesson's title shows on the first screen; no section heading yet.
-    expect(page.get_by_role("heading", level=1)).to_be_visible()
-    expect(page.locator("article h2:visible")).to_have_count(0)
-
-    page.keyboard.press("ArrowRight")
-    expect(position(page)).to_have_text(f"Screen 2 of {total}")
-    shown = page.locator("article h2:visible")
-    expect(shown).to_have_count(1)
-    expect(shown).to_be_focused()
-    first = shown.inner_text()
-
-    page.keyboard.press("ArrowRight")
-    expect(position(page)).to_have_text(f"Screen 3 of {total}")
-    page.keyboard.press("ArrowRight")
-    expect(position(page)).to_have_text(f"Screen 4 of {total}")
-    page.keyboard.press("ArrowLeft")
-    page.keyboard.press("ArrowLeft")
-    expect(position(page)).to_have_text(f"Screen 2 of {total}")
-    expect(page.locator("article h2:visible")).to_have_text(first)
-    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", CHURN)
-
-
 @pytest.mark.parametrize("width", [375, 1280])
-def test_each_screen_shows_only_its_section_above_the_bar(page: Page, width: int) -> None:
+def test_each_screen_shows_its_section_above_the_bar_and_next_stays_where_it_is(page: Page, width: int) -> None:
+    """Screen by screen through the lesson: the screen's last line clears the bar, the progress tools are
+    never on a screen, and the presenter clicks Next without looking: the bar keeps its shape on every
+    screen, whatever the position's number ("Screen 9 of 12", "Screen 10 of 12") or the screen's height."""
     page.set_viewport_size({"width": width, "height": 800})
     page.goto(OUTAGE + "?present=1")
     expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
     bar = page.get_by_role("navigation", name="Presenter controls")
-    for _ in range(2):
-        # The lesson's progress tools (download, load, start over) are not a section: never on a screen.
-        expect(page.get_by_role("heading", name="Your progress")).to_be_hidden()
-        expect(page.get_by_role("button", name="Start over")).to_be_hidden()
-        # Scrolled to its end, the screen's last line clears the bar, which takes at most a sixth of it.
-        last = page.locator("article > :not(.present-off):not(.present-title-only)").last
-        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-        box, bar_box = last.bounding_box(), bar.bounding_box()
-        assert box and bar_box
-        assert box["y"] + box["height"] <= bar_box["y"] + 1
-        assert bar_box["height"] <= 800 / 6
-        bar.get_by_role("button", name="Next", exact=True).click()
+    next_ = bar.get_by_role("button", name="Next", exact=True)
+    total = screen_number(page)[1]
+    places = set()
+    for n in range(1, total + 1):
+        expect(position(page)).to_have_text(f"Screen {n} of {total}")
+        box = next_.bounding_box()
+        assert box
+        places.add((round(box["x"]), round(box["y"]), round(bar.bounding_box()["height"])))
+        if n <= 2:
+            # The lesson's progress tools (download, load, start over) are not a section: never on a screen.
+            expect(page.get_by_role("heading", name="Your progress")).to_be_hidden()
+            expect(page.get_by_role("button", name="Start over")).to_be_hidden()
+            # Scrolled to its end, the screen's last line clears the bar, which takes at most a sixth of it.
+            last = page.locator("article > :not(.present-off):not(.present-title-only)").last
+            page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+            box, bar_box = last.bounding_box(), bar.bounding_box()
+            assert box and bar_box
+            assert box["y"] + box["height"] <= bar_box["y"] + 1
+            assert bar_box["height"] <= 800 / 6
+        if n < total:
+            next_.click()
+    expect(next_).to_be_disabled()
+    assert len(places) == 1, places
 
 
 def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back(page: Page) -> None:
@@ -115,28 +112,6 @@ def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> Non
     assert covered == [], covered
 
 
-@pytest.mark.parametrize("width", [1280, 375])
-def test_next_stays_where_it_is_from_the_first_screen_to_the_last(page: Page, width: int) -> None:
-    """The presenter clicks Next without looking: the bar keeps its shape on every screen, whatever the
-    position's number ("Screen 9 of 12", "Screen 10 of 12") or the screen's own height."""
-    page.set_viewport_size({"width": width, "height": 800})
-    page.goto(OUTAGE + "?present=1")
-    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of "))
-    bar = page.get_by_role("navigation", name="Presenter controls")
-    next_ = bar.get_by_role("button", name="Next", exact=True)
-    total = screen_number(page)[1]
-    places = set()
-    for n in range(1, total + 1):
-        expect(position(page)).to_have_text(f"Screen {n} of {total}")
-        box = next_.bounding_box()
-        assert box
-        places.add((round(box["x"]), round(box["y"]), round(bar.bounding_box()["height"])))
-        if n < total:
-            next_.click()
-    expect(next_).to_be_disabled()
-    assert len(places) == 1, places
-
-
 WINDOW = {"width": 1280, "height": 720}
 
 
@@ -151,7 +126,12 @@ def last_step(section: Locator) -> int:
     return int(found.group(1)) if found else 0
 
 
-LESSONS = [lesson.meta.slug for lesson in load_content(default_root()).lessons]
+# The outage's screens are fitted in the clicker's walk of it, the churn lesson's in its stepper's test.
+OTHER_LESSONS = [
+    lesson.meta.slug
+    for lesson in load_content(default_root()).lessons
+    if f"/lessons/{lesson.meta.slug}" not in (OUTAGE, CHURN)
+]
 
 
 def expect_screen_fits(page: Page) -> None:
@@ -163,7 +143,7 @@ def expect_screen_fits(page: Page) -> None:
     )
 
 
-@pytest.mark.parametrize("slug", LESSONS)
+@pytest.mark.parametrize("slug", OTHER_LESSONS)
 def test_each_screen_of_each_lesson_fits_the_window(page: Page, slug: str) -> None:
     page.set_viewport_size(WINDOW)
     page.goto(f"/lessons/{slug}?present=1")
@@ -177,18 +157,24 @@ def test_each_screen_of_each_lesson_fits_the_window(page: Page, slug: str) -> No
             next_.click()
 
 
-# The clicker's keys, forward and back, as pairs: each pair drives one whole run.
-KEYS = [("PageDown", "PageUp"), ("ArrowRight", "ArrowLeft"), ("Space", "ArrowUp"), ("ArrowDown", "PageUp")]
+def first_walk_through(section: Locator) -> Script:
+    """The walk-through the clicker's keys start: the playground's first."""
+    first = section.get_by_role("group", name="Prepared runs").get_by_role("button").first
+    scripts = [s for f in sorted((default_root() / "scenarios").glob("*.yaml")) for s in load_script(f)]
+    return next(s for s in scripts if first.inner_text() == message("scenario.play", title=s.title))
 
 
-@pytest.mark.parametrize(("forward", "back"), KEYS)
-def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_playground(
-    page: Page, forward: str, back: str
-) -> None:
-    """Only the clicker's keys, the focus left on a playground's event button throughout (as after a click
-    on it): the keys move screen by screen, start the playground's walk-through and step through it, then
-    move on to the lesson's end and back. No key presses the focused button: the log holds only the
-    walk-through's own presses. Each moment's narration is in the window, beside what changed."""
+def moment_shown(box: Locator, n: int, s: Script) -> Locator:
+    return box.get_by_text(message("scenario.step", n=n, total=len(s.steps), title=s.steps[n - 1].title), exact=True)
+
+
+def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_playground(page: Page) -> None:
+    """Only the clicker's keys (Page Down, Page Up), the focus left on a playground's event button
+    throughout (as after a click on it): the keys move screen by screen, each screen fitting the window,
+    start the playground's walk-through and step through it, then move on to the lesson's end and back. No
+    key presses the focused button: the log holds only the walk-through's own presses. Each moment's
+    narration is in the window, beside what changed. (The other keys: the next test.)"""
+    forward, back = "PageDown", "PageUp"
     page.set_viewport_size(WINDOW)
     page.goto(OUTAGE + "?present=1")
     expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
@@ -201,18 +187,17 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
             target.focus()  # left there, as a click on it leaves it
         page.keyboard.press(name)
 
+    expect_screen_fits(page)
     for n in range(2, total + 1):  # on to the playground's screen
         if outage.is_visible():
             break
         key(forward)
         expect(position(page)).to_have_text(f"Screen {n} of {total}")
+        expect_screen_fits(page)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
     at = screen_number(page)[0]
     expect(log_labels(outage)).to_have_count(1)  # "Start": nothing pressed yet
-    # The walk-through the keys start: the playground's first.
-    first = outage.get_by_role("group", name="Prepared runs").get_by_role("button").first
-    scripts = [s for f in sorted((default_root() / "scenarios").glob("*.yaml")) for s in load_script(f)]
-    s = next(s for s in scripts if first.inner_text() == f"Walk me through it: {s.title}")
+    s = first_walk_through(outage)
     box = scenario_box(outage, s)
 
     key(forward)  # starts the walk-through, the screen's next step
@@ -220,8 +205,7 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
     for n, step in enumerate(s.steps, start=1):
         if n > 1:
             key(forward)
-        moment = box.get_by_text(f"Moment {n} of {len(s.steps)}", exact=False).first
-        expect(moment).to_be_visible()
+        expect(moment_shown(box, n, s)).to_be_visible()
         narration = box.get_by_text(step.narration).first
         expect(narration).to_be_in_viewport()
         expect(box.get_by_role("status")).to_contain_text(step.narration)  # the moment's presses are answered
@@ -234,25 +218,27 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
         else:
             pressed += presses(step.press)
         expect(log_labels(outage).last).to_have_text(re.compile(rf"^Step {pressed}: "))
-        if n == 2 and forward == "PageDown":
+        if n == 2:
             result = Axe().run(page)  # presenter mode with a walk-through on screen
             assert result.violations_count == 0, result.generate_report()
         assert screen_number(page)[0] == at
 
     key(forward)  # after the last moment: the next screen
     expect(position(page)).to_have_text(f"Screen {at + 1} of {total}")
+    expect_screen_fits(page)
     for n in range(at + 2, total + 1):
         key(forward)
         expect(position(page)).to_have_text(f"Screen {n} of {total}")
+        expect_screen_fits(page)
     key(forward)  # at the end, a key does nothing
     expect(position(page)).to_have_text(f"Screen {total} of {total}")
 
     for n in range(total - 1, at - 1, -1):  # back to the playground, at the walk-through's last moment
         key(back)
         expect(position(page)).to_have_text(f"Screen {n} of {total}")
-    expect(box.get_by_text(f"Moment {len(s.steps)} of {len(s.steps)}", exact=False).first).to_be_visible()
+    expect(moment_shown(box, len(s.steps), s)).to_be_visible()
     key(back)  # back one moment: its presses undone, by the walk-through's own Previous
-    expect(box.get_by_text(f"Moment {len(s.steps) - 1} of {len(s.steps)}", exact=False).first).to_be_visible()
+    expect(moment_shown(box, len(s.steps) - 1, s)).to_be_visible()
     expect(box.get_by_text(s.steps[-2].narration).first).to_be_in_viewport()
     expect(box.get_by_role("status")).to_contain_text(s.steps[-2].narration)  # its presses undone
     assert screen_number(page)[0] == at
@@ -266,13 +252,79 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
     )
 
 
+# The clicker's keys, forward and back, as pairs.
+KEYS = [("PageDown", "PageUp"), ("ArrowRight", "ArrowLeft"), ("Space", "ArrowUp"), ("ArrowDown", "PageUp")]
+
+
+def test_every_clicker_key_moves_a_screen_and_a_moment_without_pressing_the_playground(page: Page) -> None:
+    """Each of the clicker's keys moves one screen, showing the screen's one section heading with the
+    focus on it; on the playground's screen, the focus left on its event button, each steps the
+    walk-through a moment and none presses the button (Space would, were it let through)."""
+    page.set_viewport_size(WINDOW)
+    page.goto(OUTAGE + "?present=1")
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    total = screen_number(page)[1]
+    assert total > 3
+    # Only the lesson's title shows on the first screen; no section heading yet.
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    shown = page.locator("article h2:visible")
+    expect(shown).to_have_count(0)
+    first = None
+    for forward, back in KEYS:
+        page.keyboard.press(forward)
+        expect(position(page), forward).to_have_text(f"Screen 2 of {total}")
+        expect(shown).to_have_count(1)
+        expect(shown).to_be_focused()
+        first = first or shown.inner_text()
+        expect(shown).to_have_text(first)
+        page.keyboard.press(back)
+        expect(position(page), back).to_have_text(f"Screen 1 of {total}")
+    expect(page.get_by_role("link", name="Leave presenter mode")).to_have_attribute("href", OUTAGE)
+
+    outage = panel(page, "Play out an outage")
+    go_to_screen_of(page, outage)
+    at = screen_number(page)[0]
+    expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
+    target = outage.get_by_role("button", name="A dies", exact=True)
+    s = first_walk_through(outage)
+    box = scenario_box(outage, s)
+    forwards = [forward for forward, _ in KEYS]
+    backs = list(dict.fromkeys(back for _, back in KEYS))
+    assert len(s.steps) > len(backs), "the walk-through is too short to step back with each key"
+    newest = []
+    for n, forward in enumerate(forwards, start=1):  # the first starts the walk-through
+        target.focus()
+        page.keyboard.press(forward)
+        expect(moment_shown(box, n, s), forward).to_be_visible()
+        expect(box.get_by_role("status")).to_contain_text(s.steps[n - 1].narration)
+        newest.append(last_step(outage))
+        if n > 1:  # the moment's own presses, and none by the key
+            assert newest[-1] == newest[-2] + presses(s.steps[n - 1].press), (forward, newest)
+    for n, back in zip(range(len(forwards) - 1, 0, -1), backs, strict=False):
+        target.focus()
+        page.keyboard.press(back)
+        expect(moment_shown(box, n, s), back).to_be_visible()
+        expect(box.get_by_role("status")).to_contain_text(s.steps[n - 1].narration)
+        expect(log_labels(outage).last).to_have_text(re.compile(rf"^Step {newest[n - 1]}: "))
+    assert screen_number(page)[0] == at
+
+
 def test_the_clickers_keys_step_the_stepper_wherever_the_focus_is(page: Page) -> None:
     """On a stepper's screen the keys show its moments one by one, then move on, wherever the focus is:
-    outside the stepper, or on its era choice (whose arrows would change the era): the era stays."""
+    outside the stepper, or on its era choice (whose arrows would change the era): the era stays. Every
+    screen of the lesson fits the window."""
     page.set_viewport_size(WINDOW)
     page.goto(CHURN + "?present=1")
     stepper = panel(page, "A session with churn")
-    go_to_screen_of(page, stepper)
+    expect(position(page)).to_have_text(re.compile(r"^Screen 1 of \d+$"))
+    screens = screen_number(page)[1]
+    next_ = page.get_by_role("navigation", name="Presenter controls").get_by_role("button", name="Next", exact=True)
+    for n in range(1, screens + 1):  # Next, screen by screen, until the stepper shows
+        expect(position(page)).to_have_text(f"Screen {n} of {screens}")
+        expect_screen_fits(page)
+        if stepper.is_visible():
+            break
+        next_.click()
     here = screen_number(page)
     moment = stepper.get_by_role("heading", level=4)
     expect(moment).to_have_text(re.compile(r"^Moment 1 of (\d+)"))
@@ -294,6 +346,11 @@ def test_the_clickers_keys_step_the_stepper_wherever_the_focus_is(page: Page) ->
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")  # past the last moment: the next screen
     expect(position(page)).to_have_text(f"Screen {here[0] + 1} of {here[1]}")
+    for n in range(here[0] + 1, screens + 1):  # the rest of the lesson's screens fit too
+        expect(position(page)).to_have_text(f"Screen {n} of {screens}")
+        expect_screen_fits(page)
+        if n < screens:
+            next_.click()
 
 
 def test_the_text_size_buttons_are_remembered_and_screens_still_fit(page: Page) -> None:
