@@ -201,16 +201,6 @@ def held(page: Page) -> list:
     return routes
 
 
-def test_a_press_before_the_moments_arrive_is_not_lost(page: Page, held: list) -> None:
-    section = panel(page, "A session with churn")
-    with page.expect_request("**/churn.json"):
-        section.get_by_role("button", name="Next moment").click()  # the moments are still on their way
-    expect(moment_heading(section)).to_have_count(0)
-    assert len(held) == 1
-    held[0].continue_()
-    expect_moment(section, 2)
-
-
 def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> None:
     """The stepper's code is fetched as it nears the screen; a click on Next that comes first is held
     and applied once the stepper is mounted."""
@@ -240,13 +230,15 @@ def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) 
     assert len(tries) == 2 and tries[0] != tries[1], tries  # asked again under a new address
 
 
-def test_while_the_moments_load_the_stepper_says_so(page: Page, held: list) -> None:
+def test_while_the_moments_load_the_stepper_says_so_and_a_press_is_not_lost(page: Page, held: list) -> None:
     section = panel(page, "A session with churn")
     with page.expect_request("**/churn.json"):
         section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text("Loading the moments…")
     assert takes_room(note(section, "Loading the moments"))
     section.get_by_role("button", name="Next moment").click()  # waits for the moments, then applies
+    expect(moment_heading(section)).to_have_count(0)
+    assert len(held) == 1
     held[0].continue_()
     expect_moment(section, 2)
     expect(note(section, "Loading the moments")).to_have_count(0)
