@@ -12,6 +12,7 @@ from .helpers import (
     NEW,
     expect_era,
     expect_status,
+    message,
     moment_title,
     panel,
     refuse_first,
@@ -223,7 +224,7 @@ def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) 
     page.goto(CHURN)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
-    expect(section.get_by_role("status").filter(has_text="could not be loaded")).to_be_visible()
+    expect(section.get_by_role("status").filter(has_text=message("panel.failed"))).to_be_visible()
     section.get_by_role("button", name="Try again").click()
     expect_moment(section, 1)
     expect(section.get_by_role("button", name="Try again")).to_have_count(0)
@@ -234,14 +235,14 @@ def test_while_the_moments_load_the_stepper_says_so_and_a_press_is_not_lost(page
     section = panel(page, "A session with churn")
     with page.expect_request("**/churn.json"):
         section.scroll_into_view_if_needed()
-    expect(section.get_by_role("status")).to_have_text("Loading the moments…")
-    assert takes_room(note(section, "Loading the moments"))
+    expect(section.get_by_role("status")).to_have_text(message("stepper.loading"))
+    assert takes_room(note(section, message("stepper.loading")))
     section.get_by_role("button", name="Next moment").click()  # waits for the moments, then applies
     expect(moment_heading(section)).to_have_count(0)
     assert len(held) == 1
     held[0].continue_()
     expect_moment(section, 2)
-    expect(note(section, "Loading the moments")).to_have_count(0)
+    expect(note(section, message("stepper.loading"))).to_have_count(0)
 
 
 def note(section: Locator, words: str) -> Locator:
@@ -266,9 +267,9 @@ def test_moments_that_fail_to_load_say_so_and_try_again_fetches_them(page: Page)
     page.goto(CHURN)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
-    failed = re.compile("Could not load the moments")
+    failed = re.compile(re.escape(message("stepper.failed")))
     expect(section.get_by_role("status")).to_have_text(failed)
-    shown = note(section, "Could not load the moments")  # in the moment's place, beside the way out
+    shown = note(section, message("stepper.failed"))  # in the moment's place, beside the way out
     again = shown.get_by_role("button", name="Try again")
     expect(again).to_be_visible()
     assert takes_room(shown)
