@@ -33,11 +33,24 @@ def script(name: str) -> Script:
     return load_script(default_root() / "scenarios" / f"{name}.yaml")[0]
 
 
+def opening(key: str, slot: str) -> str:
+    """A catalogue message's words before its first blank, e.g. "Goal reached: "."""
+    return message(key, **{slot: "\x00"}).split("\x00")[0]
+
+
+def offer(s: Script) -> str:
+    """The button that plays a scenario beside its playground."""
+    return message("scenario.play", title=s.title)
+
+
 def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Page) -> None:
     s = script("outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
+    # Scenarios are offered only beside their own panel (the gateway's: test_gateway_scenario_…).
+    offers = outage.get_by_role("button", name=re.compile("^" + re.escape(message("scenario.play", title=""))))
+    expect(offers).to_have_text([offer(script(n)) for n in ("churn", "outage")])
     press(outage, "B deploys a new tool", 1)  # the replay starts from a fresh playground
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
     # The learner's own press is gone, and the moment says so, in the one region that speaks: the
@@ -88,14 +101,14 @@ def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> Non
     history = outage.get_by_role("group", name="History")  # Undo and Reset
     bring_back = history.get_by_role("button", name=message("playground.bring_back", presses="2 presses"))
     expect(bring_back).to_have_count(0)  # nothing set aside yet
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(
         message("scenario.cleared", presses="2 presses")
     )
     expect(bring_back).to_be_visible()
     # Another scenario replaces the first one's presses, not the learner's: the same two stay aside.
-    outage.get_by_role("button", name=f"Walk me through it: {other.title}").click()
+    outage.get_by_role("button", name=offer(other)).click()
     expect_step(outage, other, 1)
     expect(bring_back).to_be_visible()
 
@@ -117,7 +130,7 @@ def left_a_scenario_after_one_press(page: Page) -> Locator:
     s = script("outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "Add server C", 1)
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     scenario_box(outage, s).get_by_role("button", name="Leave the scenario").click()
     return outage
@@ -152,42 +165,21 @@ def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: 
     page.reload()
     outage = page.get_by_role("region", name="Play out an outage", exact=True)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     mine = f"{steps + 1} presses"
     expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(message("scenario.cleared", presses=mine))
     expect(outage.get_by_role("button", name=message("playground.bring_back", presses=mine))).to_be_visible()
 
 
-def test_a_press_of_the_learner_ends_the_replay_where_it_stands(page: Page) -> None:
-    s = script("churn")
-    outage = open_playground(page, OUTAGE, "Play out an outage")
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
-    expect_step(outage, s, 1)
-    for n in range(2, 5):  # the fourth moment is two presses: steps 4 and 5 of the log
-        scenario_box(outage, s).get_by_role("button", name="Next moment").click()
-        expect_step(outage, s, n)
-    expect(scenario_box(outage, s).get_by_text("In the log: steps 4 to 5.", exact=True)).to_be_visible()
-    for n in (3, 2):
-        scenario_box(outage, s).get_by_role("button", name="Previous moment").click()
-        expect_step(outage, s, n)
-    expect(log_labels(outage)).to_have_count(3)  # the start and steps 1 and 2
-    press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
-    expect(scenario_box(outage, s)).to_have_count(0)
-    # The press's status says the replay ended, as well as what the press did.
-    status = outage.get_by_role("status")
-    expect(status).to_contain_text(message("scenario.left", n=2))
-    expect(status).to_contain_text("Step 3: A dies")
-    expect_status(outage, "A", "down")
-
-
-def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
+def test_a_scenario_steps_by_keyboard_in_view_and_a_press_of_the_learner_ends_it(page: Page) -> None:
     """A press brings its changes into view; while a scenario plays, its box (the moment and its
-    narration, not only Next) stays on screen with them."""
+    narration, not only Next) stays on screen with them. A moment may be several presses; Previous
+    takes a whole moment back; a press of the learner's ends the replay where it stands."""
     page.set_viewport_size({"width": 1280, "height": 800})
     s = script("churn")
     outage = open_playground(page, OUTAGE, "Play out an outage")
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     box = scenario_box(outage, s)
     expect_step(outage, s, 1)
     expect(box.get_by_role("button", name="Next moment")).to_be_focused()
@@ -198,12 +190,27 @@ def test_each_moments_words_stay_on_screen_with_its_buttons(page: Page) -> None:
         expect(box.get_by_text(moment, exact=True)).to_be_in_viewport(ratio=1)
         narration = box.get_by_role("paragraph").filter(has_text=s.steps[n - 1].narration[:40]).first
         expect(narration).to_be_in_viewport()
+        if n == 4:  # the fourth moment is two presses: steps 4 and 5 of the log
+            expect(box.get_by_text(message("scenario.log.many", first=4, last=5), exact=True)).to_be_visible()
+    for n in range(len(s.steps) - 1, 1, -1):
+        box.get_by_role("button", name="Previous moment").click()
+        expect_step(outage, s, n)
+    expect(log_labels(outage)).to_have_count(3)  # the start and steps 1 and 2
+    press(outage, "A dies", 3)  # step 1 was a turn, step 2 the deploy
+    expect(box).to_have_count(0)
+    # The press's status says the replay ended, as well as what the press did.
+    status = outage.get_by_role("status")
+    expect(status).to_contain_text(message("scenario.left", n=2))
+    expect(status).to_contain_text("Step 3: A dies")
+    expect_status(outage, "A", "down")
 
 
 def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     s = script("gateway")
     gateway = open_playground(page, GATEWAYS, "A gateway in front")
-    gateway.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    offers = gateway.get_by_role("button", name=re.compile("^" + re.escape(message("scenario.play", title=""))))
+    expect(offers, "only the gateway's own scenario is offered").to_have_text([offer(s)])
+    gateway.get_by_role("button", name=offer(s)).click()
     scenario = scenario_box(gateway, s)
     for n in range(1, len(s.steps)):
         expect_step(gateway, s, n)
@@ -211,12 +218,11 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     expect_step(gateway, s, len(s.steps))
     # A moment's number is not the log's: the box says which steps of the log it made.
     done = sum(1 if isinstance(step.press, str) else len(step.press or []) for step in s.steps)
-    expect(scenario.get_by_text(f"In the log: step {done}.", exact=True)).to_be_visible()
+    expect(scenario.get_by_text(message("scenario.log.one", first=done), exact=True)).to_be_visible()
     expect(scenario.get_by_role("button", name="Next moment")).to_be_disabled()
     # The focus was on Next, which is now disabled: it moves to Leave rather than to the page.
     expect(scenario.get_by_role("button", name="Leave the scenario")).to_be_focused()
-    presses = sum(1 if isinstance(step.press, str) else len(step.press or []) for step in s.steps)
-    expect(log_labels(gateway).last).to_have_text(re.compile(rf"^Step {presses}: "))
+    expect(log_labels(gateway).last).to_have_text(re.compile(rf"^Step {done}: "))
 
 
 def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Page) -> None:
@@ -226,29 +232,21 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
     outage = open_playground(page, OUTAGE, "Play out an outage")
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect(log_labels(outage)).to_have_count(2)
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
-    expect(scenario_box(outage, s).get_by_text("In the log: step 2.", exact=True)).to_be_visible()
+    expect(scenario_box(outage, s).get_by_text(message("scenario.log.one", first=2), exact=True)).to_be_visible()
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
 
 
-def test_scenarios_are_offered_only_beside_their_panel(page: Page) -> None:
-    outage = open_playground(page, OUTAGE, "Play out an outage")
-    offers = outage.get_by_role("button", name=re.compile("^Walk me through it: "))
-    expect(offers).to_have_text([f"Walk me through it: {script(n).title}" for n in ("churn", "outage")])
-    gateway = open_playground(page, GATEWAYS, "A gateway in front")
-    expect(gateway.get_by_role("button", name=re.compile("^Walk me through it: "))).to_have_text(
-        [f"Walk me through it: {script('gateway').title}"]
-    )
-
-
-def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
+def test_a_scenario_answers_neither_the_learners_prediction_nor_their_goal(page: Page) -> None:
     """The outage scenario presses "A dies" right after the question about it is asked: a learner
-    who picked nothing is not told "you did not pick"; one who picked sees the verdict."""
+    who picked nothing is not told "you did not pick"; one who picked sees the verdict. Its third
+    moment is a turn without A, what the goal asks for: the goal is still the learner's to reach."""
     s = script("outage")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     question = outage.get_by_role("group", name=re.compile("^Predict first: "))
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    not_picked = opening("predict.none", "right")
+    outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     expect(question).to_be_visible()
     scenario = scenario_box(outage, s)
@@ -256,35 +254,26 @@ def test_a_scenario_does_not_answer_the_learners_prediction(page: Page) -> None:
     expect_step(outage, s, 2)
     expect(question).to_be_visible()
     expect(question.get_by_role("radio", checked=True)).to_have_count(0)
-    expect(question).not_to_contain_text("You did not pick")
+    expect(question).not_to_contain_text(not_picked)
     announce = outage.get_by_role("status").filter(has_text="After press 2")
     expect(announce).to_have_count(2)  # the status line on show, and the scenario's spoken moment
     for n in range(2):
-        expect(announce.nth(n)).not_to_contain_text("You did not pick")
+        expect(announce.nth(n)).not_to_contain_text(not_picked)
+
+    scenario.get_by_role("button", name="Next moment").click()
+    expect_step(outage, s, 3)
+    expect(outage.locator('[data-role="goal"]')).to_contain_text(message("goal.open"))
+    said = outage.get_by_role("status").filter(has_text="After press")
+    expect(said).to_have_count(2)
+    reached = opening("goal.reached", "goal")
+    for n in range(2):
+        expect(said.nth(n)).not_to_contain_text(reached)
+
     # Played again, with a choice picked this time: the press answers the learner's own prediction.
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    outage.get_by_role("button", name=offer(s)).click()
     expect(log_labels(outage)).to_have_count(2)
     expect_step(outage, s, 1)
     question.get_by_role("radio", name=re.compile("^A tool result marked isError")).check()
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
-    expect(question).to_contain_text("Your prediction was right")
-
-
-def test_a_scenario_does_not_reach_the_learners_goal(page: Page) -> None:
-    """The outage scenario's third moment is a turn without A, what the goal asks for: the goal is
-    still the learner's to reach."""
-    s = script("outage")
-    outage = open_playground(page, OUTAGE, "Play out an outage")
-    goal = outage.locator('[data-role="goal"]')
-    outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
-    scenario = scenario_box(outage, s)
-    for n in (2, 3):
-        expect_step(outage, s, n - 1)
-        scenario.get_by_role("button", name="Next moment").click()
-    expect_step(outage, s, 3)
-    expect(goal).to_contain_text("Not reached yet.")
-    said = outage.get_by_role("status").filter(has_text="After press")
-    expect(said).to_have_count(2)
-    for n in range(2):
-        expect(said.nth(n)).not_to_contain_text("Goal reached")
+    expect(question).to_contain_text(opening("predict.right", "right"))

@@ -9,8 +9,10 @@ from playwright.sync_api import Locator, Page, expect
 
 from .helpers import (
     CHURN,
+    NEW,
     expect_era,
     expect_status,
+    message,
     moment_title,
     panel,
     refuse_first,
@@ -69,10 +71,11 @@ def happened(section: Locator) -> Locator:
     return region(moment(section), "What happened")
 
 
-def test_forward_with_the_buttons(stepper: Locator) -> None:
+def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(stepper: Locator) -> None:
+    """Forward and back with the buttons, what each moment's card draws, and the era switch. What
+    each moment holds is tested fast in tests/web/test_stepper_moments.py."""
     prev = stepper.get_by_role("button", name="Previous moment")
     nxt = stepper.get_by_role("button", name="Next moment")
-    # Moment 1: A and B, the model's first turn sees their four tools.
     expect_moment(stepper, 1)
     expect(prev).to_be_disabled()
     expect(nxt).to_be_enabled()
@@ -80,7 +83,6 @@ def test_forward_with_the_buttons(stepper: Locator) -> None:
     expect(servers(card).get_by_role("rowheader")).to_have_text([re.compile(r"^A "), re.compile(r"^B ")])
     expect(model_saw(stepper, 1).get_by_role("listitem")).to_have_count(4)
 
-    # Moment 2: B deploys close_ticket; the model has not seen it yet.
     nxt.click()
     expect_moment(stepper, 2)
     expect(prev).to_be_enabled()
@@ -88,145 +90,87 @@ def test_forward_with_the_buttons(stepper: Locator) -> None:
     expect(region(card, "What the model will see next")).to_contain_text("close_ticket")
     expect(happened(stepper)).to_contain_text("notifications/tools/list_changed")
 
-    # Moment 3: the next turn has close_ticket, marked new, and the model uses it.
     nxt.click()
     expect_moment(stepper, 3)
     saw = model_saw(stepper, 2)
-    expect(saw.get_by_role("listitem").filter(has_text="close_ticket")).to_contain_text("new since the last turn")
-    expect(saw.get_by_role("listitem").filter(has_text="new since the last turn")).to_have_count(1)
-    expect(happened(stepper)).to_contain_text("The model called close_ticket on B")
+    expect(saw.get_by_role("listitem").filter(has_text="close_ticket")).to_contain_text(NEW)
+    expect(saw.get_by_role("listitem").filter(has_text=NEW)).to_have_count(1)
 
-    # Moment 4: an admin adds C; the turn sees C's tools.
     nxt.click()
     expect_moment(stepper, 4)
     expect(server_row(card, "C")).to_have_count(1)
-    saw = model_saw(stepper, 3)
     for tool in ("find_slot", "book_meeting"):
-        expect(saw.get_by_role("listitem").filter(has_text=tool)).to_contain_text("from C")
-    expect(happened(stepper)).to_contain_text("An admin added C")
+        expect(model_saw(stepper, 3).get_by_role("listitem").filter(has_text=tool)).to_contain_text("from C")
 
-    # Moment 5: A is down; the model no longer sees A's tools and gets a host-made error.
     nxt.click()
     expect_moment(stepper, 5)
     expect_status(card, "A", "down")
     expect_status(card, "B", "connected")
-    saw = model_saw(stepper, 4)
-    expect(saw.get_by_role("listitem")).to_have_count(5)
-    expect(saw).not_to_contain_text("search_docs")
-    expect(happened(stepper)).to_contain_text("is not reachable")
+    expect(model_saw(stepper, 4).get_by_role("listitem")).to_have_count(5)
+    # The table's "last change" names a step by its number; the moment's account shows that step.
+    changed = re.match(r"step (\d+):", server_cell(card, "A", "Last change").inner_text())
+    assert changed, server_cell(card, "A", "Last change").inner_text()
+    expect(happened(stepper)).to_contain_text(f"Step {changed[1]}:")
 
-    # Moment 6: A is back; modern costs a re-listen, not a new session.
     nxt.click()
     expect_moment(stepper, 6)
     expect_status(card, "A", "connected")
     expect(nxt).to_be_disabled()
-    expect(happened(stepper)).to_contain_text("re-sends subscriptions/listen")
     expect(happened(stepper)).not_to_contain_text("404")
-    expect(model_saw(stepper, 5).get_by_role("listitem").filter(has_text="search_docs")).to_contain_text(
-        "new since the last turn"
-    )
+    expect(model_saw(stepper, 5).get_by_role("listitem").filter(has_text="search_docs")).to_contain_text(NEW)
 
-
-def test_back_with_the_buttons(stepper: Locator) -> None:
-    prev = stepper.get_by_role("button", name="Previous moment")
-    nxt = stepper.get_by_role("button", name="Next moment")
-    for _ in range(5):
-        nxt.click()
+    # The era switch keeps the moment and draws the other era's account of it.
+    stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect_moment(stepper, 6)
-    expect(nxt).to_be_disabled()
+    expect(stepper.get_by_role("status")).to_contain_text("Legacy (2025-11-25)")
+    expect_era(card, "legacy (2025-11-25)")
+    expect(happened(stepper)).to_contain_text("404")
+    expect(happened(stepper)).not_to_contain_text("subscriptions/listen")
+    stepper.get_by_role("radio", name="Modern (2026-07-28)").check()
+    expect_moment(stepper, 6)
+    expect_era(card, "modern (2026-07-28)")
+    expect(happened(stepper)).not_to_contain_text("404")
+
     prev.click()
     expect_moment(stepper, 5)
-    expect_status(moment(stepper), "A", "down")
+    stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect_moment(stepper, 5)
+    expect_status(card, "A", "down")
     expect(nxt).to_be_enabled()
     for number in (4, 3, 2, 1):
         prev.click()
         expect_moment(stepper, number)
     expect(prev).to_be_disabled()
     expect(server_row(moment(stepper), "C")).to_have_count(0)
+    expect(server_cell(card, "A", "Stream")).to_contain_text("GET SSE stream (session")
 
 
-def test_arrow_keys(stepper: Locator) -> None:
+def test_arrow_keys_and_enter_step_and_the_focus_stays_at_the_ends(stepper: Locator) -> None:
+    """Arrow keys step; reaching an end disables the focused button, so the focus moves to the other
+    one and the keys keep working; Enter presses the focused button."""
     page = stepper.page
     stepper.get_by_role("button", name="Next moment").focus()
-    page.keyboard.press("ArrowRight")
-    expect_moment(stepper, 2)
-    page.keyboard.press("ArrowRight")
-    expect_moment(stepper, 3)
-    page.keyboard.press("ArrowLeft")
-    expect_moment(stepper, 2)
-    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # at the first moment, ArrowLeft does nothing
     expect_moment(stepper, 1)
-    # At the first moment, ArrowLeft does nothing.
-    stepper.get_by_role("button", name="Next moment").focus()
-    page.keyboard.press("ArrowLeft")
-    expect_moment(stepper, 1)
-    for number in (2, 3, 4, 5):
-        page.keyboard.press("ArrowRight")
-        expect_moment(stepper, number)
-    expect_status(moment(stepper), "A", "down")
-
-
-def test_arrow_keys_keep_working_at_the_ends(stepper: Locator) -> None:
-    """Reaching the last moment disables the focused Next button: the focus moves to Previous."""
-    page = stepper.page
-    stepper.get_by_role("button", name="Next moment").focus()
     for number in (2, 3, 4, 5, 6):
         page.keyboard.press("ArrowRight")
         expect_moment(stepper, number)
     expect(stepper.get_by_role("button", name="Previous moment")).to_be_focused()
     page.keyboard.press("ArrowRight")
     expect_moment(stepper, 6)
-    page.keyboard.press("ArrowLeft")
-    expect_moment(stepper, 5)
-    for number in (4, 3, 2, 1):
+    for number in (5, 4, 3, 2, 1):
         page.keyboard.press("ArrowLeft")
         expect_moment(stepper, number)
     expect(stepper.get_by_role("button", name="Next moment")).to_be_focused()
-    page.keyboard.press("ArrowRight")
-    expect_moment(stepper, 2)
-
-
-def test_focus_stays_in_the_panel_at_the_last_moment(stepper: Locator) -> None:
-    """Enter on Next up to the last moment, then Enter on Previous, where the focus went."""
-    stepper.get_by_role("button", name="Next moment").focus()
     for number in (2, 3, 4, 5, 6):
-        stepper.page.keyboard.press("Enter")
+        page.keyboard.press("Enter")
         expect_moment(stepper, number)
     expect(stepper.get_by_role("button", name="Previous moment")).to_be_focused()
-    stepper.page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
     expect_moment(stepper, 5)
-    stepper.page.keyboard.press("ArrowLeft")
+    expect_status(moment(stepper), "A", "down")
+    page.keyboard.press("ArrowLeft")
     expect_moment(stepper, 4)
-
-
-def test_era_switch(stepper: Locator) -> None:
-    nxt = stepper.get_by_role("button", name="Next moment")
-    stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect_moment(stepper, 1)
-    expect(stepper.get_by_role("status")).to_contain_text("Legacy (2025-11-25)")
-    card = moment(stepper)
-    expect_era(card, "legacy (2025-11-25)")
-    expect(server_cell(card, "A", "Stream")).to_contain_text("GET SSE stream (session")
-    for _ in range(5):
-        nxt.click()
-    expect_moment(stepper, 6)
-    expect_era(card, "legacy (2025-11-25)")
-    expect(happened(stepper)).to_contain_text("never heard of the old session: 404")
-    expect(happened(stepper)).to_contain_text("The client sends initialize again")
-    expect(happened(stepper)).not_to_contain_text("subscriptions/listen")
-
-    # Switching back keeps the moment and shows the modern wording.
-    stepper.get_by_role("radio", name="Modern (2026-07-28)").check()
-    expect_moment(stepper, 6)
-    expect_era(card, "modern (2026-07-28)")
-    expect(happened(stepper)).to_contain_text("There is no session to rebuild")
-    expect(happened(stepper)).not_to_contain_text("404")
-
-    # The same moment in the middle: the switch keeps the position.
-    stepper.get_by_role("button", name="Previous moment").click()
-    stepper.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect_moment(stepper, 5)
-    expect_status(card, "A", "down")
 
 
 def test_the_moments_are_fetched_only_when_the_stepper_comes_near(page: Page) -> None:
@@ -258,16 +202,6 @@ def held(page: Page) -> list:
     return routes
 
 
-def test_a_press_before_the_moments_arrive_is_not_lost(page: Page, held: list) -> None:
-    section = panel(page, "A session with churn")
-    with page.expect_request("**/churn.json"):
-        section.get_by_role("button", name="Next moment").click()  # the moments are still on their way
-    expect(moment_heading(section)).to_have_count(0)
-    assert len(held) == 1
-    held[0].continue_()
-    expect_moment(section, 2)
-
-
 def test_a_press_before_the_steppers_code_arrives_is_not_lost(page: Page) -> None:
     """The stepper's code is fetched as it nears the screen; a click on Next that comes first is held
     and applied once the stepper is mounted."""
@@ -290,35 +224,25 @@ def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) 
     page.goto(CHURN)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
-    expect(section.get_by_role("status").filter(has_text="could not be loaded")).to_be_visible()
+    expect(section.get_by_role("status").filter(has_text=message("panel.failed"))).to_be_visible()
     section.get_by_role("button", name="Try again").click()
     expect_moment(section, 1)
     expect(section.get_by_role("button", name="Try again")).to_have_count(0)
     assert len(tries) == 2 and tries[0] != tries[1], tries  # asked again under a new address
 
 
-def test_a_stepper_whose_moments_fail_to_load_says_so(page: Page) -> None:
-    page.route("**/churn.json", lambda route: route.fulfill(status=500, body="no"))
-    page.goto(CHURN)
-    section = panel(page, "A session with churn")
-    section.scroll_into_view_if_needed()
-    expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
-    shown = note(section, "Could not load the moments")  # in the moment's place, beside the way out
-    expect(shown.get_by_role("button", name="Try again")).to_be_visible()
-    assert takes_room(shown)
-    expect(moment_heading(section)).to_have_count(0)
-
-
-def test_while_the_moments_load_the_stepper_says_so(page: Page, held: list) -> None:
+def test_while_the_moments_load_the_stepper_says_so_and_a_press_is_not_lost(page: Page, held: list) -> None:
     section = panel(page, "A session with churn")
     with page.expect_request("**/churn.json"):
         section.scroll_into_view_if_needed()
-    expect(section.get_by_role("status")).to_have_text("Loading the moments…")
-    assert takes_room(note(section, "Loading the moments"))
+    expect(section.get_by_role("status")).to_have_text(message("stepper.loading"))
+    assert takes_room(note(section, message("stepper.loading")))
     section.get_by_role("button", name="Next moment").click()  # waits for the moments, then applies
+    expect(moment_heading(section)).to_have_count(0)
+    assert len(held) == 1
     held[0].continue_()
     expect_moment(section, 2)
-    expect(note(section, "Loading the moments")).to_have_count(0)
+    expect(note(section, message("stepper.loading"))).to_have_count(0)
 
 
 def note(section: Locator, words: str) -> Locator:
@@ -326,37 +250,41 @@ def note(section: Locator, words: str) -> Locator:
     return section.get_by_role("paragraph").filter(has_text=words)
 
 
-def test_after_a_failed_load_try_again_fetches_the_moments(page: Page) -> None:
+def test_moments_that_fail_to_load_say_so_and_try_again_fetches_them(page: Page) -> None:
+    """The first request is refused (a network failure), the second answered 500, the third served."""
     tries: list[str] = []
-    page.route("**/churn.json", refuse_first(2, tries))
+
+    def handle(route) -> None:
+        tries.append(route.request.url)
+        if len(tries) == 1:
+            route.abort()
+        elif len(tries) == 2:
+            route.fulfill(status=500, body="no")
+        else:
+            route.continue_()
+
+    page.route("**/churn.json", handle)
     page.goto(CHURN)
     section = panel(page, "A session with churn")
     section.scroll_into_view_if_needed()
-    expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
+    failed = re.compile(re.escape(message("stepper.failed")))
+    expect(section.get_by_role("status")).to_have_text(failed)
+    shown = note(section, message("stepper.failed"))  # in the moment's place, beside the way out
+    again = shown.get_by_role("button", name="Try again")
+    expect(again).to_be_visible()
+    assert takes_room(shown)
+    expect(moment_heading(section)).to_have_count(0)
     # Previous and Next can do nothing without the moments: they are off, and the way out is offered.
     expect(section.get_by_role("button", name="Next moment")).to_be_disabled()
     expect(section.get_by_role("button", name="Previous moment")).to_be_disabled()
-    again = section.get_by_role("button", name="Try again")
-    again.click()  # fails once more: still offered
-    expect(section.get_by_role("status")).to_have_text(re.compile("Could not load the moments"))
+    again.click()  # answered 500 this time: still offered
+    expect(section.get_by_role("status")).to_have_text(failed)
     expect(again).to_be_enabled()
     again.click()
     expect_moment(section, 1)
-    expect(again).to_have_count(0)
+    expect(section.get_by_role("button", name="Try again")).to_have_count(0)
     expect(section.get_by_role("button", name="Next moment")).to_be_enabled()
     assert len(tries) == 3
-
-
-def test_what_happened_names_the_steps_the_table_refers_to(stepper: Locator) -> None:
-    """A moment may hold several steps; the table's "last change" names one by its number, and the
-    moment's account of what happened shows the same numbers."""
-    for _ in range(4):
-        stepper.get_by_role("button", name="Next moment").click()
-    expect_moment(stepper, 5)
-    changed = server_cell(moment(stepper), "A", "Last change").inner_text()
-    number = re.match(r"step (\d+):", changed)
-    assert number, changed
-    expect(happened(stepper)).to_contain_text(f"Step {number[1]}:")
 
 
 def at_moment_5(browser, base_url: str, **context_options) -> tuple:

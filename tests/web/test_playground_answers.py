@@ -1,0 +1,265 @@
+"""What the gateway, explicit-handles and misbehaving-servers playgrounds answer, press by press, as
+the page receives it (frames through the service): servers, the next prompt, counters, the log's lines
+by narration code, and the wire of the step. How the page draws these answers is tested in
+tests/e2e/test_panels.py."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+from lesson.playground.service import Service
+
+from .pageclient import PageClient
+
+
+@pytest.fixture(scope="module")
+def service() -> Service:
+    return Service(load_panels(default_root()))
+
+
+class Playground(PageClient):
+    """One playground in process, with the questions a test asks of its latest answer."""
+
+    def __init__(self, service: Service, panel: str) -> None:
+        super().__init__(lambda frame: service.handle_text(json.dumps(frame)).data(), panel)
+        self.open()
+
+    def press(self, *buttons: str) -> dict:
+        for button in buttons:
+            answer = self.do("press", button=button)
+            assert answer["type"] == "view", answer
+        return answer
+
+    @property
+    def view(self) -> dict:
+        return self.last["view"]
+
+    def row(self, name: str) -> dict | None:
+        return next((r for r in self.view["servers"] if r["name"] == name), None)
+
+    def prompt(self) -> list[tuple[str, str, str]]:
+        """The next prompt's tools as the page names them: (tool, from, change)."""
+        return [
+            (t["name"], t["origin"] + " via " + t["server"] if t.get("origin") else t["server"], t["change"])
+            for t in self.view["next_prompt"]["tools"]
+        ]
+
+    def codes(self, step: int) -> list[str]:
+        return [line["code"] for line in self.history[step]["lines"]]
+
+    def text(self, step: int) -> str:
+        return " ".join(line["text"] for line in self.history[step]["lines"])
+
+    def wire(self) -> list[dict]:
+        """The latest step's messages in the era the host speaks."""
+        return self.view["comparison"]["this"]["wire"]
+
+
+def methods(wire: list[dict]) -> list[str]:
+    return [(m["payload"] or {}).get("method") for m in wire if (m["payload"] or {}).get("method")]
+
+
+# --- A gateway in front ------------------------------------------------------------------------
+
+
+def test_gateway_backend_fails_recovers_and_c_joins(service) -> None:
+    g = Playground(service, "gateway")
+    assert [(r["name"], r["title"], r["via"]) for r in g.view["servers"]] == [
+        ("G", "gateway", None),
+        ("A", "docs", "G"),
+        ("B", "tracker", "G"),
+    ]
+    assert ("create_ticket", "B via G", "unchanged") in g.prompt()
+
+    g.press("b-fails")
+    b = g.row("B")
+    assert (b["status"], b["tools"], b["last_error"]) == ("hidden", [], "failing health checks")
+    assert g.row("A")["status"] == g.row("G")["status"] == "connected"
+    assert [t[:2] for t in g.prompt()] == [("search_docs", "A via G"), ("read_page", "A via G")]
+    assert g.codes(1) == [
+        "narration.backend_unhealthy",
+        "narration.list_changed_relisted",
+        "narration.gateway_told_other_hosts",
+        "narration.cache_invalidated",
+    ]
+    assert "2 other listening hosts" in g.text(1)
+    # The same notice goes to every listening host.
+    told = [m["receiver"] for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed"]
+    assert told == ["host", "host-2", "host-3"]
+
+    g.press("turn")
+    assert g.codes(2)[0] == "narration.turn_prompt" and "prompt with 2 tools" in g.text(2)
+    assert g.view["next_prompt"]["turns"] == 1
+
+    g.press("b-recovers")
+    assert g.row("B")["status"] == "connected"
+    assert ("create_ticket", "B via G", "new") in g.prompt()
+    assert g.codes(3)[0] == "narration.backend_recovered"
+
+    assert g.row("C") is None
+    g.press("c-joins")
+    assert (g.row("C")["title"], g.row("C")["via"]) == ("calendar", "G")
+    assert ("find_slot", "C via G", "new") in g.prompt()
+    assert g.codes(4)[0] == "narration.backend_joined" and "one client" in g.text(4)
+    assert "narration.gateway_told_other_hosts" in g.codes(4)
+
+    g.press("a-leaves")
+    assert g.row("A") is None
+    assert "search_docs" not in [t[0] for t in g.prompt()]
+    # One client the whole time: G is the only server the host itself connects to.
+    assert [r["name"] for r in g.view["servers"] if r["via"] is None] == ["G"]
+
+
+def test_gateway_repeated_press_is_refused_with_its_reason(service) -> None:
+    g = Playground(service, "gateway")
+    g.press("b-fails", "b-fails", "b-recovers", "b-recovers")
+    assert g.codes(2) == ["refusal.already_unhealthy"]
+    assert g.codes(4) == ["refusal.not_unhealthy"]
+
+
+def test_gateway_in_legacy(service) -> None:
+    g = Playground(service, "gateway")
+    g.do("era", era="legacy")
+    g.press("b-fails")
+    assert g.row("B")["status"] == "hidden"
+    this, other = g.view["comparison"]["this"], g.view["comparison"]["other"]
+    assert (this["era"], other["era"]) == ("legacy", "modern")
+    assert "narration.list_changed_relisted" in g.codes(2)
+    notice = "G sent notifications/tools/list_changed"
+    assert notice in g.text(2) and notice in " ".join(line["text"] for line in this["lines"])
+    assert any("Mcp-Session-Id" in m["headers"] for m in g.wire())
+
+
+# --- Explicit state handles --------------------------------------------------------------------
+
+BASKET = re.compile(r'"basket_id": "bsk_\w+"')
+
+
+def test_handles_durable_store(service) -> None:
+    h = Playground(service, "handles")
+    assert h.last["variant"] == "durable"  # the panel's first variant
+    h.press("create", "add")
+    assert h.codes(1) == h.codes(2) == ["narration.basket_call"]
+    assert "durable store" in h.text(1) and BASKET.search(h.text(1))
+    assert '"items": ["A-100"]' in h.text(2)
+    call = next(m for m in h.wire() if (m["payload"] or {}).get("method") == "tools/call")
+    assert call["payload"]["params"]["name"] == "add_item" and "basket_id" in call["payload"]["params"]["arguments"]
+
+    h.press("restart")
+    assert h.codes(3)[0] == "narration.restarted" and h.row("S")["status"] == "connected"
+    h.press("add")
+    assert h.codes(4) == ["narration.basket_call"] and '"items": ["A-100", "A-100"]' in h.text(4)
+    # Replica 2 reads the same durable store.
+    h.press("replica-2", "add")
+    assert '"A-100", "A-100", "A-100"' in h.text(6)
+
+
+def test_handles_in_process_memory(service) -> None:
+    h = Playground(service, "handles")
+    h.do("reset", variant="in-process")
+    h.press("create")
+    assert "the memory of replica 1" in h.text(1)
+    h.press("restart", "add")
+    assert h.codes(3) == ["narration.basket_call_failed"]
+    assert re.search(r"Unknown basket_id 'bsk_\w+'", h.text(3)) and "create_basket" in h.text(3)
+    # A new basket lives in replica 1's memory; replica 2 has never heard of it.
+    h.press("create", "replica-2")
+    assert h.codes(5) == ["narration.replica_switched"] and "replica 2" in h.text(5)
+    h.press("add")
+    assert h.codes(6) == ["narration.basket_call_failed"]
+    h.press("replica-1", "add")
+    assert h.codes(8) == ["narration.basket_call"]
+    assert '"items": ["A-100"]' in h.text(8) and "the memory of replica 1" in h.text(8)
+
+
+def test_handles_add_item_before_any_basket(service) -> None:
+    h = Playground(service, "handles")
+    h.press("add")
+    assert h.codes(1) == ["refusal.no_basket_yet"]
+
+
+# --- Misbehaving servers (lesson 2) --------------------------------------------------------------
+
+BEFORE = [("create_ticket", "P"), ("assign_ticket", "P"), ("query", "Q"), ("list_tables", "Q")]
+
+
+def test_undeclared_list_changed_modern(service) -> None:
+    g = Playground(service, "guide")
+    g.press("undeclared")
+    assert g.codes(1) == ["narration.undeclared_list_changed_not_sent"]
+    assert "nothing reaches the host" in g.text(1) and "invalidated" not in g.text(1)
+    assert [t[:2] for t in g.prompt()] == BEFORE
+    assert g.view["next_prompt"]["cache_invalidations"] == 0
+    assert g.wire() == []
+
+
+def test_undeclared_list_changed_legacy(service) -> None:
+    g = Playground(service, "guide")
+    g.do("era", era="legacy")
+    g.press("undeclared")
+    assert g.codes(2) == ["narration.undeclared_list_changed_ignored"]
+    assert "tools.listChanged" in g.text(2)
+    assert g.view["counters"]["ignored_notifications"] == 1
+    sent = [m for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed"]
+    assert [(m["sender"], m["receiver"]) for m in sent] == [("Q", "host")]
+
+
+def test_timer_wastes_refetches(service) -> None:
+    g = Playground(service, "guide")
+    g.press("timer", "timer")
+    assert g.codes(1) == g.codes(2) == ["narration.timer_wasted_refetch"]
+    assert "(1 wasted re-fetch so far)" in g.text(1) and "(2 wasted re-fetches so far)" in g.text(2)
+    assert g.view["counters"]["wasted_refetches"] == 2
+    assert g.view["next_prompt"]["cache_invalidations"] == 0
+    notice = next(m for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed")
+    assert "timer" in notice["note"]
+
+
+def test_sign_in_as_admin_and_back(service) -> None:
+    g = Playground(service, "guide")
+    assert "delete_workspace" not in [t[0] for t in g.prompt()]
+    g.press("admin")
+    assert ("delete_workspace", "P") in [t[:2] for t in g.prompt()]
+    assert "delete_workspace" in g.row("P")["tools"]
+    assert g.codes(1)[:2] == ["narration.signed_in_as", "narration.relisted_private_cache"]
+    assert "cacheScope: private" in g.text(1)
+    # Nothing changed on the server: the client re-lists by itself, with no list_changed.
+    assert "tools/list" in methods(g.wire()) and "notifications/tools/list_changed" not in methods(g.wire())
+
+    g.press("turn")
+    # A destructive tool is not called the moment it appears: a careful host asks the user first.
+    assert "narration.destructive_held" in g.codes(2)
+    called = [m["payload"]["params"]["name"] for m in g.wire() if (m["payload"] or {}).get("method") == "tools/call"]
+    assert called and "delete_workspace" not in called
+    g.press("member")
+    assert "delete_workspace" not in [t[0] for t in g.prompt()]
+    assert {"name": "delete_workspace", "server": "P"} in g.view["next_prompt"]["removed"]
+    g.press("member")
+    assert g.codes(4) == ["refusal.already_signed_in_as"]
+
+
+def test_undo_takes_the_sign_in_back(service) -> None:
+    g = Playground(service, "guide")
+    g.press("admin")
+    answer = g.do("undo")
+    assert answer["steps"] == 0 and [s["step"] for s in g.history] == [0]
+    assert "delete_workspace" not in [t[0] for t in g.prompt()]
+
+
+def test_server_that_never_announces_is_relisted_before_a_turn(service) -> None:
+    # list_changed is a SHOULD: Q never declared it, so its change arrives silently...
+    g = Playground(service, "guide")
+    g.press("q-deploys")
+    assert "notifications/tools/list_changed" not in methods(g.wire())
+    assert "explain_query" not in [t[0] for t in g.prompt()]
+    assert "narration.changed_undeclared" in g.codes(1)
+    # ...and the host re-lists Q on its own before the next turn, so the model still sees it.
+    g.press("turn")
+    assert ("explain_query", "Q") in [t[:2] for t in g.prompt()]
+    assert g.codes(2)[0] == "narration.polled_changed"
+    assert "tools/list" in methods(g.wire())
