@@ -195,10 +195,10 @@ def test_the_moments_are_fetched_only_when_the_stepper_comes_near(page: Page) ->
 
 @pytest.fixture
 def held(page: Page) -> list:
-    """Lesson 1 with the stepper's moments held back: each request for them waits in the list."""
+    """The stepper's moments held back: each request for them waits in the list. The test opens lesson 1
+    inside ``page.expect_request``, so the request is caught whether the page asks as it loads or later."""
     routes: list = []
     page.route("**/churn.json", lambda route: routes.append(route))
-    page.goto(CHURN)
     return routes
 
 
@@ -234,6 +234,7 @@ def test_a_stepper_whose_code_fails_to_load_says_so_and_tries_again(page: Page) 
 def test_while_the_moments_load_the_stepper_says_so_and_a_press_is_not_lost(page: Page, held: list) -> None:
     section = panel(page, "A session with churn")
     with page.expect_request("**/churn.json"):
+        page.goto(CHURN)
         section.scroll_into_view_if_needed()
     expect(section.get_by_role("status")).to_have_text(message("stepper.loading"))
     assert takes_room(note(section, message("stepper.loading")))
@@ -331,6 +332,7 @@ def test_moments_that_arrive_while_the_page_is_further_on_leave_it_there(page: P
     section = panel(page, "A session with churn")
     reading = section.locator("xpath=following-sibling::*[1]")  # what comes right after the stepper
     with page.expect_request("**/churn.json"):
+        page.goto(CHURN)
         # Just past the stepper: near enough to fetch its moments, none of it on screen.
         section.evaluate("(s) => window.scrollTo(0, s.getBoundingClientRect().bottom + window.scrollY + 100)")
     before = reading.bounding_box()["y"]
