@@ -57,6 +57,7 @@ def test_sigkill_and_restart_the_page_continues_its_playground(page: Page, spawn
 
 def test_a_link_shared_from_a_frame_or_presenter_mode_opens_the_lesson_itself(page: Page) -> None:
     for path in ("/embed/an-outage", OUTAGE + "?present=1"):
+        page = page.context.new_page()  # a tab of its own: a playground of its own
         page.goto(path)
         outage = page.get_by_role("region", name=TITLE, exact=True)
         if "present" in path:
