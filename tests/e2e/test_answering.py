@@ -101,6 +101,7 @@ def test_the_scenario_replays_in_the_page_plays_to_its_last_step_and_can_be_left
     scenario.get_by_role("button", name="Leave the scenario").click()
     expect(scenario).to_have_count(0)
     expect(section.locator('[data-role="announce"]')).to_have_text(message("scenario.left", n=2))
+    screenshots(page, section)
     press(section, label("answer"), 3)
     expect(goal_state(section)).to_have_text(done)
     # The modern retry carried a requestState the new process cannot verify.
@@ -108,16 +109,16 @@ def test_the_scenario_replays_in_the_page_plays_to_its_last_step_and_can_be_left
     no_axe_violations(page)
 
 
-def test_screenshot_of_the_playground(page: Page) -> None:
-    section = open_answering(page)
-    press(section, label("ask"), 1)
-    press(section, label("restart"), 2)
+def screenshots(page: Page, section: Locator) -> None:
+    """Pictures of the playground after W asked and restarted, kept for a person to look at, at a desktop's
+    and a phone's width; nothing on the page is wider than the screen."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
     for width in (1280, 375):
         page.set_viewport_size({"width": width, "height": 900})
         section.screenshot(path=str(SHOTS / f"answering-{width}.png"))
         # And one screen of it, from the panel's heading, as the learner first sees the playground.
         page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
         page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
-        # Nothing on the page is wider than the screen.
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.set_viewport_size(size)

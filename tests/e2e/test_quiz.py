@@ -1,7 +1,8 @@
 """A quick check with JavaScript: feedback without a reload, kept through a reload, a lost cookie, an
-unreachable server and printing. Questions, answers and explanations come from content/quizzes/*.yaml.
-The same quiz without JavaScript (plain form POSTs) is checked fast in tests/web/test_quiz_without_script.py;
-a quiz answered in full, task included, in tests/e2e/test_quiz_tasks.py."""
+unreachable server and printing, and a task question checked from its playground. Questions, answers
+and explanations come from content/quizzes/*.yaml. The same quiz without JavaScript (plain form POSTs)
+is checked fast in tests/web/test_quiz_without_script.py; a quiz answered in full, task included, in
+tests/e2e/test_quiz_tasks.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import yaml
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_2, message
+from .helpers import LESSON_2, message, open_playground, press
 
 pytestmark = pytest.mark.e2e
 
@@ -189,3 +190,17 @@ def test_quiz_with_javascript(page: Page) -> None:
     expect(progress).to_have_count(1)
     expect(bar).to_have_attribute("value", "1")
     expect(bar).to_have_attribute("max", str(total))
+    # ...on the lesson too: the score and the verdicts come back.
+    page.goto(LESSON_2)
+    expect_score(page, 1, total, 3)
+    expect_right(page, questions, 1)
+
+    # The lesson's task question: its check sends the lesson's own playground's log (the grading itself:
+    # tests/web/test_quiz_tasks.py).
+    n, task = next((n, q) for n, q in enumerate(questions, 1) if "task" in q)
+    guide = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(guide, "Q deploys a new tool", 1)
+    press(guide, "Take a model turn", 2)
+    quiz(page).get_by_role("button", name=f"Check my playground to question {n}").click()
+    expect(feedback(page, n)).to_contain_text(f"{message('quiz.right')} {task['explanation']}")
+    expect_score(page, 2, total, 4)

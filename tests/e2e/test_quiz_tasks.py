@@ -14,7 +14,7 @@ import yaml
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_2, OUTAGE, log_labels, message, open_playground, panel, press
+from .helpers import OUTAGE, log_labels, message, open_playground, panel, press
 
 pytestmark = pytest.mark.e2e
 
@@ -69,14 +69,31 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
     expect(group).to_be_visible()
 
-    # The link in the question leads to the playground and puts the focus on its first button.
-    group.get_by_role("link", name="Play out an outage").click()
+    # The link in the question, followed from the keyboard, leads to the playground and puts the focus on
+    # its first button; the way back to the question appears only for a learner who came from a task.
+    back = outage.get_by_role("link", name="Back to the question")
+    expect(back).to_have_count(0)
+    group.get_by_role("link", name="Play out an outage").focus()
+    page.keyboard.press("Enter")
     first = outage.get_by_role("group", name="Events").get_by_role("button").first
     expect(first).to_be_focused()
     expect(first).to_be_in_viewport()
+    # The task is said there too: the playground's own goal, above its buttons, asks for something else.
+    task = outage.get_by_role("paragraph").filter(has_text=message("quiz.task.doing"))
+    expect(task).to_contain_text(q["prompt"])
+    # The way back is a link right after the playground's buttons: a few Tab presses away.
+    for _ in range(12):
+        if back.evaluate("el => el === document.activeElement") if back.count() else False:
+            break
+        page.keyboard.press("Tab")
+    expect(back).to_be_focused()
+    page.keyboard.press("Enter")
+    checker = quiz(page).get_by_role("button", name=f"Check my playground to question {n}")
+    expect(checker).to_be_focused()
+    expect(checker).to_be_in_viewport()
 
     # Nothing pressed yet: nothing is sent, and the page says what to do.
-    check(page, n)
+    page.keyboard.press("Enter")
     expect(feedback(page, n)).to_have_text(message("quiz.task.empty"))
     expect_score(page, 0, total, 0)
 
@@ -146,43 +163,6 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     expect(bar).to_have_attribute("value", str(total))
     done = message("index.check.score", correct=total, total=total) + message("index.check.all")
     expect(page.get_by_text(f"{message('index.check')} {done}")).to_have_count(1)
-
-
-def test_the_second_lesson_task_in_its_own_playground(page: Page) -> None:
-    """The check sends the lesson's own playground's log (its grading: tests/web/test_quiz_tasks.py)."""
-    n, total, q = task_question("list-changed")
-    guide = open_playground(page, LESSON_2, "Misbehaving servers")
-    press(guide, "Q deploys a new tool", 1)
-    press(guide, "Take a model turn", 2)
-    check(page, n)
-    expect_correct(page, n, q)
-    expect_score(page, 1, total, 1)
-
-
-def test_the_keyboard_goes_to_the_playground_and_back_to_the_question(page: Page) -> None:
-    n, total, q = task_question("an-outage")
-    outage = open_playground(page, OUTAGE, "Play out an outage")
-    back = outage.get_by_role("link", name="Back to the question")
-    expect(back).to_have_count(0)  # only for a learner who came from a task
-    group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
-    group.get_by_role("link", name="Play out an outage").focus()
-    page.keyboard.press("Enter")
-    expect(outage.get_by_role("group", name="Events").get_by_role("button").first).to_be_focused()
-    # The task is said there too: the playground's own goal, above its buttons, asks for something else.
-    task = outage.get_by_role("paragraph").filter(has_text=message("quiz.task.doing"))
-    expect(task).to_contain_text(q["prompt"])
-    # The way back is a link right after the playground's buttons: a few Tab presses away.
-    for _ in range(12):
-        if back.evaluate("el => el === document.activeElement") if back.count() else False:
-            break
-        page.keyboard.press("Tab")
-    expect(back).to_be_focused()
-    page.keyboard.press("Enter")
-    checker = quiz(page).get_by_role("button", name=f"Check my playground to question {n}")
-    expect(checker).to_be_focused()
-    expect(checker).to_be_in_viewport()
-    page.keyboard.press("Enter")
-    expect(feedback(page, n)).to_have_text(message("quiz.task.empty"))
 
 
 def test_a_refused_log_is_explained_in_the_learners_language(page: Page) -> None:
