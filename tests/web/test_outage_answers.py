@@ -23,10 +23,11 @@ def service() -> Service:
 
 
 @pytest.fixture
-def page(service: Service) -> PageClient:
-    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data())
-    page.open()
-    return page
+def outage(service: Service) -> PageClient:
+    """The outage playground as a page holds it, opened (named apart from pytest-playwright's page)."""
+    client = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data())
+    client.open()
+    return client
 
 
 def codes(answer: dict) -> list[str]:
@@ -46,15 +47,15 @@ def methods(frames: list[dict]) -> list[str]:
     return [f["payload"]["method"] for f in frames if f["payload"] and "method" in f["payload"]]
 
 
-def test_the_start_names_the_servers_and_the_era(page: PageClient) -> None:
-    start = page.last
+def test_the_start_names_the_servers_and_the_era(outage: PageClient) -> None:
+    start = outage.last
     assert [(r["name"], r["status"]) for r in start["view"]["servers"]] == [("A", "connected"), ("B", "connected")]
     [line] = start["view"]["log"][0]["lines"]
     assert line["code"] == "narration.start" and "A and B" in line["text"] and MODERN in line["text"]
 
 
-def test_the_modern_walk_says_each_step(page: PageClient) -> None:
-    deploy = page.do("press", button="deploy")
+def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
+    deploy = outage.do("press", button="deploy")
     assert "narration.list_changed_relisted" in codes(deploy)
     assert row(deploy, "B")["last_change"].endswith("close_ticket added")
     assert methods(wire(deploy)) == ["notifications/tools/list_changed", "tools/list"]
@@ -64,24 +65,24 @@ def test_the_modern_walk_says_each_step(page: PageClient) -> None:
     # The other era's side of the comparison says the step the same way.
     assert deploy["view"]["comparison"]["other"]["lines"] == deploy["view"]["comparison"]["this"]["lines"]
 
-    turn = page.do("press", button="turn")
+    turn = outage.do("press", button="turn")
     prompt_line = turn["view"]["log"][-1]["lines"][0]
     assert prompt_line["code"] == "narration.turn_prompt" and "5 tools" in prompt_line["text"]
     assert "close_ticket" in prompt_line["text"] and turn["view"]["next_prompt"]["turns"] == 1
 
-    add = page.do("press", button="add-c")
+    add = outage.do("press", button="add-c")
     assert codes(add)[0] == "narration.server_added"
     assert [t["change"] for t in add["view"]["next_prompt"]["tools"] if t["server"] == "C"] == ["new", "new"]
 
-    turn = page.do("press", button="turn")
+    turn = outage.do("press", button="turn")
     new = turn["view"]["log"][-1]["lines"][1]
     assert new["code"] == "narration.new_since_last_turn" and "find_slot (C), book_meeting (C)" in new["text"]
 
-    dies = page.do("press", button="a-dies")
+    dies = outage.do("press", button="a-dies")
     assert codes(dies)[:3] == ["narration.process_died", "narration.marked_down", "narration.conversation_survives"]
     assert [t["name"] for t in dies["view"]["next_prompt"]["removed"]] == ["search_docs", "read_page"]
 
-    turn = page.do("press", button="turn")
+    turn = outage.do("press", button="turn")
     lines = turn["view"]["log"][-1]["lines"]
     gone = next(line for line in lines if line["code"] == "narration.gone_since_last_turn")
     assert "search_docs (A), read_page (A)" in gone["text"]
@@ -93,18 +94,18 @@ def test_the_modern_walk_says_each_step(page: PageClient) -> None:
     assert built["payload"]["isError"] is True and "not reachable" in built["payload"]["content"][0]["text"]
     assert all(f["sender"] != "A" for f in wire(turn))
 
-    back = page.do("press", button="a-back")
+    back = outage.do("press", button="a-back")
     assert "narration.back_modern" in codes(back)
     assert "subscriptions/listen" in methods(wire(back)) and "initialize" not in methods(wire(back))
     other = back["view"]["comparison"]["other"]
     assert "narration.back_session_unknown" in [line["code"] for line in other["lines"]]
     assert "initialize" in methods(other["wire"])
 
-    turn = page.do("press", button="turn")
+    turn = outage.do("press", button="turn")
     lines = turn["view"]["log"][-1]["lines"]
     assert lines[1]["code"] == "narration.new_since_last_turn" and "search_docs (A)" in lines[1]["text"]
     assert any(ln["code"] == "narration.model_called" and "search_docs on A" in ln["text"] for ln in lines)
-    assert [s["label"] for s in page.history] == [
+    assert [s["label"] for s in outage.history] == [
         "start",
         "B deploys a new tool",
         "The model takes a turn",
@@ -125,46 +126,46 @@ def test_the_modern_walk_says_each_step(page: PageClient) -> None:
         (["a-dies", "a-dies"], "refusal.already_down"),
     ],
 )
-def test_a_press_that_cannot_happen_says_why(page: PageClient, presses: list[str], code: str) -> None:
+def test_a_press_that_cannot_happen_says_why(outage: PageClient, presses: list[str], code: str) -> None:
     for button in presses:
-        answer = page.do("press", button=button)
+        answer = outage.do("press", button=button)
     assert codes(answer) == [code]
     assert row(answer, "A")["status"] == ("down" if code == "refusal.already_down" else "connected")
 
 
-def test_the_legacy_era_rebuilds_a_session_and_modern_does_not(page: PageClient) -> None:
-    switch = page.do("era", era="legacy")
+def test_the_legacy_era_rebuilds_a_session_and_modern_does_not(outage: PageClient) -> None:
+    switch = outage.do("era", era="legacy")
     assert codes(switch) == ["narration.client_now_speaks"] * 2
     assert LEGACY in switch["view"]["log"][-1]["lines"][0]["text"]
     assert row(switch, "A")["listen"].startswith("GET SSE stream (session")
 
-    deploy = page.do("press", button="deploy")
+    deploy = outage.do("press", button="deploy")
     assert methods(wire(deploy)) == ["notifications/tools/list_changed", "tools/list"]
     assert "Mcp-Session-Id" in wire(deploy)[1]["headers"]
     assert "io.modelcontextprotocol/subscriptionId" not in json.dumps(wire(deploy))
 
-    page.do("press", button="a-dies")
-    back = page.do("press", button="a-back")
+    outage.do("press", button="a-dies")
+    back = outage.do("press", button="a-back")
     assert "narration.back_session_unknown" in codes(back) and "initialize" in methods(wire(back))
     assert "subscriptions/listen" in methods(back["view"]["comparison"]["other"]["wire"])
 
-    page.do("era", era="modern")
-    page.do("press", button="a-dies")
-    back = page.do("press", button="a-back")
+    outage.do("era", era="modern")
+    outage.do("press", button="a-dies")
+    back = outage.do("press", button="a-back")
     assert "narration.back_modern" in codes(back) and "initialize" not in methods(wire(back))
 
 
-def test_reset_keeps_the_chosen_era(page: PageClient) -> None:
-    page.do("era", era="legacy")
-    page.do("press", button="a-dies")
-    reset = page.do("reset")
+def test_reset_keeps_the_chosen_era(outage: PageClient) -> None:
+    outage.do("era", era="legacy")
+    outage.do("press", button="a-dies")
+    reset = outage.do("reset")
     assert reset["era"] == "legacy" and reset["steps"] == 0
     assert LEGACY in reset["view"]["log"][0]["lines"][0]["text"]
 
 
-def test_a_call_cut_short_by_a_death_is_built_by_the_host(page: PageClient) -> None:
-    page.do("press", button="call-a")
-    dies = page.do("press", button="a-dies")
+def test_a_call_cut_short_by_a_death_is_built_by_the_host(outage: PageClient) -> None:
+    outage.do("press", button="call-a")
+    dies = outage.do("press", button="a-dies")
     assert "narration.call_cut_short" in codes(dies)
     for side in ("this", "other"):
         assert [f["kind"] for f in wire(dies, side)] == ["stream_end", "host_built"]
