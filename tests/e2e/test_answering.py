@@ -1,8 +1,10 @@
 """The restart-while-answering playground: it waits in lesson 1 behind the disclosure about the user's
 answer, replays its scenario step by step with narration, can be left mid-way and played on from there,
-and its goal is reached in either era.
+and its goal is reached. (That the goal is met in either era is the service's answer, checked fast in
+tests/web/test_answering_goal.py.)
 
-Titles, narration and the goal's text are read from the content files, so a rewrite keeps this green."""
+Titles, narration and the goal's text are read from the content files or the catalogue, so a rewrite keeps
+this green."""
 
 from __future__ import annotations
 
@@ -59,81 +61,64 @@ def no_axe_violations(page: Page) -> None:
     assert result.violations_count == 0, result.generate_report()
 
 
-def test_the_scenario_replays_in_the_page_and_can_be_left_mid_way(page: Page) -> None:
+def test_the_scenario_replays_in_the_page_plays_to_its_last_step_and_can_be_left_mid_way(page: Page) -> None:
     s = script()
+    open_goal, done = message("goal.open"), message("goal.done")
     section = open_answering(page)
     expect(section.get_by_role("radio", name="Modern (2026-07-28)")).to_be_checked()
-    expect(goal_state(section)).to_have_text("Not reached yet.")
+    expect(goal_state(section)).to_have_text(open_goal)
+    walk = section.get_by_role("button", name=f"Walk me through it: {s.title}")
 
-    section.get_by_role("button", name=f"Walk me through it: {s.title}").click()
-    expect_step(section, s, 1)
-    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 1: "))
-    scenario = scenario_box(section, s)
-    expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
-    no_axe_violations(page)
-
-    scenario.get_by_role("button", name="Next moment").click()
-    expect_step(section, s, 2)
-    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 2: "))
-    expect(goal_state(section)).to_have_text("Not reached yet.")
-    no_axe_violations(page)
-
-    # Leave after the restart, before the user answers: the playground is the learner's from step 2.
-    scenario.get_by_role("button", name="Leave the scenario").click()
-    expect(scenario).to_have_count(0)
-    expect(section.locator('[data-role="announce"]')).to_have_text(message("scenario.left", n=2))
-    press(section, label("answer"), 3)
-    expect(goal_state(section)).to_have_text("Done: you reached this goal.")
-    # The modern retry carried a requestState the new process cannot verify.
-    expect(section.get_by_text("-32602").first).to_be_attached()
-    no_axe_violations(page)
-
-
-def test_the_scenario_plays_to_its_last_step(page: Page) -> None:
-    s = script()
-    section = open_answering(page)
     press(section, label("turn"), 1)  # the replay starts from a fresh playground
-    section.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    walk.click()
     scenario = scenario_box(section, s)
     for n in range(1, len(s.steps)):
         expect_step(section, s, n)
         if n >= 3:  # the answer sent after the restart is refused: what the goal asks for
-            expect(section.get_by_text(re.compile(r"Answers lost to a restart: 1"))).to_be_visible()
+            expect(section.get_by_text(message("counter.lost_answers", n=1))).to_be_visible()
             # ...but a scenario's presses do not reach the learner's goal for them.
-            expect(goal_state(section)).to_have_text("Not reached yet.")
+            expect(goal_state(section)).to_have_text(open_goal)
         scenario.get_by_role("button", name="Next moment").click()
     expect_step(section, s, len(s.steps))
     expect(scenario.get_by_role("button", name="Next moment")).to_be_disabled()
     expect(log_labels(section).last).to_have_text(re.compile(rf"^Step {len(s.steps)}: "))
     expect(log_labels(section)).to_have_count(len(s.steps) + 1)  # the start, then one entry per step
 
+    # Walked through again, from the start.
+    walk.click()
+    expect_step(section, s, 1)
+    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 1: "))
+    expect(log_labels(section)).to_have_count(2)
+    expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
+    no_axe_violations(page)
 
-def test_the_goal_is_reached_in_the_legacy_era_too(page: Page) -> None:
-    section = open_answering(page)
-    section.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 1: "))  # the switch is a step
-    press(section, label("ask"), 2)
-    press(section, label("restart"), 3)
-    expect(goal_state(section)).to_have_text("Not reached yet.")
-    press(section, label("answer"), 4)
-    expect(goal_state(section)).to_have_text("Done: you reached this goal.")
-    # The answer went out with a session id the new process has never heard of.
-    expect(section.get_by_text("404").first).to_be_attached()
-    press(section, label("answer"), 5)  # asked again, answered again: the goal stays reached
-    expect(goal_state(section)).to_have_text("Done: you reached this goal.")
+    scenario.get_by_role("button", name="Next moment").click()
+    expect_step(section, s, 2)
+    expect(log_labels(section).last).to_have_text(re.compile(r"^Step 2: "))
+    expect(goal_state(section)).to_have_text(open_goal)
+
+    # Leave after the restart, before the user answers: the playground is the learner's from step 2.
+    scenario.get_by_role("button", name="Leave the scenario").click()
+    expect(scenario).to_have_count(0)
+    expect(section.locator('[data-role="announce"]')).to_have_text(message("scenario.left", n=2))
+    screenshots(page, section)
+    press(section, label("answer"), 3)
+    expect(goal_state(section)).to_have_text(done)
+    # The modern retry carried a requestState the new process cannot verify.
+    expect(section.get_by_text("-32602").first).to_be_attached()
     no_axe_violations(page)
 
 
-@pytest.mark.parametrize("width", [1280, 375])
-def test_screenshot_of_the_playground(page: Page, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    section = open_answering(page)
-    press(section, label("ask"), 1)
-    press(section, label("restart"), 2)
+def screenshots(page: Page, section: Locator) -> None:
+    """Pictures of the playground after W asked and restarted, kept for a person to look at, at a desktop's
+    and a phone's width; nothing on the page is wider than the screen."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    section.screenshot(path=str(SHOTS / f"answering-{width}.png"))
-    # And one screen of it, from the panel's heading, as the learner first sees the playground.
-    page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
-    page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
-    # Nothing on the page is wider than the screen.
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    size = page.viewport_size
+    for width in (1280, 375):
+        page.set_viewport_size({"width": width, "height": 900})
+        section.screenshot(path=str(SHOTS / f"answering-{width}.png"))
+        # And one screen of it, from the panel's heading, as the learner first sees the playground.
+        page.evaluate("document.querySelector('[data-panel-id=answering]').scrollIntoView()")
+        page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.set_viewport_size(size)

@@ -1,5 +1,8 @@
-"""The quick checks of both lessons, with JavaScript (feedback without a reload) and without (a plain
-form POST). Questions, answers and explanations come from content/quizzes/*.yaml."""
+"""A quick check with JavaScript: feedback without a reload, kept through a reload, a lost cookie, an
+unreachable server and printing, and a task question checked from its playground. Questions, answers
+and explanations come from content/quizzes/*.yaml. The same quiz without JavaScript (plain form POSTs)
+is checked fast in tests/web/test_quiz_without_script.py; a quiz answered in full, task included, in
+tests/e2e/test_quiz_tasks.py."""
 
 from __future__ import annotations
 
@@ -8,14 +11,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_2, OUTAGE, do_task
+from .helpers import LESSON_2, message, open_playground, press
 
 pytestmark = pytest.mark.e2e
 
 QUIZZES = Path(__file__).resolve().parents[2] / "content" / "quizzes"
-LESSONS = {"an-outage": OUTAGE, "list-changed": LESSON_2}
 
 
 def load(slug: str) -> list[dict]:
@@ -63,14 +65,15 @@ def answer(page: Page, questions: list[dict], n: int, choice_id: str) -> None:
 
 def expect_right(page: Page, questions: list[dict], n: int) -> None:
     q = questions[n - 1]
-    expect(feedback(page, n)).to_contain_text(f"Correct. {q['explanation']}")
+    expect(feedback(page, n)).to_contain_text(f"{message('quiz.right')} {q['explanation']}")
     expect_see(page, questions, n)
 
 
 def expect_wrong(page: Page, questions: list[dict], n: int) -> None:
     q = questions[n - 1]
     right = choice_text(q, q["answer"])
-    expect(feedback(page, n)).to_contain_text(f"Not quite. The answer is: {right}. {q['explanation']}")
+    the_answer = message("quiz.the_answer", answer=right)
+    expect(feedback(page, n)).to_contain_text(f"{message('quiz.wrong')} {the_answer} {q['explanation']}")
     expect_see(page, questions, n)
 
 
@@ -81,49 +84,51 @@ def expect_see(page: Page, questions: list[dict], n: int) -> None:
     assert page.locator(questions[n - 1]["see"]).count() == 1
 
 
-def test_an_answer_checked_while_the_server_is_unreachable_keeps_the_learner_on_the_lesson(page: Page) -> None:
+def expect_score(page: Page, correct: int, total: int, answered: int) -> None:
+    expect(score(page)).to_have_text(message("quiz.score", correct=correct, total=total, answered=answered))
+
+
+def index_line(correct: int, total: int, left: int) -> str:
+    rest = message("index.check.left", left=left) if left else message("index.check.all")
+    return f"{message('index.check')} {message('index.check.score', correct=correct, total=total)}{rest}"
+
+
+def test_quiz_with_javascript(page: Page) -> None:
+    # The lesson whose quick check has three choice questions first (the others are one idea, one or two).
     questions = load("list-changed")
-    page.goto(LESSONS["list-changed"])
-    url = page.url
-    page.route("**/api/quiz/**", lambda route: route.abort("connectionrefused"))
-    answer(page, questions, 1, questions[0]["answer"])
-    expect(feedback(page, 1)).to_contain_text("could not be reached")
-    assert page.url == url
-    chosen = question(page, questions, 1).get_by_role("radio", name=choice_text(questions[0], questions[0]["answer"]))
-    expect(chosen).to_be_checked()  # kept for another try
-    page.unroute("**/api/quiz/**")
-    check_button(page, 1).click()
-    expect_right(page, questions, 1)
-
-
-# The lesson whose quick check has three choice questions first (the others are one idea, one or two).
-@pytest.mark.parametrize("slug", ["list-changed"])
-def test_quiz_with_javascript(page: Page, slug: str) -> None:
-    questions = load(slug)
     total = len(questions)
-    page.goto(LESSONS[slug])
-    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+    page.goto(LESSON_2)
+    expect_score(page, 0, total, 0)
     expect(quiz(page).get_by_role("group")).to_have_count(total)
 
     # No choice: the page says so, and nothing is recorded.
     check_button(page, 1).click()
-    expect(feedback(page, 1)).to_have_text("Pick an answer first.")
-    expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
+    expect(feedback(page, 1)).to_have_text(message("quiz.missing"))
+    expect_score(page, 0, total, 0)
     # The message belongs to the question: its choices are marked invalid, the first has the focus,
     # and the group is described by the message (WCAG 3.3.1).
     choices = question(page, questions, 1).get_by_role("radio")
     expect(choices.first).to_be_focused()
     expect(choices.first).to_have_attribute("aria-invalid", "true")
-    expect(question(page, questions, 1)).to_have_accessible_description(re.compile("Pick an answer first"))
+    expect(question(page, questions, 1)).to_have_accessible_description(re.compile(re.escape(message("quiz.missing"))))
+
+    # The server cannot be reached: the learner stays on the lesson, the choice kept for another try.
+    url = page.url
+    page.route("**/api/quiz/**", lambda route: route.abort("connectionrefused"))
+    answer(page, questions, 1, questions[0]["answer"])
+    expect(feedback(page, 1)).to_contain_text(message("quiz.offline"))
+    assert page.url == url
+    q1 = questions[0]
+    expect(question(page, questions, 1).get_by_role("radio", name=choice_text(q1, q1["answer"]))).to_be_checked()
+    page.unroute("**/api/quiz/**")
 
     # Right, then wrong: immediate feedback with the explanation, no reload.
-    url = page.url
-    answer(page, questions, 1, questions[0]["answer"])
+    check_button(page, 1).click()
     expect_right(page, questions, 1)
-    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
+    expect_score(page, 1, total, 1)
     answer(page, questions, 2, wrong_choice(questions[1]))
     expect_wrong(page, questions, 2)
-    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
+    expect_score(page, 1, total, 2)
     assert page.url == url  # feedback came without navigating
 
     # Another choice clears the verdict on the one before, until it is checked itself.
@@ -134,112 +139,22 @@ def test_quiz_with_javascript(page: Page, slug: str) -> None:
     answer(page, questions, 2, questions[1]["answer"])
     expect_right(page, questions, 2)
     expect(feedback(page, 2)).to_contain_text(choice_text(q2, wrong_choice(q2)))  # the first answer, named
-    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
+    expect_score(page, 1, total, 2)
 
     # The answers survive a reload: rendered by the server, the first answers' radios checked.
     page.reload()
-    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
+    expect_score(page, 1, total, 2)
     expect_right(page, questions, 1)
     expect_wrong(page, questions, 2)
-    q1 = questions[0]
     expect(question(page, questions, 1).get_by_role("radio", name=choice_text(q1, q1["answer"]))).to_be_checked()
     expect(question(page, questions, 2).get_by_role("radio", name=choice_text(q2, wrong_choice(q2)))).to_be_checked()
 
-    # A wrong third answer: answered, but not counted as correct by the index's bar.
-    answer(page, questions, 3, wrong_choice(questions[2]))
-    expect_wrong(page, questions, 3)
-    expect(score(page)).to_have_text(f"Score: 1 of {total} correct (3 answered)")
-
-    # The course index shows the progress of this lesson, and none for the other.
-    title = page.get_by_role("heading", level=1).text_content()
-    page.goto("/")
-    rest = f"{total - 3} still to answer" if total > 3 else "all answered"
-    progress = page.get_by_text(f"Quick check: 1 of {total} correct, {rest}", exact=True)
-    expect(progress).to_have_count(1)
-    other = "a-question-across-a-restart"  # the one lesson with a single question: its line is unique
-    other_total = len(load(other))
-    expect(page.get_by_text(f"Quick check: 0 of {other_total} correct, {other_total} still to answer")).to_have_count(1)
-    expect(page.get_by_role("progressbar", name=re.compile(r"^Questions answered correctly in "))).to_have_count(6)
-    bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
-    expect(bar).to_have_attribute("value", "1")  # correct answers, not answered ones
-
-    # Without the cookie the server knows nothing, but the page holds the answers and has them graded.
-    page.context.clear_cookies()
-    page.reload()
-    expect(progress).to_have_count(1)
-    expect(bar).to_have_attribute("value", "1")
-    expect(bar).to_have_attribute("max", str(total))
-
-
-def test_all_answered_shows_on_the_index(page: Page) -> None:
-    questions = load("an-outage")
-    page.goto(OUTAGE)
-    for n, q in enumerate(questions, start=1):
-        if "task" in q:
-            do_task(page, n)  # done in the playground, checked by the server (test_quiz_tasks.py)
-        else:
-            answer(page, questions, n, q["answer"])
-        expect_right(page, questions, n)
-    total = len(questions)
-    expect(score(page)).to_have_text(f"Score: {total} of {total} correct ({total} answered)")
-    page.goto("/")
-    expect(page.get_by_text(f"Quick check: {total} of {total} correct, all answered")).to_have_count(1)
-
-
-@pytest.mark.parametrize("slug", ["list-changed"])
-def test_quiz_without_javascript(browser: Browser, base_url: str, slug: str) -> None:
-    questions = load(slug)
-    total = len(questions)
-    context = browser.new_context(java_script_enabled=False, base_url=base_url)
-    try:
-        page = context.new_page()
-        page.goto(LESSONS[slug])
-        expect(score(page)).to_have_text(f"Score: 0 of {total} correct (0 answered)")
-        # The playgrounds need JavaScript (their buttons stay disabled; Playwright's text locators skip the
-        # <noscript> notice, so it is not checked here); the quiz does not.
-        expect(page.get_by_role("button", name="Take a model turn").first).to_be_disabled()
-
-        # No choice: the server sends the page back with the message at that question.
-        check_button(page, 1).click()
-        expect(page).to_have_url(re.compile(rf"\?error={questions[0]['id']}#q-{questions[0]['id']}$"))
-        expect(feedback(page, 1)).to_have_text("Pick an answer first.")
-
-        answer(page, questions, 1, questions[0]["answer"])
-        expect(page).to_have_url(re.compile(rf"{LESSONS[slug]}#q-{questions[0]['id']}$"))
-        expect_right(page, questions, 1)
-        expect(feedback(page, 1)).not_to_contain_text("Pick an answer first.")
-        expect(score(page)).to_have_text(f"Score: 1 of {total} correct (1 answered)")
-
-        answer(page, questions, 2, wrong_choice(questions[1]))
-        expect(page).to_have_url(re.compile(rf"#q-{questions[1]['id']}$"))
-        expect_wrong(page, questions, 2)
-        expect_right(page, questions, 1)
-        expect(score(page)).to_have_text(f"Score: 1 of {total} correct (2 answered)")
-        q2 = questions[1]
-        expect(
-            question(page, questions, 2).get_by_role("radio", name=choice_text(q2, wrong_choice(q2)))
-        ).to_be_checked()
-
-        title = page.get_by_role("heading", level=1).text_content()
-        page.goto("/")
-        expect(page.get_by_text(f"Quick check: 1 of {total} correct, {total - 2} still to answer")).to_have_count(1)
-        bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
-        expect(bar).to_have_attribute("value", "1")  # rendered by the server from the cookie
-    finally:
-        context.close()
-
-
-def test_a_printed_quiz_shows_how_it_was_answered(page: Page) -> None:
-    """On paper the quiz keeps the verdicts and the score; each interactive panel leaves one line
-    naming it, and the progress tools and the contents list are left out."""
-    questions = load("list-changed")
-    page.goto(LESSON_2)
-    answer(page, questions, 1, wrong_choice(questions[0]))
-    expect(feedback(page, 1)).to_contain_text("Not quite.")
+    # On paper the quiz keeps the verdicts and the score; each interactive panel leaves one line naming
+    # it, and the progress tools and the contents list are left out.
     progress = page.get_by_role("heading", name="Your progress")
     expect(progress).to_be_visible()
     page.emulate_media(media="print")
-    expect(feedback(page, 1)).to_be_visible()
+    expect(feedback(page, 2)).to_be_visible()
     expect(score(page)).to_be_visible()
     expect(check_button(page, 1)).to_be_hidden()
     panels = page.locator("section.panel").all()
@@ -251,3 +166,41 @@ def test_a_printed_quiz_shows_how_it_was_answered(page: Page) -> None:
     expect(progress).to_be_hidden()
     page.emulate_media(media="screen")
     expect(panels[0].get_by_text(re.compile(r"^Interactive: "))).to_be_hidden()
+
+    # A wrong third answer: answered, but not counted as correct by the index's bar.
+    answer(page, questions, 3, wrong_choice(questions[2]))
+    expect_wrong(page, questions, 3)
+    expect_score(page, 1, total, 3)
+
+    # The course index shows the progress of this lesson, and none for the other.
+    title = page.get_by_role("heading", level=1).text_content()
+    page.goto("/")
+    progress = page.get_by_text(index_line(1, total, total - 3), exact=True)
+    expect(progress).to_have_count(1)
+    other = "a-question-across-a-restart"  # the one lesson with a single question: its line is unique
+    other_total = len(load(other))
+    expect(page.get_by_text(index_line(0, other_total, other_total))).to_have_count(1)
+    expect(page.get_by_role("progressbar", name=re.compile(r"^Questions answered correctly in "))).to_have_count(6)
+    bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
+    expect(bar).to_have_attribute("value", "1")  # correct answers, not answered ones
+
+    # Without the cookie the server knows nothing, but the page holds the answers and has them graded.
+    page.context.clear_cookies()
+    page.reload()
+    expect(progress).to_have_count(1)
+    expect(bar).to_have_attribute("value", "1")
+    expect(bar).to_have_attribute("max", str(total))
+    # ...on the lesson too: the score and the verdicts come back.
+    page.goto(LESSON_2)
+    expect_score(page, 1, total, 3)
+    expect_right(page, questions, 1)
+
+    # The lesson's task question: its check sends the lesson's own playground's log (the grading itself:
+    # tests/web/test_quiz_tasks.py).
+    n, task = next((n, q) for n, q in enumerate(questions, 1) if "task" in q)
+    guide = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(guide, "Q deploys a new tool", 1)
+    press(guide, "Take a model turn", 2)
+    quiz(page).get_by_role("button", name=f"Check my playground to question {n}").click()
+    expect(feedback(page, n)).to_contain_text(f"{message('quiz.right')} {task['explanation']}")
+    expect_score(page, 2, total, 4)

@@ -1,7 +1,11 @@
 """The page's transport: plain HTTP when the WebSocket is blocked, reconnecting a dropped socket,
-and the same playground after a reload (its handle lives in sessionStorage)."""
+and the same playground after a reload (its handle lives in sessionStorage). Each test walks one page
+through the states a connection goes through; what the service answers to each frame is checked fast
+in tests/web/test_protocol.py and tests/web/test_outage_answers.py."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.sync_api import Page, Route, WebSocketRoute, expect
@@ -11,7 +15,6 @@ from .helpers import (
     RESTARTS,
     expect_status,
     log_labels,
-    log_step,
     message,
     open_playground,
     press,
@@ -29,36 +32,76 @@ def connection_status(page: Page):
     return page.get_by_role("banner").get_by_role("status")
 
 
-def test_http_fallback_when_the_websocket_is_blocked(page: Page) -> None:
+def expect_steps(section, labels: list[str]) -> None:
+    """The log holds exactly these steps after the start (matched by their labels' "Step n: " and text)."""
+    expect(log_labels(section)).to_have_text(["Start", *(f"Step {n}: {label}" for n, label in enumerate(labels, 1))])
+
+
+def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
+    """Every frame goes as a POST, presses made before the last answer wait their turn, and the restart
+    lab in its own lesson goes over HTTP too."""
     frames: list[str] = []
     page.on("request", lambda r: frames.append(r.method) if r.url.endswith("/api/frame") else None)
+    held: list[Route] = []
+    hold = {"on": False}
+
+    def slow(route: Route) -> None:
+        if hold["on"]:
+            held.append(route)
+        else:
+            route.continue_()
+
     page.route_web_socket("**/ws", lambda ws: ws.close())
+    page.route("**/api/frame", slow)  # the test can hold an answer back, as a slow connection would
     outage = open_playground(page, OUTAGE, TITLE)
-    expect(connection_status(page)).to_contain_text("using plain HTTP")
+    expect(connection_status(page)).to_contain_text(message("transport.http"))
 
     press(outage, "A dies", 1)
     expect_status(outage, "A", "down")
-    press(outage, "Take a model turn", 2)
-    expect(log_step(outage, "Step 2: The model takes a turn")).to_contain_text("prompt with 2 tools")
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies"])
+    expect(log_labels(outage)).to_have_text(["Start"])
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
-    expect(log_labels(outage).last).to_have_text("Step 2: The host switches to the legacy era")
+    expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
+
+    # On a slow connection the learner presses "A dies" and, before the answer, "Take a model turn".
+    hold["on"] = True
+    with page.expect_request("**/api/frame"):
+        outage.get_by_role("button", name="A dies").click()
+    turn = outage.get_by_role("button", name="Take a model turn")
+    # Refusing the press visibly (a disabled button while busy) would be fine too; dropping it silently is not.
+    pressed_on = turn.is_enabled()
+    if pressed_on:
+        turn.click()
+    hold["on"] = False
+    for route in held:
+        route.continue_()
+    if pressed_on:
+        expect(log_labels(outage).last).to_have_text("Step 3: The model takes a turn")
+        expect(log_labels(outage).nth(2)).to_have_text("Step 2: A dies")
+    else:
+        expect(log_labels(outage).last).to_have_text("Step 2: A dies")
+    expect_status(outage, "A", "down")
     assert frames and set(frames) == {"POST"}
 
-    # The restart lab, in its own lesson, goes over HTTP too.
     page.goto(RESTARTS)
-    expect(connection_status(page)).to_contain_text("using plain HTTP")
+    expect(connection_status(page)).to_contain_text(message("transport.http"))
     lab = restart_lab(page)
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation="idle"))
     assert set(frames) == {"POST"}
 
 
-def test_a_dropped_socket_reconnects(page: Page) -> None:
+def test_a_dropped_socket_reconnects_where_the_learner_was(page: Page) -> None:
+    """A socket dropped twice: the page reopens its playground from its handle, nothing pressed twice,
+    the step the learner was looking back on still on view; a press made while no socket opens says it
+    waits, where it was made, and goes through once the socket is back."""
     sockets: list[WebSocketRoute] = []
+    allow = {"open": True}
 
     def forward(ws: WebSocketRoute) -> None:
+        if not allow["open"]:
+            ws.close()  # refused before it opens: the page keeps trying
+            return
         ws.connect_to_server()  # with no handlers of our own, messages pass through both ways
         sockets.append(ws)
 
@@ -70,48 +113,45 @@ def test_a_dropped_socket_reconnects(page: Page) -> None:
     assert len(sockets) == 1
 
     sockets[0].close()
-    expect(connection_status(page)).to_have_text("Reconnected.")
-    # The panels re-opened from their handles: the same playground, nothing pressed twice.
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: B deploys a new tool", "Step 2: A dies"])
+    expect(connection_status(page)).to_have_text(message("transport.reconnected"))
+    expect_steps(outage, ["B deploys a new tool", "A dies"])
     expect_status(outage, "A", "down")
     expect(prompt_tool(outage, "close_ticket", "B")).to_be_visible()
     assert len(sockets) == 2
 
     press(outage, "A is back", 3)
     expect_status(outage, "A", "connected")
-
-    # A second drop, and the page comes back again.
-    sockets[1].close()
-    expect(connection_status(page)).to_have_text("Reconnected.")
     press(outage, "Take a model turn", 4)
-    expect(log_labels(outage)).to_have_count(5)
 
-
-def test_a_reconnect_keeps_an_earlier_step_on_view(page: Page) -> None:
-    """The learner was looking back on the timeline: after a reconnect the same step is on view, so
-    the next press still continues from there, as the note on screen says."""
-    sockets: list[WebSocketRoute] = []
-
-    def forward(ws: WebSocketRoute) -> None:
-        ws.connect_to_server()
-        sockets.append(ws)
-
-    page.route_web_socket("**/ws", forward)
-    outage = open_playground(page, OUTAGE, TITLE)
-    press(outage, "A dies", 1)
-    press(outage, "A is back", 2)
-    press(outage, "Take a model turn", 3)
-    outage.get_by_role("slider", name="Timeline of presses").fill("1")
-    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
-    sockets[0].close()
-    expect(connection_status(page)).to_have_text("Reconnected.")
-    expect(outage.get_by_text("Viewing: after press 1 of 3", exact=True)).to_be_visible()
+    # Looking back on the timeline, then a second drop: the same step is on view, and the next press
+    # continues from there, as the note on screen says.
+    viewing = outage.get_by_text(message("timeline.viewing", name=message("step.after.of", k=2, total=4)), exact=True)
+    outage.get_by_role("slider", name="Timeline of presses").fill("2")
+    expect(viewing).to_be_visible()
+    sockets[1].close()
+    expect(connection_status(page)).to_have_text(message("transport.reconnected"))
+    expect(viewing).to_be_visible()
     expect_status(outage, "A", "down")
-    press(outage, "Add server C", 2)  # continues from press 1
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: An admin adds C"])
+    press(outage, "Add server C", 3)  # continues from press 2
+    expect_steps(outage, ["B deploys a new tool", "A dies", "An admin adds C"])
+
+    # The connection stays down a while: the press says it waits, in the playground's own status.
+    allow["open"] = False
+    sockets[2].close()
+    expect(connection_status(page)).to_contain_text(re.compile("reconnecting"))
+    outage.get_by_role("button", name="A is back", exact=True).click()
+    expect(outage.get_by_role("status")).to_have_text(message("playground.waiting"))
+    allow["open"] = True
+    expect(log_labels(outage).last).to_have_text("Step 4: A is back")  # within a retry (at most 5 s apart)
+    expect_status(outage, "A", "connected")
 
 
-def test_reload_brings_the_same_playground_back(page: Page) -> None:
+def forge(page: Page, script: str) -> None:
+    """Change the page's own bookkeeping in sessionStorage; no role or text reaches it."""
+    page.evaluate(f"() => {{ const k = 'churn-lab:playground:outage'; {script} }}")
+
+
+def test_a_reload_brings_the_same_playground_back_even_when_the_server_forgot_it(page: Page) -> None:
     outage = open_playground(page, OUTAGE, TITLE)
     outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
     expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
@@ -120,16 +160,29 @@ def test_reload_brings_the_same_playground_back(page: Page) -> None:
 
     page.reload()
     outage = page.get_by_role("region", name=TITLE, exact=True)
-    expect(log_labels(outage)).to_have_text(
-        ["Start", "Step 1: The host switches to the legacy era", "Step 2: An admin adds C", "Step 3: A dies"]
-    )
+    expect_steps(outage, ["The host switches to the legacy era", "An admin adds C", "A dies"])
     expect_status(outage, "A", "down")
     expect_status(outage, "C", "connected")
     expect(outage.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
     expect(outage.get_by_role("button", name="Undo")).to_be_enabled()
     expect(outage.get_by_role("status")).to_contain_text("Step 3: A dies.")
+
+    # The server no longer knows the handle (it restarted, or another worker answers): the page hands
+    # back its log and the playground goes on where it was, through a press and a reload.
+    forge(
+        page,
+        "const log = JSON.parse(sessionStorage.getItem(k)); log.handle = 'x'.repeat(32);"
+        " sessionStorage.setItem(k, JSON.stringify(log));",
+    )
     press(outage, "A is back", 4)
-    expect(log_step(outage, "Step 4: A is back")).to_contain_text("404")
+    expect_status(outage, "A", "connected")
+    expect(log_labels(outage)).to_have_count(5)
+    page.reload()
+    outage = page.get_by_role("region", name=TITLE, exact=True)
+    expect(log_labels(outage)).to_have_count(5)
+    outage.get_by_role("button", name="Undo").click()
+    expect(log_labels(outage)).to_have_count(4)
+    expect_status(outage, "A", "down")
 
     # A new tab is a new session: it gets a playground of its own.
     other = page.context.new_page()
@@ -137,94 +190,35 @@ def test_reload_brings_the_same_playground_back(page: Page) -> None:
     expect(log_labels(fresh)).to_have_text(["Start"])
     other.close()
 
-
-def test_a_playground_the_server_forgot_continues_from_the_page(page: Page) -> None:
-    """The server no longer knows the handle (it restarted, or another worker answers): the page
-    hands back its log and the playground goes on where it was."""
-    outage = open_playground(page, OUTAGE, TITLE)
-    press(outage, "B deploys a new tool", 1)
-    press(outage, "A dies", 2)
-    # The handle is the page's own bookkeeping in sessionStorage; no role or text reaches it.
-    page.evaluate(
-        """() => { const k = 'churn-lab:playground:outage';
-        const log = JSON.parse(sessionStorage.getItem(k)); log.handle = 'x'.repeat(32);
-        sessionStorage.setItem(k, JSON.stringify(log)); }"""
-    )
-    press(outage, "Take a model turn", 3)
-    expect(log_labels(outage)).to_have_text(
-        ["Start", "Step 1: B deploys a new tool", "Step 2: A dies", "Step 3: The model takes a turn"]
-    )
-    expect_status(outage, "A", "down")
-    page.reload()
-    outage = page.get_by_role("region", name=TITLE, exact=True)
-    expect(log_labels(outage)).to_have_count(4)
-    outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_count(3)
-
-
-def test_a_log_the_server_refuses_gives_a_fresh_playground_and_says_so(page: Page) -> None:
-    open_playground(page, OUTAGE, TITLE)
-    page.evaluate(
-        """() => sessionStorage.setItem('churn-lab:playground:outage',
-        JSON.stringify({handle: null, variant: null, era: 'modern', events: [['p', 'no-such-button']], seq: 1}))"""
+    # A log the server refuses gives a fresh playground, and the page says so.
+    forge(
+        page,
+        "sessionStorage.setItem(k, JSON.stringify({handle: null, variant: null, era: 'modern',"
+        " events: [['p', 'no-such-button']], seq: 1}));",
     )
     page.reload()
     outage = page.get_by_role("region", name=TITLE, exact=True)
-    expect(outage.get_by_role("status")).to_contain_text("fresh playground")
+    expect(outage.get_by_role("status")).to_contain_text(message("playground.link_broken"))
     expect(log_labels(outage)).to_have_text(["Start"])
     press(outage, "A dies", 1)
     expect_status(outage, "A", "down")
 
 
-def test_a_press_while_the_last_one_is_on_its_way(page: Page) -> None:
-    """On a slow connection the learner presses "A dies" and, before the answer, "Take a model turn"."""
-    held: list[Route] = []
-    hold = {"on": False}
-
-    def slow(route: Route) -> None:
-        if hold["on"]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route_web_socket("**/ws", lambda ws: ws.close())  # plain HTTP, whose answers the test can hold back
-    page.route("**/api/frame", slow)
-    outage = open_playground(page, OUTAGE, TITLE)
-    hold["on"] = True
-    with page.expect_request("**/api/frame"):
-        outage.get_by_role("button", name="A dies").click()
-    turn = outage.get_by_role("button", name="Take a model turn")
-    # Refusing the press visibly (a disabled button while busy) would be fine too; dropping it silently is not.
-    if turn.is_enabled():
-        turn.click()
-        hold["on"] = False
-        for route in held:
-            route.continue_()
-        expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
-        expect(log_step(outage, "Step 2: The model takes a turn")).to_contain_text("prompt with 2 tools")
-    else:
-        hold["on"] = False
-        for route in held:
-            route.continue_()
-        expect(log_labels(outage).last).to_have_text("Step 1: A dies")
-
-
-@pytest.mark.parametrize("width", [375, 1280])
-def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Page, width: int) -> None:
+def test_an_embedded_lesson_says_it_fell_back_without_moving_the_lesson(page: Page) -> None:
     """In a portal's frame there is no site header: the connection line lies over the top of the page,
-    so a status that appears moves nothing the learner is reading."""
-    page.set_viewport_size({"width": width, "height": 700})
+    so a status that appears moves nothing the learner is reading, at a phone's width or a desktop's."""
     page.goto("/embed/an-outage")
     expect(page.get_by_role("button", name="Reset").first).to_be_enabled()
-    expect(page.get_by_role("status").filter(has_text="plain HTTP")).to_have_count(0)
-    calm = page.get_by_role("heading", level=1).bounding_box()
-
     refused = page.context.new_page()
-    refused.set_viewport_size({"width": width, "height": 700})
     refused.route_web_socket("**/ws", lambda ws: ws.close())
     refused.goto("/embed/an-outage")
-    expect(refused.get_by_role("status").filter(has_text="plain HTTP")).to_be_visible()
-    assert refused.get_by_role("heading", level=1).bounding_box() == calm
+    expect(refused.get_by_role("status").filter(has_text=message("transport.http"))).to_be_visible()
+    expect(page.get_by_role("status").filter(has_text=message("transport.http"))).to_have_count(0)
+    for width in (375, 1280):
+        for tab in (page, refused):
+            tab.set_viewport_size({"width": width, "height": 700})
+        calm = page.get_by_role("heading", level=1).bounding_box()
+        assert refused.get_by_role("heading", level=1).bounding_box() == calm, width
     refused.close()
 
 
@@ -264,28 +258,3 @@ def test_a_server_that_keeps_refusing_sockets_is_not_hammered(page: Page, serve_
     assert [s.get("code") for s in sockets[:5]] == [1013] * 5, sockets
     waits = [later["made"] - earlier["closed"] for earlier, later in zip(sockets, sockets[1:5], strict=False)]
     assert waits == sorted(waits) and waits[-1] >= 4 * waits[0], waits
-
-
-def test_a_press_made_while_the_connection_is_down_says_so_where_it_was_made(page: Page) -> None:
-    """The header's "reconnecting" may be far off screen: the playground's own status says the press
-    waits, and the press goes through once the socket is back."""
-    allow = {"open": True}
-    sockets: list[WebSocketRoute] = []
-
-    def route(ws: WebSocketRoute) -> None:
-        if not allow["open"]:
-            ws.close()  # refused before it opens: the page keeps trying
-            return
-        ws.connect_to_server()
-        sockets.append(ws)
-
-    page.route_web_socket("**/ws", route)
-    outage = open_playground(page, OUTAGE, TITLE)
-    allow["open"] = False
-    sockets[0].close()
-    expect(connection_status(page)).to_contain_text("reconnecting")
-    outage.get_by_role("button", name="A dies", exact=True).click()
-    expect(outage.get_by_role("status")).to_have_text(message("playground.waiting"))
-    allow["open"] = True
-    expect(log_labels(outage).last).to_have_text("Step 1: A dies")  # within a retry (at most 5 s apart)
-    expect_status(outage, "A", "down")

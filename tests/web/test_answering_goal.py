@@ -1,0 +1,43 @@
+"""The restart-while-answering playground's goal, as the service answers it: an answer that reaches a
+process which never asked the question meets it, in either era, and a later answer keeps it met. The
+page draws the verdict (tests/e2e/test_answering.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+from lesson.playground.service import Service
+
+from .pageclient import PageClient
+
+
+@pytest.fixture(scope="module")
+def service() -> Service:
+    return Service(load_panels(default_root()))
+
+
+def codes(answer: dict) -> list[str]:
+    return [line["code"] for line in answer["view"]["log"][-1]["lines"]]
+
+
+@pytest.mark.parametrize("era, lost", [("legacy", "narration.answer_lost_404"), ("modern", None)])
+def test_an_answer_after_a_restart_meets_the_goal_in_either_era(service: Service, era: str, lost) -> None:
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")
+    assert page.open()["goal"] == {"met": False}
+    if era == "legacy":
+        assert page.do("era", era="legacy")["steps"] == 1  # the switch is a step
+    assert page.do("press", button="ask")["goal"] == {"met": False}
+    assert page.do("press", button="restart")["goal"] == {"met": False}
+    answered = page.do("press", button="answer")
+    assert answered["goal"] == {"met": True} and answered["view"]["counters"]["lost_answers"] == 1
+    if lost:
+        assert lost in codes(answered)  # the answer went out with a session id the new process never knew
+    else:
+        # The modern retry carried a requestState the new process cannot verify.
+        assert "-32602" in json.dumps(answered["view"]["comparison"]["this"]["wire"])
+    # Asked again, answered again: the goal stays reached.
+    assert page.do("press", button="answer")["goal"] == {"met": True}

@@ -1,0 +1,174 @@
+"""What the service answers to the outage playground's presses: the log's lines (by their codes), the
+wire frames of a step and the era comparison. The page only draws these; tests/e2e/test_outage.py
+checks that it does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+from lesson.playground.service import Service
+
+from .pageclient import PageClient
+
+LEGACY, MODERN = "legacy (2025-11-25)", "modern (2026-07-28)"
+
+
+@pytest.fixture(scope="module")
+def service() -> Service:
+    return Service(load_panels(default_root()))
+
+
+@pytest.fixture
+def outage(service: Service) -> PageClient:
+    """The outage playground as a page holds it, opened (named apart from pytest-playwright's page)."""
+    client = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data())
+    client.open()
+    return client
+
+
+def codes(answer: dict) -> list[str]:
+    """The codes of the newest step's lines."""
+    return [line["code"] for line in answer["view"]["log"][-1]["lines"]]
+
+
+def row(answer: dict, name: str) -> dict:
+    return next(r for r in answer["view"]["servers"] if r["name"] == name)
+
+
+def wire(answer: dict, side: str = "this") -> list[dict]:
+    return answer["view"]["comparison"][side]["wire"]
+
+
+def methods(frames: list[dict]) -> list[str]:
+    return [f["payload"]["method"] for f in frames if f["payload"] and "method" in f["payload"]]
+
+
+def test_the_start_names_the_servers_and_the_era(outage: PageClient) -> None:
+    start = outage.last
+    assert [(r["name"], r["status"]) for r in start["view"]["servers"]] == [("A", "connected"), ("B", "connected")]
+    [line] = start["view"]["log"][0]["lines"]
+    assert line["code"] == "narration.start" and "A and B" in line["text"] and MODERN in line["text"]
+
+
+def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
+    deploy = outage.do("press", button="deploy")
+    assert "narration.list_changed_relisted" in codes(deploy)
+    assert row(deploy, "B")["last_change"].endswith("close_ticket added")
+    assert methods(wire(deploy)) == ["notifications/tools/list_changed", "tools/list"]
+    notice = wire(deploy)[0]["payload"]
+    assert notice["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"
+    assert not any("Mcp-Session-Id" in f["headers"] for f in wire(deploy))
+    # The other era's side of the comparison says the step the same way.
+    assert deploy["view"]["comparison"]["other"]["lines"] == deploy["view"]["comparison"]["this"]["lines"]
+
+    turn = outage.do("press", button="turn")
+    prompt_line = turn["view"]["log"][-1]["lines"][0]
+    assert prompt_line["code"] == "narration.turn_prompt" and "5 tools" in prompt_line["text"]
+    assert "close_ticket" in prompt_line["text"] and turn["view"]["next_prompt"]["turns"] == 1
+
+    add = outage.do("press", button="add-c")
+    assert codes(add)[0] == "narration.server_added"
+    assert [t["change"] for t in add["view"]["next_prompt"]["tools"] if t["server"] == "C"] == ["new", "new"]
+
+    turn = outage.do("press", button="turn")
+    new = turn["view"]["log"][-1]["lines"][1]
+    assert new["code"] == "narration.new_since_last_turn" and "find_slot (C), book_meeting (C)" in new["text"]
+
+    dies = outage.do("press", button="a-dies")
+    assert codes(dies)[:3] == ["narration.process_died", "narration.marked_down", "narration.conversation_survives"]
+    assert [t["name"] for t in dies["view"]["next_prompt"]["removed"]] == ["search_docs", "read_page"]
+
+    turn = outage.do("press", button="turn")
+    lines = turn["view"]["log"][-1]["lines"]
+    gone = next(line for line in lines if line["code"] == "narration.gone_since_last_turn")
+    assert "search_docs (A), read_page (A)" in gone["text"]
+    assert "narration.model_called_host_error" in [line["code"] for line in lines]
+    # The tool error comes from the host, never from the dead server, and never crossed the wire.
+    built = wire(turn)[0]
+    assert (built["kind"], built["sender"], built["receiver"]) == ("host_built", "host", "model")
+    assert built["on_wire"] is False
+    assert built["payload"]["isError"] is True and "not reachable" in built["payload"]["content"][0]["text"]
+    assert all(f["sender"] != "A" for f in wire(turn))
+
+    back = outage.do("press", button="a-back")
+    assert "narration.back_modern" in codes(back)
+    assert "subscriptions/listen" in methods(wire(back)) and "initialize" not in methods(wire(back))
+    other = back["view"]["comparison"]["other"]
+    assert "narration.back_session_unknown" in [line["code"] for line in other["lines"]]
+    assert "initialize" in methods(other["wire"])
+
+    turn = outage.do("press", button="turn")
+    lines = turn["view"]["log"][-1]["lines"]
+    assert lines[1]["code"] == "narration.new_since_last_turn" and "search_docs (A)" in lines[1]["text"]
+    assert any(ln["code"] == "narration.model_called" and "search_docs on A" in ln["text"] for ln in lines)
+    assert [s["label"] for s in outage.history] == [
+        "start",
+        "B deploys a new tool",
+        "The model takes a turn",
+        "An admin adds C",
+        "The model takes a turn",
+        "A dies",
+        "The model takes a turn",
+        "A is back",
+        "The model takes a turn",
+    ]
+
+
+@pytest.mark.parametrize(
+    "presses, code",
+    [
+        (["a-back"], "refusal.already_up"),
+        (["a-dies", "a-back", "a-back"], "refusal.already_up"),
+        (["a-dies", "a-dies"], "refusal.already_down"),
+    ],
+)
+def test_a_press_that_cannot_happen_says_why(outage: PageClient, presses: list[str], code: str) -> None:
+    for button in presses:
+        answer = outage.do("press", button=button)
+    assert codes(answer) == [code]
+    assert row(answer, "A")["status"] == ("down" if code == "refusal.already_down" else "connected")
+
+
+def test_the_legacy_era_rebuilds_a_session_and_modern_does_not(outage: PageClient) -> None:
+    switch = outage.do("era", era="legacy")
+    assert codes(switch) == ["narration.client_now_speaks"] * 2
+    assert LEGACY in switch["view"]["log"][-1]["lines"][0]["text"]
+    assert row(switch, "A")["listen"].startswith("GET SSE stream (session")
+
+    deploy = outage.do("press", button="deploy")
+    assert methods(wire(deploy)) == ["notifications/tools/list_changed", "tools/list"]
+    assert "Mcp-Session-Id" in wire(deploy)[1]["headers"]
+    assert "io.modelcontextprotocol/subscriptionId" not in json.dumps(wire(deploy))
+
+    outage.do("press", button="a-dies")
+    back = outage.do("press", button="a-back")
+    assert "narration.back_session_unknown" in codes(back) and "initialize" in methods(wire(back))
+    assert "subscriptions/listen" in methods(back["view"]["comparison"]["other"]["wire"])
+
+    outage.do("era", era="modern")
+    outage.do("press", button="a-dies")
+    back = outage.do("press", button="a-back")
+    assert "narration.back_modern" in codes(back) and "initialize" not in methods(wire(back))
+
+
+def test_reset_keeps_the_chosen_era(outage: PageClient) -> None:
+    outage.do("era", era="legacy")
+    outage.do("press", button="a-dies")
+    reset = outage.do("reset")
+    assert reset["era"] == "legacy" and reset["steps"] == 0
+    assert LEGACY in reset["view"]["log"][0]["lines"][0]["text"]
+
+
+def test_a_call_cut_short_by_a_death_is_built_by_the_host(outage: PageClient) -> None:
+    outage.do("press", button="call-a")
+    dies = outage.do("press", button="a-dies")
+    assert "narration.call_cut_short" in codes(dies)
+    for side in ("this", "other"):
+        assert [f["kind"] for f in wire(dies, side)] == ["stream_end", "host_built"]
+        assert not any(f["on_wire"] for f in wire(dies, side))
+    built = wire(dies)[1]
+    assert built["payload"]["isError"] is True and "sent nothing" in built["note"]
