@@ -9,10 +9,11 @@ import json
 import os
 import re
 import signal
-import threading
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+
+from tests.threads import serve_in_thread
 
 from .helpers import (
     ANSWERING,
@@ -153,7 +154,7 @@ def counted_server():
 
     app.wsgi_app = counting
     server = make_dev_server("127.0.0.1", 0, app)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_port}", seen
     server.shutdown()
 
