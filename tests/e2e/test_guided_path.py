@@ -14,6 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, load_panels
 from lesson.content.scripts import load_scripts, presses
+from tests.guided_path import GOAL_PRESSES, WALKS
 
 from .helpers import lesson_holding, message, panel
 
@@ -21,10 +22,6 @@ pytestmark = pytest.mark.e2e
 
 PANELS = load_panels(default_root())
 SCRIPTS = load_scripts(default_root()).values()
-# Each playground's walk-through: the one a learner is offered first (the outage's passes both predictions:
-# the call on A, A dying, and A coming back). A playground with none is walked by its goal's presses.
-WALKS = {"outage": "An outage", "gateway": "A gateway in front", "answering": "A restart while the user is answering"}
-GOAL_PRESSES = {"guide": ["admin", "turn"], "handles": ["create", "add", "restart", "replica-2"]}
 SIZES = {"1280": (1280, 800), "375": (375, 812)}
 # Each playground is walked once, at one size; the outage (whose marks, reveals and cost carry the most
 # colour and the most to keep in view) at both sizes and in both themes. What the walk presses and reaches

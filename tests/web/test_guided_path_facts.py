@@ -13,14 +13,12 @@ from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, load_panels
 from lesson.content.scripts import load_scripts, presses
 from lesson.playground.service import Service
+from tests.guided_path import GOAL_PRESSES, WALKS
 
 from .pageclient import PageClient
 
 PANELS = load_panels(default_root())
 SCRIPTS = list(load_scripts(default_root()).values())
-# Kept in step with tests/e2e/test_guided_path.py, which walks these in a browser.
-WALKS = {"outage": "An outage", "gateway": "A gateway in front", "answering": "A restart while the user is answering"}
-GOAL_PRESSES = {"guide": ["admin", "turn"], "handles": ["create", "add", "restart", "replica-2"]}
 
 
 def walk(panel_id: str):
