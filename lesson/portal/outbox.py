@@ -95,6 +95,9 @@ __all__ = [
     "store_stats",
 ]
 
+# Its own generator: a sender thread leaves the process-wide one (which tests and libraries seed) alone.
+_JITTER = random.Random()
+
 
 @dataclass
 class _Kind:
@@ -387,7 +390,7 @@ class Outbox:
             return min(max(after, 0.0), self.retry_max)
         failures = self.store.failures(destination)
         base = min(self.retry_initial * 2 ** min(failures, 30), self.retry_max)
-        return base * random.uniform(0.8, 1.0)  # jitter: many processes do not retry in step
+        return base * _JITTER.uniform(0.8, 1.0)  # jitter: many processes do not retry in step
 
 
 def _same_kind(batch: list[Item]) -> list[Item]:
