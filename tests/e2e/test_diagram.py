@@ -48,9 +48,23 @@ def opened(figure: Locator) -> Locator:
     return figure.locator(".seq-detail")
 
 
-def test_one_arrow_per_frame_in_both_eras_read_by_keyboard(outage: Locator) -> None:
-    press(outage, "Take a model turn", 1)
-    press(outage, "B deploys a new tool", 2)
+def test_the_wire_list_and_one_arrow_per_frame_in_both_eras_read_by_keyboard(outage: Locator) -> None:
+    """The list under the diagram is drawn when it is opened: opened after some presses it shows the
+    last press's frames, and while it is open each press redraws it. Then, back on B's deploy (two
+    presses undone), an arrow per frame in both eras, and the keyboard reads every frame."""
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "Take a model turn", 2)
+    listed = wire(outage).get_by_role("group").get_by_role("listitem")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
+    expect(listed).to_have_count(arrows(modern).count())
+    expect(listed.first).to_contain_text("tools/call")
+    # Pressed with the wire's tab on view (the helper would read the log's tab).
+    outage.get_by_role("button", name="A dies", exact=True).click()
+    expect(listed.first).not_to_contain_text("tools/call")
+    expect(listed).to_have_count(arrows(modern).count())
+    for steps in (3, 2):  # back to B's deploy: the start and step 1
+        outage.get_by_role("button", name="Undo").click()
+        expect(log_labels(outage)).to_have_count(steps)
     # The comparison's count of each era's wire messages (its tab, then the wire's).
     cmp = comparison(outage, OUTAGE_COMPARISON)
     said = [
@@ -100,21 +114,6 @@ def test_one_arrow_per_frame_in_both_eras_read_by_keyboard(outage: Locator) -> N
     items = modern.get_by_role("list").get_by_role("listitem")
     expect(items).to_have_count(arrows(modern).count())
     expect(items.first).to_contain_text(" to ")
-
-
-def test_the_wire_list_opened_late_or_left_open_shows_the_step_on_view(outage: Locator) -> None:
-    """The list under the diagram is drawn when it is opened: opened after some presses it shows the
-    last press's frames, and while it is open each press redraws it."""
-    press(outage, "B deploys a new tool", 1)
-    press(outage, "Take a model turn", 2)
-    listed = wire(outage).get_by_role("group").get_by_role("listitem")
-    modern = diagram(outage, "Modern (2026-07-28): this playground")
-    expect(listed).to_have_count(arrows(modern).count())
-    expect(listed.first).to_contain_text("tools/call")
-    # Pressed with the wire's tab on view (the helper would read the log's tab).
-    outage.get_by_role("button", name="A dies", exact=True).click()
-    expect(listed.first).not_to_contain_text("tools/call")
-    expect(listed).to_have_count(arrows(modern).count())
 
 
 def test_a_chosen_frame_opens_under_its_arrow_and_the_host_built_error_is_apart(outage: Locator) -> None:
