@@ -15,6 +15,7 @@ from .helpers import (
     OUTAGE_COMPARISON,
     comparison,
     log_labels,
+    message,
     open_playground,
     press,
     wire,
@@ -47,9 +48,23 @@ def opened(figure: Locator) -> Locator:
     return figure.locator(".seq-detail")
 
 
-def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
-    press(outage, "Take a model turn", 1)
-    press(outage, "B deploys a new tool", 2)
+def test_the_wire_list_and_one_arrow_per_frame_in_both_eras_read_by_keyboard(outage: Locator) -> None:
+    """The list under the diagram is drawn when it is opened: opened after some presses it shows the
+    last press's frames, and while it is open each press redraws it. Then, back on B's deploy (two
+    presses undone), an arrow per frame in both eras, and the keyboard reads every frame."""
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "Take a model turn", 2)
+    listed = wire(outage).get_by_role("group").get_by_role("listitem")
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
+    expect(listed).to_have_count(arrows(modern).count())
+    expect(listed.first).to_contain_text("tools/call")
+    # Pressed with the wire's tab on view (the helper would read the log's tab).
+    outage.get_by_role("button", name="A dies", exact=True).click()
+    expect(listed.first).not_to_contain_text("tools/call")
+    expect(listed).to_have_count(arrows(modern).count())
+    for steps in (3, 2):  # back to B's deploy: the start and step 1
+        outage.get_by_role("button", name="Undo").click()
+        expect(log_labels(outage)).to_have_count(steps)
     # The comparison's count of each era's wire messages (its tab, then the wire's).
     cmp = comparison(outage, OUTAGE_COMPARISON)
     said = [
@@ -76,100 +91,8 @@ def test_one_arrow_per_frame_in_both_eras(outage: Locator) -> None:
             arrow = arrows(figure).nth(i)
             shown = " ".join(arrow.inner_text().split())
             expect(arrow).to_have_accessible_name(re.compile("^" + re.escape(shown) + ": "))
-
-
-def test_the_wire_list_opened_late_or_left_open_shows_the_step_on_view(outage: Locator) -> None:
-    """The list under the diagram is drawn when it is opened: opened after some presses it shows the
-    last press's frames, and while it is open each press redraws it."""
-    press(outage, "B deploys a new tool", 1)
-    press(outage, "Take a model turn", 2)
-    listed = wire(outage).get_by_role("group").get_by_role("listitem")
-    modern = diagram(outage, "Modern (2026-07-28): this playground")
-    expect(listed).to_have_count(arrows(modern).count())
-    expect(listed.first).to_contain_text("tools/call")
-    # Pressed with the wire's tab on view (the helper would read the log's tab).
-    outage.get_by_role("button", name="A dies", exact=True).click()
-    expect(listed.first).not_to_contain_text("tools/call")
-    expect(listed).to_have_count(arrows(modern).count())
-
-
-def test_the_host_built_error_is_drawn_apart_and_labelled(outage: Locator) -> None:
-    press(outage, "Take a model turn", 1)
-    press(outage, "A dies", 2)
-    press(outage, "Take a model turn", 3)
-    modern = diagram(outage, "Modern (2026-07-28): this playground")
-    built = modern.get_by_role("button", name=re.compile("built by the host, not on the wire"))
-    expect(built).to_have_count(1)
-    expect(built).to_contain_text("built by the host, not on the wire")
-    expect(built).to_contain_text("isError")
-    # It is for the model: the box reaches the model's lane, as an arrow to it would.
-    model = modern.locator(".seq-lane-head").filter(has_text=re.compile("^model$"))
-    box, lane = built.bounding_box(), model.bounding_box()
-    assert box and lane and box["x"] + box["width"] >= lane["x"] + lane["width"] / 2, (box, lane)
-    built.click()
-    detail = opened(modern).get_by_text(re.compile("^Frame \\d+ of \\d+: host → model · built by the host"))
-    expect(detail).to_be_visible()
-    expect(modern).to_contain_text('"isError": true')
-
-
-def test_a_chosen_frame_opens_under_its_arrow_and_closes_again(outage: Locator) -> None:
-    """The frame is read where it was chosen: between its arrow and the next one, not under the whole
-    diagram; choosing the same arrow again puts it away."""
-    press(outage, "Take a model turn", 1)
-    press(outage, "A dies", 2)
-    press(outage, "Take a model turn", 3)
-    modern = diagram(outage, "Modern (2026-07-28): this playground")
-    chosen, after = arrows(modern).nth(1), arrows(modern).nth(2)
-    chosen.click()
-    detail = opened(modern).get_by_text(re.compile(r"^Frame 2 of \d+: host → B"))
-    expect(detail).to_be_visible()
-    top, below, next_top = detail.bounding_box()["y"], chosen.bounding_box(), after.bounding_box()["y"]
-    assert below["y"] + below["height"] <= top < next_top, (below, top, next_top)
-    expect(modern).to_contain_text('"method": "tools/call"')
-    # Said where a screen reader hears it: a live region that stays put (the detail itself moves).
-    live = modern.locator("[aria-live]")
-    expect(live).to_have_count(1)
-    expect(live).to_have_text(re.compile(r"^Frame 2 of \d+: host → B"))
-    assert not live.evaluate("(el) => el.closest('.seq-grid')")
-    chosen.click()
-    expect(chosen).to_have_attribute("aria-expanded", "false")
-    expect(detail).to_have_count(0)
-    expect(modern).not_to_contain_text('"jsonrpc"')
-    expect(modern).to_contain_text("Choose an arrow")
-
-
-def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(page: Page) -> None:
-    tries: list[str] = []
-    refusing = [True]
-
-    def refuse_until_told(route) -> None:
-        tries.append(route.request.url)
-        if refusing[0]:
-            route.abort()
-        else:
-            route.continue_()
-
-    page.route("**/js/diagram.js*", refuse_until_told)
-    outage = open_playground(page, OUTAGE, TITLE)
-    press(outage, "A dies", 1)
-    expect(wire_region(outage)).to_contain_text("The diagram could not be loaded")
-    refusing[0] = False
-    press(outage, "A is back", 2)
-    expect(arrows(diagram(outage, "Modern (2026-07-28): this playground"))).not_to_have_count(0)
-    assert len(set(tries)) == len(tries) >= 2, tries  # each try under an address of its own
-
-
-def test_stream_ends_are_marked(outage: Locator) -> None:
-    press(outage, "A dies", 1)
-    modern = diagram(outage, "Modern (2026-07-28): this playground")
-    expect(modern.get_by_role("button", name=re.compile("stream (closed|dropped|eof)"))).not_to_have_count(0)
-    expect(modern).to_contain_text("seen by the host, not on the wire")
-
-
-def test_keyboard_reads_every_frame(outage: Locator) -> None:
+    # The keyboard reads every frame of the same step.
     page = outage.page
-    press(outage, "B deploys a new tool", 1)
-    modern = diagram(outage, "Modern (2026-07-28): this playground")
     first = arrows(modern).first
     first.focus()
     expect(first).to_be_focused()
@@ -193,43 +116,67 @@ def test_keyboard_reads_every_frame(outage: Locator) -> None:
     expect(items.first).to_contain_text(" to ")
 
 
-def test_the_diagram_scrolls_inside_itself_at_375(browser: Browser, base_url: str) -> None:
-    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
-    section = open_playground(page, OUTAGE, TITLE)
-    press(section, "Add server C", 1)
-    press(section, "Take a model turn", 2)
-    modern = diagram(section, "Modern (2026-07-28): this playground")
-    expect(arrows(modern).first).to_be_attached()
-    assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    wide = modern.evaluate(
-        "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
-    )
-    assert wide[0] > wide[1], "four lanes do not fit 375 px: the diagram scrolls inside its own box"
-    page.close()
+def test_a_chosen_frame_opens_under_its_arrow_and_the_host_built_error_is_apart(outage: Locator) -> None:
+    """The ends of A's stream are marked when A dies. After the model's next turn a chosen frame is read
+    where it was chosen: between its arrow and the next one, not under the whole diagram; choosing the
+    same arrow again puts it away. The error the host builds for the model is drawn apart, labelled."""
+    press(outage, "Take a model turn", 1)
+    press(outage, "A dies", 2)
+    modern = diagram(outage, "Modern (2026-07-28): this playground")
+    expect(modern.get_by_role("button", name=re.compile("stream (closed|dropped|eof)"))).not_to_have_count(0)
+    expect(modern).to_contain_text(message("wire.stream_end"))
+    press(outage, "Take a model turn", 3)
+    chosen, after = arrows(modern).nth(1), arrows(modern).nth(2)
+    chosen.click()
+    detail = opened(modern).get_by_text(re.compile(r"^Frame 2 of \d+: host → B"))
+    expect(detail).to_be_visible()
+    top, below, next_top = detail.bounding_box()["y"], chosen.bounding_box(), after.bounding_box()["y"]
+    assert below["y"] + below["height"] <= top < next_top, (below, top, next_top)
+    expect(modern).to_contain_text('"method": "tools/call"')
+    # Said where a screen reader hears it: a live region that stays put (the detail itself moves).
+    live = modern.locator("[aria-live]")
+    expect(live).to_have_count(1)
+    expect(live).to_have_text(re.compile(r"^Frame 2 of \d+: host → B"))
+    assert not live.evaluate("(el) => el.closest('.seq-grid')")
+    chosen.click()
+    expect(chosen).to_have_attribute("aria-expanded", "false")
+    expect(detail).to_have_count(0)
+    expect(modern).not_to_contain_text('"jsonrpc"')
+    expect(modern).to_contain_text("Choose an arrow")
+    # The host-built error of the same step is drawn apart and labelled.
+    built = modern.get_by_role("button", name=re.compile(re.escape(message("wire.host_built"))))
+    expect(built).to_have_count(1)
+    expect(built).to_contain_text(message("wire.host_built"))
+    expect(built).to_contain_text("isError")
+    # It is for the model: the box reaches the model's lane, as an arrow to it would.
+    model = modern.locator(".seq-lane-head").filter(has_text=re.compile("^model$"))
+    box, lane = built.bounding_box(), model.bounding_box()
+    assert box and lane and box["x"] + box["width"] >= lane["x"] + lane["width"] / 2, (box, lane)
+    built.click()
+    detail = opened(modern).get_by_text(re.compile("^Frame \\d+ of \\d+: host → model · built by the host"))
+    expect(detail).to_be_visible()
+    expect(modern).to_contain_text('"isError": true')
 
 
-@pytest.mark.parametrize("legacy", [False, True])
-def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str, legacy: bool) -> None:
-    """The host and two servers (lesson 2's playground) fit 375 px: every lane's name is read whole,
-    and so is every word, "notifications/initialized" of the legacy handshake included."""
-    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
-    section = open_playground(page, LESSON_2, "Misbehaving servers")
-    if legacy:  # the switch re-connects both servers: initialize, notifications/initialized, ...
-        section.get_by_role("radio", name="Legacy (2025-11-25)").check()
-        expect(log_labels(section).last).to_have_text(re.compile("^Step 1: "))
-        figure = diagram(section, "Legacy (2025-11-25): this playground")
-    else:
-        press(section, "Take a model turn", 1)  # calls on both servers
-        figure = diagram(section, "Modern (2026-07-28): this playground")
-    expect(arrows(figure).first).to_be_attached()
-    lanes = figure.evaluate("f => f.querySelectorAll('.seq-lane-head').length")
-    assert lanes == 3, lanes
-    wide = figure.evaluate(
-        "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
-    )
-    assert wide[0] <= wide[1], wide
-    assert figure.evaluate(BROKEN_WORDS) == []
-    page.close()
+def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(page: Page) -> None:
+    tries: list[str] = []
+    refusing = [True]
+
+    def refuse_until_told(route) -> None:
+        tries.append(route.request.url)
+        if refusing[0]:
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/js/diagram.js*", refuse_until_told)
+    outage = open_playground(page, OUTAGE, TITLE)
+    press(outage, "A dies", 1)
+    expect(wire_region(outage)).to_contain_text(message("diagram.failed"))
+    refusing[0] = False
+    press(outage, "A is back", 2)
+    expect(arrows(diagram(outage, "Modern (2026-07-28): this playground"))).not_to_have_count(0)
+    assert len(set(tries)) == len(tries) >= 2, tries  # each try under an address of its own
 
 
 # A run of text without a space or a slash that is drawn on more than one line was broken mid-word.
@@ -241,33 +188,74 @@ BROKEN_WORDS = """f => [...f.querySelectorAll('.seq-words')].flatMap(label => [.
       .map(m => m[0])))"""
 
 
-@pytest.mark.parametrize(
-    ("width", "lesson", "title", "buttons"),
-    [
-        (375, OUTAGE, TITLE, ["B deploys a new tool"]),  # notifications/tools/list_changed, then tools/list
-        (375, OUTAGE, TITLE, ["The model calls a tool on A", "A dies"]),  # the host-built error, one lane wide
-        (375, GATEWAYS, "A gateway in front", ["B fails its health check"]),  # list_changed between neighbours, 4 lanes
-        (1280, GATEWAYS, "A gateway in front", ["B fails its health check"]),
-    ],
-)
-def test_arrow_labels_break_between_words_never_inside_one(
-    browser: Browser, base_url: str, width: int, lesson: str, title: str, buttons: list[str]
-) -> None:
-    page = browser.new_page(viewport={"width": width, "height": 800}, base_url=base_url)
-    section = open_playground(page, lesson, title)
-    for step, label in enumerate(buttons, start=1):
-        press(section, label, step)
+def scroll_box(figure: Locator) -> list[int]:
+    """The scroll and client width of the box the diagram's grid scrolls in."""
+    return figure.evaluate(
+        "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
+    )
+
+
+def labels_break_between_words(section: Locator) -> None:
+    """In both eras the arrows have long labels (a slash or isError in them), and none of their words
+    is broken across lines."""
     for era in ("Legacy (2025-11-25)", "Modern (2026-07-28)"):
         figure = diagram(section, era)
         expect(arrows(figure).first).to_be_attached()
         labels = figure.evaluate("f => [...f.querySelectorAll('.seq-label')].map(l => l.textContent)")
         assert any("/" in label or "isError" in label for label in labels), labels
         assert figure.evaluate(BROKEN_WORDS) == [], era
-    if width >= 1280:  # four lanes fit half of a wide screen: no sideways scroll needed for the words
-        wide = diagram(section, "Modern (2026-07-28)").evaluate(
-            "f => { const s = f.querySelector('.seq-grid').parentElement; return [s.scrollWidth, s.clientWidth]; }"
-        )
-        assert wide[0] <= wide[1], wide
+
+
+def reset(section: Locator) -> None:
+    section.get_by_role("button", name="Reset").click()
+    expect(log_labels(section)).to_have_count(1)
+
+
+def test_the_first_lessons_diagram_on_a_phone(browser: Browser, base_url: str) -> None:
+    """At 375 px: arrow labels break between words, never inside one, for
+    notifications/tools/list_changed then tools/list, and for the host-built error one lane wide; with
+    four lanes (C added) the diagram scrolls inside its own box, the page does not."""
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    section = open_playground(page, OUTAGE, TITLE)
+    press(section, "B deploys a new tool", 1)
+    labels_break_between_words(section)
+    reset(section)
+    press(section, "The model calls a tool on A", 1)
+    press(section, "A dies", 2)
+    labels_break_between_words(section)
+    reset(section)
+    press(section, "Add server C", 1)
+    press(section, "Take a model turn", 2)
+    modern = diagram(section, "Modern (2026-07-28): this playground")
+    expect(arrows(modern).first).to_be_attached()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    wide = scroll_box(modern)
+    assert wide[0] > wide[1], "four lanes do not fit 375 px: the diagram scrolls inside its own box"
+    page.close()
+
+
+def three_lanes_fit(figure: Locator) -> None:
+    expect(arrows(figure).first).to_be_attached()
+    lanes = figure.evaluate("f => f.querySelectorAll('.seq-lane-head').length")
+    assert lanes == 3, lanes
+    wide = scroll_box(figure)
+    assert wide[0] <= wide[1], wide
+    assert figure.evaluate(BROKEN_WORDS) == []
+
+
+def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None:
+    """The host and two servers (lesson 2's playground) fit 375 px: every lane's name is read whole,
+    and so is every word, after a model turn (calls on both servers) and in the legacy era's handshake
+    ("notifications/initialized" included)."""
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    section = open_playground(page, LESSON_2, "Misbehaving servers")
+    press(section, "Take a model turn", 1)  # calls on both servers
+    three_lanes_fit(diagram(section, "Modern (2026-07-28): this playground"))
+    reset(section)
+    # The switch re-connects both servers: initialize, notifications/initialized, ...
+    section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(log_labels(section).last).to_have_text(re.compile("^Step 1: "))
+    three_lanes_fit(diagram(section, "Legacy (2025-11-25): this playground"))
     page.close()
 
 
@@ -281,20 +269,22 @@ CROSSED_WORDS = """f => {
 }"""
 
 
-@pytest.mark.parametrize(
-    ("lesson", "title", "button"),
-    [
-        # Four lanes: list_changed between neighbours, its words reaching over both lanes' lines (the
-        # two-lane diagrams of the other lessons fit their words between their lanes at this width).
-        (GATEWAYS, "A gateway in front", "B fails its health check"),
-    ],
-)
-def test_no_lane_line_runs_through_an_arrows_words(
-    browser: Browser, base_url: str, lesson: str, title: str, button: str
-) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, base_url=base_url, reduced_motion="reduce")
-    section = open_playground(page, lesson, title)
-    press(section, button, 1)
+def test_the_gateways_diagram_at_375_and_1280(browser: Browser, base_url: str) -> None:
+    """Four lanes, list_changed between neighbours (B fails its health check): at 375 px and, the window
+    widened, at 1280 px, arrow labels break between words, never inside one; at 1280 px four lanes fit
+    half the screen (no sideways scroll needed for the words) and no lane's line runs through an arrow's
+    words, whose words reach over both lanes' lines (the two-lane diagrams of the other lessons fit
+    their words between their lanes at this width)."""
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url, reduced_motion="reduce")
+    section = open_playground(page, GATEWAYS, "A gateway in front")
+    press(section, "B fails its health check", 1)
+    labels_break_between_words(section)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function("() => window.innerWidth === 1280")
+    labels_break_between_words(section)
+    wide = scroll_box(diagram(section, "Modern (2026-07-28)"))
+    assert wide[0] <= wide[1], wide
+
     figures = wire_region(section).get_by_role("figure")
     expect(arrows(figures.first).or_(arrows(figures.last)).first).to_be_visible()
     page.mouse.move(0, 0)  # no arrow hovered

@@ -27,9 +27,11 @@ def fetched(page: Page) -> list[str]:
     return names
 
 
-def test_a_page_on_its_own_leaves_the_frame_and_progress_code_until_used(page: Page) -> None:
+def test_a_page_on_its_own_leaves_code_and_views_until_used(page: Page) -> None:
+    """The frame and progress code is fetched when used; then a press leaves the tabs off view until
+    they are chosen."""
     names = fetched(page)
-    open_playground(page, OUTAGE, TITLE)
+    outage = open_playground(page, OUTAGE, TITLE)
     page.wait_for_load_state("networkidle")
     assert "app.js" in names and "playground.js" in names
     for name in LATER:
@@ -47,6 +49,17 @@ def test_a_page_on_its_own_leaves_the_frame_and_progress_code_until_used(page: P
     expect(page.get_by_role("status").filter(has_text="downloading")).to_be_visible()
     assert "startover.js" in names and "progress-file.js" in names
     assert "embed.js" not in names
+
+    press(outage, "Take a model turn", 1)
+    press(outage, "A dies", 2)
+    # The two eras and the wire were not on view: chosen now, they show the step on view.
+    show_tab(outage, "Both eras")
+    expect(outage.get_by_role("tabpanel", name="Both eras")).to_contain_text("A's process died")
+    wire = wire_region(outage)
+    expect(wire.get_by_role("figure")).to_have_count(2)
+    # With the wire on view, the next press redraws it at once: A's return crosses the wire.
+    press(outage, "A is back", 3)
+    expect(wire.get_by_role("figure").first).to_contain_text("initialize")
 
 
 @pytest.fixture
@@ -78,17 +91,3 @@ def test_a_framed_page_fetches_embed_js_and_reports_to_its_portal(page: Page, po
     page.wait_for_function("window.received.some((m) => m.context === 'lesson' && m.action === 'ready')")
     page.wait_for_function("window.received.some((m) => m.context === 'h5p' && m.action === 'hello')")
     assert "embed.js" in names
-
-
-def test_the_tabs_off_view_show_the_step_on_view_when_chosen(page: Page) -> None:
-    outage = open_playground(page, OUTAGE, TITLE)
-    press(outage, "Take a model turn", 1)
-    press(outage, "A dies", 2)
-    # The two eras and the wire were not on view: chosen now, they show the step on view.
-    show_tab(outage, "Both eras")
-    expect(outage.get_by_role("tabpanel", name="Both eras")).to_contain_text("A's process died")
-    wire = wire_region(outage)
-    expect(wire.get_by_role("figure")).to_have_count(2)
-    # With the wire on view, the next press redraws it at once: A's return crosses the wire.
-    press(outage, "A is back", 3)
-    expect(wire.get_by_role("figure").first).to_contain_text("initialize")
