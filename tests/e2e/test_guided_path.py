@@ -22,6 +22,11 @@ pytestmark = pytest.mark.e2e
 
 PANELS = load_panels(default_root())
 SCRIPTS = load_scripts(default_root()).values()
+VERDICTS = ("right", "wrong", "none")
+# A prediction's verdict, whichever it is: the start of each of the three messages, from the catalogue.
+VERDICT = re.compile(
+    "^(" + "|".join(re.escape(message(f"predict.{v}", right="", picked="").split(":")[0]) for v in VERDICTS) + ")"
+)
 SIZES = {"1280": (1280, 800), "375": (375, 812)}
 # Each playground is walked once, at one size; the outage (whose marks, reveals and cost carry the most
 # colour and the most to keep in view) at both sizes and in both themes. What the walk presses and reaches
@@ -129,7 +134,7 @@ class Moment:
             assert in_view(page, prompt.get_by_role("heading")), f"moment {n}: the prompt is out of view"
         for q in pg.predictions:
             question = prediction(section, pg, q.button)
-            result = question.get_by_text(re.compile("^(Your prediction was right|Not quite|You did not pick)"))
+            result = question.get_by_text(VERDICT)
             if q.button in pressed and q.button in self.asked:
                 expect(result).to_be_visible()
                 assert in_view(page, result), f"moment {n}: the reveal is out of view"
