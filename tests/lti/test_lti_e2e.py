@@ -1,7 +1,6 @@
 """LTI 1.3 in Chromium, against the test platform on loopback: the platform's course page on
 http://localhost:P frames the tool on http://127.0.0.1:T (another site), in a profile that blocks
-third-party cookies (Chromium's own setting, as in tests/embed). One such browser and one platform per
-test: the flows run one after another in it, each launch on a page of its own."""
+third-party cookies (Chromium's own setting, as in tests/embed)."""
 
 from __future__ import annotations
 
@@ -23,20 +22,7 @@ def _no_axe_violations(page) -> None:
     assert results.violations_count == 0, results.generate_report()
 
 
-def _framed_page_passes_axe(page, tool: str, heading: str) -> None:
-    """axe reads the page it is given, not a cross-site frame: the frame's document is checked as a
-    page of the tool's own origin."""
-    expect(page.frame_locator("iframe[title='Lesson']").get_by_role("heading", name=heading)).to_be_visible()
-    html = next(f for f in page.frames if f.url.startswith(tool)).content()
-    alone = page.context.new_page()
-    alone.goto(f"{tool}/lti/jwks")
-    alone.set_content(html)
-    expect(alone.get_by_role("heading", name=heading)).to_be_visible()
-    _no_axe_violations(alone)
-    alone.close()
-
-
-def test_a_launch_without_cookies_sends_its_score_deep_linking_returns_and_refusals_stop(blocking_context, live):
+def test_a_launch_in_a_cross_site_frame_without_cookies_and_the_score_arrives(blocking_context, live):
     lti = live()
     page = blocking_context.new_page()
     seen: list[Request] = []
@@ -52,7 +38,6 @@ def test_a_launch_without_cookies_sends_its_score_deep_linking_returns_and_refus
     quiz = frame.get_by_role("region", name="Quick check questions")
     grade = frame.get_by_role("complementary", name="Your grade in the course")
     expect(grade).to_be_visible()
-    _framed_page_passes_axe(page, lti.tool, "Your grade in the course")
 
     def check(n: int):
         return quiz.get_by_role("button", name=re.compile("Check answer")).nth(n)
@@ -73,40 +58,6 @@ def test_a_launch_without_cookies_sends_its_score_deep_linking_returns_and_refus
     (score,) = lti.platform.received.wait_for("scores", 1)
     assert (score["scoreGiven"], score["scoreMaximum"], score["userId"]) == (1, 2, "learner-1")
 
-    # Deep linking, round trip.
-    page.close()
-    page = blocking_context.new_page()
-    page.goto(course_url(lti.platform, storage="1", kind="deeplink"))
-    frame = page.frame_locator("iframe[title='Lesson']")
-    expect(frame.get_by_role("heading", name="Choose lessons for your course")).to_be_visible()
-    _framed_page_passes_axe(page, lti.tool, "Choose lessons for your course")
-    frame.get_by_role("checkbox", name="Fixture one").check()
-    frame.get_by_role("checkbox", name=re.compile("Allow retakes")).check()
-    frame.get_by_role("button", name="Add to the course").click()
-    expect(frame.get_by_role("heading", name="Added to the course")).to_be_visible()
-    expect(frame.get_by_role("listitem")).to_have_text(["Fixture one"])
-    (item,) = lti.platform.received.wait_for("content_items", 1)
-    assert item["custom"] == {"lesson": "first", "retakes": "1"}
-    assert item["lineItem"]["scoreMaximum"] == 2 and item["data"] == "platform-data-1"
-
-    # A state the platform does not hold stops the launch.
-    page.close()
-    page = blocking_context.new_page()
-    urls: list[str] = []
-    page.on("request", lambda request: urls.append(request.url))
-    page.goto(course_url(lti.platform, storage="tamper", lesson="first"))
-    frame = page.frame_locator("iframe[title='Lesson']")
-    expect(frame.get_by_role("main").get_by_role("status")).to_have_text(translate("en", "js.lti.mismatch"))
-    expect(frame.get_by_role("heading", name="Checking the launch")).to_be_visible()
-    assert f"{lti.tool}/lti/launch/verified" not in urls
-
-    # A login from a platform the tool does not know is refused, on a page that passes axe.
-    page.close()
-    refused = blocking_context.new_page()
-    refused.goto(f"{lti.tool}/lti/login?iss=https://unknown.example&login_hint=x")
-    expect(refused.get_by_role("heading", name="This launch was refused")).to_be_visible()
-    _no_axe_violations(refused)
-
 
 def test_without_platform_storage_the_lesson_opens_in_a_window_of_its_own(blocking_context, live):
     """No storage offered and no cookie in the frame: the page says so and opens the launch in a new
@@ -122,8 +73,58 @@ def test_without_platform_storage_the_lesson_opens_in_a_window_of_its_own(blocki
     expect(popup.get_by_role("heading", name="Fixture one", level=1)).to_be_visible()
 
 
-# Its own test, on a page of its own: sharing one browser with the test above, the two windows' launches
-# once left a page waiting with no end under pytest-xdist.
+def test_deep_linking_round_trip(blocking_context, live):
+    lti = live()
+    page = blocking_context.new_page()
+    page.goto(course_url(lti.platform, storage="1", kind="deeplink"))
+    frame = page.frame_locator("iframe[title='Lesson']")
+    expect(frame.get_by_role("heading", name="Choose lessons for your course")).to_be_visible()
+    frame.get_by_role("checkbox", name="Fixture one").check()
+    frame.get_by_role("checkbox", name=re.compile("Allow retakes")).check()
+    frame.get_by_role("button", name="Add to the course").click()
+    expect(frame.get_by_role("heading", name="Added to the course")).to_be_visible()
+    expect(frame.get_by_role("listitem")).to_have_text(["Fixture one"])
+    (item,) = lti.platform.received.wait_for("content_items", 1)
+    assert item["custom"] == {"lesson": "first", "retakes": "1"}
+    assert item["lineItem"]["scoreMaximum"] == 2 and item["data"] == "platform-data-1"
+
+
+def _framed_page_passes_axe(page, tool: str, heading: str) -> None:
+    """axe reads the page it is given, not a cross-site frame: the frame's document is checked as a
+    page of the tool's own origin."""
+    expect(page.frame_locator("iframe[title='Lesson']").get_by_role("heading", name=heading)).to_be_visible()
+    html = next(f for f in page.frames if f.url.startswith(tool)).content()
+    alone = page.context.new_page()
+    alone.goto(f"{tool}/lti/jwks")
+    alone.set_content(html)
+    expect(alone.get_by_role("heading", name=heading)).to_be_visible()
+    _no_axe_violations(alone)
+
+
+def test_the_lti_pages_pass_axe(page, live):
+    lti = live()
+    page.goto(course_url(lti.platform, storage="1", kind="deeplink"))
+    _framed_page_passes_axe(page, lti.tool, "Choose lessons for your course")
+    page.goto(course_url(lti.platform, storage="1", lesson="first"))
+    _framed_page_passes_axe(page, lti.tool, "Your grade in the course")
+    refused = page.context.new_page()
+    refused.goto(f"{lti.tool}/lti/login?iss=https://unknown.example&login_hint=x")
+    expect(refused.get_by_role("heading", name="This launch was refused")).to_be_visible()
+    _no_axe_violations(refused)
+
+
+def test_a_state_the_platform_does_not_hold_stops_the_launch(blocking_context, live):
+    lti = live()
+    page = blocking_context.new_page()
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url))
+    page.goto(course_url(lti.platform, storage="tamper", lesson="first"))
+    frame = page.frame_locator("iframe[title='Lesson']")
+    expect(frame.get_by_role("main").get_by_role("status")).to_have_text(translate("en", "js.lti.mismatch"))
+    expect(frame.get_by_role("heading", name="Checking the launch")).to_be_visible()
+    assert f"{lti.tool}/lti/launch/verified" not in seen
+
+
 def test_platform_storage_that_does_not_answer_offers_a_window_of_its_own(blocking_context, live):
     lti = live()
     page = blocking_context.new_page()
