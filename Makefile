@@ -6,9 +6,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 WORKERS ?= 0
 LEARNERS ?= 1000
-# pytest-xdist processes for `make test`: one by default (on 2 cores, three processes and their Chromiums
-# load the machine so much that browser tests time out); TEST_WORKERS=3 on a machine with cores to spare.
-TEST_WORKERS ?= 0
+# pytest-xdist processes for `make test`: two, one of which runs every browser test in turn (one Chromium at
+# a time: tests/conftest.py) while the other runs the rest; TEST_WORKERS=0 runs everything on one process.
+TEST_WORKERS ?= 2
 
 .PHONY: serve test check lint bench chromium redis nginx clean
 

@@ -414,8 +414,13 @@ def test_dark_theme_prints_light_applies_and_persists(page: Page) -> None:
     code = page.get_by_role("main").locator("p code").first
     screen = code.evaluate("c => getComputedStyle(c).backgroundColor")
     page.emulate_media(media="print", color_scheme="dark")
-    ink, paper = code.evaluate("c => [getComputedStyle(c).color, getComputedStyle(c).backgroundColor]")
-    assert paper != screen, "the dark theme did not apply on screen: the test covers nothing"
+    # Read once the print styles apply (the emulation reaches the page's styles on its own time); were the
+    # code's background the same on screen and in print, the dark theme did not apply and this waits out.
+    ink, paper = page.wait_for_function(
+        """([c, screen]) => { const s = getComputedStyle(c);
+                              return s.backgroundColor !== screen && [s.color, s.backgroundColor]; }""",
+        arg=[code.element_handle(), screen],
+    ).json_value()
 
     def level(rgb: str) -> float:
         return sum(float(x) for x in re.findall(r"[\d.]+", rgb)[:3]) / 3
