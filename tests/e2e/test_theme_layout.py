@@ -5,11 +5,13 @@ axe violations in either theme are checked page by page in test_pages.py, on the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lesson.i18n import translate
 
@@ -367,11 +369,16 @@ def theme_radio(page: Page, name: str):
     return page.get_by_role("group", name="Theme").get_by_role("radio", name=name, exact=True)
 
 
-def background_is_dark(page: Page) -> bool:
-    """The main column's background, by luminance."""
-    rgb = page.evaluate("getComputedStyle(document.querySelector('main')).backgroundColor")
-    r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
-    return (0.2126 * r + 0.7152 * g + 0.0722 * b) < 128
+def background_is_dark(page: Page, dark: bool = True) -> bool:
+    """Whether the main column's background is dark (by luminance), as ``dark`` expects once the page's
+    styles have caught up with a change of theme or emulated media (they do on the page's own time):
+    waits for that, then answers; past the wait it answers as it is."""
+    luminance = """() => { const [r, g, b] = getComputedStyle(document.querySelector('main')).backgroundColor
+                             .match(/[\\d.]+/g).slice(0, 3).map(Number);
+                           return 0.2126 * r + 0.7152 * g + 0.0722 * b; }"""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => (({luminance})() < 128) === {'true' if dark else 'false'}", timeout=5_000)
+    return page.evaluate(luminance) < 128
 
 
 def test_the_theme_switch(page: Page) -> None:
@@ -386,7 +393,7 @@ def test_the_theme_switch(page: Page) -> None:
     expect(page.locator("html")).not_to_have_attribute("data-theme", re.compile("."))
     assert background_is_dark(page)
     page.emulate_media(color_scheme="light")
-    assert not background_is_dark(page)
+    assert not background_is_dark(page, dark=False)
 
     page.emulate_media(forced_colors="active")
     background = "el => getComputedStyle(el.closest('label')).backgroundColor"
@@ -394,8 +401,12 @@ def test_the_theme_switch(page: Page) -> None:
     chosen = theme_radio(page, "Auto").evaluate(background)
     assert chosen != page_colour and not chosen.endswith(", 0)"), (chosen, page_colour)  # a fill that shows
     theme_radio(page, "Light").check()
-    assert theme_radio(page, "Light").evaluate(background) == chosen
-    assert theme_radio(page, "Auto").evaluate(background) != chosen
+    labels = group.locator("label")
+    # (the radio is found inside each label)
+    light = labels.filter(has=page.get_by_role("radio", name="Light", exact=True))
+    auto = labels.filter(has=page.get_by_role("radio", name="Auto", exact=True))
+    expect(light).to_have_css("background-color", chosen)
+    expect(auto).not_to_have_css("background-color", chosen)
     expect(group).to_be_visible()
     page.emulate_media(forced_colors="none")
 
@@ -432,7 +443,7 @@ def test_dark_theme_prints_light_applies_and_persists(page: Page) -> None:
     page.emulate_media(reduced_motion="no-preference")
     assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"
 
-    assert not background_is_dark(page)
+    assert not background_is_dark(page, dark=False)
     theme_radio(page, "Dark").check()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     assert background_is_dark(page)
@@ -450,7 +461,7 @@ def test_dark_theme_prints_light_applies_and_persists(page: Page) -> None:
     page.emulate_media(color_scheme="dark")
     page.reload()
     expect(theme_radio(page, "Light")).to_be_checked()
-    assert not background_is_dark(page)
+    assert not background_is_dark(page, dark=False)
 
 
 def test_theme_switch_works_when_storage_is_refused(browser: Browser, base_url: str) -> None:
