@@ -96,14 +96,6 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     return args
 
 
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args: dict) -> dict:
-    """Pages open in reduced motion: a press's answer scrolls its changes into view, smoothly otherwise,
-    and a click aimed while that scroll runs can land beside its button. Tests of the smooth scroll
-    itself ask for it (``emulate_media(reduced_motion="no-preference")``)."""
-    return {**browser_context_args, "reduced_motion": "reduce"}
-
-
 @pytest.fixture
 def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path):
     """Chromium with its own "block third-party cookies" setting on, which also refuses third-party

@@ -82,10 +82,7 @@ def open_playground(page: Page, path: str, title: str) -> Locator:
 
 def press(section: Locator, label: str, step: int) -> None:
     """Press one event button and wait until the log holds that step as its newest entry. The log is read
-    whichever tab is on view (a test reading the wire or the two eras keeps its tab through a press).
-    Presses are made in reduced motion: an answer scrolls its changes into view, smoothly otherwise, and
-    the next click aimed while that scroll runs can land beside its button."""
-    section.page.emulate_media(reduced_motion="reduce")
+    whichever tab is on view (a test reading the wire or the two eras keeps its tab through a press)."""
     section.get_by_role("button", name=label, exact=True).click()
     newest = section.locator('[data-region="log"] li.step > p.step-label').last
     expect(newest).to_have_text(re.compile(rf"^Step {step}: "))

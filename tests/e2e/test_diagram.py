@@ -219,7 +219,9 @@ def test_the_first_lessons_diagram_on_a_phone(browser: Browser, base_url: str) -
     """At 375 px: arrow labels break between words, never inside one, for
     notifications/tools/list_changed then tools/list, and for the host-built error one lane wide; with
     four lanes (C added) the diagram scrolls inside its own box, the page does not."""
-    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    # Reduced motion: several presses in a row on a phone, each answer scrolling its changes into view; a
+    # click aimed while a smooth scroll runs can land beside its button.
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url, reduced_motion="reduce")
     section = open_playground(page, OUTAGE, TITLE)
     press(section, "B deploys a new tool", 1)
     labels_break_between_words(section)
