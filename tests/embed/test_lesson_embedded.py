@@ -5,11 +5,9 @@ configured origin may frame the lesson is the served CSP: tests/embed/test_embed
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from lesson.portal import xapi
 from tests.threads import serve_in_thread
 
 from ..e2e.helpers import do_task, message
+from .conftest import site_and_app
 from .test_embed_e2e import parent_snippet
 
 pytestmark = pytest.mark.e2e
@@ -52,31 +51,13 @@ def portal_page(folder: Path, lesson_url: str, app: str, name: str = "portal.htm
 def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(portal page URL, app URL): the app allows the portal's origin, and only it. One for the module:
     the tests only read it, each in a browser context of its own."""
-    from lesson.web import create_app
-    from lesson.web.server import make_dev_server
-
     folder = tmp_path_factory.mktemp("portal")
-    site = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(folder)))
-    origin = f"http://127.0.0.1:{site.server_port}"
-    server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
-    app = f"http://127.0.0.1:{server.server_port}"
-    for one in (site, server):
-        serve_in_thread(one)
-    portal_page(folder, f"{app}/embed/{SLUG}", app)
-    # localhost and 127.0.0.1 are different sites: on this page the lesson frame is third-party.
-    cross = app.replace("127.0.0.1", "localhost")
-    portal_page(folder, f"{cross}/embed/{SLUG}", cross, name="cross-site.html")
-    yield f"{origin}/portal.html", app
-    for one in (site, server):
-        one.shutdown()
-    site.server_close()
-
-
-class QuietFiles(SimpleHTTPRequestHandler):
-    """A static file server that keeps its request log to itself."""
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
-        pass
+    with site_and_app(folder) as (origin, app):
+        portal_page(folder, f"{app}/embed/{SLUG}", app)
+        # localhost and 127.0.0.1 are different sites: on this page the lesson frame is third-party.
+        cross = app.replace("127.0.0.1", "localhost")
+        portal_page(folder, f"{cross}/embed/{SLUG}", cross, name="cross-site.html")
+        yield f"{origin}/portal.html", app
 
 
 def refuse_storage(context: BrowserContext, app: str) -> None:

@@ -4,14 +4,12 @@ data; a returning learner (in a fresh browser) gets the answers back from that d
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import re
 import shutil
 import zipfile
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -19,9 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from lesson.portal import scorm
-from tests.threads import serve_in_thread
 
-from .test_lesson_embedded import QUESTIONS, SLUG, QuietFiles, answer_all, held_answer
+from .conftest import site_and_app
+from .test_lesson_embedded import QUESTIONS, SLUG, answer_all, held_answer
 
 pytestmark = pytest.mark.e2e
 HERE = Path(__file__).parent
@@ -31,22 +29,11 @@ HERE = Path(__file__).parent
 def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The test LMS page and the package on one origin; the app allows exactly that origin. One for the
     module: the LMS keeps what it records in the page, and each test has a page of its own."""
-    from lesson.web import create_app
-    from lesson.web.server import make_dev_server
-
     folder = tmp_path_factory.mktemp("lms")
     shutil.copy(HERE / "pages" / "lms.html", folder / "lms.html")
-    site = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(folder)))
-    origin = f"http://127.0.0.1:{site.server_port}"
-    server = make_dev_server("127.0.0.1", 0, create_app({"SECRET_KEY": "t", "EMBED_ORIGINS": origin}))
-    app = f"http://127.0.0.1:{server.server_port}"
-    for one in (site, server):
-        serve_in_thread(one)
-    zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "An outage", app))).extractall(folder / "pkg")
-    yield f"{origin}/lms.html"
-    for one in (site, server):
-        one.shutdown()
-    site.server_close()
+    with site_and_app(folder) as (origin, app):
+        zipfile.ZipFile(io.BytesIO(scorm.build_package(SLUG, "An outage", app))).extractall(folder / "pkg")
+        yield f"{origin}/lms.html"
 
 
 def test_the_real_lesson_reports_to_the_lms_and_resumes(page: Page, browser: Browser, lms: str) -> None:

@@ -3,6 +3,7 @@ every one of them killed when a test ends, passed or failed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -42,6 +43,26 @@ def live_children(proc: psutil.Process) -> list[psutil.Process]:
         except psutil.NoSuchProcess:
             continue
     return out
+
+
+@contextlib.contextmanager
+def live_outage(era: str, locale: str | None = None) -> Iterator[Any]:
+    """The outage playground on real SDK servers, in process; every server process is killed when the
+    block ends, and none may be left."""
+    from lesson.web import create_app
+
+    app = create_app({"SECRET_KEY": "t", "LIVE": True})
+    registry = app.extensions["lesson.live"]
+    panel = app.extensions["lesson"].panels["outage"]
+    pids: set[int] = set()
+    try:
+        pg = registry.open(panel, era) if locale is None else registry.open(panel, era, locale)
+        pids.update(r["pid"] for r in pg.opening["servers"])
+        yield pg
+    finally:
+        registry.close_all()
+        kill_all(list(pids))
+    assert not live_children(psutil.Process())
 
 
 def kill_all(pids: list[int]) -> None:

@@ -11,9 +11,8 @@ import pytest
 import websocket
 
 from lesson.i18n import catalogue
-from lesson.web import create_app
 
-from .conftest import kill_all, live_children
+from .conftest import live_children, live_outage
 
 WAIT = 60  # seconds: a live playground's start imports the SDK in each server process
 
@@ -34,17 +33,8 @@ def test_a_locale_with_no_catalogue_is_refused_and_starts_nothing(serve_app):
 @pytest.fixture
 def pseudo_playground():
     """The outage playground live, in the pseudo-locale (every catalogue sentence wrapped in ⟦…⟧)."""
-    app = create_app({"SECRET_KEY": "t", "LIVE": True})
-    registry = app.extensions["lesson.live"]
-    pids: set[int] = set()
-    try:
-        pg = registry.open(app.extensions["lesson"].panels["outage"], "modern", "pseudo")
-        pids.update(r["pid"] for r in pg.opening["servers"])
+    with live_outage("modern", "pseudo") as pg:
         yield pg
-    finally:
-        registry.close_all()
-        kill_all(list(pids))
-    assert not live_children(psutil.Process())
 
 
 def test_the_real_hosts_lines_and_the_simulated_ones_come_in_the_pages_locale(pseudo_playground):

@@ -4,28 +4,15 @@ nothing to the dead server. In-process, with every server process killed at the 
 
 from __future__ import annotations
 
-import psutil
 import pytest
 
-from lesson.web import create_app
-
-from .conftest import kill_all, live_children
+from .conftest import live_outage
 
 
 @pytest.fixture
 def live_playground():
-    app = create_app({"SECRET_KEY": "t", "LIVE": True})
-    registry = app.extensions["lesson.live"]
-    panel = app.extensions["lesson"].panels["outage"]
-    pids: set[int] = set()
-    try:
-        pg = registry.open(panel, "legacy")
-        pids.update(r["pid"] for r in pg.opening["servers"])
+    with live_outage("legacy") as pg:
         yield pg
-    finally:
-        registry.close_all()
-        kill_all(list(pids))
-    assert not live_children(psutil.Process())
 
 
 def methods(frames: list[dict], receiver: str | None = None) -> list[str]:
