@@ -1,6 +1,7 @@
 // Predict, then see: a question asked before a press. The learner picks an answer; the press itself
 // reveals what happens, and the explanation says why. A question with `data-predict-after` is asked
-// only right after that button's press (the moment it is about); any other press puts it away.
+// only right after that button's press (the moment it is about); any other press puts it away. Once
+// its answer has been shown, it is not asked again until the playground is reset.
 import { t } from "./i18n.js";
 export function mountPredictions(section) {
   const sets = [...section.querySelectorAll('[data-role="predict"]')];
@@ -33,6 +34,7 @@ export function mountPredictions(section) {
     set.style.setProperty("--t-what-happens", JSON.stringify(t("predict.what_happens")));
     set.querySelector(`input[value="${answer}"]`).parentElement.classList.add("right-answer");
     set.querySelector('[data-role="predict-result"]').hidden = false;
+    set.dataset.revealed = "";
     const why = set.querySelector('[data-role="predict-why"]');
     if (why) why.open = !window.matchMedia?.("(max-width: 59.99rem)").matches;
     // The reveal shows where the question was, in the stage beside the outcome it predicts: brought into
@@ -50,7 +52,8 @@ export function mountPredictions(section) {
       const picked = set && set.querySelector("input:checked");
       const byScenario = section.hasAttribute("data-scenario-driving");
       pending.push({ button: button.dataset.button, picked: picked ? picked.value : null, byScenario });
-    } else if (button.dataset.action === "undo" || button.dataset.action === "reset") pending.push({ button: "" });
+    } else if (button.dataset.action === "undo") pending.push({ button: "" });
+    else if (button.dataset.action === "reset") pending.push({ button: "", reset: true });
   });
   section.addEventListener("change", (event) => {
     if (event.target.closest('[data-role="era"], [data-role="variant"]')) pending.push({ button: "" });
@@ -60,13 +63,17 @@ export function mountPredictions(section) {
     const press = pending.shift();
     if (!press) return; // the first view, or a reconnect: nothing was pressed
     for (const set of sets) {
+      if (press.reset) delete set.dataset.revealed;
       const after = set.dataset.predictAfter;
       if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
         // A scenario's press does not answer for the learner: with no choice picked, the question
         // is left as it was, for a press of their own.
         if (press.picked || !press.byScenario) reveal(set, press.picked);
-      } else if (after && press.button === after) ask(set);
-      else if (after) set.hidden = true;
+      } else if (after && press.button === after) {
+        // Answered already (A back, then a turn): asking again would undo the reveal for nothing.
+        if ("revealed" in set.dataset) set.hidden = true;
+        else ask(set);
+      } else if (after) set.hidden = true;
     }
   });
 }

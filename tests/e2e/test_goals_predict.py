@@ -146,6 +146,15 @@ def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
     assert right.evaluate("el => getComputedStyle(el, '::after').content") not in ("none", "normal", "")
     # The reveal agrees with what the simulation did: the model got a result the host built.
     expect(wire(outage)).to_contain_text(message("wire.host_built"))
+    # Answered once, it is not asked again when its moment comes round; a reset asks it afresh.
+    press(outage, "A is back", 3)
+    press(outage, "The model calls a tool on A", 4)
+    expect(question).to_be_hidden()
+    outage.get_by_role("button", name="Reset").click()
+    expect(log_labels(outage)).to_have_count(1)
+    press(outage, "The model calls a tool on A", 1)
+    expect(question).to_be_visible()
+    expect(question.get_by_role("radio", checked=True)).to_have_count(0)
 
 
 def axe_in_both_themes(page: Page) -> None:
