@@ -110,6 +110,14 @@ def use_gateways(page: Page) -> None:
 
 def use_reference(page: Page) -> None:
     expect(page.get_by_role("heading", level=2, name="The messages, era by era")).to_be_visible()
+    # On a phone its tables fit the screen: the end of a column is not hidden in a sideways scroll.
+    size = page.viewport_size
+    resize(page, 375, 812)
+    tables = page.get_by_role("main").get_by_role("table").all()
+    assert tables, "the reference page has no table: the check covers nothing"
+    for table in tables:
+        assert table.evaluate("t => t.scrollWidth - t.clientWidth") <= 0, "a table scrolls sideways at 375 px"
+    resize(page, size["width"], size["height"])
 
 
 def use_moved(page: Page) -> None:
