@@ -51,6 +51,7 @@ const COUNTERS = [
   ["refetches", (n) => t("changes.refetches", { n })],
   ["wasted_refetches", (n) => t("changes.wasted", { n })],
   ["ignored_notifications", (n) => t("changes.ignored", { n })],
+  ["lost_answers", (n) => t("changes.lost_answers", { n })],
 ];
 
 export function diffCounters(before, after) {
