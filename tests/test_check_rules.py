@@ -73,6 +73,18 @@ def test_a_broken_rule_is_reported_at_its_line(root: Path, file: str, old: str, 
     says(problem, *facts)
 
 
+def test_a_walk_through_moment_that_says_too_much_is_reported(root: Path) -> None:
+    """A moment is read in a bar beside the changes it explains: a long one covers them on a phone."""
+    from lesson.content.limits import MAX_NARRATION_WORDS
+
+    script = root / "scenarios" / "story.yaml"
+    long = " ".join(["word"] * (MAX_NARRATION_WORDS + 1))
+    line = edit(script, '"Fixture narration two."', f'"{long}"')
+    (problem,) = found(root)
+    assert problem.startswith(f"{script}:{line}: ")
+    says(problem, f"at most {MAX_NARRATION_WORDS} words", f"{MAX_NARRATION_WORDS + 1}")
+
+
 def at(problems: list[str], path: Path, line: int) -> str:
     """The problems reported at ``path``'s ``line``, one a line."""
     return "\n".join(p for p in problems if p.startswith(f"{path}:{line}: "))

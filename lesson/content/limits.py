@@ -23,6 +23,8 @@ MAX_FEEDBACK_WORDS = 40
 MIN_CHOICE_SHARE = 0.7
 # A glossary definition is read in passing, from a link in the middle of a lesson.
 MAX_DEFINITION_WORDS = 45
+# A walk-through's moment is read beside the changes it explains, in a bar at the foot of a phone's screen.
+MAX_NARRATION_WORDS = 30
 
 
 def word_count(text: str) -> int:
@@ -52,6 +54,7 @@ __all__ = [
     "MAX_FEEDBACK_WORDS",
     "MIN_CHOICE_SHARE",
     "MAX_DEFINITION_WORDS",
+    "MAX_NARRATION_WORDS",
     "word_count",
     "estimate_minutes",
 ]

@@ -11,12 +11,13 @@ import contextlib
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from lesson.sim import Event, Start, advance, begin, view
 from lesson.sim.model import Strict
 
 from .goals import Condition, describe, holds
+from .limits import MAX_NARRATION_WORDS, word_count
 from .panels import (
     ID,
     AnyPanel,
@@ -44,8 +45,18 @@ class ScriptStep(Strict):
     events: Annotated[
         list[Event] | None, Field(description="several events this step plays in turn, instead of a press")
     ] = None
-    narration: Annotated[Label, Field(description="what the step shows, in a sentence or two, read beside it")]
+    narration: Annotated[
+        Label,
+        Field(description=f"what the step shows, read beside it: at most {MAX_NARRATION_WORDS} words"),
+    ]
     expect: Condition | None = Field(default=None, description="must hold after this step, or the replay fails")
+
+    @field_validator("narration")
+    @classmethod
+    def _short(cls, narration: str) -> str:
+        if (n := word_count(narration)) > MAX_NARRATION_WORDS:
+            raise ValueError(f"a narration has at most {MAX_NARRATION_WORDS} words; this one has {n}")
+        return narration
 
     @model_validator(mode="after")
     def _one_action(self) -> ScriptStep:
