@@ -191,6 +191,8 @@ def lesson_context(item: Any, answers: dict[str, str], seen: dict[str, str], sco
         "former": [m.slug for m in state.content.moved if any(_lands_on(p.to, slug) for p in m.parts)],
         # Its playground panels: a page without one is sent none of their scripts.
         "playgrounds": [p for p in item.panels if getattr(state.panels.get(p), "kind", "") == "playground"],
+        # And whether one of them asks a prediction: a page without one is not sent that script either.
+        "predictions": any(getattr(state.panels.get(p), "predictions", None) for p in item.panels),
         "lesson": item,
         "quiz": state.content.quizzes.get(slug),
         "answers": answers,

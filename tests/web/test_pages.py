@@ -95,6 +95,18 @@ def test_every_shipped_panel_renders_with_its_controls(client):
                     assert situation.label in page
 
 
+def test_a_lesson_page_is_sent_the_prediction_script_only_when_a_playground_of_it_asks_one(client):
+    content = load_content(default_root())
+    panels = load_panels(default_root())
+    asks = {}
+    for lesson in content.lessons:
+        page = client.get(f"/lessons/{lesson.meta.slug}").get_data(as_text=True)
+        predicts = any(getattr(panels.get(name), "predictions", None) for name in lesson.widgets)
+        assert ("js/predict.js" in page) == predicts, lesson.meta.slug
+        asks[predicts] = lesson.meta.slug
+    assert set(asks) == {True, False}, "every page is alike: the check covers one side only"
+
+
 def test_unknown_pages_are_a_friendly_404(client):
     resp = client.get("/lessons/nope")
     assert resp.status_code == 404 and "course index" in resp.get_data(as_text=True)
