@@ -222,7 +222,9 @@ def test_the_wire_of_the_first_lesson_on_a_phone(browser: Browser, base_url: str
     playground's wire; a header too long for its line moves its value down whole (the version never reads
     "2026-07-" / "28"). Then, in the legacy era, a 32-character session id breaks into lines of about the
     same length, never leaving a character or two on a line of their own."""
-    context = browser.new_context(base_url=base_url, viewport=NARROW)
+    # Reduced motion: on a phone each press scrolls the page to its changes, and the next click must not be
+    # aimed while a smooth scroll is still moving its button.
+    context = browser.new_context(base_url=base_url, viewport=NARROW, reduced_motion="reduce")
     page = context.new_page()
     outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
