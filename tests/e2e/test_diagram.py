@@ -253,7 +253,8 @@ def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None
     """The host and two servers (lesson 2's playground) fit 375 px: every lane's name is read whole,
     and so is every word, after a model turn (calls on both servers) and in the legacy era's handshake
     ("notifications/initialized" included)."""
-    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url)
+    # Reduced motion: a press scrolls a phone's page to its changes; Reset must not be aimed mid-scroll.
+    page = browser.new_page(viewport={"width": 375, "height": 800}, base_url=base_url, reduced_motion="reduce")
     section = open_playground(page, LESSON_2, "Misbehaving servers")
     press(section, "Take a model turn", 1)  # calls on both servers
     three_lanes_fit(diagram(section, "Modern (2026-07-28): this playground"))
