@@ -41,14 +41,14 @@ function showLinked(panel) {
   heading.scrollIntoView({ block: "start", behavior: "instant" });
   heading.focus({ preventScroll: true });
   // The playground fills in once the server answers, and the page above it may have grown by then:
-  // bring it back into view unless the learner has moved on.
-  section.addEventListener(
-    "playground:answer",
-    () => {
-      if (document.activeElement === heading) heading.scrollIntoView({ block: "start", behavior: "instant" });
-    },
-    { once: true },
-  );
+  // bring it back into view unless the learner has moved on. The browser may also drop the focus while
+  // the page finishes loading (it lands on nothing): unless the learner moved it, it goes back.
+  const keep = () => {
+    if (document.activeElement === document.body) heading.focus({ preventScroll: true });
+    if (document.activeElement === heading) heading.scrollIntoView({ block: "start", behavior: "instant" });
+  };
+  section.addEventListener("playground:answer", keep, { once: true });
+  if (document.readyState !== "complete") window.addEventListener("load", keep, { once: true });
 }
 
 // The link's data for this panel, taken off the address so a reload does not replay it again.
