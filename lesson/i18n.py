@@ -157,6 +157,17 @@ def has_locale(locale: str) -> bool:
     return True
 
 
+_LOCALE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,19}")
+
+
+def refuse_locale(lang: object) -> str | None:
+    """Why a page's ``lang`` cannot be answered in (no catalogue has that name), or None when it can: the
+    one message the page protocol and live mode give. A value that is not a plain name has no catalogue."""
+    if isinstance(lang, str) and _LOCALE_NAME.fullmatch(lang) and has_locale(lang):
+        return None
+    return f"lang: there are no messages in {str(lang)[:20]!r}; this server has: {', '.join(locales())}"
+
+
 def problem_text(problem: CatalogueProblem | None) -> str:
     if problem is None:
         return ""
@@ -194,6 +205,7 @@ __all__ = [
     "has_locale",
     "locales",
     "placeholders",
+    "refuse_locale",
     "reload",
     "script_messages",
     "translate",

@@ -213,9 +213,8 @@ class Service:
         lang: str | None = frame.lang
         if lang is None or lang == self.locale:
             return self.locale
-        if not i18n.has_locale(lang):
-            known = ", ".join(i18n.locales())
-            raise FrameError("unknown_locale", f"lang: there are no messages in {lang!r}; this server has: {known}")
+        if why := i18n.refuse_locale(lang):
+            raise FrameError("unknown_locale", why)
         return lang
 
     def dispatch(self, frame: Any) -> Reply:

@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, current_app, request
 from simple_websocket import ConnectionClosed, Server
 
-from ..i18n import locales
+from ..i18n import refuse_locale
 from ..live import LIVE_PANELS, loopback
 from .socket import sock
 
@@ -79,8 +79,8 @@ def live(ws: Server) -> None:
                         _error(ws, "not_live", f"only {', '.join(LIVE_PANELS)} can run live, in era legacy or modern")
                         continue
                     lang = frame.get("lang") or current_app.config["LOCALE"]
-                    if lang not in locales():
-                        _error(ws, "unknown_locale", f"lang: there are no messages in {str(lang)[:20]!r}")
+                    if why := refuse_locale(lang):
+                        _error(ws, "unknown_locale", why)
                         continue
                     if pg is not None:
                         pg.close()

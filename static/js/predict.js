@@ -63,17 +63,16 @@ export function mountPredictions(section) {
     const press = pending.shift();
     if (!press) return; // the first view, or a reconnect: nothing was pressed
     for (const set of sets) {
+      // A question answered once (A back, then a turn) is not asked again until a reset: its moment then
+      // puts it away like any other press.
       if (press.reset) delete set.dataset.revealed;
       const after = set.dataset.predictAfter;
       if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
         // A scenario's press does not answer for the learner: with no choice picked, the question
         // is left as it was, for a press of their own.
         if (press.picked || !press.byScenario) reveal(set, press.picked);
-      } else if (after && press.button === after) {
-        // Answered already (A back, then a turn): asking again would undo the reveal for nothing.
-        if ("revealed" in set.dataset) set.hidden = true;
-        else ask(set);
-      } else if (after) set.hidden = true;
+      } else if (after && press.button === after && !("revealed" in set.dataset)) ask(set);
+      else if (after) set.hidden = true;
     }
   });
 }
