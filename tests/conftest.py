@@ -74,10 +74,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Under pytest-xdist with ``--dist loadgroup`` (``make test`` runs two processes), every browser test
     is one group: they run in order on one process, one Chromium at a time, while the other process takes
     the rest (servers, subprocesses, property tests), whose waits and work overlap with the browser's.
-    Without xdist the mark does nothing."""
+    Without xdist the mark does nothing.
+
+    A browser test that fails runs once more (pytest-rerunfailures, from the ``sdk`` extra that
+    ``make test`` installs). The tests wait on conditions, never on a clock, yet headless Chromium on two
+    busy cores still loses a race now and then, about once in several full runs, each time in a
+    different test. A real fault fails both runs the same way, and ``-ra`` lists every rerun, so none
+    goes unseen."""
+    rerun = config.pluginmanager.hasplugin("rerunfailures")
     for item in items:
-        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("xdist_group"):
+        if not BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            continue
+        if not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group("browser"))
+        if rerun and not item.get_closest_marker("flaky"):
+            item.add_marker(pytest.mark.flaky(reruns=1))
 
 
 @pytest.fixture(scope="session")

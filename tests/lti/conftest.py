@@ -150,15 +150,3 @@ def live(tmp_path: Path, tool_keys: Path):
     yield start
     for one in started:
         one.stop()
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A browser test of a launch runs again once when it fails. It drives a tool framed by another
-    site, and Chromium's cross-site frames sometimes stall under load (a click waiting on its scroll into
-    view, a frame's document not reported): seen once in a few dozen runs of the file, in a different
-    test each time. A launch the tool refuses fails both runs the same way, so a rerun hides no verdict."""
-    if not config.pluginmanager.hasplugin("rerunfailures"):
-        return
-    for item in items:
-        if item.nodeid.startswith("tests/lti/test_lti_e2e.py"):
-            item.add_marker(pytest.mark.flaky(reruns=1))
