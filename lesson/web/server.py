@@ -87,6 +87,12 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int, proxy_fix: in
             # Content, panels and schemas live as long as the worker: keep the collector from walking
             # them on every full collection, which would otherwise pause every learner on it.
             gc.freeze()
+            # A press makes some thousands of short-lived containers. At Python's default (a young
+            # collection every 700) collections run in the middle of presses and move their temporaries
+            # to the older generations, which then fill and trigger full passes every few seconds, each
+            # pausing every learner on the worker for 50-300 ms. A young collection every 50,000 lets
+            # a press's temporaries die young (bench/load_bench.py --parts crowd, README).
+            gc.set_threshold(50_000, 20, 10)
             loaded["app"] = app
             return app
 
