@@ -115,10 +115,15 @@ def _serve(
     if live_registry is not None:
         print("Live mode: the outage playground runs on real MCP SDK servers on this machine.", flush=True)
 
-        def stop(signum: int, frame: Any) -> None:
-            raise KeyboardInterrupt  # SIGTERM ends the server like Ctrl-C: the live processes are killed
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
 
-        signal.signal(signal.SIGTERM, stop)
+    # SIGTERM (a deploy) ends the server as Ctrl-C does, through a clean exit: live processes are killed
+    # and the outbox hands its lease back. Ctrl-C works even when whoever started the server ignores or
+    # blocks SIGINT (a script's background job, a test runner), as gunicorn's own handlers do.
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
