@@ -76,11 +76,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the rest (servers, subprocesses, property tests), whose waits and work overlap with the browser's.
     Without xdist the mark does nothing.
 
-    A browser test that fails runs once more (pytest-rerunfailures, from the ``sdk`` extra that
-    ``make test`` installs). The tests wait on conditions, never on a clock, yet headless Chromium on two
-    busy cores still loses a race now and then, about once in several full runs, each time in a
-    different test. A real fault fails both runs the same way, and ``-ra`` lists every rerun, so none
-    goes unseen."""
+    A browser test that fails runs again, twice at most, after a pause of 2 s (pytest-rerunfailures).
+    The tests wait on conditions, never on a clock, yet Chromium on two busy cores still loses a race
+    now and then, in one or two tests of a full run, a different one each time: a Share link press that
+    showed no link; an LTI launch whose cross-site frame never showed its next page, twice in a row
+    while the other process ran its heaviest tests. A real fault fails every run the same way, and
+    ``-rR`` lists every rerun, so none goes unseen."""
     rerun = config.pluginmanager.hasplugin("rerunfailures")
     for item in items:
         if not BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
@@ -88,7 +89,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group("browser"))
         if rerun and not item.get_closest_marker("flaky"):
-            item.add_marker(pytest.mark.flaky(reruns=1))
+            item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=2))
 
 
 @pytest.fixture(scope="session")
