@@ -80,7 +80,7 @@ nginx:
 test: $(VENV)/.installed-sdk chromium redis nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --rerun-show-tracebacks
 
 bench: $(VENV)/.installed chromium redis
 	$(PY) bench/sim_bench.py
