@@ -80,6 +80,14 @@ def open_playground(page: Page, path: str, title: str) -> Locator:
     return section
 
 
+def choose_era(section: Locator, name: str) -> None:
+    """Choose the era the host speaks, by keyboard: Space on its radio button. A click could land while the
+    page still scrolls a press's changes into view, on the other button; a key goes to the focused one."""
+    radio = section.get_by_role("radio", name=name)
+    radio.press("Space")
+    expect(radio).to_be_checked()
+
+
 def press(section: Locator, label: str, step: int) -> None:
     """Press one event button and wait until the log holds that step as its newest entry. The log is read
     whichever tab is on view (a test reading the wire or the two eras keeps its tab through a press)."""

@@ -19,6 +19,7 @@ from .helpers import (
     ANSWERING,
     CHURN,
     OUTAGE,
+    choose_era,
     expect_status,
     go_to_screen_of,
     log_labels,
@@ -80,7 +81,7 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
     try:
         page = mine.new_page()
         outage = open_playground(page, OUTAGE, TITLE)
-        outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
+        choose_era(outage, "Legacy (2025-11-25)")
         expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
         press(outage, "A dies", 2)
         outage.get_by_role("button", name="Share link").click()

@@ -13,6 +13,7 @@ from .helpers import (
     LESSON_2,
     OUTAGE,
     OUTAGE_COMPARISON,
+    choose_era,
     comparison,
     log_labels,
     message,
@@ -260,7 +261,7 @@ def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None
     three_lanes_fit(diagram(section, "Modern (2026-07-28): this playground"))
     reset(section)
     # The switch re-connects both servers: initialize, notifications/initialized, ...
-    section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    choose_era(section, "Legacy (2025-11-25)")
     expect(log_labels(section).last).to_have_text(re.compile("^Step 1: "))
     three_lanes_fit(diagram(section, "Legacy (2025-11-25): this playground"))
     page.close()

@@ -23,6 +23,7 @@ from .helpers import (
     LESSON_2,
     OUTAGE,
     RESTARTS,
+    choose_era,
     message,
     moment_title,
     open_playground,
@@ -132,7 +133,7 @@ def use_lesson_2(page: Page) -> None:
     guide = open_playground(page, LESSON_2, "Misbehaving servers")
     press(guide, "P's timer fires list_changed", 1)
     press(guide, "Sign in to P as an admin", 2)
-    guide.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    choose_era(guide, "Legacy (2025-11-25)")
     expect(guide.get_by_role("status")).to_contain_text("Step 3:")
     press(guide, "Q sends list_changed without declaring it", 4)
     quiz = page.get_by_role("region", name="Quick check questions")

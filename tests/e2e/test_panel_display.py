@@ -9,7 +9,18 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import OUTAGE, OUTAGE_COMPARISON, message, open_playground, press, prompt, region, servers, show_tab
+from .helpers import (
+    OUTAGE,
+    OUTAGE_COMPARISON,
+    choose_era,
+    message,
+    open_playground,
+    press,
+    prompt,
+    region,
+    servers,
+    show_tab,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -39,5 +50,5 @@ def test_the_outage_panel_says_each_thing_once_and_counts_right(page: Page) -> N
     expect(cmp).to_contain_text(re.compile(r"\b(1 wire message|\d+ wire messages)\b"))
     expect(cmp).not_to_contain_text(re.compile(r"\b1 wire messages\b"))
 
-    outage.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    choose_era(outage, "Legacy (2025-11-25)")
     expect(table).to_have_accessible_name(message("servers.era_once", era="legacy (2025-11-25)"))

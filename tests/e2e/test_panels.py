@@ -14,6 +14,7 @@ from .helpers import (
     GATEWAYS,
     LESSON_2,
     NEW,
+    choose_era,
     era_sides,
     expect_era,
     expect_status,
@@ -74,7 +75,7 @@ def test_gateway_draws_its_backends_and_each_change(page: Page) -> None:
 
     # The legacy era: the table says it once; this era's side of the comparison says the notice, the
     # other era's side does not again; the wire shows the legacy session header.
-    gateway.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    choose_era(gateway, "Legacy (2025-11-25)")
     expect_era(gateway, "legacy (2025-11-25)")
     press(gateway, "B fails its health check", 7)
     legacy, modern = era_sides(gateway)
@@ -168,7 +169,7 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     expect(log_labels(guide)).to_have_count(5)  # the start and steps 1 to 4
     expect(prompt_tool(guide, "delete_workspace", "P")).to_be_visible()
 
-    guide.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    choose_era(guide, "Legacy (2025-11-25)")
     expect_era(guide, "legacy (2025-11-25)")
     press(guide, "Q sends list_changed without declaring it", 6)
     expect(prompt(guide)).to_contain_text(message("counter.ignored", n=1))

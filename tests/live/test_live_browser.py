@@ -11,7 +11,7 @@ import psutil
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.helpers import message
+from tests.e2e.helpers import choose_era, message
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,7 @@ def test_a_dies_and_comes_back_on_real_servers_in_each_era(live_cli, browser: Br
         row = table.get_by_role("row", name=re.compile(r"^A \(docs\)"))
         for era in ("modern", "legacy"):
             if era == "legacy":  # the era switch starts the live servers over, with a legacy host
-                section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+                choose_era(section, "Legacy (2025-11-25)")
             expect(status, f"{era}: the real servers start").to_contain_text(
                 message("live.ready", era=era), timeout=START
             )
