@@ -32,8 +32,8 @@ def _changeable(annotation: Any) -> bool:
 
 @functools.cache
 def _parts(cls: type[Strict]) -> tuple[tuple[str, str], ...]:
-    """The fields of ``cls`` that a kept state may share with an older one, each with its kind: a
-    changeable model, a dict of them, or a list or dict of values."""
+    """Every field of ``cls`` with how a kept state may share it with an older one: a changeable
+    model ("model"), a dict of them ("models"), or anything else, shared when equal ("data")."""
     parts = []
     for name, f in cls.model_fields.items():
         origin, args = typing.get_origin(f.annotation), typing.get_args(f.annotation)
@@ -41,7 +41,7 @@ def _parts(cls: type[Strict]) -> tuple[tuple[str, str], ...]:
             parts.append((name, "model"))
         elif origin is dict and _changeable(args[1]):
             parts.append((name, "models"))
-        elif origin in (list, dict):
+        else:
             parts.append((name, "data"))
     return tuple(parts)
 
@@ -49,26 +49,35 @@ def _parts(cls: type[Strict]) -> tuple[tuple[str, str], ...]:
 def share(new: M, old: M) -> M:
     """``new``, with each part that equals the same part of ``old`` taken from ``old``: a step copies
     the whole state, and a cached state need only hold what its steps changed. Kept states are never
-    changed (a step copies first), so sharing their parts is safe."""
-    if new is old or new == old:
+    changed (a step copies first), so sharing their parts is safe. One walk: each part is compared
+    once, on the way down."""
+    if new is old:
         return old
-    fields = {name: getattr(new, name) for name in type(new).model_fields}
+    fields: dict[str, Any] = {}
+    same = True
     for name, kind in _parts(type(new)):
-        mine, theirs = fields[name], getattr(old, name)
-        if kind == "model":
-            mine = share(mine, theirs)
-        elif kind == "models":
-            mine = {key: share(value, theirs[key]) if key in theirs else value for key, value in mine.items()}
-            if list(mine) == list(theirs) and all(value is theirs[key] for key, value in mine.items()):
+        mine, theirs = getattr(new, name), getattr(old, name)
+        if mine is not theirs:
+            if kind == "model":
+                mine = share(mine, theirs)
+            elif kind == "models":
+                mine = _share_models(mine, theirs)
+            elif mine == theirs:
                 mine = theirs
-        elif mine == theirs:
-            mine = theirs
         fields[name] = mine
-    if all(value is getattr(old, name) or value == getattr(old, name) for name, value in fields.items()):
+        same = same and mine is theirs
+    if same:
         return old
     # Built with no field recorded as set from input: pydantic keeps that set per instance, and the
     # sets a step's copies grew were a quarter of a cached playground's memory.
     return type(new).model_construct(_fields_set=set(), **fields)
+
+
+def _share_models(mine: dict[str, M], theirs: dict[str, M]) -> dict[str, M]:
+    shared = {key: share(value, theirs[key]) if key in theirs else value for key, value in mine.items()}
+    if list(shared) == list(theirs) and all(value is theirs[key] for key, value in shared.items()):
+        return theirs
+    return shared
 
 
 def compact(run: Run, like: Run | None = None) -> Run:
