@@ -442,6 +442,11 @@ def test_dark_theme_prints_light_applies_and_persists(page: Page) -> None:
 
     page.emulate_media(media="screen", color_scheme="light")
     assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "auto"
+    # Nothing moves in reduced motion: no element has a transition or an animation (a theme switch
+    # applies at once, with no colours half-way for a frame).
+    moving = """[...document.querySelectorAll('*')].filter((e) => { const s = getComputedStyle(e);
+                  return s.transitionDuration !== '0s' || s.animationName !== 'none'; }).length"""
+    assert page.evaluate(moving) == 0
     page.emulate_media(reduced_motion="no-preference")
     assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"
 
