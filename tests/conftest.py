@@ -108,6 +108,15 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     return args
 
 
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    """Pages open in reduced motion, as a learner who asks for it sees them: a press's changes then
+    come into view at once. With motion, the page scrolls them in smoothly, and a click aimed while
+    that scroll runs can land beside its button. The tests of motion itself switch it back on
+    (``page.emulate_media(reduced_motion="no-preference")``)."""
+    return {**browser_context_args, "reduced_motion": "reduce"}
+
+
 @pytest.fixture
 def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path):
     """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
@@ -120,7 +129,7 @@ def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Pat
     full = find_chromium()  # the headless shell reads no profile settings
     if full:
         args["executable_path"] = full
-    context = browser_type.launch_persistent_context(str(profile), **args)
+    context = browser_type.launch_persistent_context(str(profile), reduced_motion="reduce", **args)
     yield context
     context.close()
 

@@ -163,7 +163,7 @@ def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, panel_id: st
     assert isinstance(pg, PlaygroundPanel)
     width, height = SIZES[size]
     page.set_viewport_size({"width": width, "height": height})
-    page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+    page.emulate_media(color_scheme=scheme)
     page.goto(lesson_holding(panel_id))
     section = panel(page, pg.title)
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
@@ -203,7 +203,6 @@ def test_free_play_keeps_the_press_its_change_and_the_reveal_in_one_view(page: P
     assert isinstance(pg, PlaygroundPanel)
     width, height = SIZES[size]
     page.set_viewport_size({"width": width, "height": height})
-    page.emulate_media(reduced_motion="reduce")
     page.goto(lesson_holding("outage"))
     section = panel(page, pg.title)
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()

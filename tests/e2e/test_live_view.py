@@ -229,10 +229,7 @@ def test_new_servers_counters_and_the_comparison_are_marked(outage: Locator) -> 
     expect_marked(counters, "changed")
     expect(status(outage)).to_contain_text("was")
 
-    # The comparison sits beside the prompt. The page scrolls at once: a smooth scroll still running
-    # when the tab is clicked (a busy machine) was cut short by the click's own scroll, and left the
-    # regions off screen.
-    outage.page.emulate_media(reduced_motion="reduce")
+    # The comparison sits beside the prompt.
     press(outage, "B deploys a new tool", 3)
     show_tab(outage, "Both eras")
     cmp = region(outage, OUTAGE_COMPARISON)

@@ -93,7 +93,6 @@ def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back
 def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> None:
     """Tabbing through a playground's screen, every control the focus reaches shows above the bar."""
     page.set_viewport_size({"width": width, "height": 740})
-    page.emulate_media(reduced_motion="reduce")  # focus scrolls at once, not smoothly: measured after each Tab
     page.goto(OUTAGE + "?present=1")
     bar = page.get_by_role("navigation", name="Presenter controls")
     outage = panel(page, "Play out an outage")

@@ -65,9 +65,6 @@ def forge_press(page: Page, button: str) -> None:
 def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     questions = yaml.safe_load((QUIZZES / "an-outage.yaml").read_text())["questions"]
     n, total, q = task_question("an-outage")
-    # The walk goes back and forth between the question and the playground: with the page's smooth scrolling
-    # still moving it, a click could land where its button was a moment before.
-    page.emulate_media(reduced_motion="reduce")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
     expect(group).to_be_visible()
