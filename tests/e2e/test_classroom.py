@@ -81,7 +81,7 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
     try:
         page = mine.new_page()
         outage = open_playground(page, OUTAGE, TITLE)
-        choose_era(outage, "Legacy (2025-11-25)")
+        choose_era(outage, "legacy")
         expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
         press(outage, "A dies", 2)
         outage.get_by_role("button", name="Share link").click()

@@ -261,7 +261,7 @@ def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None
     three_lanes_fit(diagram(section, "Modern (2026-07-28): this playground"))
     reset(section)
     # The switch re-connects both servers: initialize, notifications/initialized, ...
-    choose_era(section, "Legacy (2025-11-25)")
+    choose_era(section, "legacy")
     expect(log_labels(section).last).to_have_text(re.compile("^Step 1: "))
     three_lanes_fit(diagram(section, "Legacy (2025-11-25): this playground"))
     page.close()

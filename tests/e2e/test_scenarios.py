@@ -231,7 +231,7 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
     moment is step 2 there."""
     s = script("churn")
     outage = open_playground(page, OUTAGE, "Play out an outage")
-    choose_era(outage, "Legacy (2025-11-25)")
+    choose_era(outage, "legacy")
     expect(log_labels(outage)).to_have_count(2)
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)

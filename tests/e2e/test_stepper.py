@@ -121,20 +121,20 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
     expect(model_saw(stepper, 5).get_by_role("listitem").filter(has_text="search_docs")).to_contain_text(NEW)
 
     # The era switch keeps the moment and draws the other era's account of it.
-    choose_era(stepper, "Legacy (2025-11-25)")
+    choose_era(stepper, "legacy")
     expect_moment(stepper, 6)
     expect(stepper.get_by_role("status")).to_contain_text("Legacy (2025-11-25)")
     expect_era(card, "legacy (2025-11-25)")
     expect(happened(stepper)).to_contain_text("404")
     expect(happened(stepper)).not_to_contain_text("subscriptions/listen")
-    choose_era(stepper, "Modern (2026-07-28)")
+    choose_era(stepper, "modern")
     expect_moment(stepper, 6)
     expect_era(card, "modern (2026-07-28)")
     expect(happened(stepper)).not_to_contain_text("404")
 
     prev.click()
     expect_moment(stepper, 5)
-    choose_era(stepper, "Legacy (2025-11-25)")
+    choose_era(stepper, "legacy")
     expect_moment(stepper, 5)
     expect_status(card, "A", "down")
     expect(nxt).to_be_enabled()
