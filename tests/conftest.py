@@ -118,7 +118,7 @@ def browser_context_args(browser_context_args: dict) -> dict:
 
 
 @pytest.fixture
-def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Path):
+def blocking_context(browser_type, browser_type_launch_args: dict, browser_context_args: dict, tmp_path: Path):
     """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
     storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
     profile = tmp_path / "profile"
@@ -129,7 +129,9 @@ def blocking_context(browser_type, browser_type_launch_args: dict, tmp_path: Pat
     full = find_chromium()  # the headless shell reads no profile settings
     if full:
         args["executable_path"] = full
-    context = browser_type.launch_persistent_context(str(profile), reduced_motion="reduce", **args)
+    context = browser_type.launch_persistent_context(
+        str(profile), reduced_motion=browser_context_args["reduced_motion"], **args
+    )
     yield context
     context.close()
 
