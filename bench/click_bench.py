@@ -16,7 +16,14 @@ the presses in between are clicked from inside the page, which only makes the ru
 of the page notes when an answer arrives, so the page's own work on it (arrival to drawn, to painted) is
 printed too: the part of a press the page's code decides, apart from the network and the server.
 
-    .venv/bin/python bench/click_bench.py [--rounds 9] [--reduced-motion] [--in-process] [--each]
+A second floor is measured in the same run: a bare button the bench adds to the page, whose click
+sends the same press on the raw socket and, when the answer comes, changes one word. Chromium defers
+a page's tasks after a click (a socket's message among them) until the click's own frame is on screen
+(its DeferRendererTasksAfterInput feature, on by default); the raw round trip above is timed with no
+click, so only the bare click shows what that costs any page. `--no-input-deferral` turns the feature
+off, to show what the page's own code costs without it.
+
+    .venv/bin/python bench/click_bench.py [--rounds 9] [--reduced-motion] [--no-input-deferral] [--in-process] [--each]
 """
 
 from __future__ import annotations
@@ -127,6 +134,23 @@ async () => {
     raw.seq += 1;
     return dt;
   };
+  // The bare click: the same press on this socket, and one word changed when its answer comes.
+  const bare = document.createElement("button");
+  bare.type = "button";
+  bare.textContent = "bench";
+  bare.style.cssText = "position:fixed;right:0;bottom:0;z-index:9";
+  document.body.append(bare);
+  let bareDone = null;
+  bare.addEventListener("click", async () => {
+    const t0 = performance.now();
+    const button = raw.buttons[raw.seq % raw.buttons.length];
+    const a = await ask({ type: "press", handle: raw.handle, seq: raw.seq + 1, button });
+    if (a.type !== "view") throw new Error(JSON.stringify(a));
+    raw.seq += 1;
+    bare.textContent = `bench ${raw.seq}`;
+    requestAnimationFrame(() => setTimeout(() => bareDone(performance.now() - t0), 0));
+  });
+  raw.bare = () => new Promise((ok) => { bareDone = ok; });
   // One frame of this page, measured here: the median gap between 20 animation frames in a row.
   raw.frame = () => new Promise((ok) => {
     const at = [];
@@ -189,6 +213,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9, help="presses timed around press 5 and around press 300")
     ap.add_argument("--reduced-motion", action="store_true", help="emulate prefers-reduced-motion: no flash")
+    ap.add_argument(
+        "--no-input-deferral",
+        action="store_true",
+        help="Chromium without DeferRendererTasksAfterInput: the page's own cost, apart from the browser's deferral",
+    )
     ap.add_argument("--each", action="store_true", help="print every timing, not only the medians")
     ap.add_argument("--in-process", action="store_true", help="serve the app from a thread of this script")
     args = ap.parse_args()
@@ -202,10 +231,14 @@ def run(args: argparse.Namespace, url: str) -> None:
     early = range(max(1, 5 - half), 5 - half + args.rounds)
     late = range(300 - half, 300 - half + args.rounds)
     at: dict[str, list[float]] = {
-        k: [] for k in ("early", "early_paint", "late", "late_paint", "raw", "frame", "work", "work_paint", "sent")
+        k: []
+        for k in ("early", "early_paint", "late", "late_paint", "raw", "bare", "frame", "work", "work_paint", "sent")
     }
     with sync_playwright() as p:
-        browser = p.chromium.launch(headless=True, args=CHROMIUM_ARGS, **({"executable_path": path} if path else {}))
+        # Off only to show what it costs: every Chromium user has it on.
+        deferral = ["--disable-features=DeferRendererTasksAfterInput"] if args.no_input_deferral else []
+        exe = {"executable_path": path} if path else {}
+        browser = p.chromium.launch(headless=True, args=CHROMIUM_ARGS + deferral, **exe)
         # bypass_csp: the page refuses eval, which Playwright's wait_for_function uses; the app is unchanged.
         motion = "reduce" if args.reduced_motion else "no-preference"
         page = browser.new_page(viewport={"width": 1280, "height": 800}, bypass_csp=True, reduced_motion=motion)
@@ -231,6 +264,9 @@ def run(args: argparse.Namespace, url: str) -> None:
             at["work_paint"].append(work_paint)
             at["sent"].append(sent)
             at["raw"].append(page.evaluate("window.__raw.once()"))
+            page.evaluate("() => { window.__bare = window.__raw.bare(); }")  # resolves after the click below
+            page.get_by_role("button", name=re.compile(r"^bench")).click()
+            at["bare"].append(page.evaluate("window.__bare"))
             at["frame"].append(page.evaluate("window.__raw.frame()"))
             n += 1
         steps = section.locator("ol.log > li").count()
@@ -245,6 +281,8 @@ def run(args: argparse.Namespace, url: str) -> None:
     where = "a thread of this script" if args.in_process else "its own process"
     print(f"click to updated view, outage playground, {args.rounds} presses each; log holds {steps} entries at the end")
     print(f"  app served from {where}; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    deferral = "off (--no-input-deferral)" if args.no_input_deferral else "on, as Chromium ships"
+    print(f"  Chromium's deferral of a page's tasks after a click until its frame is shown: {deferral}")
     spans = (("early", early), ("late", late))
     for k, label in ((k, f"press {r.start}-{r.stop - 1}") for k, r in spans):
         print(
@@ -258,10 +296,19 @@ def run(args: argparse.Namespace, url: str) -> None:
     # The floor a click can reach: the server's answer over a bare socket, then one frame to paint it.
     floor = med["raw"] + med["frame"]
     print(f"  one frame of the page: median {med['frame']:.2f} ms; floor (raw + one frame) {floor:.2f} ms")
+    # The same floor with a click: the bare button's answer changes one word, so what it costs over
+    # (raw + one frame) is the browser's, and what a press costs over it is the playground's.
+    print(
+        f"  bare click (the same press, one word changed): painted median {med['bare']:.2f} ms"
+        f" = {med['bare'] / floor:.2f}x (raw + one frame)"
+    )
     for k, label in (("early", "press 5"), ("late", "press 300")):
         ratio = med[k + "_paint"] / floor
         verdict = "met" if ratio <= TARGET_RATIO else "MISSED"
-        print(f"  {label}: painted / (raw + one frame) = {ratio:.2f}x (aim: {TARGET_RATIO}x or less: {verdict})")
+        print(
+            f"  {label}: painted / (raw + one frame) = {ratio:.2f}x (aim: {TARGET_RATIO}x or less: {verdict});"
+            f" over the bare click {med[k + '_paint'] / med['bare']:.2f}x"
+        )
     print(f"  press 300 / press 5 (painted): {med['late_paint'] / med['early_paint']:.2f}x")
 
 
