@@ -253,7 +253,7 @@ def run(args: argparse.Namespace, url: str) -> None:
         while n < late.stop:
             timed = "early" if n in early else "late" if n in late else None
             if not timed:  # the presses up to the next timed one, clicked from inside the page
-                upto = late.start if n < late.start else late.stop
+                upto = early.start if n < early.start else late.start if n < late.start else late.stop
                 section.evaluate("(s, labels) => window.__bench.fill(labels)", [press_label(k) for k in range(n, upto)])
                 n = upto
                 continue
