@@ -7,11 +7,13 @@ from __future__ import annotations
 import gc
 import logging
 import signal
+import sys
 from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 SERVER_NAME = "mcp-churn-lab"  # the Server header names no software versions
+SWITCH_INTERVAL = 0.05  # seconds a thread may hold the interpreter while others wait (see load)
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -93,6 +95,13 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int, proxy_fix: in
             # pausing every learner on the worker for 50-300 ms. A young collection every 50,000 lets
             # a press's temporaries die young (bench/load_bench.py --parts crowd, README).
             gc.set_threshold(50_000, 20, 10)
+            # A worker holds two threads a socket (simple-websocket's reader, then the handler). When
+            # a burst of frames finds the interpreter busy, hundreds of them wait for it, and each
+            # waiter wakes every switch interval to ask for it: at the default 5 ms that storm of
+            # wake-ups starved the holder, and the crowd stalled (0.8-3.9 s) in 4 of 18 runs of
+            # bench/load_bench.py; at 50 ms, in none of 12. A press hands the interpreter over at
+            # its own system calls long before, and a replay after every event (README, "Figures").
+            sys.setswitchinterval(SWITCH_INTERVAL)
             loaded["app"] = app
             return app
 
