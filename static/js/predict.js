@@ -50,8 +50,7 @@ export function mountPredictions(section) {
       // The choice is read at the press: the answer to this press is what the learner predicted about.
       const set = sets.find((s) => s.dataset.predictButton === button.dataset.button && !s.hidden);
       const picked = set && set.querySelector("input:checked");
-      const byScenario = section.hasAttribute("data-scenario-driving");
-      pending.push({ button: button.dataset.button, picked: picked ? picked.value : null, byScenario });
+      pending.push({ button: button.dataset.button, picked: picked ? picked.value : null });
     } else if (button.dataset.action === "undo") pending.push({ button: "" });
     else if (button.dataset.action === "reset") pending.push({ button: "", reset: true });
   });
@@ -68,9 +67,9 @@ export function mountPredictions(section) {
       if (press.reset) delete set.dataset.revealed;
       const after = set.dataset.predictAfter;
       if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
-        // A scenario's press does not answer for the learner: with no choice picked, the question
-        // is left as it was, for a press of their own.
-        if (press.picked || !press.byScenario) reveal(set, press.picked);
+        // A walk-through's press reveals it too, picked or not: left open, the question would ask about
+        // a moment already past ("If A dies now", with A dead).
+        reveal(set, press.picked);
       } else if (after && press.button === after && !("revealed" in set.dataset)) ask(set);
       else if (after) set.hidden = true;
     }

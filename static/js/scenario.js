@@ -35,7 +35,7 @@ function nextAnswer(section) {
 }
 
 // How many replays are pressing in each section (one left mid-step may still be finishing its
-// press): predictions and goals tell the scenario's presses from the learner's own by the attribute.
+// press): goals tell the scenario's presses from the learner's own by the attribute.
 const driving = new WeakMap();
 function drivingBy(section, delta) {
   const n = (driving.get(section) || 0) + delta;
@@ -159,12 +159,20 @@ async function play(section, scenario, opener) {
     inLog.textContent = t(count === 1 ? "scenario.log.one" : "scenario.log.many", { first: before + 1, last: before + count });
     inLog.hidden = count === 0;
     narration.textContent = index === total ? `${step.narration} ${t("scenario.finished")}` : step.narration;
+    // The next moment answers a question on show: ask for a guess before it, as the page's own
+    // question does for a learner's press (predict.js).
+    if (asked(scenario.steps[index]?.press[0])) narration.textContent += ` ${t("scenario.predict_first")}`;
     const focused = document.activeElement;
     prev.disabled = index <= 1;
     next.disabled = index >= total;
     if (focused === next && next.disabled) leave.focus();
     if (focused === prev && prev.disabled) next.focus();
   }
+
+  const asked = (button) =>
+    [...section.querySelectorAll('[data-role="predict"]')].some(
+      (set) => !set.hidden && set.dataset.predictButton === button && set.querySelector('[data-role="predict-result"]').hidden,
+    );
 
   async function drive(work) {
     if (busy || active !== state) return;
