@@ -86,7 +86,7 @@ def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
     lines = turn["view"]["log"][-1]["lines"]
     gone = next(line for line in lines if line["code"] == "narration.gone_since_last_turn")
     assert "search_docs (A), read_page (A)" in gone["text"]
-    assert "narration.model_called_host_error" in [line["code"] for line in lines]
+    assert "narration.model_called_gone_tool" in [line["code"] for line in lines]  # A's tool, seen last turn
     # The tool error comes from the host, never from the dead server, and never crossed the wire.
     built = wire(turn)[0]
     assert (built["kind"], built["sender"], built["receiver"]) == ("host_built", "host", "model")

@@ -80,7 +80,10 @@ def _turn(st: Step, e: TakeTurn) -> None:
         rec = call_tool(st, call)
         records.append(rec)
         deliver(st, rec)
-        if rec.host_made:
+        if rec.host_made and (call.tool, call.server) not in now:
+            # A tool from an earlier turn: the model may still call it, and the host must answer.
+            st.say("narration.model_called_gone_tool", "failed", tool=call.tool, server=call.server, result=rec.text)
+        elif rec.host_made:
             st.say("narration.model_called_host_error", "failed", tool=call.tool, server=call.server, result=rec.text)
         elif rec.is_error:
             st.say("narration.model_called_error", "failed", tool=call.tool, server=call.server, result=rec.text)
