@@ -367,7 +367,7 @@ export function mountPlayground(section, transport) {
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
   }
 
-  // On a wide screen the stage (the walk-through, the buttons, the question, the cost) stays in view beside
+  // On a wide screen the stage (the walk-through, the buttons, the question) stays in view beside
   // the regions: the page brings the regions' top (the table, then the prompt) to the top of the screen,
   // the same place after every press, so nothing jumps and the stage stays stuck beside them.
   const stage = section.querySelector(".stage");

@@ -221,3 +221,26 @@ def test_free_play_keeps_the_press_its_change_and_the_reveal_in_one_view(page: P
     expect(row).to_have_count(1)
     assert in_view(page, row), "the row the press changed is out of view"
     assert abs(page.evaluate("scrollY") - before) < height, "the press moved the page a screen or more"
+
+
+def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(page: Page) -> None:
+    """The restart cost shows only for a press whose eras differ, so it comes and goes from press to press.
+    It sits above the table, not among the controls: a second press lands where the first one did."""
+    pg = PANELS["guide"]
+    assert isinstance(pg, PlaygroundPanel)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(lesson_holding("guide"))
+    section = panel(page, pg.title)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    log = section.get_by_role("group", name="What happened, newest last")
+    cost = section.get_by_text(message("cost.title"))
+    turn = section.get_by_role("button", name=pg.button("turn").label, exact=True)
+    section.get_by_role("button", name=pg.button("undeclared").label, exact=True).click()
+    expect(log.get_by_text(re.compile(r"^Step 1: "))).to_have_count(1)
+    expect(cost).to_be_visible()  # one era sends the notice, the other does not
+    top = turn.bounding_box()["y"]
+    turn.click()
+    expect(log.get_by_text(re.compile(r"^Step 2: "))).to_have_count(1)
+    expect(cost).to_be_hidden()  # a turn costs the same in both eras
+    # At most a line: the status line above the buttons may wrap differently.
+    assert abs(turn.bounding_box()["y"] - top) < 30, "the buttons moved when the cost went away"
