@@ -163,6 +163,7 @@ class ToolCall(Value):
 class PromptTool(Value):
     name: str
     server: str
+    origin: str | None = None  # behind a gateway: the backend that provides it, as the prompt named it
 
 
 @dataclass(frozen=True, slots=True)

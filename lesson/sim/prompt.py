@@ -31,13 +31,13 @@ def prompt_keys(state: State) -> list[tuple[str, str]]:
 
 def prompt_tools(state: State) -> list[PromptTool]:
     """The tools the host would put in the model's next prompt, rebuilt from every client."""
-    return [prompt_tool(t.name, name) for name, t in prompt_defs(state)]
+    return [prompt_tool(t.name, name, t.origin) for name, t in prompt_defs(state)]
 
 
 @functools.lru_cache(maxsize=4096)
-def prompt_tool(name: str, server: str) -> PromptTool:
+def prompt_tool(name: str, server: str, origin: str | None = None) -> PromptTool:
     """One shared instance per tool: a PromptTool is never changed, and every kept state holds a prompt."""
-    return PromptTool(name=name, server=server)
+    return PromptTool(name=name, server=server, origin=origin)
 
 
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:

@@ -286,8 +286,14 @@ export function mountPlayground(section, transport) {
       v.next_prompt.tools.forEach((t, i) => {
         if (joined.has(`${t.name}@${t.server}`)) mark(items[i], "joined");
       });
-      if (d.prompt.left.length) {
-        const note = h("p", { class: "change-note" }, t(undo ? "playground.left_undo" : "playground.left", { tools: d.prompt.left.map((x) => t(x.origin ? "playground.tool_from_via" : "playground.tool_from", { tool: x.name, server: x.server, origin: x.origin })).join(", ") }));
+      // A tool that left with this press and that the model saw last turn is already listed, struck
+      // through, as gone since that turn: it is outlined there, not named a second time in a note.
+      const struckItems = promptBox.querySelectorAll("ul.prompt.removed > li");
+      const struck = new Map(v.next_prompt.removed.map((x, i) => [`${x.name}@${x.server}`, struckItems[i]]));
+      for (const x of d.prompt.left) mark(struck.get(`${x.name}@${x.server}`), "");
+      const unsaid = d.prompt.left.filter((x) => !struck.has(`${x.name}@${x.server}`));
+      if (unsaid.length) {
+        const note = h("p", { class: "change-note" }, t(undo ? "playground.left_undo" : "playground.left", { tools: unsaid.map((x) => t(x.origin ? "playground.tool_from_via" : "playground.tool_from", { tool: x.name, server: x.server, origin: x.origin })).join(", ") }));
         promptBox.querySelector(".meta")?.before(note);
         mark(note, "gone");
       }

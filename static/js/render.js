@@ -110,7 +110,7 @@ export function promptList(np) {
     ),
   );
   const gone = np.removed.map((tool) =>
-    h("li", { class: "tool gone" }, h("span", { class: "badge" }, t("prompt.gone")), " ", h("del", {}, tool.name), h("span", { class: "subtle" }, t("prompt.from", { server: tool.server }))),
+    h("li", { class: "tool gone" }, h("span", { class: "badge" }, t("prompt.gone")), " ", h("del", {}, tool.name), h("span", { class: "subtle" }, tool.origin ? t("prompt.from_via", { origin: tool.origin, server: tool.server }) : t("prompt.from", { server: tool.server }))),
   );
   return [
     items.length ? h("ul", { class: "prompt" }, items) : h("p", { class: "placeholder" }, t("prompt.none")),

@@ -72,6 +72,13 @@ def test_gateway_draws_its_backends_and_each_change(page: Page) -> None:
     press(gateway, "A leaves the gateway", 5)
     expect(server_row(gateway, "A")).to_have_count(0)
     expect(prompt_tool(gateway, "search_docs", "A via G")).to_have_count(0)
+    # The model saw A's tools at its last turn: they are listed as gone since then, named as the prompt
+    # named them (from A, via G), and outlined as this press's change; no note names them a second time.
+    gone = prompt(gateway).get_by_role("list", name=message("prompt.gone_label"))
+    struck = gone.get_by_role("listitem").filter(has_text="search_docs")
+    expect(struck).to_contain_text(message("prompt.from_via", origin="A", server="G").strip())
+    expect(struck).to_have_attribute("data-mark", "")
+    expect(gateway.get_by_text(re.compile("^" + re.escape(message("playground.left", tools=""))))).to_have_count(0)
 
     # The legacy era: the table says it once; this era's side of the comparison says the notice, the
     # other era's side does not again; the wire shows the legacy session header.
