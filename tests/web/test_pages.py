@@ -35,6 +35,14 @@ def test_index_lists_the_lessons_with_progress(fixture_client):
     assert score in page  # no answers yet: none correct, both still to answer
 
 
+def test_the_last_lesson_leads_back_to_the_course_and_the_others_to_the_next(fixture_client):
+    end = html.escape(translate("en", "lesson.course_end"))
+    first = fixture_client.get("/lessons/first").get_data(as_text=True)
+    last = fixture_client.get("/lessons/second").get_data(as_text=True)
+    assert 'rel="next" href="/lessons/second"' in first and end not in first
+    assert 'rel="next"' not in last and f'<a href="/">{end}</a>' in last
+
+
 def test_a_playground_is_drawn_from_its_panel_file(fixture_client):
     page = fixture_client.get("/lessons/first").get_data(as_text=True)
     assert 'data-panel="playground" data-panel-id="lights"' in page and "Fixture playground" in page
