@@ -133,7 +133,8 @@ export function counterLine(c) {
   if (c.wasted_refetches) bits.push(t("counter.wasted", { n: c.wasted_refetches }));
   if (c.ignored_notifications) bits.push(t("counter.ignored", { n: c.ignored_notifications }));
   if (c.lost_answers) bits.push(t("counter.lost_answers", { n: c.lost_answers }));
-  return h("p", { class: "meta counters" }, bits.join(" · "));
+  // A no-break space before each dot: a wrapped line ends with the dot, never starts with it.
+  return h("p", { class: "meta counters" }, bits.join("\u00a0· "));
 }
 
 // One step of the log. The playground appends these one at a time (see playground.js).
