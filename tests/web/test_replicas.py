@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -78,11 +79,12 @@ def test_two_workers_share_nothing_and_every_playground_continues(spawn):
             return json.loads(r.read())["worker"]
 
     workers: set[int] = set()
+    # Bursts of parallel connections (an idle worker may otherwise take them all) until both have answered:
+    # the server answers /healthz once one worker is up, and on a busy machine the second boots later.
+    deadline = time.monotonic() + 60
     with ThreadPoolExecutor(16) as pool:
-        for _ in range(30):  # bursts of parallel connections: an idle worker may otherwise take them all
+        while len(workers) < 2 and time.monotonic() < deadline:
             workers |= set(pool.map(worker, range(32)))
-            if len(workers) == 2:
-                break
     assert len(workers) == 2
     pages = make_pages(http_sender(base), 12)
     for n in range(6):
