@@ -82,6 +82,14 @@ export function mountRestarts(section, transport) {
     }
     const r = answer.result;
     const chosen = [...form.querySelectorAll('input[name="variant"]')].filter((b) => r.variants.includes(b.value));
+    // Each line is said once: what a step says in both eras, word for word, comes first under "Both
+    // eras"; each era's side then says only its own lines, with its wire and the table afterwards.
+    const [legacy, modern] = r.sides;
+    const same = legacy.steps.map((step, i) => {
+      const theirs = modern.steps[i]?.label === step.label ? modern.steps[i].lines.map((l) => l.text) : [];
+      return step.lines.filter((l) => theirs.includes(l.text));
+    });
+    const lines = (list) => h("ul", { class: "lines" }, list.map(logLine));
     fill(
       out,
       h(
@@ -91,18 +99,27 @@ export function mountRestarts(section, transport) {
         chosen.length ? chosen.map((b) => b.parentElement.textContent.trim()).join("; ") : t("lab.none"),
         ".",
       ),
+      same.some((l) => l.length)
+        ? h(
+            "section",
+            { class: "era-both", "aria-labelledby": `${pid}-both ${pid}-sep ${pid}-title` },
+            h("h4", { id: `${pid}-both` }, t("lab.both")),
+            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, h("p", { class: "step-label" }, step.label), lines(same[i])) : null)),
+          )
+        : null,
       h("div", { class: "sides" }, r.sides.map((side) =>
         h(
           "section",
           { class: `era-side era-${side.era}`, "aria-labelledby": `${pid}-${side.era} ${pid}-sep ${pid}-title` },
           h("h4", { id: `${pid}-${side.era}` }, LABEL(side.era)),
-          side.steps.map((step) =>
-            h("div", { class: "restart-step" },
+          side.steps.map((step, i) => {
+            const own = step.lines.filter((l) => !same[i]?.some((x) => x.text === l.text));
+            return h("div", { class: "restart-step" },
               h("p", { class: "step-label" }, step.label),
-              h("ul", { class: "lines" }, step.lines.map(logLine)),
+              own.length ? lines(own) : h("p", { class: "subtle" }, t("lab.nothing_else")),
               h("details", {}, h("summary", {}, t("lab.wire", { n: step.wire.length })), wireList(step.wire)),
-            ),
-          ),
+            );
+          }),
           h("p", { class: "step-label" }, t("lab.afterwards")),
           serverTable(side.view.servers),
         ),

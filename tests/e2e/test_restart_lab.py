@@ -5,7 +5,10 @@ tests/web/test_restart_lab_page.py."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from lesson.i18n import translate
@@ -67,3 +70,26 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
     lab.get_by_role("radio", name="waiting for user input").check()
     expect(box).to_be_disabled()
     expect(box).not_to_be_checked()
+
+
+def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
+    """A restart while idle starts the same way in both eras: what both say is shown once, under "Both
+    eras"; each era's side says only what is its own (legacy: the old session id's 404), and a side with
+    nothing of its own for a step says so."""
+    page.goto(RESTARTS)
+    lab = restart_lab(page)
+    restart = lab.get_by_role("button", name="Restart the server")
+    expect(restart).to_be_enabled()
+    restart.click()
+    keys = ("lab.both", "lab.legacy", "lab.modern")
+    sides = [lab.get_by_role("region", name=re.compile("^" + re.escape(message(key)))) for key in keys]
+    both, legacy, modern = sides
+    expect(both).to_contain_text("W restarted")
+    expect(legacy).to_contain_text("404")
+    expect(modern).not_to_contain_text("404")
+    expect(modern).to_contain_text(message("lab.nothing_else"))
+    said = [side.locator("ul.lines > li").all_inner_texts() for side in sides]
+    lines = [line for side in said for line in side if line]
+    assert len(lines) == len(set(lines)), f"said twice: {sorted(x for x in lines if lines.count(x) > 1)}"
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
