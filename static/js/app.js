@@ -17,6 +17,34 @@ if (lrs) relayStatements(lrs);
 const box = document.querySelector("[data-progress-file]");
 if (box) mountProgress({ emitter, slug: box.dataset.lesson, quiz: document.querySelector("[data-quiz]"), box });
 
+// A link to a section (#id) lands on it before the panels above it are drawn: they grow as their code
+// mounts (a playground's first view, a stepper's moment), long after the browser's own jump, and push
+// the section down by a screen or more. Until the learner scrolls, touches or presses a key (or a few
+// seconds pass), the page keeps the section where the link put it.
+function keepAnchor() {
+  const id = decodeURIComponent(window.location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  if (!target || !("ResizeObserver" in window)) return;
+  const events = ["wheel", "touchstart", "keydown", "pointerdown"];
+  // Only when the page changed size: the browser's own jump (a smooth scroll, with motion on) goes on
+  // undisturbed until something above the section grows under it.
+  let height = null;
+  const keep = new ResizeObserver(([entry]) => {
+    if (height !== null && entry.contentRect.height !== height) target.scrollIntoView({ block: "start", behavior: "instant" });
+    height = entry.contentRect.height;
+  });
+  const stop = () => {
+    keep.disconnect();
+    for (const name of events) window.removeEventListener(name, stop, true);
+  };
+  for (const name of events) window.addEventListener(name, stop, { capture: true, passive: true });
+  keep.observe(document.body);
+  setTimeout(stop, 4000);
+}
+// Not on a reload or a step back: there the browser puts the page back where the learner left it.
+if (!["reload", "back_forward"].includes(performance.getEntriesByType?.("navigation")[0]?.type)) keepAnchor();
+window.addEventListener("hashchange", keepAnchor);
+
 let transport = null;
 const shared = () => (transport ??= new Transport(document.getElementById("connection")));
 

@@ -280,3 +280,29 @@ def test_page(page: Page, base_url: str, name: str) -> None:
     assert requests and all(url.startswith(base_url + "/") for url in requests), requests
     ws_origin = base_url.replace("http://", "ws://", 1) + "/"
     assert all(url.startswith(ws_origin) for url in sockets), sockets
+
+
+def test_a_link_to_a_section_still_lands_on_it_once_the_playgrounds_above_are_drawn(page: Page) -> None:
+    """The playgrounds above the quick check grow as they draw their first view, while the browser is
+    still scrolling (smoothly, with motion on) to the link's section: the page keeps the section where the
+    link put it."""
+    page.emulate_media(reduced_motion="no-preference")
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(f"{GATEWAYS}#quick-check")
+    resets = page.get_by_role("button", name="Reset")
+    expect(resets.first).to_be_enabled()
+    for i in range(resets.count()):
+        expect(resets.nth(i)).to_be_enabled()
+    expect(page.get_by_role("heading", name="Quick check", level=2)).to_be_in_viewport()
+
+
+def test_a_contents_link_lands_on_its_section_once_the_stepper_above_is_drawn(page: Page) -> None:
+    """Lesson 1's stepper mounts as it nears the screen, so a jump past it makes it grow above the section."""
+    page.emulate_media(reduced_motion="no-preference")
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(CHURN)
+    contents = page.get_by_role("navigation", name=translate("en", "lesson.toc"))
+    contents.locator("summary").click()
+    contents.get_by_role("link", name="Three rules").click()
+    expect(page.get_by_role("heading", name=moment_title(1))).to_be_visible()
+    expect(page.get_by_role("heading", name="Three rules", level=2)).to_be_in_viewport()
