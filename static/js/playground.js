@@ -142,6 +142,7 @@ export function mountPlayground(section, transport) {
   let reveal = null; // scrolls the log and brings the marks into view, once the words above are in
   let pastShown = false; // log entries are marked "later" (an earlier step is on view)
   let freshReveal = null; // a prediction's result the answer being drawn revealed
+  let freshAsk = null; // a question the answer being drawn asked (predict.js shows it after a press)
   let linkNotice = null;
   // A notice for the next answer's status line (a scenario left by this press says so there).
   section.addEventListener("playground:notice", (event) => {
@@ -228,8 +229,11 @@ export function mountPlayground(section, transport) {
     // reveals is brought into view with the changes.
     const results = [...section.querySelectorAll('[data-role="predict-result"]')];
     const shownBefore = results.filter((r) => !r.hidden);
+    const questions = [...section.querySelectorAll('[data-role="predict"]')];
+    const askedBefore = questions.filter((q) => !q.hidden);
     section.dispatchEvent(new CustomEvent("playground:answer", { detail: answer }));
     freshReveal = results.find((r) => !r.hidden && !shownBefore.includes(r)) || null;
+    freshAsk = questions.find((q) => !q.hidden && !askedBefore.includes(q)) || null;
     settle();
   }
 
@@ -362,12 +366,17 @@ export function mountPlayground(section, transport) {
       // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep);
-      } else if (marked.length || freshReveal) {
-        // A prediction's verdict, just revealed above the regions, comes first: then the changes below it.
+      } else if (marked.length || freshReveal || freshAsk) {
+        // A prediction's verdict, just revealed above the regions, comes first, or a question just asked
+        // (the learner's next move is to answer it): then the changes below them.
+        // The question only when it fits on screen with the changes: what the press changed comes first.
         const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
-        bringIntoView(verdict ? [verdict, ...marked] : marked, keep, quiet, section.querySelector(".stage > .controls"));
+        const bar = section.querySelector(".stage > .controls");
+        const room = window.innerHeight - (bar && getComputedStyle(bar).position === "sticky" ? bar.getBoundingClientRect().height : 0) - 32;
+        const ask = freshAsk && (!span(marked) || span([freshAsk, ...marked]) <= room) ? freshAsk : null;
+        bringIntoView([verdict, ask, ...marked].filter(Boolean), keep, quiet, bar);
       }
-      freshReveal = null;
+      freshReveal = freshAsk = null;
     };
     const shows = { servers: Boolean(servers), prompt: Boolean(promptBox), handles: Boolean(handles) };
     return summarize(d, { failure: failed[0]?.text, refused: refused?.text, note: note?.text, shows });
@@ -703,6 +712,12 @@ export function mountPlayground(section, transport) {
 // they do not all fit; and, where the first change fits on screen with it, never so far that the
 // control pressed leaves the screen (a keyboard user's focus is on it, and the next press starts
 // there). What does not fit below is a scroll away, and the status line says in words what changed.
+// How tall a screen must be to show all of these elements (0 when none of them shows).
+function span(els) {
+  const boxes = els.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
+  return boxes.length ? Math.max(...boxes.map((r) => r.bottom)) - Math.min(...boxes.map((r) => r.top)) : 0;
+}
+
 function bringIntoView(marked, button, quiet, bar = null) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;

@@ -244,3 +244,20 @@ def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(
     expect(cost).to_be_hidden()  # a turn costs the same in both eras
     # At most a line: the status line above the buttons may wrap differently.
     assert abs(turn.bounding_box()["y"] - top) < 30, "the buttons moved when the cost went away"
+
+
+def test_on_a_phone_the_question_a_press_asks_is_brought_into_view(page: Page) -> None:
+    """After "The model calls a tool on A" nothing in the table changes, and the question about "A dies"
+    appears above the regions: the page brings it, every choice, into view above the controls' bar."""
+    pg = PANELS["outage"]
+    assert isinstance(pg, PlaygroundPanel)
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(lesson_holding("outage"))
+    section = panel(page, pg.title)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
+    question = prediction(section, pg, "a-dies")
+    expect(question).to_be_visible()
+    q = next(p for p in pg.predictions if p.button == "a-dies")
+    for choice in q.choices:
+        assert in_view(page, question.get_by_role("radio", name=choice.text)), f"{choice.id} is out of view"
