@@ -365,7 +365,7 @@ export function mountPlayground(section, transport) {
       logMoved = false;
       // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
       if (stageBeside()) {
-        if (!firstView) alignRegions(quiet, keep);
+        if (!firstView) alignRegions(quiet, keep, freshAsk);
       } else if (marked.length || freshReveal || freshAsk) {
         // A prediction's verdict, just revealed above the regions, comes first, or a question just asked
         // (the learner's next move is to answer it): then the changes below them.
@@ -387,7 +387,7 @@ export function mountPlayground(section, transport) {
   // the same place after every press, so nothing jumps and the stage stays stuck beside them.
   const stage = section.querySelector(".stage");
   const stageBeside = () => stage && !framedFullHeight() && getComputedStyle(stage).position === "sticky";
-  function alignRegions(quiet, keep) {
+  function alignRegions(quiet, keep, asked = null) {
     const top = section.querySelector(".regions").getBoundingClientRect().top;
     if (Math.abs(top - 8) >= 1) window.scrollBy({ top: top - 8, behavior: quiet ? "auto" : "smooth" });
     // The control pressed (or focused) stays in view inside the stage, which scrolls on its own.
@@ -398,6 +398,11 @@ export function mountPlayground(section, transport) {
     const r = held.getBoundingClientRect();
     if (r.bottom > s.bottom) stage.scrollTop += r.bottom - s.bottom + 8;
     else if (r.top < s.top) stage.scrollTop -= s.top - r.top + 8;
+    // A question the press just asked, under the buttons, comes into view as far as it can with the
+    // control (a walk-through's whole box, while one plays) still on screen above it.
+    const q = asked?.getBoundingClientRect();
+    const c = (keep && stage.contains(keep) ? keep : held).getBoundingClientRect();
+    if (q && q.bottom > s.bottom) stage.scrollTop += Math.max(0, Math.min(q.bottom - s.bottom + 8, c.top - s.top - 8));
   }
 
   function settle() {

@@ -246,12 +246,15 @@ def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(
     assert abs(turn.bounding_box()["y"] - top) < 30, "the buttons moved when the cost went away"
 
 
-def test_on_a_phone_the_question_a_press_asks_is_brought_into_view(page: Page) -> None:
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_question_a_press_asks_comes_into_view_with_the_buttons(page: Page, size: str) -> None:
     """After "The model calls a tool on A" nothing in the table changes, and the question about "A dies"
-    appears above the regions: the page brings it, every choice, into view above the controls' bar."""
+    appears: the page brings every choice into view, above the controls' bar on a phone, under the buttons
+    on a wide screen, where its coming moves none of them out of view."""
     pg = PANELS["outage"]
     assert isinstance(pg, PlaygroundPanel)
-    page.set_viewport_size({"width": 375, "height": 812})
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
     page.goto(lesson_holding("outage"))
     section = panel(page, pg.title)
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
@@ -261,3 +264,6 @@ def test_on_a_phone_the_question_a_press_asks_is_brought_into_view(page: Page) -
     q = next(p for p in pg.predictions if p.button == "a-dies")
     for choice in q.choices:
         assert in_view(page, question.get_by_role("radio", name=choice.text)), f"{choice.id} is out of view"
+    for button in pg.buttons:
+        control = section.get_by_role("button", name=button.label, exact=True)
+        assert in_view(page, control), f"{button.label} is out of view"
