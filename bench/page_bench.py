@@ -55,9 +55,12 @@ SCROLL_THROUGH = """async () => {
 
 
 def settle(page) -> None:
-    """Until the first playground is ready (its buttons enabled) and the network is idle."""
+    """Until a playground near the first screen is ready (its buttons enabled) and the network is idle. A
+    playground far below is left alone: its code comes as it nears the screen, after the first view."""
+    near = """() => [...document.querySelectorAll('[data-panel="playground"]')]
+      .some((s) => s.getBoundingClientRect().top < innerHeight + 400)"""
     # A locator's wait, not wait_for_function: the page's CSP forbids evaluating a string.
-    if page.locator("[data-button]").count():
+    if page.evaluate(near):
         expect(page.locator("[data-button]").first).to_be_enabled(timeout=30_000)
     page.wait_for_load_state("networkidle")
 

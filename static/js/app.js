@@ -17,33 +17,11 @@ if (lrs) relayStatements(lrs);
 const box = document.querySelector("[data-progress-file]");
 if (box) mountProgress({ emitter, slug: box.dataset.lesson, quiz: document.querySelector("[data-quiz]"), box });
 
-// A link to a section (#id) lands on it before the panels above it are drawn: they grow as their code
-// mounts (a playground's first view, a stepper's moment), long after the browser's own jump, and push
-// the section down by a screen or more. Until the learner scrolls, touches or presses a key (or a few
-// seconds pass), the page keeps the section where the link put it.
-function keepAnchor() {
-  const id = decodeURIComponent(window.location.hash.slice(1));
-  const target = id && document.getElementById(id);
-  if (!target || !("ResizeObserver" in window)) return;
-  const events = ["wheel", "touchstart", "keydown", "pointerdown"];
-  // Only when the page changed size: the browser's own jump (a smooth scroll, with motion on) goes on
-  // undisturbed until something above the section grows under it.
-  let height = null;
-  const keep = new ResizeObserver(([entry]) => {
-    if (height !== null && entry.contentRect.height !== height) target.scrollIntoView({ block: "start", behavior: "instant" });
-    height = entry.contentRect.height;
-  });
-  const stop = () => {
-    keep.disconnect();
-    for (const name of events) window.removeEventListener(name, stop, true);
-  };
-  for (const name of events) window.addEventListener(name, stop, { capture: true, passive: true });
-  keep.observe(document.body);
-  setTimeout(stop, 4000);
-}
+// A link to a section (#id): its code comes only with one (anchor.js says why it is needed).
+const anchor = () => window.location.hash.length > 1 && import("./anchor.js").then((m) => m.keepAnchor());
 // Not on a reload or a step back: there the browser puts the page back where the learner left it.
-if (!["reload", "back_forward"].includes(performance.getEntriesByType?.("navigation")[0]?.type)) keepAnchor();
-window.addEventListener("hashchange", keepAnchor);
+if (!["reload", "back_forward"].includes(performance.getEntriesByType?.("navigation")[0]?.type)) anchor();
+window.addEventListener("hashchange", anchor);
 
 let transport = null;
 const shared = () => (transport ??= new Transport(document.getElementById("connection")));
@@ -115,13 +93,13 @@ const fetchModule = (name) => (n) => import(n ? `./${name}?retry=${n}` : `./${na
 for (const section of document.querySelectorAll('[data-panel="stepper"]')) {
   mountNear(section, (n) => fetchModule("stepper.js")(n).then((m) => m.mountStepper));
 }
-// The playground's code (and what it imports) only on a page that has one: a lesson made of a stepper
-// and prose does not carry it. The lesson page preloads it when it has a playground.
+// A playground's code (and what it imports) comes as the playground nears the screen, like the lab's
+// and the steppers': a page whose playground sits far below (the restarts lesson's, under its lab)
+// does not carry it in its first view. A share link to a playground (#pg=<panel>~…) mounts it at once.
 const playgrounds = document.querySelectorAll('[data-panel="playground"]');
-if (playgrounds.length) {
-  import("./playground.js").then(({ mountPlayground }) => {
-    for (const section of playgrounds) mountPlayground(section, shared());
-  });
+for (const section of playgrounds) {
+  const start = mountNear(section, (n) => fetchModule("playground.js")(n).then((m) => (s) => m.mountPlayground(s, shared())));
+  if (window.location.hash.startsWith(`#pg=${section.dataset.panelId}~`)) start();
 }
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
   mountNear(section, (n) => fetchModule("restarts.js")(n).then((m) => (s) => m.mountRestarts(s, shared())));

@@ -75,6 +75,7 @@ def open_playground(page: Page, path: str, title: str) -> Locator:
     """Load a page and wait until the playground has its first view (its buttons start disabled)."""
     page.goto(path)
     section = panel(page, title)
+    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     expect(section.get_by_role("status")).to_have_text(message("playground.ready"))
     return section

@@ -166,6 +166,7 @@ def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, panel_id: st
     page.emulate_media(color_scheme=scheme)
     page.goto(lesson_holding(panel_id))
     section = panel(page, pg.title)
+    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     moment = Moment(page, section, pg)
     if panel_id in WALKS:
@@ -205,6 +206,7 @@ def test_free_play_keeps_the_press_its_change_and_the_reveal_in_one_view(page: P
     page.set_viewport_size({"width": width, "height": height})
     page.goto(lesson_holding("outage"))
     section = panel(page, pg.title)
+    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
     q = next(p for p in pg.predictions if p.button == "a-dies")
@@ -231,6 +233,7 @@ def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(lesson_holding("guide"))
     section = panel(page, pg.title)
+    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     log = section.get_by_role("group", name="What happened, newest last")
     cost = section.get_by_text(message("cost.title"))
@@ -257,6 +260,7 @@ def test_the_question_a_press_asks_comes_into_view_with_the_buttons(page: Page, 
     page.set_viewport_size({"width": width, "height": height})
     page.goto(lesson_holding("outage"))
     section = panel(page, pg.title)
+    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(section.get_by_role("button", name="Reset")).to_be_enabled()
     section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
     question = prediction(section, pg, "a-dies")

@@ -130,6 +130,7 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     # what a check grades, so the playground no longer does the task; the page says so, and the earlier
     # success still counts.
     outage = panel(page, "Play out an outage")
+    outage.scroll_into_view_if_needed()  # after a reload the page is back at the quick check
     press(outage, "A is back", 5)
     outage.get_by_role("slider").fill("3")
     expect(outage.get_by_role("status").first).to_have_text(re.compile(r"^Viewing: "))
@@ -161,6 +162,7 @@ def test_a_refused_log_is_explained_in_the_learners_language(page: Page) -> None
     n, _total, _q = task_question("an-outage")
     page.goto(OUTAGE + "?lang=pseudo")
     outage = panel(page, "Play out an outage")
+    outage.scroll_into_view_if_needed()  # after a reload the page is back at the quick check
     first = outage.locator("[data-button]").first  # the first event button, whatever its words
     expect(first).to_be_enabled()
     first.click()

@@ -48,6 +48,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(dialog).to_be_hidden()
     expect(start_over).to_be_focused()
     page.reload()
+    outage.scroll_into_view_if_needed()  # the reload keeps the page at Start over, far below
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
 
     # Escape closes it too (once it is open: its code comes at the first press after a load).
@@ -65,6 +66,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     start_over.click()
     dialog.get_by_role("button", name="Clear and start over").click()
     # The page loads afresh: no scenario box, the playground at its start, nothing set aside.
+    outage.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(outage.get_by_role("region", name=re.compile("^Scenario: "))).to_have_count(0)
     expect(bring_back).to_have_count(0)
     expect(outage.get_by_role("button", name="Reset")).to_be_enabled()
@@ -76,6 +78,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(page.get_by_role("radio", name="Dark")).to_be_checked()
     # Nothing comes back on a further reload.
     page.reload()
+    outage.scroll_into_view_if_needed()
     expect(outage.get_by_role("status")).to_have_text(message("playground.ready"))
     expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
     # The progress file has no goal reached any more.
