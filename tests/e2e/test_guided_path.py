@@ -195,19 +195,26 @@ def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, panel_id: st
     assert moment.revealed == {p.button for p in pg.predictions}
 
 
+def open_panel(page: Page, panel_id: str, width: int, height: int) -> tuple[PlaygroundPanel, Locator]:
+    """The lesson holding the playground, at this size, the playground ready (its code comes as it nears
+    the screen)."""
+    pg = PANELS[panel_id]
+    assert isinstance(pg, PlaygroundPanel)
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(lesson_holding(panel_id))
+    section = panel(page, pg.title)
+    section.scroll_into_view_if_needed()
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    return pg, section
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_free_play_keeps_the_press_its_change_and_the_reveal_in_one_view(page: Page, size: str) -> None:
     """Off the walk-through: after the learner answers a prediction and presses the button it is about, the
     button, the row it changed and the verdict share the screen, and the press moves the page less than a
     screen."""
-    pg = PANELS["outage"]
-    assert isinstance(pg, PlaygroundPanel)
     width, height = SIZES[size]
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(lesson_holding("outage"))
-    section = panel(page, pg.title)
-    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
-    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    pg, section = open_panel(page, "outage", width, height)
     section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
     q = next(p for p in pg.predictions if p.button == "a-dies")
     question = prediction(section, pg, "a-dies")
@@ -228,13 +235,7 @@ def test_free_play_keeps_the_press_its_change_and_the_reveal_in_one_view(page: P
 def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(page: Page) -> None:
     """The restart cost shows only for a press whose eras differ, so it comes and goes from press to press.
     It sits above the table, not among the controls: a second press lands where the first one did."""
-    pg = PANELS["guide"]
-    assert isinstance(pg, PlaygroundPanel)
-    page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(lesson_holding("guide"))
-    section = panel(page, pg.title)
-    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
-    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    pg, section = open_panel(page, "guide", 1280, 800)
     log = section.get_by_role("group", name="What happened, newest last")
     cost = section.get_by_text(message("cost.title"))
     turn = section.get_by_role("button", name=pg.button("turn").label, exact=True)
@@ -254,14 +255,8 @@ def test_the_question_a_press_asks_comes_into_view_with_the_buttons(page: Page, 
     """After "The model calls a tool on A" nothing in the table changes, and the question about "A dies"
     appears: the page brings every choice into view, above the controls' bar on a phone, under the buttons
     on a wide screen, where its coming moves none of them out of view."""
-    pg = PANELS["outage"]
-    assert isinstance(pg, PlaygroundPanel)
     width, height = SIZES[size]
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(lesson_holding("outage"))
-    section = panel(page, pg.title)
-    section.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
-    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    pg, section = open_panel(page, "outage", width, height)
     section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
     question = prediction(section, pg, "a-dies")
     expect(question).to_be_visible()
