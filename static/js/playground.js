@@ -367,9 +367,8 @@ export function mountPlayground(section, transport) {
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep, freshAsk);
       } else if (marked.length || freshReveal || freshAsk) {
-        // A prediction's verdict, just revealed above the regions, comes first, or a question just asked
-        // (the learner's next move is to answer it): then the changes below them.
-        // The question only when it fits on screen with the changes: what the press changed comes first.
+        // A prediction's verdict, just revealed above the regions, comes first; then a question just asked
+        // (the learner's next move is to answer it), when it fits on screen with the changes; then them.
         const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
         const bar = section.querySelector(".stage > .controls");
         const room = window.innerHeight - (bar && getComputedStyle(bar).position === "sticky" ? bar.getBoundingClientRect().height : 0) - 32;
@@ -713,16 +712,16 @@ export function mountPlayground(section, transport) {
   send(openFrame);
 }
 
-// Scroll the page as little as it takes to show the marked elements, the first change first when
-// they do not all fit; and, where the first change fits on screen with it, never so far that the
-// control pressed leaves the screen (a keyboard user's focus is on it, and the next press starts
-// there). What does not fit below is a scroll away, and the status line says in words what changed.
 // How tall a screen must be to show all of these elements (0 when none of them shows).
 function span(els) {
   const boxes = els.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
   return boxes.length ? Math.max(...boxes.map((r) => r.bottom)) - Math.min(...boxes.map((r) => r.top)) : 0;
 }
 
+// Scroll the page as little as it takes to show the marked elements, the first change first when
+// they do not all fit; and, where the first change fits on screen with it, never so far that the
+// control pressed leaves the screen (a keyboard user's focus is on it, and the next press starts
+// there). What does not fit below is a scroll away, and the status line says in words what changed.
 function bringIntoView(marked, button, quiet, bar = null) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;
