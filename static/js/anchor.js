@@ -3,7 +3,12 @@
 // the section down by a screen or more. Until the learner scrolls, touches or presses a key (or a few
 // seconds pass), the page keeps the section where the link put it.
 export function keepAnchor() {
-  const id = decodeURIComponent(window.location.hash.slice(1));
+  let id = "";
+  try {
+    id = decodeURIComponent(window.location.hash.slice(1));
+  } catch {
+    return; // not an address any section has
+  }
   const target = id && document.getElementById(id);
   if (!target || !("ResizeObserver" in window)) return;
   const events = ["wheel", "touchstart", "keydown", "pointerdown"];
