@@ -34,7 +34,8 @@ export function diffServers(before, after) {
   return { added, removed, changed, status };
 }
 
-const toolKey = (t) => `${t.name}@${t.server}`;
+// A tool in the prompt, as a key: its name and the server the host lists it under.
+export const toolKey = (t) => `${t.name}@${t.server}`;
 
 // Tools that joined or left the model's next prompt with this press.
 export function diffPrompt(before, after) {

@@ -2,7 +2,7 @@
 // in sessionStorage. The server only caches the run; when it has lost it (a restart, another
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
-import { diffViews, stepName, summarize } from "./changes.js";
+import { diffViews, stepName, summarize, toolKey } from "./changes.js";
 import { fill, h, loadStyle } from "./dom.js";
 import { comparison, costStrip, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
@@ -286,16 +286,16 @@ export function mountPlayground(section, transport) {
         fill(promptBox, promptList(v.next_prompt), counterLine(v.counters));
       }
       const items = promptBox.querySelectorAll("ul.prompt:not(.removed) > li");
-      const joined = new Set(d.prompt.joined.map((t) => `${t.name}@${t.server}`));
+      const joined = new Set(d.prompt.joined.map(toolKey));
       v.next_prompt.tools.forEach((t, i) => {
-        if (joined.has(`${t.name}@${t.server}`)) mark(items[i], "joined");
+        if (joined.has(toolKey(t))) mark(items[i], "joined");
       });
       // A tool that left with this press and that the model saw last turn is already listed, struck
       // through, as gone since that turn: it is outlined there, not named a second time in a note.
       const struckItems = promptBox.querySelectorAll("ul.prompt.removed > li");
-      const struck = new Map(v.next_prompt.removed.map((x, i) => [`${x.name}@${x.server}`, struckItems[i]]));
-      for (const x of d.prompt.left) mark(struck.get(`${x.name}@${x.server}`), "");
-      const unsaid = d.prompt.left.filter((x) => !struck.has(`${x.name}@${x.server}`));
+      const struck = new Map(v.next_prompt.removed.map((x, i) => [toolKey(x), struckItems[i]]));
+      for (const x of d.prompt.left) mark(struck.get(toolKey(x)), "");
+      const unsaid = d.prompt.left.filter((x) => !struck.has(toolKey(x)));
       if (unsaid.length) {
         const note = h("p", { class: "change-note" }, t(undo ? "playground.left_undo" : "playground.left", { tools: unsaid.map((x) => t(x.origin ? "playground.tool_from_via" : "playground.tool_from", { tool: x.name, server: x.server, origin: x.origin })).join(", ") }));
         promptBox.querySelector(".meta")?.before(note);
@@ -370,10 +370,8 @@ export function mountPlayground(section, transport) {
         // A prediction's verdict, just revealed above the regions, comes first; then a question just asked
         // (the learner's next move is to answer it), when it fits on screen with the changes; then them.
         const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
-        const bar = section.querySelector(".stage > .controls");
-        const room = window.innerHeight - (bar && getComputedStyle(bar).position === "sticky" ? bar.getBoundingClientRect().height : 0) - 32;
-        const ask = freshAsk && (!span(marked) || span([freshAsk, ...marked]) <= room) ? freshAsk : null;
-        bringIntoView([verdict, ask, ...marked].filter(Boolean), keep, quiet, bar);
+        const first = verdict ? [verdict, ...marked] : marked;
+        bringIntoView(first, keep, quiet, section.querySelector(".stage > .controls"), freshAsk);
       }
       freshReveal = freshAsk = null;
     };
@@ -712,17 +710,12 @@ export function mountPlayground(section, transport) {
   send(openFrame);
 }
 
-// How tall a screen must be to show all of these elements (0 when none of them shows).
-function span(els) {
-  const boxes = els.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
-  return boxes.length ? Math.max(...boxes.map((r) => r.bottom)) - Math.min(...boxes.map((r) => r.top)) : 0;
-}
-
 // Scroll the page as little as it takes to show the marked elements, the first change first when
 // they do not all fit; and, where the first change fits on screen with it, never so far that the
 // control pressed leaves the screen (a keyboard user's focus is on it, and the next press starts
 // there). What does not fit below is a scroll away, and the status line says in words what changed.
-function bringIntoView(marked, button, quiet, bar = null) {
+// `extra` (a question just asked) is shown with them when all fit on the screen, or alone when none shows.
+function bringIntoView(marked, button, quiet, bar = null, extra = null) {
   const behavior = quiet ? "auto" : "smooth";
   const margin = 16;
   // A walk-through's box docked at the foot of a phone's screen covers what is under it; so does the
@@ -730,7 +723,13 @@ function bringIntoView(marked, button, quiet, bar = null) {
   const docked = button?.classList.contains("scenario-box") && getComputedStyle(button).position === "fixed" ? button : null;
   const dock = docked || (bar && getComputedStyle(bar).position === "sticky" ? bar : null);
   const height = window.innerHeight - (dock ? dock.getBoundingClientRect().height : 0);
-  const boxes = marked.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
+  const shown = (els) => els.map((el) => el.getBoundingClientRect()).filter((r) => r.width || r.height);
+  let boxes = shown(marked);
+  if (extra) {
+    const all = shown([extra, ...marked]);
+    const span = all.length ? Math.max(...all.map((r) => r.bottom)) - Math.min(...all.map((r) => r.top)) : 0;
+    if (!boxes.length || span + 2 * margin <= height) [marked, boxes] = [[extra, ...marked], all];
+  }
   if (!boxes.length) return;
   const top = Math.min(...boxes.map((r) => r.top));
   if (framedFullHeight()) {
