@@ -76,8 +76,8 @@ def main() -> None:
 
 
 def paused(service: Service, presses: int, pause: float) -> None:
-    """Each pair: sleep, a press (timed), then the next press at once (timed). The socket compacts
-    the cached run after sending, so that is left out of both, as ``finish`` is."""
+    """Each pair: sleep, a press (timed), then the next press at once (timed). The socket does the
+    cache's accounting after sending, so that is left out of both, as ``finish`` is."""
     handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
     after_pause, right_after = [], []
     for seq in range(1, presses + 1):

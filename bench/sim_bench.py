@@ -9,6 +9,7 @@ measured in the same run on the same data, so a slow or busy machine shows up in
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import platform
 import shlex
@@ -20,10 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pydantic import TypeAdapter  # noqa: E402
+
 from lesson.sim import Run, Start, State, advance, apply, begin, build_view, view  # noqa: E402
 from lesson.sim import events as ev  # noqa: E402
 
 TARGET_US = 200.0
+STATE = TypeAdapter(State)  # the state is dataclasses: pydantic reads and writes it as a type
 
 # A realistic mix: what a learner presses in each scenario, in the order the lesson suggests.
 MIX: list[tuple[Start, list[ev.Event]]] = [
@@ -113,7 +117,7 @@ def per_event(runs: int) -> tuple[list[int], list[int], list[State]]:
                 view(run)
                 step_ns.append(time.perf_counter_ns() - t)
                 t = time.perf_counter_ns()
-                run.state.model_copy(deep=True)
+                copy.deepcopy(run.state)
                 copy_ns.append(time.perf_counter_ns() - t)
             states.append(run.state)
     return step_ns, copy_ns, states
@@ -141,24 +145,24 @@ def long_playground(n: int) -> tuple[float, float]:
         run = advance(run, events[i % len(events)])
     tail = [events[i % len(events)] for i in range(n, n + 20)]
     step: list[int] = []
-    copy: list[int] = []
+    deep: list[int] = []
     for event in tail:
         t = time.perf_counter_ns()
         run = advance(run, event)
         view(run)
         step.append(time.perf_counter_ns() - t)
-        copy += timed(lambda s=run.state: s.model_copy(deep=True), 1)
-    return median_us(step), median_us(copy)
+        deep += timed(lambda s=run.state: copy.deepcopy(s), 1)
+    return median_us(step), median_us(deep)
 
 
 def round_trip(states: list[State], repeat: int) -> tuple[list[int], list[int], int]:
     rt: list[int] = []
     base: list[int] = []
     for s in states:
-        rt += timed(lambda s=s: State.model_validate_json(s.model_dump_json()), repeat)
-        plain = s.model_dump(mode="json")
+        rt += timed(lambda s=s: STATE.validate_json(STATE.dump_json(s)), repeat)
+        plain = STATE.dump_python(s, mode="json")
         base += timed(lambda plain=plain: json.loads(json.dumps(plain)), repeat)
-    return rt, base, statistics.median(len(s.model_dump_json()) for s in states)
+    return rt, base, statistics.median(len(STATE.dump_json(s)) for s in states)
 
 
 def main() -> None:
@@ -176,7 +180,7 @@ def main() -> None:
         for event in events:
             run = advance(run, event)
     step_ns, copy_ns, states = per_event(args.runs)
-    step, copy = median_us(step_ns), median_us(copy_ns)
+    step, deep_copy = median_us(step_ns), median_us(copy_ns)
     p90 = statistics.quantiles(step_ns, n=10)[-1] / 1000
     print()
     one_ns = apply_one(args.runs)
@@ -187,12 +191,12 @@ def main() -> None:
         f"  median {one:8.1f} us   p90 {statistics.quantiles(one_ns, n=10)[-1] / 1000:8.1f} us   "
         f"target < {TARGET_US:.0f} us: {verdict}"
     )
-    print(f"  ratio to State.model_copy(deep=True) of the same states: {one / copy:5.2f}")
+    print(f"  ratio to copy.deepcopy of the same states: {one / deep_copy:5.2f}")
     print()
     print(f"a playground press (advance: both eras, the log, and the view), {len(step_ns)} samples")
     print(f"  median {step:8.1f} us   p90 {p90:8.1f} us")
-    print(f"  baseline: State.model_copy(deep=True) of the same states, median {copy:8.1f} us")
-    print(f"  ratio event / deep copy: {step / copy:5.2f}")
+    print(f"  baseline: copy.deepcopy of the same states, median {deep_copy:8.1f} us")
+    print(f"  ratio event / deep copy: {step / deep_copy:5.2f}")
 
     for n in (100, 400):
         last, deep = long_playground(n)
@@ -201,7 +205,7 @@ def main() -> None:
     rt_ns, base_ns, size = round_trip(states, repeat=20)
     rt, base = median_us(rt_ns), median_us(base_ns)
     print()
-    print(f"State JSON round trip (model_dump_json + model_validate_json), state ~{size} bytes of JSON")
+    print(f"State JSON round trip (pydantic's dump_json + validate_json), state ~{size} bytes of JSON")
     print(f"  median {rt:8.1f} us")
     print(f"  baseline: json.dumps + json.loads of the same state as a plain dict, median {base:8.1f} us")
     print(f"  ratio round trip / plain json: {rt / base:5.2f}")

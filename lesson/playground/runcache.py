@@ -6,91 +6,30 @@ losing an entry costs the page one ``need_log`` round trip and nothing else.
 
 from __future__ import annotations
 
-import functools
 import threading
-import typing
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from cachetools import LRUCache
 
 from lesson.sim import Run, advance, at_step
-from lesson.sim.model import Era, Strict, Value
+from lesson.sim.model import Era
 
 # Measured with tracemalloc on the outage panel (see bench/load_bench.py for RSS): a fresh run is
-# shared by every playground with the same start; one of five presses holds about 16 KB, then
-# each step adds about 1-3 KB (a checkpoint every 8 events). The estimate errs high.
+# shared by every playground with the same start; a playground of 5 presses holds about 15 KB (its
+# own copy of both eras' states), one of 40 about 83 KB and one of 200 about 475 KB (each checkpoint,
+# every 8 events, holds its own copy too). The estimate errs high.
 BASE_BYTES = 80_000
-STEP_BYTES = 2_500
-
-M = TypeVar("M", bound=Strict)
+STEP_BYTES = 3_000
 
 
-def _changeable(annotation: Any) -> bool:
-    return isinstance(annotation, type) and issubclass(annotation, Strict) and not issubclass(annotation, Value)
-
-
-@functools.cache
-def _parts(cls: type[Strict]) -> tuple[tuple[str, str], ...]:
-    """Every field of ``cls`` with how a kept state may share it with an older one: a changeable
-    model ("model"), a dict of them ("models"), or anything else, shared when equal ("data")."""
-    parts = []
-    for name, f in cls.model_fields.items():
-        origin, args = typing.get_origin(f.annotation), typing.get_args(f.annotation)
-        if _changeable(f.annotation):
-            parts.append((name, "model"))
-        elif origin is dict and _changeable(args[1]):
-            parts.append((name, "models"))
-        else:
-            parts.append((name, "data"))
-    return tuple(parts)
-
-
-def share(new: M, old: M) -> M:
-    """``new``, with each part that equals the same part of ``old`` taken from ``old``: a step copies
-    the whole state, and a cached state need only hold what its steps changed. Kept states are never
-    changed (a step copies first), so sharing their parts is safe. One walk: each part is compared
-    once, on the way down."""
-    if new is old:
-        return old
-    fields: dict[str, Any] = {}
-    same = True
-    for name, kind in _parts(type(new)):
-        mine, theirs = getattr(new, name), getattr(old, name)
-        if mine is not theirs:
-            if kind == "model":
-                mine = share(mine, theirs)
-            elif kind == "models":
-                mine = _share_models(mine, theirs)
-            elif mine == theirs:
-                mine = theirs
-        fields[name] = mine
-        same = same and mine is theirs
-    if same:
-        return old
-    # Built with no field recorded as set from input: pydantic keeps that set per instance, and the
-    # sets a step's copies grew were a quarter of a cached playground's memory.
-    return type(new).model_construct(_fields_set=set(), **fields)
-
-
-def _share_models(mine: dict[str, M], theirs: dict[str, M]) -> dict[str, M]:
-    shared = {key: share(value, theirs[key]) if key in theirs else value for key, value in mine.items()}
-    if list(shared) == list(theirs) and all(value is theirs[key] for key, value in shared.items()):
-        return theirs
-    return shared
-
-
-def compact(run: Run, like: Run | None = None) -> Run:
-    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``), its states
-    sharing what they still have in common with ``like``'s (the run it was advanced from: only what
-    one step changed is built again), else with its checkpoint's."""
+def compact(run: Run) -> Run:
+    """``run`` without its log history and its last step's outcomes (see ``Entry.keep``)."""
     if run.checkpoint is None:  # a fresh run (shared by every playground with its start), or one built whole
         if run.last is None and run.other is None and len(run.log) <= 1:
             return run
         return run.model_copy(update={"log": run.log[-1:], "last": None, "other": None})
-    base = like if like is not None else run.checkpoint
-    state, twin = share(run.state, base.state), share(run.twin, base.twin)
-    return run.model_copy(update={"state": state, "twin": twin, "log": [], "last": None, "other": None})
+    return run.model_copy(update={"log": [], "last": None, "other": None})
 
 
 @dataclass(eq=False)
@@ -108,42 +47,26 @@ class Entry:
     log_len: int = 0  # entries in the run's whole log; the cached run keeps only the newest
     fresh: Run | None = None  # the run just advanced, outcomes and all, until its answer is built
 
-    loose: bool = False  # ``run`` is not compact yet: see ``settle``
-    like: Run | None = None  # a kept run that ``run`` may share parts with when it is made compact
-
     def __post_init__(self) -> None:
         self.keep(self.run)
-        self.settle()
 
     def keep(self, run: Run, log_len: int | None = None) -> None:
-        """Keep ``run``; ``settle`` then makes it compact: without its log history (the page holds that,
-        and an open rebuilds it) and without the last step's outcomes in both eras (its frames are most
-        of a run's bytes; only a retry or an open needs them again, and ``full`` rebuilds them from a
-        checkpoint). ``log_len`` is the whole log's length when ``run`` was advanced from a trimmed run."""
+        """Keep ``run`` compact: without its log history (the page holds that, and an open rebuilds it)
+        and without the last step's outcomes in both eras (its frames are most of a run's bytes; only
+        a retry or an open needs them again, and ``full`` rebuilds them from a checkpoint). The run
+        as advanced waits in ``fresh`` for the answer about to be sent. ``log_len`` is the whole log's
+        length when ``run`` was advanced from a trimmed run."""
         self.log_len = len(run.log) if log_len is None else log_len
-        self.fresh = run  # for the answer about to be sent; ``full`` lets go of it
-        self.like = self.run  # the run kept until now: ``run`` shares its unchanged parts with it
-        self.run = run
-        self.loose = True
+        self.fresh = run
+        self.run = compact(run)
 
     def save(self) -> tuple[Any, ...]:
         """What a change may alter, to put back with ``restore`` if its answer cannot be built."""
         events = list(self.events)
-        return (self.run, self.fresh, self.loose, self.log_len, events, self.seq, self.last, self.variant, self.era)
+        return (self.run, self.fresh, self.log_len, events, self.seq, self.last, self.variant, self.era)
 
     def restore(self, saved: tuple[Any, ...]) -> None:
-        self.run, self.fresh, self.loose, self.log_len, self.events, self.seq, self.last, self.variant, self.era = saved
-
-    def settle(self) -> None:
-        """Make the kept run compact (the lock held). The socket does this once the answer is sent, so
-        the learner does not wait for it; a change settles first, so no checkpoint is ever loose."""
-        if self.loose:
-            self.run, self.like = compact(self.run, self.like), None
-            self.loose = False
-
-    def settle_locked(self) -> None:
-        with self.lock:
-            self.settle()
+        self.run, self.fresh, self.log_len, self.events, self.seq, self.last, self.variant, self.era = saved
 
     def full(self) -> Run:
         """The cached run with its last step's outcomes and log entry, for an answer: the run just

@@ -219,7 +219,7 @@ class Service:
 
     def dispatch(self, frame: Any) -> Reply:
         """Answer a parsed frame. The reply's ``finish()`` must run once it is sent (``handle_text``
-        sees to it): a change's run is compacted and cached there."""
+        sees to it): a change's entry is put back in the cache with its new cost there."""
         locale = self.locale_of(frame)
         if isinstance(frame, RestartFrame):
             panel = self.panels.get(frame.panel)
@@ -334,14 +334,12 @@ class Service:
             entry.restore(saved)
             raise
 
-        def after() -> None:  # once the answer is on its way: count the run's cost, then compact it
+        def after() -> None:  # once the answer is on its way: count the run's cost
             self.cache.put(frame.handle, entry, over_another=False)  # new, or its cost changed
-            entry.settle_locked()
 
         return Reply(reply.text, reply.code, after)
 
     def _apply(self, entry: Entry, frame: Change) -> None:
-        entry.settle()  # the run advanced from must be compact: it may become a checkpoint
         panel = self._playground_panel(entry.panel)
         if isinstance(frame, _ADVANCES):
             kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)

@@ -10,6 +10,8 @@ era (``clients/``), the transport frames it (``transport.py``), the servers live
 
 from __future__ import annotations
 
+import dataclasses
+
 from .events import HANDLERS, Event
 from .model import State
 from .prompt import count_change, prompt_defs, prompt_keys, prompt_tools, tool_keys
@@ -26,7 +28,7 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     try:
         HANDLERS[event.kind](st, event)
     except Rejected as why:
-        rejected = state.model_copy(update={"step": state.step + 1})
+        rejected = dataclasses.replace(state, step=state.step + 1)
         return rejected, Outcome(
             lines=[LogLine(code=why.code, params=why.params, tone="rejected")], wire=[], rejected=True
         )

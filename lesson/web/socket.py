@@ -319,7 +319,7 @@ def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
         try:
             conn.send(reply.text)
         finally:
-            reply.finish()  # compacting the cached run can wait until the answer is on its way
+            reply.finish()  # the cache's accounting can wait until the answer is on its way
         if reply.code == "slow_down":
             # Its address's replay budget is spent: this socket's next frame waits, so a client that
             # sends its log again at once costs one refusal a second, not one per frame it can send.

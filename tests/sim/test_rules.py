@@ -5,6 +5,7 @@ Expected behaviour comes from ../shared/mcp-facts.md, not from the code's own ou
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -824,7 +825,7 @@ def test_senseless_press_is_rejected_and_changes_only_the_step(
     assert line.tone == "rejected" and line.code.startswith("refusal.")
     assert run.last.wire == [] and run.last.turn is None
     assert run.state.step == old.step + 1
-    assert run.state.model_copy(update={"step": old.step}) == old
+    assert dataclasses.replace(run.state, step=old.step) == old
     assert v.log[-1].lines == [line]
 
 
