@@ -41,13 +41,24 @@ def lines(log_lines: list[LogLine], locale: str = DEFAULT) -> list[LogLine]:
 
 
 def view(v: View, locale: str = DEFAULT) -> View:
-    """A copy of the view with every line of its log and its comparison in words."""
-    update: dict[str, Any] = {"log": [StepLog(step=s.step, label=s.label, lines=lines(s.lines, locale)) for s in v.log]}
+    """A copy of the view with every line of its log and its comparison in words. The newest log
+    entry and this era's side of the comparison hold the same lines: each is put in words once."""
+    said: dict[int, LogLine] = {}
+
+    def words(xs: list[LogLine]) -> list[LogLine]:
+        out = []
+        for x in xs:
+            if id(x) not in said:
+                said[id(x)] = line(x, locale)
+            out.append(said[id(x)])
+        return out
+
+    update: dict[str, Any] = {"log": [StepLog(step=s.step, label=s.label, lines=words(s.lines)) for s in v.log]}
     if v.comparison is not None:
         this, other = v.comparison.this, v.comparison.other
         update["comparison"] = Comparison(
-            this=this.model_copy(update={"lines": lines(this.lines, locale)}),
-            other=other.model_copy(update={"lines": lines(other.lines, locale)}),
+            this=this.model_copy(update={"lines": words(this.lines)}),
+            other=other.model_copy(update={"lines": words(other.lines)}),
         )
     return v.model_copy(update=update)
 
