@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, cached_property
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
@@ -31,7 +31,15 @@ class _Cond(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
 
 
-class Test(_Cond):
+class _Condition(_Cond):
+    @cached_property
+    def check(self) -> Callable[[Any], bool]:
+        """The condition as a function of a view, compiled on first use and kept: a panel's goal is
+        evaluated on every press (a condition is frozen, so it never goes stale)."""
+        return _compile(self)  # type: ignore[arg-type]
+
+
+class Test(_Condition):
     """One test of the value at ``path``."""
 
     path: Annotated[
@@ -58,15 +66,15 @@ class Test(_Cond):
         return self
 
 
-class All(_Cond):
+class All(_Condition):
     all: Annotated[list[Condition], Field(description="every condition in this list holds", min_length=1)]
 
 
-class AnyOf(_Cond):
+class AnyOf(_Condition):
     any: Annotated[list[Condition], Field(description="at least one condition in this list holds", min_length=1)]
 
 
-class Not(_Cond):
+class Not(_Condition):
     not_: Condition = Field(description="this condition does not hold", alias="not")
 
 
@@ -297,7 +305,7 @@ def _compile(condition: Condition) -> Callable[[Any], bool]:
 
 def holds(condition: Condition, view: View | dict[str, Any]) -> bool:
     """Whether the condition holds for this view."""
-    return _compile(condition)(view)
+    return condition.check(view)
 
 
 def describe(condition: Condition) -> str:
