@@ -35,7 +35,8 @@ class _Condition(_Cond):
     @cached_property
     def check(self) -> Callable[[Any], bool]:
         """The condition as a function of a view, compiled on first use and kept: a panel's goal is
-        evaluated on every press (a condition is frozen, so it never goes stale)."""
+        evaluated on every press. A condition is frozen, so it never goes stale; build a new one
+        rather than ``model_copy(update=...)`` one, which would carry the old function along."""
         return _compile(self)  # type: ignore[arg-type]
 
 
