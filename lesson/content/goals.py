@@ -167,7 +167,7 @@ def path_problem(path: str) -> str | None:
 
 def _get(value: Any, key: str) -> Any:
     """A key of a dict, or a field of a model (the view's models use no aliases, so the JSON key is
-    the field's name; ``__dict__`` holds exactly the fields, never a method)."""
+    the field's name; a view model's ``__dict__`` holds exactly its fields, never a method)."""
     if isinstance(value, dict):
         return value.get(key)
     if isinstance(value, BaseModel):

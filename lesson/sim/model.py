@@ -5,8 +5,9 @@ place (``State``, ``Host``, ``Client``, ``SimServer``) are slotted dataclasses: 
 (``copy_state``), and a dataclass copy takes about two thirds of a model copy's time and a third of
 its memory, so a cached playground can keep its own copy of both eras' states. The parts the rules only
 ever replace (``Value``: a tool, a stream, a call) are frozen pydantic models, shared by the copies.
-pydantic validates and writes the dataclasses where they meet the outside (scenarios, a run's JSON),
-with the same ``extra="forbid"``; an assignment to a field a dataclass lacks fails (its slots).
+pydantic writes the dataclasses (a run's JSON) and validates them, with the same ``extra="forbid"``,
+whenever they come from outside (a run read back from JSON); the start scenarios build them from
+specs pydantic has validated. An assignment to a field a dataclass lacks fails (its slots).
 
 The rules that change the state live in the clients, the servers' lifecycle and the event handlers;
 they change a copy, never the state they were given.
@@ -243,6 +244,9 @@ def _copier(annotation: Any) -> Any:
         return dict if inner is None else lambda v: {k: inner(x) for k, x in v.items()}
     if _changeable(annotation):
         return copy_state
+    # Anything else is shared by the copies, so it must be something no rule can change in place.
+    if origin in (set, tuple) or any(_copier(a) is not None for a in args):
+        raise TypeError(f"copy_state cannot copy a {annotation}: use a list or a dict, or a frozen value")
     return None
 
 
@@ -252,7 +256,7 @@ def _copier_of(cls: type) -> Any:
     in one go, then each list, dict and changeable dataclass in it replaced by a copy."""
     hints = typing.get_type_hints(cls)
     names = [f.name for f in fields(cls)]
-    read = operator.attrgetter(*names)
+    read = operator.attrgetter(*names) if len(names) > 1 else lambda model: (getattr(model, names[0]),)
     copied = [(name, copy) for name in names if (copy := _copier(hints[name])) is not None]
 
     def copy_one(model: Any) -> Any:

@@ -67,3 +67,15 @@ def test_a_conversation_message_is_validated_frozen_and_written_as_its_fields() 
         hosts.validate_python({"conversation": [{"role": "user", "text": "hi", "txt": "typo"}]})
     with pytest.raises(dataclasses.FrozenInstanceError):
         host.conversation[0].text = "changed"  # type: ignore[misc]
+
+
+def test_a_field_no_copy_could_keep_apart_is_refused_when_the_copier_is_built() -> None:
+    """A set, a tuple or an optional changeable part would be shared by a step's copy and its input."""
+
+    @dataclasses.dataclass(slots=True)
+    class Holder:
+        name: str
+        client: Client | None = None
+
+    with pytest.raises(TypeError, match="cannot copy"):
+        copy_state(Holder(name="x"))
