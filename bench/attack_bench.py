@@ -215,7 +215,7 @@ async def _socket_replayer(ws_base: str, stop: asyncio.Event, counts: dict[str, 
 
 def _post_task(base: str) -> int:
     body = json.dumps({"log": TASK_LOG}).encode()
-    req = urllib.request.Request(base + "/api/quiz/hot-swapping/host-error", body, {"Content-Type": "application/json"})
+    req = urllib.request.Request(base + "/api/quiz/an-outage/host-error", body, {"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             resp.read()
