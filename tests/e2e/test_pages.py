@@ -87,7 +87,9 @@ def use_restarts(page: Page) -> None:
     lab.get_by_role("radio", name="a listen stream is open").check()
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile("^Restarted while .*listen stream"))
-    for summary in lab.get_by_text(re.compile(r"^Wire messages \(\d+\)$")).all():
+    summaries = lab.get_by_text(re.compile(r"^Wire messages \(\d+\)$"))
+    expect(summaries.first).to_be_visible()
+    for summary in summaries.all():
         summary.click()
     lab.get_by_role("radio", name="idle").check()
     expect(lab.get_by_text(translate("en", "lab.stale"))).to_be_visible()

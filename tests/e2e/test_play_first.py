@@ -45,7 +45,7 @@ def test_lesson_1_says_whos_who_before_its_first_playground(desktop: Page) -> No
     expect(desktop.locator("dt#host + dd")).to_contain_text("conversation")
 
 
-def test_lesson_1_is_short_by_default(desktop: Page) -> None:
+def test_the_outage_lesson_is_short_by_default(desktop: Page) -> None:
     desktop.goto(OUTAGE)
     expect(panel(desktop, "Play out an outage").get_by_role("status")).to_have_text(message("playground.ready"))
     expect_first_button_close(desktop, "Play out an outage")
@@ -53,7 +53,7 @@ def test_lesson_1_is_short_by_default(desktop: Page) -> None:
     words = desktop.evaluate("document.body.innerText.split(/\\s+/).filter(Boolean).length")
     height = desktop.evaluate("document.documentElement.scrollHeight")
     assert 0 < words <= 2500, words
-    assert height <= 9300, height  # who's who, before the first playground, takes its part of a screen
+    assert height <= 9300, height
     # The text is really there, one click away: opening every disclosure shows much more of it.
     summaries = desktop.locator("article details > summary").filter(visible=True)
     for n in range(summaries.count()):

@@ -114,6 +114,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.get_by_role("button", name="⟦Start over⟧").click()
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_role("heading")).to_have_text(translate("pseudo", "js.startover.heading"))
+    expect(dialog.get_by_role("button")).to_have_count(2)  # start over, or keep going
     for button in dialog.get_by_role("button").all():
         expect(button).to_have_text(WRAPPED)
     page.keyboard.press("Escape")
@@ -121,7 +122,9 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(OUTAGE + "?lang=pseudo&present=1")
     bar = page.get_by_role("navigation", name="⟦Presenter controls⟧")
     expect(bar.get_by_role("status")).to_have_text(re.compile(r"^⟦Screen 1 of \d+⟧$"))
-    for control in bar.get_by_role("button").all() + bar.get_by_role("link").all():
+    controls = bar.get_by_role("button").all() + bar.get_by_role("link").all()
+    assert len(controls) >= 5, "Previous, Next, the text sizes and Leave presenter mode"
+    for control in controls:
         expect(control).to_have_text(WRAPPED)
 
 

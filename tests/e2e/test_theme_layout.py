@@ -216,7 +216,7 @@ def json_on_a_phone(page: Page, in_wire: str, in_lesson: str):
     return wire, lesson
 
 
-def test_the_wire_of_the_first_lesson_on_a_phone(browser: Browser, base_url: str) -> None:
+def test_the_wire_of_the_outage_lesson_on_a_phone(browser: Browser, base_url: str) -> None:
     """At 375 px, after one press: a JSON line too long for the screen goes on under its own indent, not
     at the left edge, and the text is still the JSON (a copy parses), in the lesson and in the
     playground's wire; a header too long for its line moves its value down whole (the version never reads

@@ -66,3 +66,17 @@ def test_a_goals_presses_reach_it(panel_id: str) -> None:
     for button_id in GOAL_PRESSES[panel_id]:
         answer = client.do("press", button=button_id)
     assert answer["goal"] == {"met": True}
+
+
+def test_the_eras_goal_needs_a_host_that_speaks_both_eras() -> None:
+    """The eras playground has no walk-through: its goal is met by the variant its hints name, and
+    not by the same presses on a host of one era (where M refuses the opening its prediction asks about)."""
+    one = page("eras")
+    for button_id in ("add-l", "add-m"):
+        answer = one.do("press", button=button_id)
+    assert answer["goal"] == {"met": False}
+    both = page("eras")
+    assert both.do("reset", variant="dual-era")["variant"] == "dual-era"
+    for button_id in ("add-l", "add-m"):
+        answer = both.do("press", button=button_id)
+    assert answer["goal"] == {"met": True}
