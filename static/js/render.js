@@ -99,18 +99,22 @@ export function serverTable(rows) {
   );
 }
 
+// Where a tool in the prompt comes from: its server, and behind a gateway the backend that provides it.
+const fromServer = (tool) =>
+  h("span", { class: "subtle" }, tool.origin ? t("prompt.from_via", { origin: tool.origin, server: tool.server }) : t("prompt.from", { server: tool.server }));
+
 export function promptList(np) {
   const items = np.tools.map((tool) =>
     h(
       "li",
       { class: tool.change === "new" ? "tool new" : "tool" },
       h("code", {}, tool.name),
-      h("span", { class: "subtle" }, tool.origin ? t("prompt.from_via", { origin: tool.origin, server: tool.server }) : t("prompt.from", { server: tool.server })),
+      fromServer(tool),
       tool.change === "new" ? [" ", h("span", { class: "badge" }, t("prompt.new"))] : null,
     ),
   );
   const gone = np.removed.map((tool) =>
-    h("li", { class: "tool gone" }, h("span", { class: "badge" }, t("prompt.gone")), " ", h("del", {}, tool.name), h("span", { class: "subtle" }, tool.origin ? t("prompt.from_via", { origin: tool.origin, server: tool.server }) : t("prompt.from", { server: tool.server }))),
+    h("li", { class: "tool gone" }, h("span", { class: "badge" }, t("prompt.gone")), " ", h("del", {}, tool.name), fromServer(tool)),
   );
   return [
     items.length ? h("ul", { class: "prompt" }, items) : h("p", { class: "placeholder" }, t("prompt.none")),
