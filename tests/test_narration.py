@@ -21,7 +21,7 @@ from lesson.content.stepper import stepper_views
 from lesson.i18n import DEFAULT, PSEUDO, catalogue, placeholders
 from lesson.playground.service import Service
 from lesson.sim import advance, begin
-from lesson.sim.events.servers import AddServer
+from lesson.sim.events.churn import AddServer
 from lesson.sim.model import Role, Status, Token
 from lesson.sim.scenarios import SCENARIOS
 from lesson.sim.step import LogLine, joined, msg, word

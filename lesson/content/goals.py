@@ -24,11 +24,13 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_val
 
 from lesson.sim.view import View
 
+from .base import ContentModel
+
 Value = str | int | bool
 
 
-class _Cond(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+class _Cond(ContentModel):
+    model_config = ConfigDict(populate_by_name=True)
 
 
 class _Condition(_Cond):

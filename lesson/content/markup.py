@@ -31,8 +31,8 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
-from pydantic import BaseModel, ConfigDict
 
+from .base import ContentModel
 from .yamlfile import ContentError
 
 ERAS = {"legacy": "Legacy (2025-11-25)", "modern": "Modern (2026-07-28)"}
@@ -42,18 +42,14 @@ _DETAILS_OPEN = re.compile(r'^:::: details "([^"]+)"$')
 _DETAILS_CLOSE = "::::"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class TocEntry(_Strict):
+class TocEntry(ContentModel):
     """A level-2 heading: its anchor id and its text."""
 
     id: str
     title: str
 
 
-class MessageBlock(_Strict):
+class MessageBlock(ContentModel):
     """A wire message shown in a ``json legacy|modern DefName`` code block."""
 
     era: Literal["legacy", "modern"]
@@ -62,7 +58,7 @@ class MessageBlock(_Strict):
     line: int
 
 
-class Link(_Strict):
+class Link(ContentModel):
     """A link in the lesson's text, and the file line it sits on."""
 
     href: str
@@ -313,7 +309,7 @@ def term_pattern(spellings: dict[str, str]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])(?:" + "|".join(parts) + r")(?![\w])", re.IGNORECASE)
 
 
-class TermMark(_Strict):
+class TermMark(ContentModel):
     """A place in a lesson where a glossary term is used, or linked to its entry, or a widget stands."""
 
     kind: Literal["use", "link", "widget"]

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from .base import ContentModel
 from .goals import Condition
 from .limits import MAX_DEFINITION_WORDS, word_count
 from .markup import Link, MessageBlock, TocEntry
@@ -21,16 +22,12 @@ BUILTIN_WIDGETS = ("quiz",)
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
 Slug = Annotated[str, Field(pattern=_SLUG, max_length=60)]
 ItemId = Annotated[str, Field(pattern=r"^[a-z0-9-]+$", max_length=40)]
 Text = Annotated[str, Field(min_length=1)]
 
 
-class PageMeta(_Strict):
+class PageMeta(ContentModel):
     """The front matter of a page of prose that is not a lesson (the reference page)."""
 
     slug: Annotated[Slug, Field(description="the page's address, /lessons/<slug>; lower case, digits and hyphens")]
@@ -47,7 +44,7 @@ class LessonMeta(PageMeta):
     order: Annotated[int, Field(description="position in the course (1, 2, ...; no two lessons share one)", ge=1)]
 
 
-class Block(_Strict):
+class Block(ContentModel):
     """One piece of a rendered lesson: a run of HTML, or the place where a named widget goes."""
 
     kind: Literal["html", "widget"]
@@ -68,7 +65,7 @@ class Block(_Strict):
         return self
 
 
-class Lesson(_Strict):
+class Lesson(ContentModel):
     meta: LessonMeta | PageMeta
     blocks: list[Block]
     toc: list[TocEntry]
@@ -93,7 +90,7 @@ class Lesson(_Strict):
         return [name for name in self.widgets if name not in BUILTIN_WIDGETS]
 
 
-class Choice(_Strict):
+class Choice(ContentModel):
     id: Annotated[ItemId, Field(description="the choice's id, which the question's 'answer' names")]
     text: Annotated[Text, Field(description="what the learner reads and picks")]
 
@@ -101,7 +98,7 @@ class Choice(_Strict):
 PressId = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$", max_length=40)]
 
 
-class Task(_Strict):
+class Task(ContentModel):
     """Something to do in a playground on the page; the server replays the learner's presses and checks
     ``when`` on the view after each press (and ``earlier`` on the view after some press before it)."""
 
@@ -121,7 +118,7 @@ class Task(_Strict):
     ]
 
 
-class Question(_Strict):
+class Question(ContentModel):
     """A multiple-choice question (``choices`` and ``answer``) or a task in a playground (``task`` and
     ``hint``)."""
 
@@ -188,7 +185,7 @@ class Question(_Strict):
         return self
 
 
-class Quiz(_Strict):
+class Quiz(ContentModel):
     id: Annotated[Slug, Field(description="the slug of the lesson the quiz belongs to (also the file name)")]
     questions: Annotated[
         list[Question], Field(description="the quick check's questions, in the order shown", min_length=1)
@@ -201,7 +198,7 @@ class Quiz(_Strict):
         return questions
 
 
-class Term(_Strict):
+class Term(ContentModel):
     """One entry of the glossary: a protocol word, what it means, and the other spellings that count as
     using it (a plural made with -s or -es counts without being listed)."""
 
@@ -227,7 +224,7 @@ class Term(_Strict):
         return [self.term, *self.also]
 
 
-class Glossary(_Strict):
+class Glossary(ContentModel):
     """``content/glossary.yaml``: every protocol term the lessons use, each defined once; a lesson links a
     term to its entry (``[listen stream](/glossary#listen-stream)``) where the course first uses it."""
 
@@ -257,7 +254,7 @@ class Glossary(_Strict):
         return next((t for t in self.terms if t.id == term_id), None)
 
 
-class Content(_Strict):
+class Content(ContentModel):
     lessons: list[Lesson]
     quizzes: dict[str, Quiz]
     glossary: Glossary | None = None
@@ -278,7 +275,7 @@ class Content(_Strict):
         return self.quizzes.get(quiz_id)
 
 
-class MovedPart(_Strict):
+class MovedPart(ContentModel):
     """A section of a former lesson, and the address it lives at now."""
 
     section: ItemId
@@ -286,7 +283,7 @@ class MovedPart(_Strict):
     to: Annotated[str, Field(pattern=r"^/(lessons/[a-z0-9-]+|reference)(#[a-z0-9-]+)?$")]
 
 
-class Moved(_Strict):
+class Moved(ContentModel):
     """A lesson that no longer exists under its slug: where its parts went, so old links and saved progress
     still find them."""
 
@@ -295,7 +292,7 @@ class Moved(_Strict):
     parts: Annotated[list[MovedPart], Field(min_length=1)]
 
 
-class MovedList(_Strict):
+class MovedList(ContentModel):
     moved: list[Moved]
 
 

@@ -140,7 +140,9 @@ class PlaygroundPanel(Strict):
         return self.start.model_copy(update={"options": options, "era": era or self.start.era})
 
 
-class Step(Strict):
+class Moment(Strict):
+    """One moment of a stepper: what it is called, what it shows, and the events that bring it about."""
+
     title: Annotated[Label, Field(description="the moment's heading")]
     caption: Annotated[Label, Field(description="what the moment shows, in a sentence or two")]
     events: Annotated[list[Event], Field(description="the events played at this moment, in order")]
@@ -153,7 +155,7 @@ class StepperPanel(Strict):
     kind: Annotated[Literal["stepper"], Field(description="a stepper: moments shown one at a time")]
     title: Annotated[Label, Field(description="the panel's heading")]
     start: Annotated[Start | None, Field(description="where the moments start (needed with inline steps)")] = None
-    steps: list[Step] = Field(
+    steps: list[Moment] = Field(
         description="the moments, written inline (with a start); or use 'scenario'", default_factory=list
     )
     scenario: Annotated[

@@ -22,8 +22,8 @@ from .panels import (
     ID,
     AnyPanel,
     Label,
+    Moment,
     PlaygroundPanel,
-    Step,
     declared_server_problems,
     deployed,
     load_panel,
@@ -136,12 +136,12 @@ def _resolve(script: Script, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Star
     return start, steps
 
 
-def load_script(path: Path) -> tuple[Script, Start, list[Step]]:
+def load_script(path: Path) -> tuple[Script, Start, list[Moment]]:
     """Read a scenario file into its model, its start and its steps (as a stepper shows them)."""
     script, doc = load_yaml_file(Path(path), Script)
     start, events = _resolve(script, doc, _panel_of(script, Path(path)))
     steps = [
-        Step(title=s.title or f"Step {n}", caption=s.narration, events=e)
+        Moment(title=s.title or f"Step {n}", caption=s.narration, events=e)
         for n, (s, e) in enumerate(zip(script.steps, events, strict=True), 1)
     ]
     return script, start, steps

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
     Discriminator,
     Field,
     Tag,
@@ -57,7 +56,7 @@ Action = Annotated[
 ]
 
 
-class _Frame(Strict):
+class _PageFrame(Strict):
     v: Literal[2]
     id: int | str | None = Field(default=None)  # echoed back as "re", so a client can match answers
     lang: LOCALE | None = None  # the page's locale; without it, the server's (LESSON_LOCALE)
@@ -110,7 +109,7 @@ class Log(Strict):
         return self
 
 
-class OpenFrame(_Frame):
+class OpenFrame(_PageFrame):
     type: Literal["open"]
     panel: ID
     handle: HANDLE | None = None
@@ -118,7 +117,7 @@ class OpenFrame(_Frame):
     log: Log | None = None
 
 
-class _ChangeFrame(_Frame):
+class _ChangeFrame(_PageFrame):
     """A change to a playground the server may already hold: numbered, so a retry is applied once."""
 
     handle: HANDLE
@@ -145,17 +144,17 @@ class EraFrame(_ChangeFrame):
     era: Era
 
 
-class RestartFrame(_Frame):
+class RestartFrame(_PageFrame):
     type: Literal["restart"]
     panel: ID
     situation: ID
     variants: list[ID] = Field(default_factory=list, max_length=12)
 
 
-Frame = Annotated[
+PageFrame = Annotated[
     OpenFrame | PressFrame | UndoFrame | ResetFrame | EraFrame | RestartFrame, Field(discriminator="type")
 ]
-FRAME = TypeAdapter(Frame)
+FRAME = TypeAdapter(PageFrame)
 
 TYPES = ("open", "press", "undo", "reset", "era", "restart")
 Change = PressFrame | UndoFrame | ResetFrame | EraFrame
@@ -164,13 +163,13 @@ Change = PressFrame | UndoFrame | ResetFrame | EraFrame
 # --- answers: pydantic models, serialised once with model_dump_json ----------------------------
 
 
-class GoalState(BaseModel):
+class GoalState(Strict):
     """Whether the panel's goal holds for the view in this answer (evaluated here, never by the page)."""
 
     met: bool
 
 
-class ViewAnswer(BaseModel):
+class ViewAnswer(Strict):
     v: int = PROTOCOL_VERSION
     type: Literal["view"] = "view"
     re: int | str | None
@@ -189,7 +188,7 @@ class ViewAnswer(BaseModel):
     view: View
 
 
-class NeedLog(BaseModel):
+class NeedLog(Strict):
     v: int = PROTOCOL_VERSION
     type: Literal["need_log"] = "need_log"
     re: int | str | None
@@ -197,7 +196,7 @@ class NeedLog(BaseModel):
     have: int | None  # the sequence number the server holds, or null when it holds nothing
 
 
-class ErrorAnswer(BaseModel):
+class ErrorAnswer(Strict):
     v: int = PROTOCOL_VERSION
     type: Literal["error"] = "error"
     re: int | str | None
@@ -205,7 +204,7 @@ class ErrorAnswer(BaseModel):
     message: str
 
 
-class RestartAnswer(BaseModel):
+class RestartAnswer(Strict):
     v: int = PROTOCOL_VERSION
     type: Literal["restart"] = "restart"
     re: int | str | None

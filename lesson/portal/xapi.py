@@ -20,7 +20,9 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from lesson.sim.model import Strict
 
 ADL = "http://adlnet.gov/expapi"
 VERBS: dict[str, str] = {
@@ -44,18 +46,14 @@ def _iri(value: str) -> str:
     return value
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Account(_Strict):
+class Account(Strict):
     homePage: str
     name: str = Field(min_length=1)
 
     _home = field_validator("homePage")(_iri)
 
 
-class Agent(_Strict):
+class Agent(Strict):
     """The learner. Exactly one identifier: an ``mbox`` or an ``account`` (an LMS user id, or an
     anonymous per-visit id when the page knows nobody)."""
 
@@ -71,7 +69,7 @@ class Agent(_Strict):
         return self
 
 
-class Verb(_Strict):
+class Verb(Strict):
     id: str
     display: dict[str, str] = Field(min_length=1)
 
@@ -83,7 +81,7 @@ class Verb(_Strict):
         return value
 
 
-class Definition(_Strict):
+class Definition(Strict):
     name: dict[str, str] | None = None
     type: str
     # "choice" for a question of choices; "other" for a playground task, whose response is its log.
@@ -97,7 +95,7 @@ class Definition(_Strict):
         return value
 
 
-class Activity(_Strict):
+class Activity(Strict):
     objectType: Literal["Activity"] = "Activity"
     id: str
     definition: Definition
@@ -105,7 +103,7 @@ class Activity(_Strict):
     _id = field_validator("id")(_iri)
 
 
-class Score(_Strict):
+class Score(Strict):
     scaled: float | None = Field(default=None, ge=-1, le=1)
     raw: float | None = None
     min: float | None = None
@@ -122,14 +120,14 @@ class Score(_Strict):
         return self
 
 
-class Result(_Strict):
+class Result(Strict):
     success: bool | None = None
     completion: bool | None = None
     response: str | None = None
     score: Score | None = None
 
 
-class Statement(_Strict):
+class Statement(Strict):
     """One statement as the page sends it (and as the store receives it)."""
 
     id: uuid.UUID | None = None

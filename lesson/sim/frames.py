@@ -21,7 +21,7 @@ from .wire import SchemaCheck, checks_for
 REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
 
 
-class _Frame(Strict):
+class _WireFrame(Strict):
     era: Era
     sender: str
     receiver: str
@@ -33,14 +33,14 @@ class _Frame(Strict):
     note: str | None = None
 
 
-class HttpRequest(_Frame):
+class HttpRequest(_WireFrame):
     kind: Literal["http_request"] = "http_request"
     on_wire: Literal[True] = True
     method: Literal["POST", "GET", "DELETE"]
     path: str = "/mcp"
 
 
-class HttpResponse(_Frame):
+class HttpResponse(_WireFrame):
     kind: Literal["http_response"] = "http_response"
     on_wire: Literal[True] = True
     status: int
@@ -48,7 +48,7 @@ class HttpResponse(_Frame):
     event_id: str | None = None  # the id of that first event, only when the server stores events
 
 
-class SseEvent(_Frame):
+class SseEvent(_WireFrame):
     """A later event on an SSE stream that is already open (a POST's response or a legacy GET)."""
 
     kind: Literal["sse_event"] = "sse_event"
@@ -56,12 +56,12 @@ class SseEvent(_Frame):
     event_id: str | None = None  # only when the server stores events
 
 
-class StdioLine(_Frame):
+class StdioLine(_WireFrame):
     kind: Literal["stdio_line"] = "stdio_line"
     on_wire: Literal[True] = True
 
 
-class StreamEnd(_Frame):
+class StreamEnd(_WireFrame):
     """Seen by the host, not sent by anyone: a stream dropped or closed, stdio EOF, a refused connection."""
 
     kind: Literal["stream_end"] = "stream_end"
@@ -69,18 +69,17 @@ class StreamEnd(_Frame):
     how: Literal["closed", "dropped", "eof", "refused"]
 
 
-class HostBuilt(_Frame):
+class HostBuilt(_WireFrame):
     """A message the host builds itself for the model: never on the wire, never from a server."""
 
     kind: Literal["host_built"] = "host_built"
     on_wire: Literal[False] = False
 
 
-Frame = Annotated[
+WireFrame = Annotated[
     HttpRequest | HttpResponse | SseEvent | StdioLine | StreamEnd | HostBuilt,
     Field(discriminator="kind"),
 ]
-WireMessage = Frame  # the name the view used before frames were typed
 
 
 def http_request(

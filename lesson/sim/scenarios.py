@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, model_validator
 
 from .clients import client_for
-from .frames import Frame
+from .frames import WireFrame
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef, Transport
 from .step import Step, msg
 
@@ -280,7 +280,7 @@ def start(spec: Start) -> State:
     return opening(spec)[0]
 
 
-def opening(spec: Start) -> tuple[State, list[Frame]]:
+def opening(spec: Start) -> tuple[State, list[WireFrame]]:
     """The scenario's first state and the frames its opening sent (each client's greeting, stream and first list)."""
     if problems := declared_problems(spec):
         raise ValueError(problems[0][1])

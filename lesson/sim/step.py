@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .frames import Frame
+from .frames import WireFrame
 from .model import Client, InFlight, PromptTool, SimServer, State, Strict, copy_state
 
 # "failed": a tool call the model made came back as an error (the model reads it and goes on);
@@ -77,7 +77,7 @@ class TurnRecord(Strict):
 
 class Outcome(Strict):
     lines: list[LogLine]
-    wire: list[Frame]
+    wire: list[WireFrame]
     turn: TurnRecord | None = None
     rejected: bool = False
 
@@ -96,14 +96,14 @@ class Step:
     def __init__(self, state: State) -> None:
         self.s: State = copy_state(state)
         self.lines: list[LogLine] = []
-        self.frames: list[Frame] = []
+        self.frames: list[WireFrame] = []
         self.turn: TurnRecord | None = None
         self.lost: dict[str, list[InFlight]] = {}
 
     def say(self, code: str, tone: Tone = "info", **params: Any) -> None:
         self.lines.append(LogLine(code=code, params=params, tone=tone))
 
-    def show(self, frame: Frame) -> None:
+    def show(self, frame: WireFrame) -> None:
         self.frames.append(frame)
 
     def srv(self, name: str) -> SimServer:

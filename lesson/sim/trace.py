@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .frames import Frame, HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
+from .frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd, WireFrame
 from .run import Playground, advance, begin
 from .scenarios import opening
 from .step import LogLine
 
 
-def http_part(frame: Frame) -> dict[str, Any] | None:
+def http_part(frame: WireFrame) -> dict[str, Any] | None:
     """The HTTP side of a frame, header names lower-cased; None on stdio and for what never crossed."""
     headers = {k.lower(): v for k, v in frame.headers.items()}
     if isinstance(frame, HttpRequest):
@@ -29,7 +29,7 @@ def http_part(frame: Frame) -> dict[str, Any] | None:
     return None
 
 
-def record(step: int, frame: Frame) -> dict[str, Any]:
+def record(step: int, frame: WireFrame) -> dict[str, Any]:
     return {
         "step": step,
         "era": frame.era,
@@ -92,7 +92,7 @@ def _message(payload: dict[str, Any] | None) -> str:
 _ENDS = {"closed": "stream closed", "dropped": "stream dropped", "eof": "stdio EOF", "refused": "connection refused"}
 
 
-def _row(step: int, what: str, frame: Frame) -> Row:
+def _row(step: int, what: str, frame: WireFrame) -> Row:
     if isinstance(frame, HttpRequest):
         http = frame.method
     elif isinstance(frame, HttpResponse):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from .frames import Frame
+from .frames import WireFrame
 from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, TurnRecord
@@ -49,7 +49,7 @@ class EraSide(Strict):
     era: Era
     label: str
     lines: list[LogLine]
-    wire: list[Frame]
+    wire: list[WireFrame]
 
 
 class Comparison(Strict):
@@ -84,7 +84,7 @@ class View(Strict):
     log: list[StepLog]
     # The last step's frames: the same list as ``comparison.this.wire``, so JSON carries it there only
     # (a quarter of an answer) and validation takes it back from there.
-    wire: list[Frame] = Field(default_factory=list, exclude=True)
+    wire: list[WireFrame] = Field(default_factory=list, exclude=True)
     turn: TurnRecord | None
     comparison: Comparison | None
     counters: Counters

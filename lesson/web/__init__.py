@@ -39,7 +39,7 @@ ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
 
 
 @dataclass
-class Lesson:
+class AppState:
     """What the app holds for its lifetime: validated content, panels, the service and assets."""
 
     content: Content
@@ -51,7 +51,7 @@ class Lesson:
     fingerprint: tuple = ()
 
 
-def lesson_state() -> Lesson:
+def lesson_state() -> AppState:
     return current_app.extensions["lesson"]
 
 
@@ -135,7 +135,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     content, panels, steppers = _load(root)
     service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"], app.config["LOCALE"])
     assets = Assets(ROOT / "static", extra=steppers)
-    app.extensions["lesson"] = Lesson(
+    app.extensions["lesson"] = AppState(
         content=content, panels=panels, service=service, steppers=steppers, assets=assets, root=root, fingerprint=stamp
     )
     # Asset and data URLs carry the prefix the app is mounted under (SCRIPT_NAME, X-Forwarded-Prefix).

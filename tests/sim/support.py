@@ -6,7 +6,7 @@ from typing import Any
 
 from lesson.sim import Run, Start, View, advance, begin, view
 from lesson.sim.events import Event
-from lesson.sim.frames import WireMessage
+from lesson.sim.frames import WireFrame
 from lesson.sim.view import ServerRow
 from lesson.sim.wire import SUB_KEY
 
@@ -25,12 +25,12 @@ def step(run: Run, event: Event) -> tuple[Run, View]:
     return run, view(run)
 
 
-def wire(run: Run) -> list[WireMessage]:
+def wire(run: Run) -> list[WireFrame]:
     """What the last step sent, in this run's era."""
     return list(run.last.wire) if run.last else []
 
 
-def label(m: WireMessage) -> str:
+def label(m: WireFrame) -> str:
     """A short name for a wire entry: its JSON-RPC method, 'result', 'error', or the HTTP line."""
     p = m.payload
     if p is None:
@@ -44,11 +44,11 @@ def label(m: WireMessage) -> str:
     return "host result"
 
 
-def labels(msgs: list[WireMessage]) -> list[str]:
+def labels(msgs: list[WireFrame]) -> list[str]:
     return [label(m) for m in msgs]
 
 
-def index(msgs: list[WireMessage], what: str, start: int = 0, **match: Any) -> int:
+def index(msgs: list[WireFrame], what: str, start: int = 0, **match: Any) -> int:
     """Position of the first entry at or after ``start`` with that label (and attribute values); -1 if none."""
     for i in range(start, len(msgs)):
         m = msgs[i]
@@ -57,7 +57,7 @@ def index(msgs: list[WireMessage], what: str, start: int = 0, **match: Any) -> i
     return -1
 
 
-def in_order(msgs: list[WireMessage], *whats: str, **match: Any) -> list[int]:
+def in_order(msgs: list[WireFrame], *whats: str, **match: Any) -> list[int]:
     """Positions of ``whats`` appearing in that order; fails the test if one is missing."""
     out: list[int] = []
     at = 0
@@ -69,7 +69,7 @@ def in_order(msgs: list[WireMessage], *whats: str, **match: Any) -> list[int]:
     return out
 
 
-def sub_id(m: WireMessage) -> Any:
+def sub_id(m: WireFrame) -> Any:
     return ((m.payload or {}).get("params") or {}).get("_meta", {}).get(SUB_KEY)
 
 

@@ -40,7 +40,7 @@ from lesson.sim.events import (
     UndeclaredListChanged,
     UserAnswers,
 )
-from lesson.sim.frames import WireMessage
+from lesson.sim.frames import WireFrame
 from lesson.sim.model import ToolDef
 from tests.schemas import errors
 
@@ -53,7 +53,7 @@ SESSION_NOT_FOUND = {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Ses
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def tool_names(msg: WireMessage) -> list[str]:
+def tool_names(msg: WireFrame) -> list[str]:
     return [t["name"] for t in msg.payload["result"]["tools"]]
 
 
@@ -473,7 +473,7 @@ def _example_input_key() -> str:
     return keys.pop()
 
 
-def _mrtr(run: Run) -> tuple[WireMessage, str]:
+def _mrtr(run: Run) -> tuple[WireFrame, str]:
     """The first round: the call and its input_required result."""
     msgs = wire(run)
     call = next(m for m in msgs if label(m) == "tools/call")
@@ -483,7 +483,7 @@ def _mrtr(run: Run) -> tuple[WireMessage, str]:
     return call, res.payload["result"]["requestState"]
 
 
-def _retry(msgs: list[WireMessage], state: str) -> WireMessage:
+def _retry(msgs: list[WireFrame], state: str) -> WireFrame:
     retry = next(m for m in msgs if label(m) == "tools/call")
     assert retry.payload["params"]["requestState"] == state
     # The answer is keyed like the request it answers, with the name the lesson's example uses.
@@ -686,7 +686,7 @@ def test_gateway_dead_backend_is_hidden_only_after_its_health_check(era: str) ->
 # --- 8. explicit handles ---------------------------------------------------------------------------
 
 
-def call_result(run: Run) -> WireMessage:
+def call_result(run: Run) -> WireFrame:
     """The answer to the step's tools/call (a legacy client may first renew its session on the way)."""
     return next(m for m in wire(run) if label(m) == "result" and "content" in m.payload["result"])
 

@@ -14,7 +14,7 @@ import pytest
 
 from lesson.sim import Run, Start, advance, begin
 from lesson.sim import events as ev
-from lesson.sim.frames import WireMessage
+from lesson.sim.frames import WireFrame
 from lesson.sim.model import ToolDef
 from lesson.sim.wire import CHECKS, SUB_KEY, listen_closed
 from tests import schemas
@@ -171,7 +171,7 @@ def case_id(case: tuple[str, dict, str]) -> str:
 
 @dataclass
 class Sweep:
-    messages: list[WireMessage] = field(default_factory=list)
+    messages: list[WireFrame] = field(default_factory=list)
     accepted: set[str] = field(default_factory=set)  # event kinds that had an effect
     driven: set[str] = field(default_factory=set)
 
@@ -213,8 +213,8 @@ def everything() -> Sweep:
     return total
 
 
-def unique(msgs: list[WireMessage]) -> list[WireMessage]:
-    seen: dict[str, WireMessage] = {}
+def unique(msgs: list[WireFrame]) -> list[WireFrame]:
+    seen: dict[str, WireFrame] = {}
     for m in msgs:
         key = json.dumps([m.era, m.payload, [c.model_dump() for c in m.checks]], sort_keys=True)
         seen.setdefault(key, m)
@@ -312,7 +312,7 @@ def test_official_schema_rejects_bad_messages(era: str, definition: str, payload
     assert schemas.errors(payload, era, definition) != []
 
 
-def _spoiled(m: WireMessage, pointer: str) -> dict:
+def _spoiled(m: WireFrame, pointer: str) -> dict:
     bad = copy.deepcopy(m.payload)
     if pointer:
         bad["result"] = {"content": "not a list", "resultType": 7, "tools": 7, "action": 7, "protocolVersion": 7}
@@ -345,8 +345,8 @@ def fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(schemas, "_validator", no_json_schema)
 
 
-def _one_per_definition() -> list[tuple[WireMessage, str, str]]:
-    picked: dict[tuple[str, str, str], WireMessage] = {}
+def _one_per_definition() -> list[tuple[WireFrame, str, str]]:
+    picked: dict[tuple[str, str, str], WireFrame] = {}
     for m in everything().messages:
         for c in m.checks:
             picked.setdefault((m.era, c.definition, c.pointer), m)
