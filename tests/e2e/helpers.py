@@ -147,11 +147,11 @@ def tool_text(tool: str = r"\w+", server: str = r"[A-Z]") -> re.Pattern[str]:
     return re.compile(rf"^{tool} from {server}( via [A-Z])?\s*({NEW})?$")
 
 
-NEW = "new since the last turn"
+NEW = message("prompt.new")
 
 
 def gone_list(section: Locator) -> Locator:
-    return prompt(section).get_by_role("list", name="Gone since the last turn")
+    return prompt(section).get_by_role("list", name=message("prompt.gone_label"))
 
 
 def show_tab(section: Locator, name: str) -> None:

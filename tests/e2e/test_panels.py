@@ -10,6 +10,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from lesson.i18n import translate
+
 from .helpers import (
     GATEWAYS,
     LESSON_2,
@@ -153,7 +155,7 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     # Nothing changed on screen: the status line gives the step's note, not only that.
     said = guide.get_by_role("status").filter(has_text="After press 1")
     expect(said).to_contain_text(message("changes.none"))
-    expect(said).to_contain_text("nothing reaches the host")
+    expect(said).to_contain_text(translate("en", "narration.undeclared_list_changed_not_sent", server="Q"))
     expect(prompt(guide).get_by_role("listitem")).to_have_text(before)
     expect(prompt(guide)).to_contain_text(message("prompt.turns", turns=0, invalidations=0))
     expect(wire(guide)).to_contain_text(message("wire.none"))
