@@ -15,11 +15,11 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
+from lesson.i18n import DEFAULT
 from lesson.paths import content_dir
 
 from .limits import estimate_minutes, word_count
 from .markup import (
-    ERAS,
     MD,
     WIDGET_LINE,
     Link,
@@ -66,10 +66,11 @@ def lesson_tokens(path: Path) -> tuple[list[Token], int]:
 
 
 def _parse_lesson(
-    path: Path, problems: list[ContentError], meta_model: type[PageMeta] = LessonMeta
+    path: Path, problems: list[ContentError], meta_model: type[PageMeta] = LessonMeta, locale: str = DEFAULT
 ) -> _LessonFile | None:
     """Parse one lesson (or, with ``meta_model=PageMeta``, another page of prose), recording every problem
-    found; None when it cannot be used at all."""
+    found; None when it cannot be used at all. ``locale`` is the language it is written in (the era
+    labels of its wire-message figures are the catalogue's in it)."""
     try:
         fm_text, body, body_line = _split_front_matter(path, path.read_text(encoding="utf-8"))
         front = parse_yaml(fm_text, path, first_line=2, top_line=1)
@@ -168,7 +169,7 @@ def _parse_lesson(
     blocks: list[Block] = []
     start = 0
     for i, _line, name in widgets:
-        if html := MD.renderer.render(tokens[start:i], MD.options, {}):
+        if html := MD.renderer.render(tokens[start:i], MD.options, {"locale": locale}):
             blocks.append(Block(kind="html", html=html))
         above = tokens[i - 3] if i >= 3 else None
         heading = None
@@ -176,7 +177,7 @@ def _parse_lesson(
             heading = TocEntry(id=str(above.attrGet("id")), title=plain(tokens[i - 2]))
         blocks.append(Block(kind="widget", name=name, heading=heading))
         start = i + 3  # paragraph_open, inline, paragraph_close
-    if html := MD.renderer.render(tokens[start:], MD.options, {}):
+    if html := MD.renderer.render(tokens[start:], MD.options, {"locale": locale}):
         blocks.append(Block(kind="html", html=html))
 
     lesson = Lesson(
@@ -338,7 +339,6 @@ def default_root() -> Path:
 
 __all__ = [
     "ContentError",
-    "ERAS",
     "GLOSSARY",
     "Link",
     "MessageBlock",

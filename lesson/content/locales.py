@@ -30,7 +30,7 @@ def load_locale(folder: Path, english: Content, problems: list[ContentError]) ->
     slugs = [x.meta.slug for x in english.lessons]
     for path in sorted((folder / "lessons").glob("*.md")):
         found: list[ContentError] = []
-        parsed = _parse_lesson(path, found)
+        parsed = _parse_lesson(path, found, locale=folder.name)
         if parsed is not None and not found:
             lesson, front = parsed.lesson, parsed.front
             original = english.lesson(lesson.meta.slug)

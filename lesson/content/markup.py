@@ -32,10 +32,12 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 
+from lesson.i18n import DEFAULT, has_locale, translate
+from lesson.sim.model import VERSION
+
 from .base import ContentModel
 from .yamlfile import ContentError
 
-ERAS = {"legacy": "Legacy (2025-11-25)", "modern": "Modern (2026-07-28)"}
 WIDGET_LINE = re.compile(r"^::: ([a-z][a-z0-9-]*)$")
 _DEF_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _DETAILS_OPEN = re.compile(r'^:::: details "([^"]+)"$')
@@ -68,6 +70,12 @@ class Link(ContentModel):
 # --- Markdown --------------------------------------------------------------------------------------
 
 
+def era_label(locale: str, era: str) -> str:
+    """The era's label from the catalogue in ``locale`` (English for a lesson translated into a language
+    the server has no messages in)."""
+    return translate(locale if has_locale(locale) else DEFAULT, f"js.era.{era}")
+
+
 def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     era = token.meta.get("era")
@@ -76,7 +84,7 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     body = json_lines(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
     figure = (
         f'<figure class="message message--{era}">'
-        f'<figcaption><span class="message__era">{ERAS[era]}</span> '
+        f'<figcaption><span class="message__era">{era_label(env.get("locale", DEFAULT), era)}</span> '
         f'<code class="message__def">{_camel_breaks(token.meta["def_name"])}</code></figcaption>'
         f'<pre><code class="language-json">{body}</code></pre></figure>\n'
     )
@@ -205,7 +213,7 @@ def message_block(path: Path, token: Token, line: int) -> MessageBlock | None:
     words = token.info.split()
     if len(words) < 2 or words[0] != "json":
         return None
-    if len(words) != 3 or words[1] not in ERAS or not _DEF_NAME.match(words[2]):
+    if len(words) != 3 or words[1] not in VERSION or not _DEF_NAME.match(words[2]):
         raise ContentError(
             path,
             line,

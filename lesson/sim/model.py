@@ -30,7 +30,8 @@ Token = Literal["valid", "expired", "revoked", "none"]
 Role = Literal["member", "admin"]
 
 VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}
-ERA_LABEL = {"legacy": "legacy (2025-11-25)", "modern": "modern (2026-07-28)"}
+# The era as the view names it in a sentence ("legacy (2025-11-25)"); the page's labels are the catalogue's.
+ERA_LABEL = {era: f"{era} ({version})" for era, version in VERSION.items()}
 
 
 def other_era(era: Era) -> Era:

@@ -46,8 +46,9 @@ class StepLog(Strict):
 
 
 class EraSide(Strict):
+    """One era's side of the comparison; the page names the era from its catalogue."""
+
     era: Era
-    label: str
     lines: list[LogLine]
     wire: list[WireFrame]
 
@@ -226,8 +227,8 @@ def build_view(
     comparison = None
     if last is not None and other is not None:
         comparison = Comparison(
-            this=EraSide(era=era, label=ERA_LABEL[era], lines=last.lines, wire=last.wire),
-            other=EraSide(era=other_era(era), label=ERA_LABEL[other_era(era)], lines=other.lines, wire=other.wire),
+            this=EraSide(era=era, lines=last.lines, wire=last.wire),
+            other=EraSide(era=other_era(era), lines=other.lines, wire=other.wire),
         )
     return View(
         scenario=state.scenario,

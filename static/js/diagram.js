@@ -207,15 +207,14 @@ const LEGEND = ["http_request", "http_response", "sse_event", "stdio_line", "hos
 export function eraDiagrams(view) {
   const cmp = view.comparison;
   const legend = h("ul", { class: "seq-legend", "aria-label": t("diagram.legend") }, LEGEND.map((kind) => h("li", { class: `kind-${kind}` }, t(`diagram.legend.${kind}`))));
-  const cap = (s) => `${s.label[0].toUpperCase()}${s.label.slice(1)}`;
   if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram([], t("diagram.this_step")));
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h(
     "div",
     { class: "seq-pair" },
     legend,
-    sequenceDiagram(legacy.wire, t(legacy === cmp.this ? "comparison.mine" : "comparison.other", { era: cap(legacy) })),
-    sequenceDiagram(modern.wire, t(modern === cmp.this ? "comparison.mine" : "comparison.other", { era: cap(modern) })),
+    sequenceDiagram(legacy.wire, t(legacy === cmp.this ? "comparison.mine" : "comparison.other", { era: t(`era.${legacy.era}`) })),
+    sequenceDiagram(modern.wire, t(modern === cmp.this ? "comparison.mine" : "comparison.other", { era: t(`era.${modern.era}`) })),
   );
 }
 

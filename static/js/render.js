@@ -243,7 +243,7 @@ export function costStrip(cmp, diagramId) {
   const row = (s) => {
     const bar = h("span", { class: "cost-bar", "aria-hidden": "true" });
     bar.style.setProperty("--share", String(on(s) / most));
-    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t("cost.era", { era: `${s.label[0].toUpperCase()}${s.label.slice(1)}` })), bar, h("strong", {}, plural(on(s), "wire_message")));
+    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t("cost.era", { era: t(`era.${s.era}`) })), bar, h("strong", {}, plural(on(s), "wire_message")));
   };
   return [
     h("p", { class: "cost-title" }, t("cost.title")),
@@ -263,7 +263,7 @@ export function comparison(cmp, logShown = false) {
     return h(
       "section",
       { class: `era-side era-${s.era}` },
-      h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: `${s.label[0].toUpperCase()}${s.label.slice(1)}` })),
+      h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: t(`era.${s.era}`) })),
       lines.length ? h("ul", { class: "lines" }, lines.map(logLine)) : null,
       lines.length < s.lines.length ? h("p", { class: "subtle" }, t(mine ? "comparison.in_log" : "comparison.same")) : null,
       h("p", { class: "meta" }, wireCount(s.wire)),

@@ -8,7 +8,7 @@ import { need, t } from "./i18n.js";
 
 await need("lab"); // this module's own messages (i18n.js)
 
-const LABEL = (era) => t(`lab.${era}`);
+const LABEL = (era) => t(`era.${era}`);
 
 function signature(form) {
   const data = new FormData(form);

@@ -85,7 +85,7 @@ def choose_era(section: Locator, era: str) -> None:
     """Choose the era the host speaks ("legacy" or "modern"), by keyboard: Space on its radio button, named
     as the catalogue names it. With motion on, a click could land while the page still scrolls a press's
     changes into view, on the other button; a key goes to the focused one."""
-    radio = section.get_by_role("radio", name=translate("en", f"era.{era}"))
+    radio = section.get_by_role("radio", name=translate("en", f"js.era.{era}"))
     radio.press("Space")
     expect(radio).to_be_checked()
 

@@ -81,7 +81,7 @@ def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
     restart = lab.get_by_role("button", name="Restart the server")
     expect(restart).to_be_enabled()
     restart.click()
-    keys = ("lab.both", "lab.legacy", "lab.modern")
+    keys = ("lab.both", "era.legacy", "era.modern")
     sides = [lab.get_by_role("region", name=re.compile("^" + re.escape(message(key)))) for key in keys]
     both, legacy, modern = sides
     expect(both).to_contain_text("W restarted")

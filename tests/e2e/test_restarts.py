@@ -30,7 +30,7 @@ def restart(lab: Locator, situation: str) -> tuple[Locator, Locator]:
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation=SITUATIONS[situation]))
     # What both eras say (every restart starts the same way), then one side per era; nothing older.
-    names = [re.compile("^" + re.escape(message(key))) for key in ("lab.both", "lab.legacy", "lab.modern")]
+    names = [re.compile("^" + re.escape(message(key))) for key in ("lab.both", "era.legacy", "era.modern")]
     expect(lab.get_by_role("region"), f"{situation}: both eras, then each era, nothing else").to_have_count(3)
     for name in names:
         expect(lab.get_by_role("region", name=name)).to_have_count(1)

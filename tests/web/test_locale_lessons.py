@@ -17,6 +17,7 @@ from lesson.web import create_app
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "content"
 FRENCH = "Une leçon traduite pour les tests."
+LEGACY_FR = "Ère ancienne (2025-11-25)"
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     messages = tmp_path / "messages"
     messages.mkdir()
     shutil.copy(i18n.HERE / "en.json", messages / "en.json")
-    (messages / "fr.json").write_text(json.dumps({"index.lessons": "Leçons"}))
+    (messages / "fr.json").write_text(json.dumps({"index.lessons": "Leçons", "js.era.legacy": LEGACY_FR}))
     monkeypatch.setattr(i18n, "HERE", messages)
     i18n.reload()
     yield content
@@ -54,6 +55,19 @@ def test_a_translated_lesson_is_shown_and_the_others_stay_english(root: Path) ->
     assert "Leçon un" in index and "Fixture two" in index
     english = client.get("/lessons/first").get_data(as_text=True)
     assert FRENCH not in english and "Fixture one" in english
+
+
+def test_a_wire_figure_names_its_era_in_the_lesson_s_language(root: Path) -> None:
+    """The era over a wire message is the catalogue's label, in the language the lesson is written in;
+    an era the translation leaves out is the English label."""
+    english = i18n.translate("en", "js.era.legacy")
+    client = _client(root)
+    first = client.get("/lessons/first?lang=fr").get_data(as_text=True)
+    assert f'<span class="message__era">{LEGACY_FR}</span>' in first
+    modern = i18n.translate("en", "js.era.modern")
+    assert f'<span class="message__era">{modern}</span>' in first
+    page = client.get("/lessons/first").get_data(as_text=True)
+    assert f'<span class="message__era">{english}</span>' in page and LEGACY_FR not in page
 
 
 def test_the_shipped_check_passes_with_a_good_translation(root: Path) -> None:
