@@ -24,6 +24,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 HERE = Path(__file__).parent / "messages"
 DEFAULT = "en"
 PSEUDO = "pseudo"
@@ -190,6 +192,12 @@ def translate(locale: str, key: str, **values: Any) -> str:
     return text.format(**values) if values else text
 
 
+def markup(locale: str, key: str, **values: Any) -> Markup:
+    """The message as HTML for a template: its text escaped, and each value too unless it is Markup
+    (a ``<code>`` snippet)."""
+    return Markup.escape(translate(locale, key)).format(**values)
+
+
 def script_messages(locale: str) -> dict[str, str]:
     """The part of the catalogue the page scripts use (keys starting ``js.``, without the prefix)."""
     return {k[3:]: v for k, v in catalogue(locale).items() if k.startswith("js.")}
@@ -204,6 +212,7 @@ __all__ = [
     "fingerprint",
     "has_locale",
     "locales",
+    "markup",
     "placeholders",
     "refuse_locale",
     "reload",

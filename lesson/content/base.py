@@ -12,3 +12,12 @@ class ContentModel(Strict):
     an error rather than converted (a quoted number is not a number), and it is frozen once read."""
 
     model_config = ConfigDict(strict=True, frozen=True)
+
+
+def no_duplicates(ids: list[str], what: str) -> None:
+    """For a model's validator: the first id given twice is an error that names it."""
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise ValueError(f"duplicate {what} id {i!r}")
+        seen.add(i)

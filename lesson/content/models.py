@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from .base import ContentModel
+from .base import ContentModel, no_duplicates
 from .goals import Condition
 from .limits import MAX_DEFINITION_WORDS, word_count
 from .markup import Link, MessageBlock, TocEntry
@@ -159,7 +159,7 @@ class Question(ContentModel):
     @field_validator("choices")
     @classmethod
     def _unique_choices(cls, choices: list[Choice] | None) -> list[Choice] | None:
-        _no_duplicates([c.id for c in choices or []], "choice")
+        no_duplicates([c.id for c in choices or []], "choice")
         return choices
 
     @field_validator("answer")
@@ -194,7 +194,7 @@ class Quiz(ContentModel):
     @field_validator("questions")
     @classmethod
     def _unique_questions(cls, questions: list[Question]) -> list[Question]:
-        _no_duplicates([q.id for q in questions], "question")
+        no_duplicates([q.id for q in questions], "question")
         return questions
 
 
@@ -235,7 +235,7 @@ class Glossary(ContentModel):
     @field_validator("terms")
     @classmethod
     def _distinct(cls, terms: list[Term]) -> list[Term]:
-        _no_duplicates([t.id for t in terms], "term")
+        no_duplicates([t.id for t in terms], "term")
         seen: dict[str, str] = {}
         for t in terms:
             for spelling in t.spellings:
@@ -294,14 +294,6 @@ class Moved(ContentModel):
 
 class MovedList(ContentModel):
     moved: list[Moved]
-
-
-def _no_duplicates(ids: list[str], what: str) -> None:
-    seen: set[str] = set()
-    for i in ids:
-        if i in seen:
-            raise ValueError(f"duplicate {what} id {i!r}")
-        seen.add(i)
 
 
 __all__ = [

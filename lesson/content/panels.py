@@ -21,6 +21,7 @@ from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import Era, Strict, ToolDef
 from lesson.sim.scenarios import declared_problems
 
+from .base import no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
 from .restart_lab import restart_lab
 from .stepper import stepper_views
@@ -76,7 +77,7 @@ class Prediction(Strict):
     @model_validator(mode="after")
     def _answer_is_a_choice(self) -> Prediction:
         ids = [c.id for c in self.choices]
-        _no_duplicates(ids, "choice")
+        no_duplicates(ids, "choice")
         if self.answer not in ids:
             raise ValueError(f"answer {self.answer!r} is not one of the choices {', '.join(ids)}")
         if self.after == self.button:
@@ -116,15 +117,15 @@ class PlaygroundPanel(Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> PlaygroundPanel:
-        _no_duplicates([b.id for b in self.buttons], "button")
-        _no_duplicates([p.button for p in self.predictions], "prediction button")
+        no_duplicates([b.id for b in self.buttons], "button")
+        no_duplicates([p.button for p in self.predictions], "prediction button")
         buttons = {b.id for b in self.buttons}
         for p in self.predictions:
             for name in filter(None, (p.button, p.after)):
                 if name not in buttons:
                     raise ValueError(f"prediction names button {name!r}, which this panel does not have")
-        _no_duplicates([v.id for v in self.variants], "variant")
-        _no_duplicates(list(self.shows), "view")
+        no_duplicates([v.id for v in self.variants], "variant")
+        no_duplicates(list(self.shows), "view")
         return self
 
     def button(self, button_id: str) -> Button | None:
@@ -197,8 +198,8 @@ class RestartLabPanel(Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> RestartLabPanel:
-        _no_duplicates([s.id for s in self.situations], "situation")
-        _no_duplicates([v.id for v in self.variants], "variant")
+        no_duplicates([s.id for s in self.situations], "situation")
+        no_duplicates([v.id for v in self.variants], "variant")
         return self
 
 
@@ -210,12 +211,6 @@ class PanelFile(Strict):
     """The top level of one panel file."""
 
     panel: Panel
-
-
-def _no_duplicates(ids: list[str], what: str) -> None:
-    seen = [i for n, i in enumerate(ids) if i in ids[:n]]
-    if seen:
-        raise ValueError(f"duplicate {what} id {seen[0]!r}")
 
 
 class _PanelAdapter:

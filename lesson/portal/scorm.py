@@ -14,19 +14,18 @@ writes reach it as data attributes (it is copied as it is, so it holds no text o
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 from xml.etree import ElementTree as ET
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
 
-from lesson.i18n import DEFAULT, PSEUDO, catalogue, locales, translate
+from lesson.i18n import DEFAULT, PSEUDO, catalogue, locales, markup
 from lesson.paths import templates_dir
 
 IMSCP = "http://www.imsproject.org/xsd/imscp_rootv1p1p2"
@@ -60,17 +59,13 @@ def _env(locale: str) -> Environment:
     except KeyError:
         raise ScormError(f"no message catalogue for locale {locale!r} (have: {', '.join(locales())})") from None
 
-    def _(key: str, **values: Any) -> Markup:
-        # As in the web app's templates: the message is escaped, and so are its values unless Markup.
-        return Markup.escape(translate(locale, key)).format(**values)
-
     env = Environment(
         loader=FileSystemLoader(templates_dir() / "scorm"),
         autoescape=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.globals["_"] = _
+    env.globals["_"] = functools.partial(markup, locale)  # as in the web app's templates
     return env
 
 

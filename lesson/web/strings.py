@@ -29,7 +29,7 @@ from lesson.content.models import Lesson
 from lesson.content.yamlfile import ContentError
 
 from .. import i18n
-from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages, translate
+from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages
 from .assets import Assets
 
 log = logging.getLogger(__name__)
@@ -46,12 +46,12 @@ def _(key: str, **values: Any) -> Markup:
     """A message, escaped; values are escaped too unless they are Markup (e.g. a ``<code>`` snippet)."""
     locale = current_locale()
     try:
-        return Markup.escape(translate(locale, key)).format(**values)
+        return i18n.markup(locale, key, **values)
     except (KeyError, IndexError, ValueError) as exc:
         if locale in (DEFAULT, PSEUDO):
             raise  # English itself is wrong: a bug the tests catch, not a translation to fall back from
         log.error("message %r in %r cannot be filled (%r); showing English", key, locale, exc)
-        return Markup.escape(translate(DEFAULT, key)).format(**values)
+        return i18n.markup(DEFAULT, key, **values)
 
 
 def localized(lesson: Lesson) -> Lesson:
