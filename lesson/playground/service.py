@@ -15,7 +15,6 @@ import json
 import logging
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +27,6 @@ from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel
 from lesson.content.restart_lab import restart_lab
 from lesson.i18n import DEFAULT
 from lesson.sim import Run, advance, begin, build_view, undo
-from lesson.sim.events import SwitchEra
 from lesson.sim.run import MAX_EVENTS
 from lesson.sim.view import View
 
@@ -52,7 +50,8 @@ from .protocol import (
     echo_id,
     plain,
 )
-from .runcache import Entry, RunCache, compact
+from .replay import LogMismatch, event_of, run_of, variant_of
+from .runcache import Entry, RunCache
 
 log = logging.getLogger(__name__)
 
@@ -201,12 +200,6 @@ class Service:
             raise FrameError("unknown_panel", f"there is no playground panel {panel_id!r}")
         return panel
 
-    def _variant(self, panel: PlaygroundPanel, variant_id: str | None) -> str | None:
-        variant = panel.variant(variant_id)
-        if variant_id and variant is None:
-            raise FrameError("bad_frame", f"panel {panel.id!r} has no variant {variant_id!r}")
-        return variant.id if variant else None
-
     def locale_of(self, frame: Any) -> str:
         """The locale the answer's narration is in: the page's (``lang``), else the server's. A page
         is served only in a locale that has a catalogue, so any other is refused, not guessed at."""
@@ -230,9 +223,13 @@ class Service:
             except KeyError as exc:
                 raise FrameError("bad_frame", str(exc.args[0])) from None
             return Reply(RestartAnswer.model_construct(re=frame.id, result=result).model_dump_json())
-        if isinstance(frame, OpenFrame):
-            return self.open(frame, locale)
-        return self.change(frame, locale)
+        try:
+            if isinstance(frame, OpenFrame):
+                return self.open(frame, locale)
+            return self.change(frame, locale)
+        except LogMismatch as err:  # a log, button or variant the panel does not have
+            code = "unknown_button" if err.code == "no_button" else "bad_frame"
+            raise FrameError(code, f"log.era: {err}" if err.code == "fixed_era" else str(err)) from None
 
     def open(self, frame: OpenFrame, locale: str | None = None) -> Reply:
         panel = self._playground_panel(frame.panel)
@@ -248,7 +245,7 @@ class Service:
             handle = frame.handle or new_handle()
             self.cache.put(handle, entry)
             return self.answer(frame.id, handle, entry, restored=True, history=run.log, locale=locale)
-        variant = self._variant(panel, frame.variant)
+        variant = variant_of(panel, frame.variant)
         run = begin(panel.start_for(panel.variant(variant)))
         entry = Entry(panel=panel.id, variant=variant, era=run.state.host.era, events=[], seq=0, run=run)
         handle = new_handle()
@@ -257,24 +254,12 @@ class Service:
         return self.answer(frame.id, handle, entry, notice=notice, full=True, locale=locale)
 
     def replay(self, panel: PlaygroundPanel, log_: Log) -> Run:
-        """Replay a page's log; a log that does not fit the panel is refused as a whole."""
+        """Replay a page's log, charged to the client's budget first; a log that does not fit the panel
+        is refused as a whole."""
         if log_.panel is not None and log_.panel != panel.id:
             raise FrameError("bad_frame", f"log.panel: this log is for {log_.panel!r}, not {panel.id!r}")
-        if not panel.era_choice and log_.era != panel.start.era:
-            raise FrameError("bad_frame", f"log.era: panel {panel.id!r} has no era choice; it speaks {panel.start.era}")
-        run = begin(panel.start_for(panel.variant(self._variant(panel, log_.variant)), era=log_.era))
         self._spend(len(log_.events))
-        history = list(run.log)
-        for kind, arg in log_.events:
-            # Each run on the way is advanced from compact, so the checkpoints it keeps hold no
-            # outcomes and no log history: a replayed playground costs what a pressed one does.
-            run = advance(compact(run), self._event(panel, kind, arg))
-            history.append(run.log[-1])
-            # A long replay is hundreds of milliseconds of CPU: after each event it hands the
-            # interpreter's lock to any other thread that wants it, so another learner's press does
-            # not wait out the lock's switch interval at each of its system calls.
-            time.sleep(0)
-        return run.model_copy(update={"log": history})
+        return run_of(panel, log_)
 
     def _spend(self, events: int) -> None:
         spend = getattr(self._client, "spend", None)
@@ -283,19 +268,8 @@ class Service:
 
     def rebuild(self, panel: PlaygroundPanel, log_: Log, run: Run | None = None) -> Entry:
         run = run if run is not None else self.replay(panel, log_)
-        variant = self._variant(panel, log_.variant)
+        variant = variant_of(panel, log_.variant)
         return Entry(panel=panel.id, variant=variant, era=log_.era, events=list(log_.events), seq=log_.seq, run=run)
-
-    def _event(self, panel: PlaygroundPanel, kind: str, arg: str) -> Any:
-        if kind == "e":
-            if not panel.era_choice:
-                raise FrameError("bad_frame", f"panel {panel.id!r} has no era choice")
-            return SwitchEra(era=arg)
-        button = panel.button(arg)
-        if button is None:
-            known = ", ".join(b.id for b in panel.buttons)
-            raise FrameError("unknown_button", f"panel {panel.id!r} has no button {arg!r}; its buttons are: {known}")
-        return button.event
 
     def change(self, frame: Change, locale: str | None = None) -> Reply:
         entry = self.cache.get(frame.handle)
@@ -345,7 +319,7 @@ class Service:
             kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)
             if len(entry.events) >= MAX_EVENTS:
                 raise FrameError("too_many_events", f"this playground has reached {MAX_EVENTS} steps; reset to go on")
-            entry.keep(advance(entry.run, self._event(panel, kind, arg)), entry.log_len + 1)
+            entry.keep(advance(entry.run, event_of(panel, kind, arg)), entry.log_len + 1)
             entry.events.append((kind, arg))
         elif isinstance(frame, UndoFrame):
             if not entry.events:
@@ -353,7 +327,7 @@ class Service:
             entry.keep(undo(entry.run), entry.log_len - 1)  # undo takes exactly one step off the log
             entry.events.pop()
         else:
-            variant = self._variant(panel, frame.variant or entry.variant)
+            variant = variant_of(panel, frame.variant or entry.variant)
             era = entry.run.state.host.era
             entry.keep(begin(panel.start_for(panel.variant(variant), era=era)))
             entry.variant, entry.era, entry.events = variant, era, []

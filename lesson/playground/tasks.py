@@ -24,12 +24,11 @@ from cachetools import LRUCache
 from lesson.content.goals import holds
 from lesson.content.models import Task
 from lesson.content.panels import PlaygroundPanel
-from lesson.sim import advance, begin, build_view
-from lesson.sim.events import SwitchEra
+from lesson.sim import begin, build_view
 from lesson.sim.run import MAX_EVENTS
 
 from .protocol import Log
-from .runcache import compact
+from .replay import LogMismatch, steps_of
 
 MAX_LINE = 12_000  # 500 presses of up to 20 characters, with room to spare
 _ID = r"[a-z0-9][a-z0-9-]{0,39}"
@@ -47,6 +46,7 @@ CODES = (
     "no_era_choice",
     "no_button",
     "no_variant",
+    "fixed_era",
     "other_panel",
     "no_panel",
 )
@@ -108,47 +108,21 @@ def parse(text: Any) -> TaskLog:
     return TaskLog(panel, Log(panel=panel, variant=variant or None, era=era, events=events, seq=len(events)))
 
 
-def _event(panel: PlaygroundPanel, kind: str, arg: str) -> Any:
-    if kind == "e":
-        if not panel.era_choice:
-            raise TaskLogError(
-                "no_era_choice",
-                f"the {panel.id!r} playground has no era choice, but the log switches era",
-                panel=panel.id,
-            )
-        return SwitchEra(era=arg)
-    button = panel.button(arg)
-    if button is None:
-        raise TaskLogError(
-            "no_button", f"the {panel.id!r} playground has no button {arg!r}", panel=panel.id, button=arg
-        )
-    return button.event
-
-
 def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
     """Replay the log on the panel and say whether it does the task: ``when`` holds on the view after
     some press (and ``earlier`` held after a press before that one). A task done stays done while the
     learner goes on pressing. Raises TaskLogError for a log the panel cannot replay (an unknown button
-    or variant, an era switch the panel does not offer), wherever in the log it is."""
-    if log.variant is not None and panel.variant(log.variant) is None:
-        raise TaskLogError(
-            "no_variant",
-            f"the {panel.id!r} playground has no variant {log.variant!r}",
-            panel=panel.id,
-            variant=log.variant,
-        )
-    events = [_event(panel, kind, arg) for kind, arg in log.events]
-    run = begin(panel.start_for(panel.variant(log.variant), era=log.era))
-    history = list(run.log)
+    or variant, an era the panel does not offer), wherever in the log it is."""
     earlier_met = task.earlier is None
-    for event in events:
-        run = advance(compact(run), event)
-        history.append(run.log[-1])
-        shown = build_view(run.state, history, run.last, run.other)
-        if earlier_met and holds(task.when, shown):
-            return True
-        if not earlier_met:
-            earlier_met = holds(task.earlier, shown)
+    try:
+        for run, history in steps_of(panel, log):
+            shown = build_view(run.state, history, run.last, run.other)
+            if earlier_met and holds(task.when, shown):
+                return True
+            if not earlier_met:
+                earlier_met = holds(task.earlier, shown)
+    except LogMismatch as err:
+        raise TaskLogError(err.code, str(err), **err.params) from None
     return False
 
 

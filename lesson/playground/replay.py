@@ -1,0 +1,111 @@
+"""The one path from a page's log to a run.
+
+A log is a panel's start (its variant and era) and the presses made on it, each a button or an era
+switch. The socket's open and rebuild, the HTTP frame endpoint, a cached playground's history and the
+quiz's task grading all replay a log here, so a log means the same thing, and is refused for the same
+reasons, wherever it is sent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from lesson.content.panels import PlaygroundPanel
+from lesson.sim import Run, advance, begin
+from lesson.sim.events import Event, SwitchEra
+from lesson.sim.view import StepLog
+
+from .protocol import Log
+from .runcache import compact
+
+
+class LogMismatch(ValueError):
+    """A log its panel cannot replay. ``code`` says why (``no_variant``, ``no_era_choice``,
+    ``fixed_era``, ``no_button``) and ``params`` hold what a message about it needs; the message itself
+    is English, for logs and API clients."""
+
+    def __init__(self, code: str, message: str, **params: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+def event_of(panel: PlaygroundPanel, kind: str, arg: str) -> Event:
+    """The event behind one entry of a log: ``("p", button)`` presses a button, ``("e", era)`` switches era."""
+    if kind == "e":
+        if not panel.era_choice:
+            raise LogMismatch(
+                "no_era_choice",
+                f"the {panel.id!r} playground has no era choice, but the log switches era",
+                panel=panel.id,
+            )
+        return SwitchEra(era=arg)
+    button = panel.button(arg)
+    if button is None:
+        known = ", ".join(b.id for b in panel.buttons)
+        raise LogMismatch(
+            "no_button",
+            f"the {panel.id!r} playground has no button {arg!r}; its buttons are: {known}",
+            panel=panel.id,
+            button=arg,
+        )
+    return button.event
+
+
+def variant_of(panel: PlaygroundPanel, variant_id: str | None) -> str | None:
+    """The variant a log or a frame names, checked against the panel; for none, the panel's first
+    variant (None for a panel without variants)."""
+    variant = panel.variant(variant_id)
+    if variant_id is not None and variant is None:
+        raise LogMismatch(
+            "no_variant",
+            f"the {panel.id!r} playground has no variant {variant_id!r}",
+            panel=panel.id,
+            variant=variant_id,
+        )
+    return variant.id if variant else None
+
+
+def start_of(panel: PlaygroundPanel, log: Log) -> Run:
+    """The run the log starts from: its variant of the panel's start, in its era."""
+    if not panel.era_choice and log.era != panel.start.era:
+        raise LogMismatch(
+            "fixed_era",
+            f"the {panel.id!r} playground has no era choice; it speaks {panel.start.era}",
+            panel=panel.id,
+            era=panel.start.era,
+        )
+    return begin(panel.start_for(panel.variant(variant_of(panel, log.variant)), era=log.era))
+
+
+def steps_of(panel: PlaygroundPanel, log: Log) -> Iterator[tuple[Run, list[StepLog]]]:
+    """The run after each of the log's events in turn, with the whole log of steps so far. A log that
+    does not fit the panel is refused whole, before anything is replayed."""
+    run = start_of(panel, log)
+    events = [event_of(panel, kind, arg) for kind, arg in log.events]
+    history = list(run.log)
+    for event in events:
+        # Each run on the way is advanced from compact, so the checkpoints it keeps hold no outcomes
+        # and no log history: a replayed playground costs what a pressed one does.
+        run = advance(compact(run), event)
+        history.append(run.log[-1])
+        yield run, history
+        # A long replay is hundreds of milliseconds of CPU: after each event it hands the interpreter's
+        # lock to any other thread that wants it, so another learner's press does not wait out the
+        # lock's switch interval at each of its system calls.
+        time.sleep(0)
+
+
+def run_of(panel: PlaygroundPanel, log: Log) -> Run:
+    """The run the whole log leads to, with its whole log of steps."""
+    last = None
+    for last in steps_of(panel, log):  # noqa: B007 (the last one is the answer)
+        pass
+    if last is None:
+        return start_of(panel, log)
+    run, history = last
+    return run.model_copy(update={"log": history})
+
+
+__all__ = ["LogMismatch", "event_of", "run_of", "start_of", "steps_of", "variant_of"]
