@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson.portal import xapi
+from tests import statements
 from tests.outbox.fakelrs import FakeLrs
 
 SLUG = "list-changed"
@@ -46,7 +46,7 @@ class Learners:
     server grades the answer, then the page's statement goes to /api/xapi (as app.js does)."""
 
     def __init__(self) -> None:
-        self.actors = [xapi.anonymous_actor("https://lab.example", f"learner-{n}") for n in range(LEARNERS)]
+        self.actors = [statements.anonymous_actor("https://lab.example", f"learner-{n}") for n in range(LEARNERS)]
         self.sent: dict[str, list[str]] = {a.account.name: [] for a in self.actors}
         self.rounds = 0
 
@@ -60,7 +60,7 @@ class Learners:
                 base = bases[(n + k + r) % len(bases)]  # with two servers, a learner's requests alternate
                 choice = "abc"[(n + k + r) % 3]
                 verdict = post(f"{base}/api/quiz/{SLUG}/{qid}", {"choice": choice})
-                statement = xapi.answered(actor, f"{base}/lessons/{SLUG}", qid, choice, verdict["correct"])
+                statement = statements.answered(actor, f"{base}/lessons/{SLUG}", qid, choice, verdict["correct"])
                 answer = post(f"{base}/api/xapi", [statement.to_json()])
                 assert answer == {"queued": 1, "dropped": 0}, answer  # stored before this answer came
                 self.sent[actor.account.name].append(str(statement.id))

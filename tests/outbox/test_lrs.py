@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from lesson.portal import lrs, outbox, xapi
+from lesson.portal import lrs, outbox
+from tests import statements
 from tests.outbox.fakelrs import FakeLrs
 
 LESSON = "https://lab.example/lessons/an-outage"
-ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
+ACTOR = statements.anonymous_actor("https://lab.example", "visit-1")
 
 
 def forwarder(store: FakeLrs, tmp_path: Path, **settings: object) -> lrs.Lrs:
@@ -28,7 +29,7 @@ def forwarder(store: FakeLrs, tmp_path: Path, **settings: object) -> lrs.Lrs:
 
 
 def answers(n: int) -> list[dict]:
-    return [xapi.answered(ACTOR, LESSON, f"q{i}", "b", True).to_json() for i in range(n)]
+    return [statements.answered(ACTOR, LESSON, f"q{i}", "b", True).to_json() for i in range(n)]
 
 
 def deliver(f: lrs.Lrs) -> None:
@@ -69,7 +70,7 @@ def test_a_statement_the_store_refuses_is_set_aside_and_the_rest_go_through(stor
     store.refuse_response = "bad"
     f = forwarder(store, tmp_path)
     good = answers(3)
-    bad = xapi.answered(ACTOR, LESSON, "q9", "bad", False).to_json()
+    bad = statements.answered(ACTOR, LESSON, "q9", "bad", False).to_json()
     f.submit_many([good[0], bad, good[1], good[2]])
     deliver(f)
     assert store.received == good

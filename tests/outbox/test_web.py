@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from lesson.portal import outbox_sqlite, xapi
+from lesson.portal import outbox_sqlite
 from lesson.settings import SettingsError
 from lesson.web import create_app
+from tests import statements
 from tests.outbox.fakelrs import FakeLrs
 
-ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
+ACTOR = statements.anonymous_actor("https://lab.example", "visit-1")
 IRI = "https://lab.example/lessons/x"
 
 
@@ -24,7 +25,7 @@ def test_a_statement_is_in_the_outbox_before_the_answer_and_healthz_reports_it(t
     # Nothing listens on port 9: the statements wait in the outbox.
     app = make(tmp_path, LRS_ENDPOINT="http://127.0.0.1:9/xapi", OUTBOX_RETRY_INITIAL=60)
     c = app.test_client()
-    sent = [xapi.answered(ACTOR, IRI, f"q{i}", "b", True).to_json() for i in range(3)]
+    sent = [statements.answered(ACTOR, IRI, f"q{i}", "b", True).to_json() for i in range(3)]
     assert c.post("/api/xapi", json=sent).get_json() == {"queued": 3, "dropped": 0}
     # A second connection to the file (a process started after a crash would open one) finds them.
     other = outbox_sqlite.SqliteStore(tmp_path / "o.db", 100, 1 << 20)
@@ -37,7 +38,7 @@ def test_a_statement_is_in_the_outbox_before_the_answer_and_healthz_reports_it(t
 def test_a_full_outbox_refuses_statements_without_failing_the_page(tmp_path: Path) -> None:
     app = make(tmp_path, LRS_ENDPOINT="http://127.0.0.1:9/xapi", OUTBOX_MAX_ITEMS=2, OUTBOX_RETRY_INITIAL=60)
     c = app.test_client()
-    sent = [xapi.answered(ACTOR, IRI, f"q{i}", "b", True).to_json() for i in range(3)]
+    sent = [statements.answered(ACTOR, IRI, f"q{i}", "b", True).to_json() for i in range(3)]
     assert c.post("/api/xapi", json=sent[:2]).get_json() == {"queued": 2, "dropped": 0}
     resp = c.post("/api/xapi", json=sent[2])
     assert resp.status_code == 202 and resp.get_json() == {"queued": 0, "dropped": 1}
@@ -49,7 +50,7 @@ def test_healthz_reports_statements_given_up(store: FakeLrs, tmp_path: Path) -> 
     store.refuse_response = "bad"
     app = make(tmp_path, LRS_ENDPOINT=store.url, OUTBOX_POLL=0.05)
     c = app.test_client()
-    bad = xapi.answered(ACTOR, IRI, "q1", "bad", False).to_json()
+    bad = statements.answered(ACTOR, IRI, "q1", "bad", False).to_json()
     assert c.post("/api/xapi", json=bad).get_json()["queued"] == 1  # the request started the sender
     assert app.extensions["lrs"].flush(20)
     report = c.get("/healthz").get_json()["outbox"]
