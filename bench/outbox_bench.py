@@ -32,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lesson.portal import lrs, outbox, xapi  # noqa: E402
+from lesson.portal import lrs, outbox  # noqa: E402
+from tests.statements import anonymous_actor, answered  # noqa: E402 (statements as the page builds them)
 
 STORE = r"""
 import sys
@@ -110,8 +111,8 @@ def redis_url(procs: Procs, folder: str) -> str | None:
 
 
 def statements(n: int) -> list[dict]:
-    actor = xapi.anonymous_actor("https://lab.example", "bench")
-    return [xapi.answered(actor, "https://lab.example/lessons/x", f"q{i % 9}", "b", True).to_json() for i in range(n)]
+    actor = anonymous_actor("https://lab.example", "bench")
+    return [answered(actor, "https://lab.example/lessons/x", f"q{i % 9}", "b", True).to_json() for i in range(n)]
 
 
 def send_part(procs: Procs, n: int, folder: str) -> None:

@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from lesson.portal import xapi
 from lesson.web import create_app
+from tests import statements
 from tests.outbox.fakelrs import FakeLrs as Store
 from tests.outbox.fakelrs import store  # noqa: F401 - the fake learning record store fixture
 
 SLUG = "an-outage"
-ACTOR = xapi.anonymous_actor("https://lab.example", "visit-1")
+ACTOR = statements.anonymous_actor("https://lab.example", "visit-1")
 
 
 def client(**config):
@@ -84,7 +84,7 @@ def test_x_forwarded_prefix_counts_only_behind_a_trusted_proxy() -> None:
 
 
 def test_statements_route_is_off_without_a_store() -> None:
-    statement = xapi.experienced(ACTOR, "https://lab.example/lessons/x", "intro").to_json()
+    statement = statements.experienced(ACTOR, "https://lab.example/lessons/x", "intro").to_json()
     resp = client().post("/api/xapi", json=statement)
     assert resp.status_code == 404 and "record store" in resp.get_json()["error"]
 
@@ -95,7 +95,10 @@ def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_pat
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "LRS_ENDPOINT": store.url, "OUTBOX_URL": outbox_url})
     c = app.test_client()
     iri = "https://lab.example/lessons/x"
-    good = [xapi.experienced(ACTOR, iri, "intro").to_json(), xapi.answered(ACTOR, iri, "q1", "b", True).to_json()]
+    good = [
+        statements.experienced(ACTOR, iri, "intro").to_json(),
+        statements.answered(ACTOR, iri, "q1", "b", True).to_json(),
+    ]
     resp = c.post("/api/xapi", json=good)
     assert resp.status_code == 202 and resp.get_json() == {"queued": 2, "dropped": 0}
     assert app.extensions["lrs"].flush(10)

@@ -17,7 +17,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Frame, Page, expect
 
 from lesson.i18n import translate
-from lesson.portal import scorm, xapi
+from lesson.portal import scorm
+from tests import statements
 
 pytestmark = pytest.mark.e2e
 
@@ -62,27 +63,30 @@ def test_reports_completion_score_and_suspend_data_and_resizes_its_frame(
     assert page.evaluate("lmsCalls")[0] == ["LMSInitialize", ""]
 
     iri = f"{embed_server}/lessons/{SLUG}"
-    actor = xapi.anonymous_actor(embed_server, "visit-1")
+    actor = statements.anonymous_actor(embed_server, "visit-1")
     # A message from the LMS page itself (not the lesson's frame) must be ignored.
     page.evaluate(
         "s => document.getElementById('sco').contentWindow.postMessage("
         "{context: 'lesson', action: 'statement', statement: s}, '*')",
-        xapi.lesson_scored(actor, iri, 0, 5).to_json(),
+        statements.lesson_scored(actor, iri, 0, 5).to_json(),
     )
     send(
         frame,
-        [xapi.experienced(actor, iri, "why-churn").to_json(), xapi.answered(actor, iri, "q1", "b", True).to_json()],
+        [
+            statements.experienced(actor, iri, "why-churn").to_json(),
+            statements.answered(actor, iri, "q1", "b", True).to_json(),
+        ],
     )
     expect(page.get_by_label("Lesson status")).to_have_text("incomplete")
     send(
         frame,
         [
-            xapi.goal_completed(actor, iri, "outage-recovered").to_json(),
-            xapi.lesson_completed(actor, iri).to_json(),
+            statements.goal_completed(actor, iri, "outage-recovered").to_json(),
+            statements.lesson_completed(actor, iri).to_json(),
         ],
     )
     expect(page.get_by_label("Lesson status")).to_have_text("completed")
-    send(frame, [xapi.lesson_scored(actor, iri, 4, 5).to_json()])
+    send(frame, [statements.lesson_scored(actor, iri, 4, 5).to_json()])
     expect(page.get_by_label("Lesson status")).to_have_text("passed")
     expect(page.get_by_label("Score")).to_have_text("80")
 
@@ -103,8 +107,8 @@ def test_reports_completion_score_and_suspend_data_and_resizes_its_frame(
     send(
         frame,
         [
-            xapi.answered(actor, iri, "other-task", short_log, True).to_json(),
-            xapi.answered(actor, iri, "host-error", long_log, True).to_json(),
+            statements.answered(actor, iri, "other-task", short_log, True).to_json(),
+            statements.answered(actor, iri, "host-error", long_log, True).to_json(),
         ],
     )
     page.wait_for_function("(lmsData['cmi.suspend_data'] || '').includes('other-task')")
@@ -158,7 +162,7 @@ def test_the_packages_mastery_score_decides_passed_or_failed(
     page.goto(static_origin(tmp_path) + "/lms.html")
     frame = lesson_frame(page, embed_server)
     iri = f"{embed_server}/lessons/{SLUG}"
-    scored = xapi.lesson_scored(xapi.anonymous_actor(embed_server, "visit-1"), iri, 3, 4).to_json()
+    scored = statements.lesson_scored(statements.anonymous_actor(embed_server, "visit-1"), iri, 3, 4).to_json()
     assert scored["verb"]["id"].endswith("/failed")  # the lesson's own verdict, at 80%
     send(frame, [scored])
     expect(page.get_by_label("Score")).to_have_text("75")
@@ -180,7 +184,7 @@ def test_a_returning_learner_resumes_from_suspend_data(page: Page, lms: str, emb
     assert resume["learner"] == {"id": "learner-7", "name": "Doe, Ada"}
 
     iri = f"{embed_server}/lessons/{SLUG}"
-    send(frame, [xapi.answered(xapi.anonymous_actor(embed_server, "v"), iri, "q2", "a", False).to_json()])
+    send(frame, [statements.answered(statements.anonymous_actor(embed_server, "v"), iri, "q2", "a", False).to_json()])
     page.wait_for_function("lmsData['cmi.suspend_data'].includes('q2')")
     page.get_by_role("button", name="Close the lesson").click()
     expect(page.get_by_label("Finished")).to_have_text("yes")
