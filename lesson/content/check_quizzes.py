@@ -142,7 +142,7 @@ def _scenario_doing(task: Task, panels: dict[str, AnyPanel], scenarios: dict[str
     if not isinstance(panel, PlaygroundPanel):
         return None
     for scenario in scenarios.get(task.panel, []):
-        for era in ("legacy", "modern"):
+        for era in ("legacy", "modern") if panel.era_choice else (panel.start.era,):
             pressed: list[str] = []
             for n, step in enumerate(scenario["steps"], 1):
                 pressed = pressed + step["press"]

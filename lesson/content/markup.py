@@ -84,7 +84,7 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     body = json_lines(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
     figure = (
         f'<figure class="message message--{era}">'
-        f'<figcaption><span class="message__era">{era_label(env.get("locale", DEFAULT), era)}</span> '
+        f'<figcaption><span class="message__era">{escapeHtml(era_label(env.get("locale", DEFAULT), era))}</span> '
         f'<code class="message__def">{_camel_breaks(token.meta["def_name"])}</code></figcaption>'
         f'<pre><code class="language-json">{body}</code></pre></figure>\n'
     )

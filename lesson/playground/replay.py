@@ -35,11 +35,8 @@ def event_of(panel: PlaygroundPanel, kind: str, arg: str) -> Event:
     """The event behind one entry of a log: ``("p", button)`` presses a button, ``("e", era)`` switches era."""
     if kind == "e":
         if not panel.era_choice:
-            raise LogMismatch(
-                "no_era_choice",
-                f"the {panel.id!r} playground has no era choice, but the log switches era",
-                panel=panel.id,
-            )
+            why = f"the {panel.id!r} playground has no era choice, so it cannot switch era"
+            raise LogMismatch("no_era_choice", why, panel=panel.id)
         return SwitchEra(era=arg)
     button = panel.button(arg)
     if button is None:
@@ -67,23 +64,24 @@ def variant_of(panel: PlaygroundPanel, variant_id: str | None) -> str | None:
     return variant.id if variant else None
 
 
-def start_of(panel: PlaygroundPanel, log: Log) -> Run:
-    """The run the log starts from: its variant of the panel's start, in its era."""
+def checked(panel: PlaygroundPanel, log: Log) -> tuple[Run, list[Event]]:
+    """The run the log starts from (its variant of the panel's start, in its era) and its events: a log
+    that does not fit the panel is refused whole here, before any of it is replayed or paid for."""
     if not panel.era_choice and log.era != panel.start.era:
         raise LogMismatch(
             "fixed_era",
-            f"the {panel.id!r} playground has no era choice; it speaks {panel.start.era}",
+            f"the {panel.id!r} playground has no era choice: it plays only the {panel.start.era} era",
             panel=panel.id,
             era=panel.start.era,
         )
-    return begin(panel.start_for(panel.variant(variant_of(panel, log.variant)), era=log.era))
-
-
-def steps_of(panel: PlaygroundPanel, log: Log) -> Iterator[tuple[Run, list[StepLog]]]:
-    """The run after each of the log's events in turn, with the whole log of steps so far. A log that
-    does not fit the panel is refused whole, before anything is replayed."""
-    run = start_of(panel, log)
+    variant = panel.variant(variant_of(panel, log.variant))
     events = [event_of(panel, kind, arg) for kind, arg in log.events]
+    return begin(panel.start_for(variant, era=log.era)), events
+
+
+def steps(run: Run, events: list[Event]) -> Iterator[tuple[Run, list[StepLog]]]:
+    """The run after each event in turn, with the log of steps so far (one list, which grows as the
+    replay goes on: copy it to keep it)."""
     history = list(run.log)
     for event in events:
         # Each run on the way is advanced from compact, so the checkpoints it keeps hold no outcomes
@@ -97,15 +95,17 @@ def steps_of(panel: PlaygroundPanel, log: Log) -> Iterator[tuple[Run, list[StepL
         time.sleep(0)
 
 
+def run_after(start: Run, events: list[Event]) -> Run:
+    """The run the events lead to from ``start``, with the whole log of steps."""
+    run, history = start, list(start.log)
+    for run, history in steps(start, events):  # noqa: B007 (the last one is the answer)
+        pass
+    return run.model_copy(update={"log": list(history)})
+
+
 def run_of(panel: PlaygroundPanel, log: Log) -> Run:
     """The run the whole log leads to, with its whole log of steps."""
-    last = None
-    for last in steps_of(panel, log):  # noqa: B007 (the last one is the answer)
-        pass
-    if last is None:
-        return start_of(panel, log)
-    run, history = last
-    return run.model_copy(update={"log": history})
+    return run_after(*checked(panel, log))
 
 
-__all__ = ["LogMismatch", "event_of", "run_of", "start_of", "steps_of", "variant_of"]
+__all__ = ["LogMismatch", "checked", "event_of", "run_after", "run_of", "steps", "variant_of"]

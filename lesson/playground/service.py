@@ -50,7 +50,7 @@ from .protocol import (
     echo_id,
     plain,
 )
-from .replay import LogMismatch, event_of, run_of, variant_of
+from .replay import LogMismatch, checked, event_of, run_after, variant_of
 from .runcache import Entry, RunCache
 
 log = logging.getLogger(__name__)
@@ -258,8 +258,9 @@ class Service:
         is refused as a whole."""
         if log_.panel is not None and log_.panel != panel.id:
             raise FrameError("bad_frame", f"log.panel: this log is for {log_.panel!r}, not {panel.id!r}")
-        self._spend(len(log_.events))
-        return run_of(panel, log_)
+        start, events = checked(panel, log_)  # a log that does not fit is refused before it is charged
+        self._spend(len(events))
+        return run_after(start, events)
 
     def _spend(self, events: int) -> None:
         spend = getattr(self._client, "spend", None)

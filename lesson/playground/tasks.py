@@ -28,7 +28,7 @@ from lesson.sim import begin, build_view
 from lesson.sim.run import MAX_EVENTS
 
 from .protocol import Log
-from .replay import LogMismatch, steps_of
+from .replay import LogMismatch, checked, steps
 
 MAX_LINE = 12_000  # 500 presses of up to 20 characters, with room to spare
 _ID = r"[a-z0-9][a-z0-9-]{0,39}"
@@ -115,7 +115,7 @@ def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
     or variant, an era the panel does not offer), wherever in the log it is."""
     earlier_met = task.earlier is None
     try:
-        for run, history in steps_of(panel, log):
+        for run, history in steps(*checked(panel, log)):
             shown = build_view(run.state, history, run.last, run.other)
             if earlier_met and holds(task.when, shown):
                 return True

@@ -144,7 +144,7 @@ def prompt_tool(section: Locator, tool: str, server: str) -> Locator:
 
 
 def tool_text(tool: str = r"\w+", server: str = r"[A-Z]") -> re.Pattern[str]:
-    return re.compile(rf"^{tool} from {server}( via [A-Z])?\s*({NEW})?$")
+    return re.compile(rf"^{tool} from {server}( via [A-Z])?\s*({re.escape(NEW)})?$")
 
 
 NEW = message("prompt.new")

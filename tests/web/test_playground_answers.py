@@ -88,13 +88,12 @@ def test_gateway_backend_fails_recovers_and_c_joins(service) -> None:
         "narration.gateway_told_other_hosts",
         "narration.cache_invalidated",
     ]
-    assert "2 other listening hosts" in g.text(1)
-    # The same notice goes to every listening host.
+    # The same notice goes to every listening host: this one and the two others.
     told = [m["receiver"] for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed"]
     assert told == ["host", "host-2", "host-3"]
 
     g.press("turn")
-    assert g.codes(2)[0] == "narration.turn_prompt" and "prompt with 2 tools" in g.text(2)
+    assert g.codes(2)[0] == "narration.turn_prompt" and len(g.view["turn"]["tools_seen"]) == 2
     assert g.view["next_prompt"]["turns"] == 1
 
     g.press("b-recovers")
@@ -106,7 +105,7 @@ def test_gateway_backend_fails_recovers_and_c_joins(service) -> None:
     g.press("c-joins")
     assert (g.row("C")["title"], g.row("C")["via"]) == ("calendar", "G")
     assert ("find_slot", "C via G", "new") in g.prompt()
-    assert g.codes(4)[0] == "narration.backend_joined" and "one client" in g.text(4)
+    assert g.codes(4)[0] == "narration.backend_joined"
     assert "narration.gateway_told_other_hosts" in g.codes(4)
 
     g.press("a-leaves")
@@ -131,8 +130,9 @@ def test_gateway_in_legacy(service) -> None:
     this, other = g.view["comparison"]["this"], g.view["comparison"]["other"]
     assert (this["era"], other["era"]) == ("legacy", "modern")
     assert "narration.list_changed_relisted" in g.codes(2)
-    notice = "G sent notifications/tools/list_changed"
-    assert notice in g.text(2) and notice in " ".join(line["text"] for line in this["lines"])
+    assert [line["code"] for line in this["lines"]] == g.codes(2)
+    sent = [m for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed"]
+    assert {m["sender"] for m in sent} == {"G"} and "host" in [m["receiver"] for m in sent]
     assert any("Mcp-Session-Id" in m["headers"] for m in g.wire())
 
 
@@ -146,7 +146,7 @@ def test_handles_durable_store(service) -> None:
     assert h.last["variant"] == "durable"  # the panel's first variant
     h.press("create", "add")
     assert h.codes(1) == h.codes(2) == ["narration.basket_call"]
-    assert "durable store" in h.text(1) and BASKET.search(h.text(1))
+    assert DURABLE in h.text(1) and BASKET.search(h.text(1))
     assert '"items": ["A-100"]' in h.text(2)
     call = next(m for m in h.wire() if (m["payload"] or {}).get("method") == "tools/call")
     assert call["payload"]["params"]["name"] == "add_item" and "basket_id" in call["payload"]["params"]["arguments"]
@@ -160,6 +160,7 @@ def test_handles_durable_store(service) -> None:
     assert '"A-100", "A-100", "A-100"' in h.text(6)
 
 
+DURABLE = translate("en", "narration.where.durable_store")
 REPLICA_1 = translate("en", "narration.where.replica_memory", replica=1)
 
 
@@ -216,7 +217,6 @@ def test_timer_wastes_refetches(service) -> None:
     g = Playground(service, "guide")
     g.press("timer", "timer")
     assert g.codes(1) == g.codes(2) == ["narration.timer_wasted_refetch"]
-    assert "(1 wasted re-fetch so far)" in g.text(1) and "(2 wasted re-fetches so far)" in g.text(2)
     assert g.view["counters"]["wasted_refetches"] == 2
     assert g.view["next_prompt"]["cache_invalidations"] == 0
     notice = next(m for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed")

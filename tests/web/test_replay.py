@@ -71,3 +71,15 @@ def test_a_log_both_take_leads_to_the_playground_pressed_by_hand(panels, service
     # A restored playground's answer carries its whole log, a press's answer its newest step.
     assert replayed.pop("log")[-1] == pressed["view"].pop("log")[-1]
     assert replayed == pressed["view"] and replayed["era"] == run.state.host.era == "modern"
+
+
+@pytest.mark.parametrize(("log", "why", "socket_code"), REFUSED)
+def test_a_log_that_does_not_fit_is_refused_before_it_is_charged(service, log, why, socket_code) -> None:
+    charged: list[int] = []
+    frame = {"v": 2, "type": "open", "panel": "handles", "log": log.model_dump(exclude={"panel"})}
+    answer = json.loads(service.handle_text(json.dumps(frame), spend=charged.append).text)
+    assert answer["code"] == socket_code and charged == []
+    good = Log(era="modern", events=[("p", "create"), ("p", "add")], seq=2)
+    frame["log"] = good.model_dump(exclude={"panel"})
+    assert json.loads(service.handle_text(json.dumps(frame), spend=charged.append).text)["type"] == "view"
+    assert charged == [2]  # a log that fits is charged its events before they are replayed
