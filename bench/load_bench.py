@@ -98,6 +98,17 @@ def rss_mb(proc: subprocess.Popen) -> float:
     return total / 1e6
 
 
+def cpu_seconds(proc: subprocess.Popen) -> float:
+    """The CPU time (user and system) all the server's processes have used so far."""
+    root = psutil.Process(proc.pid)
+    total = 0.0
+    for p in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = p.cpu_times()
+            total += times.user + times.system
+    return total
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))] * 1000
@@ -178,12 +189,20 @@ async def one_learner(
     return times, echo, sizes
 
 
-async def crowd(url: str, n: int, seconds: float, playground: bool) -> tuple[list[float], int, int]:
-    """n clients, each sending a frame every 2 s for ``seconds``; latencies and errors."""
+async def crowd(
+    url: str, n: int, seconds: float, playground: bool, proc: subprocess.Popen
+) -> tuple[list[float], int, int, float]:
+    """n clients, each sending a frame every 2 s for ``seconds``; latencies, errors, connections, and the
+    server's CPU time per frame while they sent (their connecting and opening left out)."""
     latencies: list[float] = []
     errors = 0
     connected = 0
     start_at = time.monotonic() + 2 + n / 400  # connect everyone first, then start pressing together
+    cpu_at_start: list[float] = []
+
+    async def mark_start() -> None:
+        await asyncio.sleep(max(0, start_at - time.monotonic()))
+        cpu_at_start.append(cpu_seconds(proc))
 
     async def client(i: int) -> None:
         nonlocal errors, connected
@@ -207,8 +226,10 @@ async def crowd(url: str, n: int, seconds: float, playground: bool) -> tuple[lis
         except Exception:
             errors += 1
 
+    marker = asyncio.create_task(mark_start())
     await asyncio.gather(*(client(i) for i in range(n)))
-    return latencies, errors, connected
+    await marker
+    return latencies, errors, connected, (cpu_seconds(proc) - cpu_at_start[0]) / max(1, len(latencies))
 
 
 async def store_many(ws_base: str, count: int, presses: int) -> None:
@@ -289,17 +310,20 @@ def main() -> None:
 
 def crowd_figures(args: argparse.Namespace, ws_base: str, proc: subprocess.Popen, size: int) -> None:
     before = rss_mb(proc)
-    lat, errs, conn = asyncio.run(crowd(ws_base + "/ws", args.learners, args.seconds, True))
+    lat, errs, conn, cpu = asyncio.run(crowd(ws_base + "/ws", args.learners, args.seconds, True, proc))
     print(
         f"{args.learners} learners, a press every 2 s for {args.seconds:g} s: connected {conn}, "
         f"{len(lat)} presses, errors {errs}, p50 {pct(lat, 0.5):.2f} ms, p99 {pct(lat, 0.99):.2f} ms, "
-        f"max {max(lat) * 1000:.1f} ms; server RSS {before:.0f} -> {rss_mb(proc):.0f} MB"
+        f"max {max(lat) * 1000:.1f} ms; server RSS {before:.0f} -> {rss_mb(proc):.0f} MB, "
+        f"server CPU {cpu * 1000:.2f} ms a press"
     )
-    elat, eerrs, econn = asyncio.run(crowd(f"{ws_base}/bench/echo?size={size}", args.learners, args.seconds, False))
+    echo_url = f"{ws_base}/bench/echo?size={size}"
+    elat, eerrs, econn, ecpu = asyncio.run(crowd(echo_url, args.learners, args.seconds, False, proc))
     print(
         f"{args.learners} echo clients, same pace, {size} B answers: connected {econn}, errors {eerrs}, "
         f"p50 {pct(elat, 0.5):.2f} ms, p99 {pct(elat, 0.99):.2f} ms, max {max(elat) * 1000:.1f} ms; "
-        f"p99 ratio {pct(lat, 0.99) / pct(elat, 0.99):.2f}x"
+        f"server CPU {ecpu * 1000:.2f} ms an echo; p99 ratio {pct(lat, 0.99) / pct(elat, 0.99):.2f}x, "
+        f"p50 ratio {pct(lat, 0.5) / pct(elat, 0.5):.2f}x, CPU ratio {cpu / ecpu:.2f}x"
     )
 
 
