@@ -34,7 +34,6 @@ from lesson.content.panels import PlaygroundPanel
 from .. import narration
 from ..i18n import DEFAULT
 from ..sim import advance, begin, describe
-from ..sim.model import ERA_LABEL
 from .frames import to_frames
 from .host import Host
 from .proxy import Proxy
@@ -446,7 +445,7 @@ class LivePlayground:
                     "name": name,
                     "title": self.run.state.servers[name].title,
                     "status": "down" if down else "connected",
-                    "era": ERA_LABEL[self.era],
+                    "era": self.era,
                     "transport": "http",
                     "listen": listen,
                     "tools": [] if down or conn is None else list(conn.tools),

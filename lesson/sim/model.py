@@ -29,10 +29,7 @@ Status = Literal["connected", "down", "reconnecting", "hidden"]
 Token = Literal["valid", "expired", "revoked", "none"]
 Role = Literal["member", "admin"]
 
-VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}
-# The era as the server table names it ("legacy (2025-11-25)"); the page's other labels of an era are the
-# catalogue's (js.era.*), and the narration's are its narration.era.* messages.
-ERA_LABEL = {era: f"{era} ({version})" for era, version in VERSION.items()}
+VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}  # the one table of eras; their labels are the catalogue's
 
 
 def other_era(era: Era) -> Era:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from .frames import WireFrame
-from .model import ERA_LABEL, Client, Era, PromptTool, SimServer, State, Strict, other_era
+from .model import Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, TurnRecord
 
@@ -14,7 +14,7 @@ class ServerRow(Strict):
     name: str
     title: str
     status: str  # connected, down, reconnecting, hidden, stale
-    era: str
+    era: Era | None  # None: the host and the server have no era in common (the page names it)
     transport: str
     listen: str
     tools: list[str]
@@ -124,7 +124,7 @@ def server_rows(state: State) -> list[ServerRow]:
                 name=name,
                 title=srv.title,
                 status=status,
-                era="no era in common" if c.era_refused else ERA_LABEL[c.era],
+                era=None if c.era_refused else c.era,
                 transport=srv.transport,
                 listen=_listen(c, srv),
                 tools=[t.name for t in c.tools] if c.status == "connected" else [],
@@ -143,7 +143,7 @@ def server_rows(state: State) -> list[ServerRow]:
                         name=b,
                         title=backend.title,
                         status="hidden" if hidden else "connected",
-                        era=ERA_LABEL[c.era],
+                        era=c.era,
                         transport="via gateway",
                         listen=f"through {name}",
                         tools=[] if hidden else [t.name for t in backend.tools],

@@ -65,13 +65,16 @@ function tableBox(...children) {
   return box;
 }
 
+// An era as the server table names it; none when the host and the server have no era in common.
+const eraName = (era) => (era ? t(`era.${era}`) : t("servers.no_era"));
+
 export function serverTable(rows) {
   if (!rows.length) return h("p", { class: "placeholder" }, t("servers.none"));
   const eras = [...new Set(rows.map((r) => r.era))];
   const eraOnce = ERA_ONCE && eras.length === 1;
   const columns = [
     [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), content(r.status)], "status", "status"],
-    eraOnce ? null : [t("column.era"), (r) => content(r.era), null, "era"],
+    eraOnce ? null : [t("column.era"), (r) => content(eraName(r.era)), null, "era"],
     [t("column.stream"), (r) => breakable(r.listen), null, "stream"],
     [t("column.tools"), (r) => (r.tools.length ? breakable(r.tools.join(", ")) : t("servers.no_tools")), null, "tools"],
     [t("column.last_change"), (r) => breakable(r.last_change || "—"), null, "last_change"],
@@ -81,7 +84,7 @@ export function serverTable(rows) {
     h(
       "table",
       { class: "servers" },
-      eraOnce ? h("caption", {}, t("servers.era_once", { era: eras[0] })) : null,
+      eraOnce ? h("caption", {}, t("servers.era_once", { era: eraName(eras[0]) })) : null,
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("column.server")), columns.map(([name]) => h("th", { scope: "col" }, name)))),
       h(
         "tbody",

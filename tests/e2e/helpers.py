@@ -114,9 +114,9 @@ COLUMNS = ["Server", "Status", "Stream", "Tools", "Last change", "Last error"]
 
 
 def expect_era(section: Locator, era: str, table: Locator | None = None) -> None:
-    """The era the host speaks, as the servers table names itself ("modern (2026-07-28)")."""
+    """The era the host speaks ("legacy" or "modern"), as the servers table names itself."""
     table = table or servers(section)
-    expect(table).to_have_accessible_name(message("servers.era_once", era=era))
+    expect(table).to_have_accessible_name(message("servers.era_once", era=message(f"era.{era}")))
     expect(table.get_by_role("columnheader", name="Era")).to_have_count(0)
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from .. import wire as w
 from ..clients import client_for
-from ..model import ERA_LABEL, Era, ListenStream
+from ..model import VERSION, Era, ListenStream
 from ..step import Rejected, Step, count, era_label
 from ..transport import Link
 from .base import EventBase, handles
@@ -122,7 +122,8 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
         # A new era is a new connection: nothing of the old one carries over, and the new client
         # starts with its era's opening (legacy initialize, modern discover) whenever it next can.
         # What was still running on the old one ends here, and the model and the user are told.
-        old.abandon(f"The host moved its connection to {c.server} to {ERA_LABEL[e.era]} while this call was running")
+        moved_to = f"{e.era} ({VERSION[e.era]})"
+        old.abandon(f"The host moved its connection to {c.server} to {moved_to} while this call was running")
         if c.status == "connected":
             old.leave()
         c.era = e.era
