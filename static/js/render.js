@@ -74,7 +74,7 @@ export function serverTable(rows) {
   const eraOnce = ERA_ONCE && eras.length === 1;
   const columns = [
     [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), content(r.status)], "status", "status"],
-    eraOnce ? null : [t("column.era"), (r) => content(eraName(r.era)), null, "era"],
+    eraOnce ? null : [t("column.era"), (r) => eraName(r.era), null, "era"],
     [t("column.stream"), (r) => breakable(r.listen), null, "stream"],
     [t("column.tools"), (r) => (r.tools.length ? breakable(r.tools.join(", ")) : t("servers.no_tools")), null, "tools"],
     [t("column.last_change"), (r) => breakable(r.last_change || "—"), null, "last_change"],

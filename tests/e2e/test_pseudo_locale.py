@@ -1,8 +1,9 @@
 """The page scripts take their UI strings from the catalogue too: in the pseudo-locale every string the
 scripts write is wrapped in ⟦…⟧. The playgrounds are read whole after presses and a look back in time
 (every text and label that playground.js, render.js, diagram.js, changes.js, timeline.js, goals.js and
-predict.js write), skipping only content data: the simulation's view (statuses, server and tool names,
-narration, protocol words on the diagram's arrows, wire JSON), marked ``data-content`` or in
+predict.js write, the server table's era names too), skipping only content data: the simulation's
+view (statuses, server and tool names, narration, protocol words on the diagram's arrows, wire JSON),
+marked ``data-content`` or in
 ``<code>``/``<pre>``, and ``<noscript>``, which the server side checks. The SCORM package's launch page,
 built in the pseudo-locale, is read whole too, with and without a learning platform around it.
 embed.js's storage notice, shown only when the browser refuses storage, is checked with storage refused."""
@@ -53,16 +54,25 @@ def left_over(scope: Locator) -> list[str]:
     return [" ".join(text.split()) for text in found if not NEUTRAL.match(text)]
 
 
-@pytest.mark.parametrize(("path", "title"), [(OUTAGE, "Play out an outage"), (LESSON_2, "Misbehaving servers")])
+@pytest.mark.parametrize(
+    ("path", "title"),
+    [
+        (OUTAGE, "Play out an outage"),
+        (LESSON_2, "Misbehaving servers"),
+        (RESTARTS, "Host and server in different eras"),  # a server table with an era column
+    ],
+)
 def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Page, path: str, title: str) -> None:
     page.goto(path + "?lang=pseudo")
     section = page.get_by_role("region", name=title, exact=True)
+    section.scroll_into_view_if_needed()  # a playground further down the page mounts as it nears the screen
     buttons = section.locator("[data-button]")
     expect(buttons.first).to_be_enabled()
     announce = section.locator('[data-role="announce"]')
     for i in range(min(buttons.count(), 3)):
         buttons.nth(i).click()
         expect(announce).to_have_text(re.compile(rf"^⟦After press {i + 1}\. .*⟧"))
+    assert left_over(section) == []  # the newest step, as the presses left it
     section.get_by_role("slider").fill("1")
     expect(announce).to_have_text(re.compile(r"^⟦Viewing: .*⟧$"))
     section.get_by_role("tab", name=re.compile("Wire")).click()  # the wire's tab, named in the pseudo-locale
