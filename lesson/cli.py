@@ -184,11 +184,11 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
     titles: list[str] | None = None
     if source != "-" and Path(source).suffix in (".yaml", ".yml"):
         # A scenario file (content/scenarios/*.yaml): its start and scripted presses are a playground.
-        from .content.scripts import load_script
+        from .content.scenarios import load_scenario
         from .content.yamlfile import ContentError
 
         try:
-            script, start, steps = load_script(Path(source))
+            scenario, start, steps = load_scenario(Path(source))
         except ContentError as err:
             print(f"trace: {err}", file=sys.stderr)
             return 2
@@ -197,7 +197,7 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
             return 2
         playground = Playground(start=start, events=[e for step in steps for e in step.events])
         # Each event is named by its scenario step: the step's title, else its narration.
-        titles = [s.title or s.narration for s, step in zip(script.steps, steps, strict=True) for _ in step.events]
+        titles = [s.title or s.narration for s, step in zip(scenario.steps, steps, strict=True) for _ in step.events]
     else:
         try:
             text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
@@ -224,7 +224,7 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
         else:
             table = list(rows(playground, titles, say=narration.line_text))
             print("\n".join(as_text(table) if fmt == "text" else as_markdown(table)))
-    except KeyError as err:  # an unknown scenario name
+    except KeyError as err:  # an unknown start name
         print(f"trace: {err.args[0]}", file=sys.stderr)
         return 2
     return 0

@@ -146,7 +146,7 @@ def test_unknown_event(broken: Broken) -> None:
 
 def test_unknown_server(broken: Broken) -> None:
     found = broken.at("lights.yaml", broken.lines["server"])
-    says(found, "button 'kill'", "Z", "scenario 'outage'")
+    says(found, "button 'kill'", "Z", "start 'outage'")
 
 
 def test_goal_path_that_names_nothing(broken: Broken) -> None:
@@ -178,7 +178,7 @@ def test_scenario_pressing_a_button_its_panel_lacks(broken: Broken) -> None:
 
 
 def test_scenario_that_does_not_replay(broken: Broken) -> None:
-    says(broken.at("late.yaml", broken.lines["replay"]), "step 2", "Q", "scenario 'outage'")
+    says(broken.at("late.yaml", broken.lines["replay"]), "step 2", "Q", "start 'outage'")
 
 
 def test_scenario_expectation_that_does_not_hold(broken: Broken) -> None:
@@ -196,7 +196,7 @@ def test_notice_naming_another_subscription(broken: Broken) -> None:
 
 
 def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) -> None:
-    from lesson.content.scripts import check_script, load_scenario
+    from lesson.content.scenarios import check_scenario, scenario_events
 
     root = tmp_path / "content"
     shutil.copytree(FIXTURE, root)
@@ -205,18 +205,18 @@ def test_a_step_may_press_several_buttons_and_each_is_checked(tmp_path: Path) ->
         "id: pair\ntitle: Pair\npanel: lights\nsteps:\n"
         "  - {press: [kill, turn], narration: Two presses.}\n  - {press: revive, narration: One.}\n"
     )
-    assert check_script(good) == []
-    _start, events = load_scenario(good)
+    assert check_scenario(good) == []
+    _start, events = scenario_events(good)
     assert [e.kind for e in events] == ["server_dies", "take_turn", "server_back"]
     bad = root / "scenarios" / "typo.yaml"
     bad.write_text("id: typo\ntitle: Typo\npanel: lights\nsteps:\n  - {press: [kill, fly], narration: Two.}\n")
-    (found,) = check_script(bad)
+    (found,) = check_scenario(bad)
     assert "typo.yaml:5:" in str(found)
     says(found, "'fly'", "panel 'lights'")
 
 
 def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> None:
-    from lesson.content.scripts import page_scenarios
+    from lesson.content.scenarios import page_scenarios
 
     root = tmp_path / "content"
     shutil.copytree(FIXTURE, root)
@@ -235,12 +235,12 @@ def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> N
 def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() -> None:
     from lesson.content.course import default_root
     from lesson.content.panels import PlaygroundPanel, load_panels
-    from lesson.content.scripts import load_scripts, page_scenarios
+    from lesson.content.scenarios import load_scenarios, page_scenarios
 
     root = default_root()
     panels = load_panels(root)
     want = sorted(
-        sid for sid, s in load_scripts(root).items() if isinstance(panels.get(s.panel or ""), PlaygroundPanel)
+        sid for sid, s in load_scenarios(root).items() if isinstance(panels.get(s.panel or ""), PlaygroundPanel)
     )
     offered = sorted(s["id"] for items in page_scenarios(root).values() for s in items)
     assert offered == want

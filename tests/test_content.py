@@ -17,7 +17,7 @@ from lesson.content.check import SCHEMAS, check, schema_pointer
 from lesson.content.course import ContentError, default_root, load_content, load_yaml_model, messages
 from lesson.content.models import Content, Lesson
 from lesson.content.panels import load_panels
-from lesson.content.scripts import load_scripts
+from lesson.content.scenarios import load_scenarios
 from tests.facts import says
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
@@ -156,7 +156,7 @@ def test_every_shipped_panel_is_shown_and_every_widget_has_a_panel() -> None:
 
 def test_shipped_scenarios_include_the_prepared_runs() -> None:
     # The four runs an instructor can replay in class (issue 11); their words are free to change.
-    assert {"churn", "outage", "gateway", "restart-answering"} <= set(load_scripts(SHIPPED))
+    assert {"churn", "outage", "gateway", "restart-answering"} <= set(load_scenarios(SHIPPED))
 
 
 def test_every_shipped_yaml_file_points_at_its_schema() -> None:

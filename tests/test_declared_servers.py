@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from lesson.content.check import check
 from lesson.content.panels import load_panels
 from lesson.sim import EVENT, Playground, advance, begin, replay, view
-from lesson.sim.scenarios import Start
+from lesson.sim.starts import Start
 
 from .facts import says
 
@@ -50,7 +50,7 @@ def test_a_declared_server_joins_and_dies_like_a_built_in_one(root: Path) -> Non
     (intro,) = run.log[0].lines
     # The start's summary names the declared server, as a message of its own.
     declared = intro.params["summary"]
-    assert intro.code == "narration.start" and declared["code"] == "narration.scenario.declared_here"
+    assert intro.code == "narration.start" and declared["code"] == "narration.starts.declared_here"
     assert declared["params"]["servers"]["params"] == {"server": "D", "title": "search"}
     for button in ("add-d", "turn"):
         run = advance(run, panel.button(button).event)
@@ -107,7 +107,7 @@ def test_mistakes_in_declared_servers_are_reported_at_their_lines_in_one_run(roo
     says(at(transport, line_of(transport, "transport: sse")), "transport", "'http'", "'stdio'")
     says(at(tool, line_of(tool, "web search")), "'web search'", "128")
     says(at(twice, line_of(twice, "- name: D")), "save_result", "twice")
-    says(at(taken, line_of(taken, "- name: A")), "'A'", "scenario 'outage'")
+    says(at(taken, line_of(taken, "- name: A")), "'A'", "start 'outage'")
     says(at(dup, line_of(dup, "- name: D")), "'D'", "declared twice")
     says(at(button, line_of(button, "server: E")), "button 'add-d'", "'E'", "A, B, C, D")
     says(at(goal, line_of(goal, "name=Dx")), "the goal", "'Dx'", "did you mean 'D'")

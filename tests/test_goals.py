@@ -9,7 +9,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from lesson.content.goals import Condition, Goal, holds, path_problem, resolve
 from lesson.content.panels import load_panels
-from lesson.content.scripts import load_scenario
+from lesson.content.scenarios import scenario_events
 from lesson.sim import Start, advance, begin, parse_event, replay, view
 from lesson.sim.run import Playground
 
@@ -136,7 +136,7 @@ def test_a_panel_goal_is_met_by_playing_it() -> None:
 
 
 def test_a_scenario_file_is_a_start_and_its_events() -> None:
-    start, events = load_scenario(FIXTURE / "scenarios" / "story.yaml")
+    start, events = scenario_events(FIXTURE / "scenarios" / "story.yaml")
     assert start == Start(name="outage", era="modern")
     assert [e.kind for e in events] == ["server_dies", "take_turn", "server_back"]
     run = replay(Playground(start=start, events=events))

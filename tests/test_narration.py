@@ -16,14 +16,14 @@ from lesson import narration
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
 from lesson.content.restart_lab import restart_lab
-from lesson.content.scripts import load_scenario
+from lesson.content.scenarios import scenario_events
 from lesson.content.stepper import stepper_views
 from lesson.i18n import DEFAULT, PSEUDO, catalogue, placeholders
 from lesson.playground.service import Service
 from lesson.sim import advance, begin
 from lesson.sim.events.churn import AddServer
 from lesson.sim.model import Role, Status, Token
-from lesson.sim.scenarios import SCENARIOS
+from lesson.sim.starts import STARTS
 from lesson.sim.step import LogLine, joined, msg, word
 
 SIM = Path(narration.__file__).parent / "sim"
@@ -42,7 +42,7 @@ WORDS: dict[str, tuple[str, ...]] = {
 BUILT = (
     "narration.count.",
     "narration.era.",
-    "narration.scenario.",  # a start's summary (``summary`` in lesson/sim/scenarios.py)
+    "narration.starts.",  # a start's summary (``summary`` in lesson/sim/starts.py)
     "narration.declared.",
     *(f"narration.{kind}." for kind in WORDS),
 )
@@ -140,7 +140,7 @@ def _every_line() -> list[LogLine]:
                 for side in restart_lab(panel, situation.id, [v.id for v in panel.variants[:1]]).sides:
                     out += [line for s in side.view.log for line in s.lines]
     for path in sorted((root / "scenarios").glob("*.yaml")):
-        start, events = load_scenario(path)
+        start, events = scenario_events(path)
         run = begin(start)
         for event in events:
             run = advance(run, event)
@@ -172,8 +172,8 @@ def test_every_word_of_the_simulation_has_a_sentence() -> None:
     for kind, words in WORDS.items():
         for w in words:
             assert word(kind, w)["code"] in ENGLISH, (kind, w)
-    for name in SCENARIOS:
-        assert f"narration.scenario.{name}" in ENGLISH, name
+    for name in STARTS:
+        assert f"narration.starts.{name}" in ENGLISH, name
 
 
 def words_in_source(source: str, where: str = "") -> list[str]:

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from lesson.content.schema import schemas
 from lesson.sim import begin
-from lesson.sim.scenarios import SCENARIOS, Start
+from lesson.sim.starts import STARTS, Start
 
 CONTENT = Path(__file__).resolve().parents[1] / "content"
 
@@ -62,18 +62,18 @@ def _lab(start: str, server: str) -> dict:
 
 def test_start_names_are_an_enum() -> None:
     validator = _panel_validator()
-    for name in SCENARIOS:
+    for name in STARTS:
         server = sorted(begin(Start(name=name)).state.servers)[0]
         assert list(validator.iter_errors(_lab(name, server))) == []
     assert list(validator.iter_errors(_lab("outgae", "A")))
     start = schemas()["panel.schema.json"]["$defs"]["Start"]["properties"]["name"]
-    assert start["enum"] == list(SCENARIOS)
+    assert start["enum"] == list(STARTS)
 
 
 def test_a_server_no_start_has_is_refused_and_every_start_server_is_offered() -> None:
     validator = _panel_validator()
     assert list(validator.iter_errors(_lab("outage", "Z")))
-    for name in SCENARIOS:
+    for name in STARTS:
         for server in begin(Start(name=name)).state.servers:
             assert list(validator.iter_errors(_lab(name, server))) == [], (name, server)
 

@@ -24,7 +24,7 @@ from .check_quizzes import check_choices, check_feedback, check_tasks
 from .check_translations import check_catalogues, check_locales
 from .course import GLOSSARY, load_content
 from .panels import load_panels
-from .scripts import check_script
+from .scenarios import check_scenario
 from .yamlfile import ContentError, did_you_mean
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
@@ -73,7 +73,7 @@ def check(root: Path) -> Report:
     problems.extend(check_links(content))
     scenario_files = sorted((root / "scenarios").glob("*.yaml"))
     for path in scenario_files:
-        problems.extend(check_script(path))
+        problems.extend(check_scenario(path))
     problems.extend(check_goals(root, panels))
     problems.extend(check_tasks(root, content, panels))
     problems.extend(check_schema_pointers(root))

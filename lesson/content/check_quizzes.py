@@ -14,7 +14,7 @@ from .check_lessons import LESSON_LINK, anchors
 from .limits import MAX_FEEDBACK_WORDS, MIN_CHOICE_SHARE, word_count
 from .models import Content, Lesson, Task
 from .panels import AnyPanel, PlaygroundPanel, unknown_condition_servers
-from .scripts import page_scenarios
+from .scenarios import page_scenarios
 from .yamlfile import ContentError, parse_yaml
 
 

@@ -1,4 +1,4 @@
-"""Interactive panels as data: which start scenario each panel plays, the event behind each of its buttons,
+"""Interactive panels as data: which start each panel plays, the event behind each of its buttons,
 which views it shows, its goal and its staged hints. Loaded from ``content/panels/*.yaml`` and validated at start-up.
 
 The web layer never builds an event itself: a press names a button, and the panel says what it
@@ -19,7 +19,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import Era, Strict, ToolDef
-from lesson.sim.scenarios import declared_problems
+from lesson.sim.starts import declared_problems
 
 from .base import no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
@@ -86,14 +86,12 @@ class Prediction(Strict):
 
 
 class PlaygroundPanel(Strict):
-    """A playground: buttons that fire events on a start scenario, and the views it shows after each."""
+    """A playground: buttons that fire events on a start, and the views it shows after each."""
 
     id: Annotated[ID, Field(description="the panel's id, the file's name, and what '::: <id>' in a lesson names")]
-    kind: Annotated[
-        Literal["playground"], Field(description="a playground: buttons the learner presses on a start scenario")
-    ]
+    kind: Annotated[Literal["playground"], Field(description="a playground: buttons the learner presses on a start")]
     title: Annotated[Label, Field(description="the panel's heading")]
-    start: Annotated[Start, Field(description="where the playground starts: a start scenario, its era and its options")]
+    start: Annotated[Start, Field(description="where the playground starts: a named start, its era and its options")]
     era_choice: Annotated[
         bool, Field(description="whether the learner may switch between the legacy and modern era")
     ] = True
@@ -192,7 +190,7 @@ class RestartLabPanel(Strict):
     ]
     title: Annotated[Label, Field(description="the panel's heading")]
     start: Annotated[Start, Field(description="where each situation starts")]
-    server: Annotated[str, Field(description="the server that restarts (a server of the start's scenario)")]
+    server: Annotated[str, Field(description="the server that restarts (a server of the start)")]
     situations: list[Situation] = Field(description="the situations offered, each a button", min_length=1)
     variants: list[Variant] = Field(description="alternative starts, offered as a choice", default_factory=list)
 
@@ -246,7 +244,7 @@ def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[
     With a ``problems`` list every problem is recorded and the panels that loaded cleanly come back;
     without one the first problem is raised (carrying the rest).
     """
-    from .scripts import load_script
+    from .scenarios import load_scenario
 
     sink: list[ContentError] = [] if problems is None else problems
     first = len(sink)
@@ -259,12 +257,12 @@ def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[
                     path, doc.line(("id",)), f"panel id {panel.id!r} must match the file name {path.stem!r}"
                 )
             if isinstance(panel, StepperPanel) and panel.scenario:
-                script_path = Path(root) / "scenarios" / f"{panel.scenario}.yaml"
-                if not script_path.is_file():
+                scenario_path = Path(root) / "scenarios" / f"{panel.scenario}.yaml"
+                if not scenario_path.is_file():
                     raise ContentError(
                         path, doc.line(("scenario",)), f"there is no scenario file scenarios/{panel.scenario}.yaml"
                     )
-                script, start, steps = load_script(script_path)
+                scenario, start, steps = load_scenario(scenario_path)
                 panel = panel.model_copy(update={"start": start, "steps": steps})
         except ContentError as err:
             # A stepper's scenario may press another panel's buttons: that panel's problems are already listed.
@@ -288,14 +286,14 @@ def server_names(event: Event) -> set[str]:
 
 
 def where(start: Start) -> str:
-    """The start's servers as a message names them: the scenario's, and the ones the start declares."""
+    """The start's servers as a message names them: the named start's, and the ones it declares."""
     if not start.servers:
-        return f"scenario {start.name!r}"
-    return f"scenario {start.name!r} with the servers its start declares"
+        return f"start {start.name!r}"
+    return f"start {start.name!r} with the servers it declares"
 
 
 def unknown_servers(start: Start, events: list[Event]) -> str | None:
-    """Why the events name servers the start (its scenario and the servers it declares) does not have, or None."""
+    """Why the events name servers the start (the named start's and the ones it declares) does not have, or None."""
     known = sorted(begin(start).state.servers)
     unknown = sorted(set().union(*(server_names(e) for e in events)) - set(known)) if events else []
     if unknown:
@@ -373,17 +371,17 @@ def unknown_condition_servers(
 
 
 def declared_server_problems(doc: YamlDoc, path: Path, start: Start, loc: tuple[int | str, ...]) -> list[ContentError]:
-    """Declared servers whose names are taken (by the scenario's servers or an earlier declared one), each
+    """Declared servers whose names are taken (by the named start's servers or an earlier declared one), each
     at its own line; ``loc`` is where the start sits in the file."""
     try:
         found = declared_problems(start)
     except KeyError:
-        return []  # an unknown scenario is reported where the start is played
+        return []  # an unknown start is reported where it is played
     return [ContentError(path, doc.line((*loc, "servers", n, "name")), message) for n, message in found]
 
 
 def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]:
-    """Play every scripted event once and check every event names a server of its scenario, so a broken
+    """Play every scripted event once and check every event names a server of its start, so a broken
     panel fails at start-up (and in ``lesson check``) rather than when a learner presses."""
     out: list[ContentError] = []
 

@@ -6,7 +6,7 @@ line); ``content/schema/`` holds the committed copies, and a test checks they ar
 Every property carries a description an editor shows on hover. The content models describe their own
 fields; the simulation's models (events, starts, tools) are described here, from docs/content.md, so the
 simulation stays free of authoring prose. Closed sets are enums: start names, and the servers an event can
-name (every start's in general; once a file's ``start`` names its scenario, that start's only). A start may
+name (every start's in general; once a file's ``start`` names one, that start's only). A start may
 declare servers of its own, which no schema can list: where it does, an event may also name any server name
 (``lesson check`` then holds each name to the start's servers).
 """
@@ -21,11 +21,11 @@ from pydantic import TypeAdapter
 
 from lesson.i18n import DEFAULT, catalogue
 from lesson.sim import begin
-from lesson.sim.scenarios import SCENARIOS, SERVER_NAME, Start
+from lesson.sim.starts import SERVER_NAME, STARTS, Start
 
 from .models import Glossary, LessonMeta, Quiz
 from .panels import Panel
-from .scripts import Script
+from .scenarios import Scenario
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -33,7 +33,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Descriptions of the simulation's fields, by property name; (model, property) where one name means more.
 FIELD_DOCS: dict[str | tuple[str, str], str] = {
     "kind": "what happens (see Events in docs/content.md)",
-    "server": "the server it happens to: a server of the start's scenario",
+    "server": "the server it happens to: a server of the start",
     "tool": "the tool's name on that server",
     ("DeployTool", "tool"): "the tool to deploy; default: the server's next upcoming tool",
     ("StartCall", "tool"): "the tool the call uses; default: the server's first",
@@ -54,14 +54,14 @@ FIELD_DOCS: dict[str | tuple[str, str], str] = {
     "calls": "the calls the model makes this turn; default: it carries on with each server's work",
     "arguments": "the call's arguments, name to text",
     # A start (where a playground, stepper or scenario begins).
-    ("Start", "name"): "the start scenario",
+    ("Start", "name"): "the named start",
     ("Start", "era"): "the era new clients speak: legacy (2025-11-25) or modern (2026-07-28)",
-    ("Start", "options"): "the scenario's switches (see Start scenarios in docs/content.md)",
-    ("Start", "servers"): "servers this start declares beside its scenario's own (see Declared servers in "
+    ("Start", "options"): "the start's switches (see Starts in docs/content.md)",
+    ("Start", "servers"): "servers this start declares beside the named start's own (see Declared servers in "
     "docs/content.md)",
     # A server a start declares.
     ("ServerSpec", "name"): "the server's name, as events and goal paths name it (a letter, then letters, digits, "
-    "'-' or '_'; not a name the scenario already has)",
+    "'-' or '_'; not a name the named start already has)",
     ("ServerSpec", "title"): "what the server is, shown beside its name (e.g. search)",
     ("ServerSpec", "transport"): "how the host reaches it: http or stdio",
     ("ServerSpec", "tools"): "the tools it offers, each name once",
@@ -87,7 +87,7 @@ FIELD_DOCS: dict[str | tuple[str, str], str] = {
 
 
 def _servers_by_start() -> dict[str, list[str]]:
-    return {name: sorted(begin(Start(name=name)).state.servers) for name in SCENARIOS}
+    return {name: sorted(begin(Start(name=name)).state.servers) for name in STARTS}
 
 
 def _enrich(schema: dict[str, Any]) -> None:
@@ -102,8 +102,8 @@ def _enrich(schema: dict[str, Any]) -> None:
                 if text:
                     spec["description"] = text
             if def_name == "Start" and prop == "name":
-                spec["enum"] = list(SCENARIOS)
-                described = (f"{n} ({catalogue(DEFAULT)[f'narration.scenario.{n}']})" for n in SCENARIOS)
+                spec["enum"] = list(STARTS)
+                described = (f"{n} ({catalogue(DEFAULT)[f'narration.starts.{n}']})" for n in STARTS)
                 spec["description"] += ": " + "; ".join(described)
             elif prop in ("server", "gateway", "backend") and spec.get("type") == "string" and def_name != "Start":
                 spec["anyOf"] = _server_name(servers)
@@ -146,7 +146,7 @@ _EVENT_PATHS = {
     "PlaygroundPanel": [["buttons", "*", "event"]],
     "StepperPanel": [["steps", "*", "events", "*"]],
     "RestartLabPanel": [["situations", "*", "before", "*"], ["situations", "*", "after", "*"]],
-    "Script": [["steps", "*", "event"], ["steps", "*", "events", "*"]],
+    "Scenario": [["steps", "*", "event"], ["steps", "*", "events", "*"]],
 }
 
 
@@ -196,7 +196,7 @@ def schemas() -> dict[str, dict[str, Any]]:
             "content/panels/<id>.yaml: an interactive panel, shown by a '::: <id>' line in a lesson.",
         ),
         "scenario.schema.json": (
-            Script.model_json_schema(),
+            Scenario.model_json_schema(),
             "Scenario",
             "content/scenarios/<id>.yaml: a start, scripted presses and narration for each step.",
         ),

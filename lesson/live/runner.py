@@ -243,7 +243,7 @@ class LivePlayground:
     # --- processes ---------------------------------------------------------------------------------
 
     def spec(self, name: str) -> dict[str, Any]:
-        """The server as the simulation defines it in this scenario (its tools and upcoming tools)."""
+        """The server as the simulation defines it at this start (its tools and upcoming tools)."""
         srv = self.run.state.servers[name]
         return {
             "title": srv.title,

@@ -1,14 +1,14 @@
 """The simulation: an in-memory MCP host with simulated servers, in both protocol eras.
 
 Pure and deterministic: no Flask, no I/O, no clock, no randomness. ``apply(state, event)``
-returns the next state and what happened; a playground is a start scenario plus events.
+returns the next state and what happened; a playground is a named start plus events.
 """
 
 from .events import EVENT, EVENTS, Event, parse_event
 from .host import Outcome, apply, prompt_tools
 from .model import State
 from .run import Playground, Run, advance, at_step, begin, describe, replay, undo, view
-from .scenarios import SCENARIOS, Start, start
+from .starts import STARTS, Start, start
 from .view import View, build_view
 
 __all__ = [
@@ -18,7 +18,7 @@ __all__ = [
     "Outcome",
     "Playground",
     "Run",
-    "SCENARIOS",
+    "STARTS",
     "Start",
     "State",
     "View",

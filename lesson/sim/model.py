@@ -6,7 +6,7 @@ place (``State``, ``Host``, ``Client``, ``SimServer``) are slotted dataclasses: 
 its memory, so a cached playground can keep its own copy of both eras' states. The parts the rules only
 ever replace (``Value``: a tool, a stream, a call) are frozen pydantic models, shared by the copies.
 pydantic writes the dataclasses (a run's JSON) and validates them, with the same ``extra="forbid"``,
-whenever they come from outside (a run read back from JSON); the start scenarios build them from
+whenever they come from outside (a run read back from JSON); the named starts build them from
 specs pydantic has validated. An assignment to a field a dataclass lacks fails (its slots).
 
 The rules that change the state live in the clients, the servers' lifecycle and the event handlers;
@@ -217,7 +217,7 @@ class State:
 
     __pydantic_config__ = ConfigDict(extra="forbid")
 
-    scenario: str
+    start: str  # the name of the start it was built from (``Start.name``)
     host: Host
     servers: dict[str, SimServer]
     step: int = 0

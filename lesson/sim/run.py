@@ -1,4 +1,4 @@
-"""A playground: a start scenario plus a list of events. Replaying them gives the same state
+"""A playground: a named start plus a list of events. Replaying them gives the same state
 every time.
 
 A run keeps a twin that starts in the other era and receives the same events, so every step can
@@ -16,7 +16,7 @@ from pydantic import Field
 from .events import EVENT, Event, EventBase, SwitchEra
 from .host import LogLine, Outcome, apply
 from .model import State, Strict, other_era
-from .scenarios import Start, start, summary
+from .starts import Start, start, summary
 from .step import era_label
 from .view import StepLog, View, build_view
 
@@ -76,7 +76,7 @@ def _begin(spec_json: str) -> Run:
     spec = Start.model_validate_json(spec_json)
     state = start(spec)
     twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
-    # The scenario's summary is a message of its own (``narration.scenario.<name>``), filled in here.
+    # The start's summary is a message of its own (``narration.starts.<name>``), filled in here.
     intro = LogLine(code="narration.start", params={"summary": summary(spec), "era": era_label(spec.era)})
     return Run(
         playground=Playground(start=spec),

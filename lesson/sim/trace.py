@@ -13,7 +13,7 @@ from typing import Any
 
 from .frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd, WireFrame
 from .run import Playground, advance, begin
-from .scenarios import opening
+from .starts import opening
 from .step import LogLine
 
 

@@ -77,7 +77,7 @@ class Store(Strict):
 
 
 class View(Strict):
-    scenario: str
+    start: str  # the name of the playground's start
     era: Era
     step: int
     servers: list[ServerRow]
@@ -231,7 +231,7 @@ def build_view(
             other=EraSide(era=other_era(era), lines=other.lines, wire=other.wire),
         )
     return View(
-        scenario=state.scenario,
+        start=state.start,
         era=era,
         step=state.step,
         servers=server_rows(state),

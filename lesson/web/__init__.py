@@ -25,7 +25,7 @@ from lesson.content.course import ContentError, load_content
 from lesson.content.markup import breakable
 from lesson.content.models import Content
 from lesson.content.panels import StepperPanel, load_panels
-from lesson.content.scripts import page_scenarios
+from lesson.content.scenarios import page_scenarios
 from lesson.content.stepper import stepper_views
 from lesson.playground.service import RunCache, Service
 from lesson.portal import outbox

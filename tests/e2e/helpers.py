@@ -13,7 +13,7 @@ from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from lesson.content.course import default_root, load_content
 from lesson.content.panels import load_panels
-from lesson.content.scripts import Script
+from lesson.content.scenarios import Scenario
 from lesson.i18n import translate
 
 # The outage playground's comparison heading, from its panel file: an author may rename it.
@@ -231,12 +231,12 @@ def do_task(scope: Page | FrameLocator, n: int) -> None:
     quiz.get_by_role("button", name=f"Check my playground to question {n}").click()
 
 
-def scenario_box(section: Locator, s: Script) -> Locator:
+def scenario_box(section: Locator, s: Scenario) -> Locator:
     """The box a scenario replays in, beside its playground."""
     return section.get_by_role("region", name=f"Scenario: {s.title}")
 
 
-def expect_step(section: Locator, s: Script, n: int) -> None:
+def expect_step(section: Locator, s: Scenario, n: int) -> None:
     """Step n of the scenario is on show in its box (its title and narration) and said in the box's one
     live region, with what its presses did."""
     box = scenario_box(section, s)

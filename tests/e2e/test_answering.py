@@ -17,7 +17,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, load_panel
-from lesson.content.scripts import Script, load_script
+from lesson.content.scenarios import Scenario, load_scenario
 
 from .helpers import ANSWERING, expect_step, log_labels, message, panel, press, scenario_box
 
@@ -34,8 +34,8 @@ def content_panel() -> PlaygroundPanel:
     return found
 
 
-def script() -> Script:
-    return load_script(default_root() / "scenarios" / "restart-answering.yaml")[0]
+def script() -> Scenario:
+    return load_scenario(default_root() / "scenarios" / "restart-answering.yaml")[0]
 
 
 def label(button_id: str) -> str:

@@ -13,7 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, load_panels
-from lesson.content.scripts import load_scripts, presses
+from lesson.content.scenarios import load_scenarios, presses
 from tests.guided_path import GOAL_PRESSES, WALKS
 
 from .helpers import lesson_holding, message, panel
@@ -21,7 +21,7 @@ from .helpers import lesson_holding, message, panel
 pytestmark = pytest.mark.e2e
 
 PANELS = load_panels(default_root())
-SCRIPTS = load_scripts(default_root()).values()
+SCRIPTS = load_scenarios(default_root()).values()
 VERDICTS = ("right", "wrong", "none")
 # A prediction's verdict, whichever it is: the start of each of the three messages, from the catalogue.
 VERDICT = re.compile(

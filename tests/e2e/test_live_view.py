@@ -10,7 +10,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
-from lesson.content.scripts import load_script
+from lesson.content.scenarios import load_scenario
 from lesson.i18n import translate
 
 from .helpers import (
@@ -204,7 +204,7 @@ def test_reduced_motion_and_the_focused_control_that_was_not_pressed(outage: Loc
         expect(slider).to_have_value(value)
         expect(slider).to_be_focused()
         expect(slider).to_be_in_viewport()
-    s = load_script(default_root() / "scenarios" / "outage.yaml")[0]
+    s = load_scenario(default_root() / "scenarios" / "outage.yaml")[0]
     outage.get_by_role("button", name=f"Walk me through it: {s.title}").click()
     # Each moment is played out before the next Enter: a press of Next while a moment still plays (its
     # code fetched on first use, its presses on their way; slow on a busy machine) is not a new moment.

@@ -11,7 +11,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root, load_content
-from lesson.content.scripts import Script, load_script
+from lesson.content.scenarios import Scenario, load_scenario
 
 from .helpers import (
     CHURN,
@@ -165,14 +165,14 @@ def test_each_screen_of_each_lesson_fits_the_window(page: Page, slug: str) -> No
             next_.click()
 
 
-def first_walk_through(section: Locator) -> Script:
+def first_walk_through(section: Locator) -> Scenario:
     """The walk-through the clicker's keys start: the playground's first."""
     first = section.get_by_role("group", name="Prepared runs").get_by_role("button").first
-    scripts = [s for f in sorted((default_root() / "scenarios").glob("*.yaml")) for s in load_script(f)]
+    scripts = [s for f in sorted((default_root() / "scenarios").glob("*.yaml")) for s in load_scenario(f)]
     return next(s for s in scripts if first.inner_text() == message("scenario.play", title=s.title))
 
 
-def moment_shown(box: Locator, n: int, s: Script) -> Locator:
+def moment_shown(box: Locator, n: int, s: Scenario) -> Locator:
     return box.get_by_text(message("scenario.step", n=n, total=len(s.steps), title=s.steps[n - 1].title), exact=True)
 
 

@@ -12,7 +12,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
-from lesson.content.scripts import Script, load_script
+from lesson.content.scenarios import Scenario, load_scenario
 
 from .helpers import (
     GATEWAYS,
@@ -30,8 +30,8 @@ from .helpers import (
 pytestmark = pytest.mark.e2e
 
 
-def script(name: str) -> Script:
-    return load_script(default_root() / "scenarios" / f"{name}.yaml")[0]
+def script(name: str) -> Scenario:
+    return load_scenario(default_root() / "scenarios" / f"{name}.yaml")[0]
 
 
 def opening(key: str, slot: str) -> str:
@@ -39,7 +39,7 @@ def opening(key: str, slot: str) -> str:
     return message(key, **{slot: "\x00"}).split("\x00")[0]
 
 
-def offer(s: Script) -> str:
+def offer(s: Scenario) -> str:
     """The button that plays a scenario beside its playground."""
     return message("scenario.play", title=s.title)
 

@@ -31,7 +31,7 @@ import yaml
 
 from lesson.live.runner import calls_made, free_port, port_open
 from lesson.sim.run import Playground, advance, begin
-from lesson.sim.scenarios import SCENARIOS
+from lesson.sim.starts import STARTS
 from lesson.sim.trace import trace
 from lesson.sim.wire import INPUT_KEY
 
@@ -45,9 +45,9 @@ TEARDOWN = -1  # the step of what crosses once the flow is over (never compared)
 SETUP = -2  # the step of what crosses before the scenario starts (never compared)
 
 
-def server_spec(scenario: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """What the SDK server for ``name`` offers: the simulation's own definitions for that scenario."""
-    servers, _ = SCENARIOS[scenario](options)
+def server_spec(start: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """What the SDK server for ``name`` offers: the simulation's own definitions at that start."""
+    servers, _ = STARTS[start](options)
     srv = next(s for s in servers if s.name == name)
     return {
         "title": srv.title,
@@ -124,10 +124,10 @@ ZYGOTE: Zygote | None = None  # set for the session by conftest.py
 class Lab:
     """The processes of one flow and the log they share. ``close`` kills every process group it started."""
 
-    def __init__(self, tmp: Path, scenario: str, options: dict[str, Any] | None = None, **server_args: str) -> None:
+    def __init__(self, tmp: Path, start: str, options: dict[str, Any] | None = None, **server_args: str) -> None:
         self.log_path = tmp / "wire.jsonl"
         self.log_path.touch()
-        self.scenario, self.options, self.server_args = scenario, options or {}, server_args
+        self.start, self.options, self.server_args = start, options or {}, server_args
         self.procs: list[subprocess.Popen | Forked] = []
         self.http: dict[str, dict[str, Any]] = {}  # name -> ports, processes, server args
         self.fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
@@ -153,7 +153,7 @@ class Lab:
         self, name: str, transport: str, port: int = 0, script: str = "lab_server.py", **extra: str
     ) -> list[str]:
         """``script``: the server's program in ``servers/`` (``legacy_only.py``: a server of one era)."""
-        spec = server_spec(self.scenario, name, self.options)
+        spec = server_spec(self.start, name, self.options)
         cmd = [PY, str(HERE / "servers" / script), "--spec", json.dumps(spec), "--transport", transport]
         cmd += ["--lifetime", str(LIFETIME), "--port", str(port)]
         for key, value in {**self.server_args, **extra}.items():
@@ -646,9 +646,9 @@ def sim_calls(playground: dict[str, Any]) -> dict[int, list[tuple[str, str, dict
 def scenario_playground(path: Path, era: str | None = None) -> dict[str, Any]:
     """A scenario file (content/scenarios/) as the playground ``lesson trace`` makes of it; ``era``: start it
     in that era instead (the lesson's era switch)."""
-    from lesson.content.scripts import load_scenario
+    from lesson.content.scenarios import scenario_events
 
-    start, events = load_scenario(path)
+    start, events = scenario_events(path)
     if era is not None:
         start = start.model_copy(update={"era": era})
     return Playground(start=start, events=events).model_dump(mode="json")

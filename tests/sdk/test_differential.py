@@ -72,7 +72,7 @@ def differential(
 
         async def main() -> None:
             async with anyio.create_task_group() as tg:
-                # The restart lab listens only when its switch says so; every other scenario's host listens.
+                # The restart lab listens only when its switch says so; every other start's host listens.
                 options = start.get("options") or {}
                 listens = bool(options.get("listen")) if start["name"] == "restart" else True
                 host = Host(lab, start["era"], tg, listen=listens if listen is None else listen, token=token)
@@ -106,9 +106,9 @@ async def turn(lab: Lab, host: Host, calls: dict[int, list], step: int) -> None:
         await host.call(server, tool, arguments)
 
 
-def playground(scenario: str, era: str, *events: dict[str, Any], **options: Any) -> dict[str, Any]:
-    """A playground of ``scenario`` in ``era`` with these start options, then ``events``."""
-    start: dict[str, Any] = {"name": scenario, "era": era, **({"options": options} if options else {})}
+def playground(name: str, era: str, *events: dict[str, Any], **options: Any) -> dict[str, Any]:
+    """A playground of the start ``name`` in ``era`` with these start options, then ``events``."""
+    start: dict[str, Any] = {"name": name, "era": era, **({"options": options} if options else {})}
     return {"start": start, "events": list(events)}
 
 

@@ -27,7 +27,7 @@ from lesson.sim.events import (
 )
 from lesson.sim.frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd
 from lesson.sim.model import ToolDef
-from lesson.sim.scenarios import Start, opening
+from lesson.sim.starts import Start, opening
 
 from .support import ERAS, codes, in_order, label, labels, play, prompt, step, wire
 

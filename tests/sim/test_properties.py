@@ -21,15 +21,15 @@ STATE = TypeAdapter(State)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _scenario_names(scenario: str) -> tuple[list[str], list[str]]:
-    state = start(Start(name=scenario))
+def _start_names(start_name: str) -> tuple[list[str], list[str]]:
+    state = start(Start(name=start_name))
     tools = sorted({t.name for s in state.servers.values() for t in s.tools + s.upcoming})
     return sorted(state.servers), tools
 
 
-def builders(scenario: str) -> dict[type, st.SearchStrategy]:
-    """A strategy per event class, with the scenario's server and tool names (and names that do not exist)."""
-    names, tool_names = _scenario_names(scenario)
+def builders(start_name: str) -> dict[type, st.SearchStrategy]:
+    """A strategy per event class, with the start's server and tool names (and names that do not exist)."""
+    names, tool_names = _start_names(start_name)
     server = st.sampled_from(names * 3 + ["Z"])
     tool = st.sampled_from(tool_names + ["no_such_tool"])
     call = st.builds(ev.ToolCall, server=server, tool=tool)
@@ -69,8 +69,8 @@ def builders(scenario: str) -> dict[type, st.SearchStrategy]:
     }
 
 
-def event_strategy(scenario: str) -> st.SearchStrategy[ev.Event]:
-    return st.one_of(*builders(scenario).values())
+def event_strategy(start_name: str) -> st.SearchStrategy[ev.Event]:
+    return st.one_of(*builders(start_name).values())
 
 
 def _event_classes() -> set[type]:
@@ -78,9 +78,9 @@ def _event_classes() -> set[type]:
     return set(typing.get_args(union))
 
 
-@pytest.mark.parametrize("scenario", ["outage", "gateway", "restart", "baskets", "guide", "eras"])
-def test_the_strategy_covers_every_event_class(scenario: str) -> None:
-    assert set(builders(scenario)) == _event_classes()
+@pytest.mark.parametrize("start_name", ["outage", "gateway", "restart", "baskets", "guide", "eras"])
+def test_the_strategy_covers_every_event_class(start_name: str) -> None:
+    assert set(builders(start_name)) == _event_classes()
 
 
 def check_step(prev: Run, run: Run, event: ev.Event, *, fresh: bool) -> None:
@@ -160,12 +160,12 @@ def check_history(runs: list[Run]) -> None:
 
 
 @pytest.mark.parametrize("era", ERAS)
-@pytest.mark.parametrize("scenario", ["outage", "gateway"])
+@pytest.mark.parametrize("start_name", ["outage", "gateway"])
 @SETTINGS
 @given(data=st.data())
-def test_any_sequence_keeps_the_invariants(scenario: str, era: str, data: st.DataObject) -> None:
-    events = data.draw(st.lists(event_strategy(scenario), max_size=25), label="events")
-    runs = drive(Start(name=scenario, era=era), events, fresh=True)
+def test_any_sequence_keeps_the_invariants(start_name: str, era: str, data: st.DataObject) -> None:
+    events = data.draw(st.lists(event_strategy(start_name), max_size=25), label="events")
+    runs = drive(Start(name=start_name, era=era), events, fresh=True)
     check_history(runs)
 
 
@@ -192,14 +192,14 @@ OPTIONS = {
 
 @SETTINGS
 @given(data=st.data())
-def test_other_scenarios_keep_the_invariants(data: st.DataObject) -> None:
-    scenario = data.draw(st.sampled_from(sorted(OPTIONS)), label="scenario")
+def test_other_starts_keep_the_invariants(data: st.DataObject) -> None:
+    start_name = data.draw(st.sampled_from(sorted(OPTIONS)), label="start")
     era = data.draw(st.sampled_from(ERAS), label="era")
-    options = data.draw(OPTIONS[scenario], label="options")
-    events = data.draw(st.lists(event_strategy(scenario), max_size=25), label="events")
+    options = data.draw(OPTIONS[start_name], label="options")
+    events = data.draw(st.lists(event_strategy(start_name), max_size=25), label="events")
     # without an open listen stream the host learns of a change only when it next asks, by design
-    fresh = scenario != "restart" or bool(options.get("listen"))
-    runs = drive(Start(name=scenario, era=era, options=options), events, fresh=fresh)
+    fresh = start_name != "restart" or bool(options.get("listen"))
+    runs = drive(Start(name=start_name, era=era, options=options), events, fresh=fresh)
     check_history(runs)
 
 

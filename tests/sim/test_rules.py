@@ -726,12 +726,12 @@ def test_in_memory_basket_is_lost_and_the_server_says_so(era: str, lose: Event) 
 
 
 @era_param
-@pytest.mark.parametrize("scenario", ["baskets", "outage", "guide"])
-def test_calling_tools_never_changes_a_tool_list(era: str, scenario: str) -> None:
-    run = play(scenario, era)
+@pytest.mark.parametrize("start_name", ["baskets", "outage", "guide"])
+def test_calling_tools_never_changes_a_tool_list(era: str, start_name: str) -> None:
+    run = play(start_name, era)
     lists = {r.name: r.tools for r in view(run).servers}
     calls = [TakeTurn(), TakeTurn()]
-    if scenario == "baskets":
+    if start_name == "baskets":
         calls += [CreateBasket(server="S"), AddItem(server="S")]
     for event in calls:
         run, v = step(run, event)
@@ -812,12 +812,12 @@ SENSELESS = [
 
 @era_param
 @pytest.mark.parametrize(
-    ("scenario", "before", "press"), SENSELESS, ids=[f"{s}-{i}-{p.kind}" for i, (s, _, p) in enumerate(SENSELESS)]
+    ("start_name", "before", "press"), SENSELESS, ids=[f"{s}-{i}-{p.kind}" for i, (s, _, p) in enumerate(SENSELESS)]
 )
 def test_senseless_press_is_rejected_and_changes_only_the_step(
-    era: str, scenario: str, before: list[Event], press: Event
+    era: str, start_name: str, before: list[Event], press: Event
 ) -> None:
-    run = play(scenario, era, *before)
+    run = play(start_name, era, *before)
     old = run.state
     run, v = step(run, press)
     assert run.last.rejected

@@ -179,7 +179,7 @@ def test_reads_a_file_and_rejects_bad_input(tmp_path: Path, capsys) -> None:
     assert main(["trace", str(tmp_path / "missing.json")]) == 2
     bad.write_text('{"start": {"name": "nowhere"}, "events": []}')
     assert main(["trace", str(bad)]) == 2
-    assert "unknown scenario" in capsys.readouterr().err
+    assert "unknown start" in capsys.readouterr().err
 
 
 def test_trace_takes_a_scenario_file(capsys):

@@ -1,4 +1,4 @@
-"""Every wire message the simulation emits, in both eras and every scenario, against the official schemas."""
+"""Every wire message the simulation emits, in both eras and every start, against the official schemas."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests import schemas
 
 from .support import ERAS
 
-# --- the sweep: stories per scenario, and every kind of press tried at every point of each story ----------
+# --- the sweep: stories per start, and every kind of press tried at every point of each story ----------
 
 
 def stories() -> dict[str, list[ev.Event]]:
@@ -102,9 +102,9 @@ MAIN = {"outage": "B", "restart": "W", "gateway": "G", "baskets": "S", "guide": 
 SECOND = {"outage": "C", "restart": "W", "gateway": "C", "baskets": "S", "guide": "Q"}
 
 
-def menu(scenario: str) -> list[ev.Event]:
-    """One press of every kind, with names that make sense in the scenario."""
-    s, other = MAIN[scenario], SECOND[scenario]
+def menu(start_name: str) -> list[ev.Event]:
+    """One press of every kind, with names that make sense at the start."""
+    s, other = MAIN[start_name], SECOND[start_name]
     return [
         ev.DeployTool(server=s),
         ev.DeployTool(server=s, tool=ToolDef(name="fresh_tool", description="A fresh tool")),

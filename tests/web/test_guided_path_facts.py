@@ -11,14 +11,14 @@ import pytest
 
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, load_panels
-from lesson.content.scripts import load_scripts, presses
+from lesson.content.scenarios import load_scenarios, presses
 from lesson.playground.service import Service
 from tests.guided_path import GOAL_PRESSES, WALKS
 
 from .pageclient import PageClient
 
 PANELS = load_panels(default_root())
-SCRIPTS = list(load_scripts(default_root()).values())
+SCRIPTS = list(load_scenarios(default_root()).values())
 
 
 def walk(panel_id: str):

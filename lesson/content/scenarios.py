@@ -1,7 +1,7 @@
-"""Scripted scenarios: ``content/scenarios/*.yaml``. A start, a list of steps (each a press of a panel's
+"""Scenarios, scripted walk-throughs: ``content/scenarios/*.yaml``. A start, a list of steps (each a press of a panel's
 button or an event written out) and narration for each step, so a prepared run can be replayed in class.
 
-:func:`load_scenario` turns a file into ``(start, events)``, the same pair a playground is made of, so any
+:func:`scenario_events` turns a file into ``(start, events)``, the same pair a playground is made of, so any
 tool that replays a playground (``lesson trace``, the playground itself) can take a scenario file.
 """
 
@@ -34,7 +34,7 @@ from .panels import (
 from .yamlfile import ContentError, YamlDoc, load_yaml_file
 
 
-class ScriptStep(Strict):
+class ScenarioStep(Strict):
     """One step: a press of the panel's button, or one or more events, and what to say about it."""
 
     title: Annotated[Label | None, Field(description="the step's heading (default: 'Step <n>')")] = None
@@ -59,14 +59,14 @@ class ScriptStep(Strict):
         return narration
 
     @model_validator(mode="after")
-    def _one_action(self) -> ScriptStep:
+    def _one_action(self) -> ScenarioStep:
         given = [k for k in ("press", "event", "events") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"a step needs exactly one of press, event, events (got {', '.join(given) or 'none'})")
         return self
 
 
-class Script(Strict):
+class Scenario(Strict):
     """A scripted scenario."""
 
     id: Annotated[ID, Field(description="the scenario's id, the same as the file's name")]
@@ -75,7 +75,7 @@ class Script(Strict):
     panel: ID | None = Field(default=None, description="the playground whose buttons the steps press")
     start: Start | None = Field(default=None, description="where the run starts; default: the panel's start")
     steps: Annotated[
-        list[ScriptStep],
+        list[ScenarioStep],
         Field(
             description="the moments in order; each has exactly one of press, event or events, and a narration",
             min_length=1,
@@ -83,7 +83,7 @@ class Script(Strict):
     ]
 
     @model_validator(mode="after")
-    def _startable(self) -> Script:
+    def _startable(self) -> Scenario:
         if self.start is None and self.panel is None:
             raise ValueError("a scenario needs a start, a panel, or both")
         if self.panel is None and any(s.press for s in self.steps):
@@ -91,33 +91,33 @@ class Script(Strict):
         return self
 
 
-def presses(step: ScriptStep) -> list[str]:
+def presses(step: ScenarioStep) -> list[str]:
     """The buttons a step presses, in order (none for a step written as events)."""
     if step.press is None:
         return []
     return [step.press] if isinstance(step.press, str) else list(step.press)
 
 
-def _panel_of(script: Script, path: Path) -> AnyPanel | None:
-    if script.panel is None:
+def _panel_of(scenario: Scenario, path: Path) -> AnyPanel | None:
+    if scenario.panel is None:
         return None
-    panel_path = path.parent.parent / "panels" / f"{script.panel}.yaml"
+    panel_path = path.parent.parent / "panels" / f"{scenario.panel}.yaml"
     if not panel_path.is_file():
-        raise ContentError(path, None, f"there is no panel file panels/{script.panel}.yaml")
+        raise ContentError(path, None, f"there is no panel file panels/{scenario.panel}.yaml")
     return load_panel(panel_path)[0]
 
 
-def _resolve(script: Script, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Start, list[list[Event]]]:
+def _resolve(scenario: Scenario, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Start, list[list[Event]]]:
     """The start and each step's events; raises ContentError at the step that cannot be resolved."""
-    if script.start is not None:
-        start = script.start
+    if scenario.start is not None:
+        start = scenario.start
     elif isinstance(panel, PlaygroundPanel):
         start = panel.start_for(panel.variant(None))
     else:
         assert panel is not None and panel.start is not None
         start = panel.start
     steps: list[list[Event]] = []
-    for n, step in enumerate(script.steps):
+    for n, step in enumerate(scenario.steps):
         if step.press is not None:
             pressed: list[Event] = []
             for pid in presses(step):
@@ -127,7 +127,7 @@ def _resolve(script: Script, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Star
                     raise ContentError(
                         doc.path,
                         doc.line(("steps", n, "press")),
-                        f"step {n + 1} presses {pid!r}, which is not a button of panel {script.panel!r} ({known})",
+                        f"step {n + 1} presses {pid!r}, which is not a button of panel {scenario.panel!r} ({known})",
                     )
                 pressed.append(button.event)
             steps.append(pressed)
@@ -136,44 +136,44 @@ def _resolve(script: Script, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Star
     return start, steps
 
 
-def load_script(path: Path) -> tuple[Script, Start, list[Moment]]:
+def load_scenario(path: Path) -> tuple[Scenario, Start, list[Moment]]:
     """Read a scenario file into its model, its start and its steps (as a stepper shows them)."""
-    script, doc = load_yaml_file(Path(path), Script)
-    start, events = _resolve(script, doc, _panel_of(script, Path(path)))
+    scenario, doc = load_yaml_file(Path(path), Scenario)
+    start, events = _resolve(scenario, doc, _panel_of(scenario, Path(path)))
     steps = [
         Moment(title=s.title or f"Step {n}", caption=s.narration, events=e)
-        for n, (s, e) in enumerate(zip(script.steps, events, strict=True), 1)
+        for n, (s, e) in enumerate(zip(scenario.steps, events, strict=True), 1)
     ]
-    return script, start, steps
+    return scenario, start, steps
 
 
-def load_scenario(path: Path) -> tuple[Start, list[Event]]:
+def scenario_events(path: Path) -> tuple[Start, list[Event]]:
     """A scenario file as the pair a playground is made of: its start and every event, in order.
 
     Reads the file (and its panel's file, for presses) and nothing else; raises ContentError.
     """
-    _script, start, steps = load_script(path)
+    _scenario, start, steps = load_scenario(path)
     return start, [e for step in steps for e in step.events]
 
 
-def check_script(path: Path) -> list[ContentError]:
+def check_scenario(path: Path) -> list[ContentError]:
     """Every problem of one scenario file: its shape, its presses, its servers, and a replay in both eras
     that must play every step (and, in the scenario's own era, meet every ``expect``)."""
     path = Path(path)
     try:
-        script, doc = load_yaml_file(path, Script)
-        if script.id != path.stem:
-            return [ContentError(path, doc.line(("id",)), f"scenario id {script.id!r} must match the file name")]
-        panel = _panel_of(script, path)
-        start, steps = _resolve(script, doc, panel)
+        scenario, doc = load_yaml_file(path, Scenario)
+        if scenario.id != path.stem:
+            return [ContentError(path, doc.line(("id",)), f"scenario id {scenario.id!r} must match the file name")]
+        panel = _panel_of(scenario, path)
+        start, steps = _resolve(scenario, doc, panel)
     except ContentError as err:
         return list(err.problems)
-    if script.start is not None and (taken := declared_server_problems(doc, path, script.start, ("start",))):
+    if scenario.start is not None and (taken := declared_server_problems(doc, path, scenario.start, ("start",))):
         return taken
     out: list[ContentError] = []
     # Replay in both eras; the expectations are checked in the scenario's own era.
     with contextlib.suppress(KeyError, ValueError):  # a start that does not play is reported below
-        for n, step in enumerate(script.steps):
+        for n, step in enumerate(scenario.steps):
             if step.expect is not None:
                 for loc, why in unknown_condition_servers(start, step.expect, ("steps", n, "expect"), f"step {n + 1}"):
                     out.append(ContentError(path, doc.line(loc), why))
@@ -182,7 +182,7 @@ def check_script(path: Path) -> list[ContentError]:
             run = begin(start.model_copy(update={"era": era}))
         except (KeyError, ValueError) as exc:
             return [ContentError(path, doc.line(("start",)), f"the start does not play: {exc}")]
-        for n, (step, events) in enumerate(zip(script.steps, steps, strict=True)):
+        for n, (step, events) in enumerate(zip(scenario.steps, steps, strict=True)):
             also = deployed([e for x in steps for e in x])
             if why := unknown_servers(start, events) or unknown_tools(start, events, also):
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} {why}"))
@@ -204,9 +204,9 @@ def check_script(path: Path) -> list[ContentError]:
     return list({str(p): p for p in out}.values())
 
 
-def load_scripts(root: Path) -> dict[str, Script]:
+def load_scenarios(root: Path) -> dict[str, Scenario]:
     """Every scenario file under ``root/scenarios`` (validated, not replayed); raises ContentError."""
-    return {p.stem: load_yaml_file(p, Script)[0] for p in sorted((Path(root) / "scenarios").glob("*.yaml"))}
+    return {p.stem: load_yaml_file(p, Scenario)[0] for p in sorted((Path(root) / "scenarios").glob("*.yaml"))}
 
 
 def page_scenarios(root: Path) -> dict[str, list[dict]]:
@@ -216,21 +216,21 @@ def page_scenarios(root: Path) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
         try:
-            script, start, _steps = load_script(path)
-            panel = _panel_of(script, path)
+            scenario, start, _steps = load_scenario(path)
+            panel = _panel_of(scenario, path)
         except ContentError:
             continue
-        if not isinstance(panel, PlaygroundPanel) or any(s.press is None for s in script.steps):
+        if not isinstance(panel, PlaygroundPanel) or any(s.press is None for s in scenario.steps):
             continue
         out.setdefault(panel.id, []).append(
             {
-                "id": script.id,
-                "title": script.title,
-                "summary": script.summary,
+                "id": scenario.id,
+                "title": scenario.title,
+                "summary": scenario.summary,
                 "era": start.era,
                 "steps": [
                     {"title": s.title or f"Step {n}", "narration": s.narration, "press": presses(s)}
-                    for n, s in enumerate(script.steps, 1)
+                    for n, s in enumerate(scenario.steps, 1)
                 ],
             }
         )
@@ -238,12 +238,12 @@ def page_scenarios(root: Path) -> dict[str, list[dict]]:
 
 
 __all__ = [
-    "Script",
-    "ScriptStep",
-    "check_script",
+    "Scenario",
+    "ScenarioStep",
+    "check_scenario",
+    "scenario_events",
     "load_scenario",
-    "load_script",
-    "load_scripts",
+    "load_scenarios",
     "page_scenarios",
     "presses",
 ]

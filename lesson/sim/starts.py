@@ -1,7 +1,8 @@
-"""Named start scenarios: the servers, the host's config, and the clients already connected.
+"""Named starts: the servers, the host's config, and the clients already connected.
 
-A start may also declare servers of its own (``servers``): plain data, added to the named scenario's
-servers when the start is built, so a panel can bring a server without a new scenario here.
+A start may also declare servers of its own (``servers``): plain data, added to the named start's
+servers when it is built, so a panel can bring a server without a new start here. (A scripted
+walk-through, a scenario, is content: ``lesson/content/scenarios.py``.)
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class ServerSpec(Strict):
 
 
 class Start(Strict):
-    """A start scenario: its name, the era new clients speak, server options, and servers it declares."""
+    """A start: its name, the era new clients speak, server options, and servers it declares."""
 
     name: str
     era: Era = "modern"
@@ -221,9 +222,9 @@ def _eras(opts: dict) -> tuple[list[SimServer], list[str]]:
     ], []
 
 
-# Each start's builder. What a start holds is said once, in the catalogue (``narration.scenario.<name>``):
+# Each start's builder. What a start holds is said once, in the catalogue (``narration.starts.<name>``):
 # the narration says it in the reader's language, and the content schema describes the start with it.
-SCENARIOS: dict[str, Callable[[dict], tuple[list[SimServer], list[str]]]] = {
+STARTS: dict[str, Callable[[dict], tuple[list[SimServer], list[str]]]] = {
     "outage": _outage,
     "restart": _restart,
     "gateway": _gateway,
@@ -234,21 +235,21 @@ SCENARIOS: dict[str, Callable[[dict], tuple[list[SimServer], list[str]]]] = {
 
 
 def builtin_servers(spec: Start) -> list[str]:
-    """The names of the servers the named scenario brings itself; raises KeyError for an unknown scenario."""
-    if spec.name not in SCENARIOS:
-        raise KeyError(f"unknown scenario {spec.name!r}; known: {', '.join(SCENARIOS)}")
-    return [s.name for s in SCENARIOS[spec.name](spec.options)[0]]
+    """The names of the servers the named start brings itself; raises KeyError for an unknown start."""
+    if spec.name not in STARTS:
+        raise KeyError(f"unknown start {spec.name!r}; known: {', '.join(STARTS)}")
+    return [s.name for s in STARTS[spec.name](spec.options)[0]]
 
 
 def declared_problems(spec: Start) -> list[tuple[int, str]]:
     """(index in ``servers``, what is wrong) for each declared server whose name is taken: by a server of
-    the named scenario, or by an earlier declared one. Empty when the start can be built."""
+    the named start, or by an earlier declared one. Empty when the start can be built."""
     builtin = builtin_servers(spec)
     out: list[tuple[int, str]] = []
     seen: list[str] = []
     for n, server in enumerate(spec.servers):
         if server.name in builtin:
-            why = f"is already a server of scenario {spec.name!r} ({', '.join(builtin)})"
+            why = f"is already a server of start {spec.name!r} ({', '.join(builtin)})"
             out.append((n, f"server {server.name!r} {why}: give the declared server another name"))
         elif server.name in seen:
             out.append((n, f"server {server.name!r} is declared twice: each server needs a name of its own"))
@@ -257,15 +258,15 @@ def declared_problems(spec: Start) -> list[tuple[int, str]]:
 
 
 def summary(spec: Start) -> dict[str, Any]:
-    """One sentence on where a start begins, as a message: the scenario's summary, then the servers it declares."""
-    text = msg(f"narration.scenario.{spec.name}")
+    """One sentence on where a start begins, as a message: the named start's summary, then the servers it declares."""
+    text = msg(f"narration.starts.{spec.name}")
     if not spec.servers:
         return text
     declared = [
         msg(f"narration.declared.{'configured' if s.configured else 'not_configured'}", server=s.name, title=s.title)
         for s in spec.servers
     ]
-    return msg("narration.scenario.declared_here", summary=text, servers=_commas(declared))
+    return msg("narration.starts.declared_here", summary=text, servers=_commas(declared))
 
 
 def _commas(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -276,15 +277,15 @@ def _commas(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def start(spec: Start) -> State:
-    """Build the scenario's first state: every configured client already connected and listed."""
+    """Build the start's first state: every configured client already connected and listed."""
     return opening(spec)[0]
 
 
 def opening(spec: Start) -> tuple[State, list[WireFrame]]:
-    """The scenario's first state and the frames its opening sent (each client's greeting, stream and first list)."""
+    """The start's first state and the frames its opening sent (each client's greeting, stream and first list)."""
     if problems := declared_problems(spec):
         raise ValueError(problems[0][1])
-    servers, configured = SCENARIOS[spec.name](spec.options)
+    servers, configured = STARTS[spec.name](spec.options)
     servers += [s.server() for s in spec.servers]
     configured += [s.name for s in spec.servers if s.configured]
     host = Host(
@@ -294,7 +295,7 @@ def opening(spec: Start) -> tuple[State, list[WireFrame]]:
         dual_era=bool(spec.options.get("dual_era")),
         conversation=[Message(role="user", text="Help me get release 2.0 out of the door.")],
     )
-    state = State(scenario=spec.name, host=host, servers={s.name: s for s in servers})
+    state = State(start=spec.name, host=host, servers={s.name: s for s in servers})
     st = Step(state)
     for name in configured:
         c = Client(server=name, era=spec.era)
