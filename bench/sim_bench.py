@@ -29,7 +29,7 @@ from lesson.sim import events as ev  # noqa: E402
 TARGET_US = 200.0
 STATE = TypeAdapter(State)  # the state is dataclasses: pydantic reads and writes it as a type
 
-# A realistic mix: what a learner presses in each scenario, in the order the lesson suggests.
+# A realistic mix: what a learner presses at each start, in the order the lesson suggests.
 MIX: list[tuple[Start, list[ev.Event]]] = [
     (
         Start(name="outage", era=era),
