@@ -8,11 +8,13 @@ locale, and the page receives each line's ``text`` beside its ``code`` (the valu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from .i18n import DEFAULT, catalogue
-from .sim.step import LogLine
-from .sim.view import Comparison, StepLog, View
+from .sim.step import LogLine, Said
+from .sim.view import Comparison, ServerRow, StepLog, View
+
+S = TypeVar("S", bound=Said)
 
 
 def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFAULT) -> str:
@@ -25,10 +27,9 @@ def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFA
     return catalogue(locale)[code].format(**values)
 
 
-def line(log_line: LogLine, locale: str = DEFAULT) -> LogLine:
-    """A copy of the line with its text: the simulation's lines are shared by cached runs."""
-    text = sentence(log_line.code, log_line.params, locale)
-    return LogLine(text=text, tone=log_line.tone, code=log_line.code, params=log_line.params)
+def line(said: S, locale: str = DEFAULT) -> S:
+    """A copy of a log line (or anything else said) with its text: the simulation's are shared by cached runs."""
+    return said.model_copy(update={"text": sentence(said.code, said.params, locale)})
 
 
 def line_text(log_line: LogLine) -> str:
@@ -40,9 +41,15 @@ def lines(log_lines: list[LogLine], locale: str = DEFAULT) -> list[LogLine]:
     return [line(x, locale) for x in log_lines]
 
 
+def _row(row: ServerRow, locale: str) -> ServerRow:
+    said = {k: line(x, locale) for k in ("listen", "last_change", "last_error") if (x := getattr(row, k)) is not None}
+    return row.model_copy(update=said)
+
+
 def view(v: View, locale: str = DEFAULT) -> View:
-    """A copy of the view with every line of its log and its comparison in words. The newest log
-    entry and this era's side of the comparison hold the same lines: each is put in words once."""
+    """A copy of the view with every line of its log and its comparison in words, and the server table's
+    cells. The newest log entry and this era's side of the comparison hold the same lines: each is put
+    in words once."""
     said: dict[int, LogLine] = {}
 
     def words(xs: list[LogLine]) -> list[LogLine]:
@@ -53,7 +60,10 @@ def view(v: View, locale: str = DEFAULT) -> View:
             out.append(said[id(x)])
         return out
 
-    update: dict[str, Any] = {"log": [StepLog(step=s.step, label=s.label, lines=words(s.lines)) for s in v.log]}
+    update: dict[str, Any] = {
+        "log": [StepLog(step=s.step, label=s.label, lines=words(s.lines)) for s in v.log],
+        "servers": [_row(row, locale) for row in v.servers],
+    }
     if v.comparison is not None:
         this, other = v.comparison.this, v.comparison.other
         update["comparison"] = Comparison(

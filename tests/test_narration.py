@@ -29,7 +29,7 @@ from lesson.sim.step import LogLine, joined, msg, word
 SIM = Path(narration.__file__).parent / "sim"
 ENGLISH = catalogue(DEFAULT)
 # Calls that name a message, and which positional argument is its code.
-SAYS = {"say": 0, "Rejected": 0, "msg": 0, "mark_down": 1, "relist": 0}
+SAYS = {"say": 0, "Rejected": 0, "msg": 0, "mark_down": 0, "relist": 0}
 # The simulation's own words (``word`` in lesson/sim/step.py): a value from one of these is said as a code.
 # A transport (http, stdio) is not among them: it is a name the protocol spells, in every language.
 WORDS: dict[str, tuple[str, ...]] = {
@@ -82,7 +82,7 @@ def said_in_source() -> list[tuple[str, str, set[str] | None]]:
             for call in [n for n in ast.walk(fn) if isinstance(n, ast.Call)]:
                 name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
                 where = f"{path.relative_to(SIM)}:{call.lineno}"
-                if name == "LogLine":
+                if name in ("LogLine", "Said"):
                     kw = {k.arg: k.value for k in call.keywords}
                     params = kw.get("params")
                     keys = {k.value for k in params.keys} if isinstance(params, ast.Dict) else set()

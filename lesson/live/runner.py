@@ -34,6 +34,7 @@ from lesson.content.panels import PlaygroundPanel
 from .. import narration
 from ..i18n import DEFAULT
 from ..sim import advance, begin, describe
+from ..sim.step import msg
 from .frames import to_frames
 from .host import Host
 from .proxy import Proxy
@@ -174,7 +175,7 @@ class LivePlayground:
         self.holding: set[str] = set()  # servers with a call still running
         self.turns = 0
         self.last_prompt: list[tuple[str, str]] = []
-        self.last_change: dict[str, str] = {}
+        self.last_change: dict[str, dict[str, str]] = {}  # the table's "last change" of each server
         self.closed = False
         self.host: Host | None = None
         self._portal_cm: Any = None
@@ -212,7 +213,7 @@ class LivePlayground:
         self.host = Host(self.rec, self.era, self._tg, self.urls)
         for name in self.configured:
             await self.host.connect(name)
-            self.last_change[name] = "step 0: connected"
+            self.last_change[name] = self.cell("narration.table.change", step=0, what=msg("narration.table.connected"))
 
     def close(self) -> None:
         """Kill every server process of this playground, end its clients and proxies, stop its event loop.
@@ -324,9 +325,16 @@ class LivePlayground:
                 lines.append(self.line("error", "live.press_failed", error=repr(err)))
             return self.answer(run.state.step, describe(event), mark, lines)
 
-    def say(self, code: str, **params: str) -> str:
+    def say(self, code: str, **params: Any) -> str:
         """A message of the catalogue in this playground's locale."""
         return narration.sentence(code, params, self.locale)
+
+    def cell(self, code: str, **params: Any) -> dict[str, str]:
+        """A cell of the server table, as the simulation's view has it: its message code and its sentence."""
+        return {"text": self.say(code, **params), "code": code}
+
+    def changed(self, step: int, code: str) -> dict[str, str]:
+        return self.cell("narration.table.change", step=step, what=msg(code))
 
     def line(self, tone: str, code: str, **params: str) -> dict[str, str]:
         """One line of what the real host did: its message code and its sentence, as the simulation's lines."""
@@ -345,13 +353,13 @@ class LivePlayground:
         if kind == "deploy_tool":
             os.kill(self.procs[name].pid, signal.SIGUSR1)
             tools = await host.changed(name)
-            self.last_change[name] = f"step {step}: tools/list_changed, re-listed"
+            self.last_change[name] = self.changed(step, "live.table.relisted")
             lines.append(self.line("change", "live.deployed", server=name, tools=", ".join(tools)))
         elif kind == "add_server":
             await self.launch([name])
             self.configured.append(name)
             await host.connect(name)
-            self.last_change[name] = f"step {step}: added"
+            self.last_change[name] = self.changed(step, "narration.table.added")
             lines.append(self.line("change", "live.added", server=name))
         elif kind == "start_call":
             for server, tool, args in self.sim_calls():
@@ -383,7 +391,7 @@ class LivePlayground:
             if name in self.holding:
                 await host.wait_local_error(name)
                 self.holding.discard(name)
-            self.last_change[name] = f"step {step}: process killed"
+            self.last_change[name] = self.changed(step, "live.table.killed")
             lines.append(self.line("error", "live.killed", server=name))
         elif kind == "server_back":
             mark = len(self.rec.records)
@@ -399,7 +407,7 @@ class LivePlayground:
                 await host.connect(name)
             else:
                 await host.back(name)
-            self.last_change[name] = f"step {step}: back, re-listed"
+            self.last_change[name] = self.changed(step, "live.table.back_relisted")
             lines.append(self.line("change", "live.back", server=name))
         elif kind == "take_turn":
             self.turns += 1
@@ -435,11 +443,11 @@ class LivePlayground:
             conn = host.conns.get(name) if host else None
             down = host is None or name in host.down or conn is None
             if down:
-                listen = "none"
+                listen = self.cell("narration.table.listen.none")
             elif self.era == "modern":
-                listen = "subscriptions/listen, acknowledged"
+                listen = self.cell("live.table.listen")
             else:
-                listen = "GET SSE stream"
+                listen = self.cell("narration.table.listen.sse")
             rows.append(
                 {
                     "name": name,
@@ -449,8 +457,8 @@ class LivePlayground:
                     "transport": "http",
                     "listen": listen,
                     "tools": [] if down or conn is None else list(conn.tools),
-                    "last_change": self.last_change.get(name, ""),
-                    "last_error": "its process is gone" if down else None,
+                    "last_change": self.last_change.get(name),
+                    "last_error": self.cell("live.table.process_gone") if down else None,
                     "via": None,
                     "pid": self.procs[name].pid if name in self.procs else None,
                 }

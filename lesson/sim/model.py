@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import types
 import typing
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal, TypeVar
@@ -92,7 +93,7 @@ class SimServer:
     gateway: bool = False
     backends: list[str] = field(default_factory=list)
     unhealthy: list[str] = field(default_factory=list)
-    backend_changes: dict[str, str] = field(default_factory=dict)  # the table's "last change" of each backend
+    backend_changes: dict[str, dict[str, Any]] = field(default_factory=dict)  # each backend's "last change" (a message)
     other_listeners: list[str] = field(default_factory=list)  # other hosts listening to a gateway
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0
@@ -157,8 +158,9 @@ class Client:
     role: Role = "member"
     next_id: int = 1
     listen_seq: int = 0
-    last_change: str = ""
-    last_error: str | None = None
+    # The server table's "last change" (``step.changed``) and "last error", as messages (``step.msg``).
+    last_change: dict[str, Any] | None = None
+    last_error: dict[str, Any] | None = None
     refetches: int = 0  # tools/list calls made
     wasted_refetches: int = 0  # ... that returned the list unchanged
     ignored_notifications: int = 0
@@ -243,6 +245,9 @@ def _copier(annotation: Any) -> Any:
         return dict if inner is None else lambda v: {k: inner(x) for k, x in v.items()}
     if _changeable(annotation):
         return copy_state
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:  # X | None
+        inner = _copier(next(a for a in args if a is not type(None)))
+        return None if inner is None else lambda v: None if v is None else inner(v)
     # Anything else is shared by the copies, so it must be something no rule can change in place.
     if origin in (set, tuple) or any(_copier(a) is not None for a in args):
         raise TypeError(f"copy_state cannot copy a {annotation}: use a list or a dict, or a frozen value")

@@ -17,10 +17,9 @@ def listeners(st: Step, server: str) -> list[Client]:
     return [c] if c is not None and c.status == "connected" else []
 
 
-def tools_changed(st: Step, srv: SimServer, why: dict[str, Any], label: str) -> None:
+def tools_changed(st: Step, srv: SimServer, why: dict[str, Any]) -> None:
     """Tell whoever listens (list_changed is a SHOULD, so some never hear), and let them re-list.
-    ``why`` is the change as the log says it (a message, ``msg``); ``label`` as the table's last change
-    says it."""
+    ``why`` is the change (a message, ``msg``), as the log and the table's last change say it."""
     srv.change_seq += 1
     for c in listeners(st, srv.name):
         c.stale = True
@@ -33,7 +32,7 @@ def tools_changed(st: Step, srv: SimServer, why: dict[str, Any], label: str) -> 
         note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
         if st.s.servers[c.server].transport == "stdio":
             note = "On the listen request, as a line on stdout." if c.era == "modern" else "A line on stdout."
-        client_for(st, c).list_changed(why, label, note)
+        client_for(st, c).list_changed(why, note)
     if srv.gateway and srv.up:  # a gateway that is down tells nobody
         gateway.fan_out(st, srv)
 

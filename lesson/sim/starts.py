@@ -16,7 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 from .clients import client_for
 from .frames import WireFrame
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef, Transport
-from .step import Step, msg
+from .step import Step, changed, msg
 
 # MCP 2025-11-25 (server/tools, "Tool names"): 1 to 128 characters, ASCII letters, digits, '_', '-', '.'.
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
@@ -301,6 +301,6 @@ def opening(spec: Start) -> tuple[State, list[WireFrame]]:
         c = Client(server=name, era=spec.era)
         st.s.host.clients[name] = c
         client_for(st, c).connect()
-        c.last_change = "step 0: connected"
+        c.last_change = changed(0, msg("narration.table.connected"))
     st.s.host.pending_changes = 0
     return st.done(), st.frames

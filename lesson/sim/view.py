@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from .frames import WireFrame
 from .model import Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
-from .step import CallRecord, LogLine, Outcome, TurnRecord
+from .step import CallRecord, LogLine, Outcome, Said, TurnRecord, said
+
+# A row's status, an id the page names from its catalogue (``js.status.*``) and a goal can test:
+# "stale" is connected with a tool list the server has changed since.
+RowStatus = Literal["connected", "stale", "down", "reconnecting", "hidden"]
 
 
 class ServerRow(Strict):
     name: str
     title: str
-    status: str  # connected, down, reconnecting, hidden, stale
+    status: RowStatus
     era: Era | None  # None: the host and the server have no era in common (the page names it)
     transport: str
-    listen: str
+    listen: Said  # the stream the host listens on for changes, if any
     tools: list[str]
-    last_change: str
-    last_error: str | None
+    last_change: Said | None
+    last_error: Said | None
     via: str | None = None  # a backend: the gateway it is reached through
 
 
@@ -99,16 +105,17 @@ class View(Strict):
         return self
 
 
-def _listen(c: Client, srv: SimServer) -> str:
+def _listen(c: Client, srv: SimServer) -> Said:
     if not c.listen.open:
-        return "none"
+        return Said(code="narration.table.listen.none")
     if c.era == "modern":
-        ack = "acknowledged" if c.listen.acknowledged else "waiting for ack"
-        return f"subscriptions/listen {c.listen.request_id}, {ack}"
+        code = "narration.table.listen.acknowledged" if c.listen.acknowledged else "narration.table.listen.waiting"
+        return Said(code=code, params={"id": c.listen.request_id})
     if srv.transport == "stdio":
-        return "stdout of the process"
-    sid = f" (session {c.session_id[:8]}…)" if c.session_id else ""
-    return f"GET SSE stream{sid}"
+        return Said(code="narration.table.listen.stdout")
+    if c.session_id:
+        return Said(code="narration.table.listen.session", params={"session": c.session_id[:8]})
+    return Said(code="narration.table.listen.sse")
 
 
 def server_rows(state: State) -> list[ServerRow]:
@@ -116,9 +123,9 @@ def server_rows(state: State) -> list[ServerRow]:
     for name in state.host.configured:
         c = state.host.clients[name]
         srv = state.servers[name]
-        status = c.status
+        status: RowStatus = c.status
         if status == "connected" and (c.stale or c.listed_seq != srv.change_seq):
-            status = "connected, list stale"
+            status = "stale"
         rows.append(
             ServerRow(
                 name=name,
@@ -128,8 +135,8 @@ def server_rows(state: State) -> list[ServerRow]:
                 transport=srv.transport,
                 listen=_listen(c, srv),
                 tools=[t.name for t in c.tools] if c.status == "connected" else [],
-                last_change=c.last_change,
-                last_error=c.last_error,
+                last_change=said(c.last_change) if c.last_change else None,
+                last_error=said(c.last_error) if c.last_error else None,
             )
         )
         if srv.gateway:
@@ -145,12 +152,12 @@ def server_rows(state: State) -> list[ServerRow]:
                         status="hidden" if hidden else "connected",
                         era=c.era,
                         transport="via gateway",
-                        listen=f"through {name}",
+                        listen=Said(code="narration.table.listen.via", params={"gateway": name}),
                         tools=[] if hidden else [t.name for t in backend.tools],
-                        last_change=srv.backend_changes.get(b, ""),
-                        last_error="failing health checks"
+                        last_change=said(srv.backend_changes[b]) if b in srv.backend_changes else None,
+                        last_error=Said(code="narration.table.failing_health_checks")
                         if hidden
-                        else "not running; the gateway has not health-checked it yet"
+                        else Said(code="narration.table.not_checked_yet")
                         if unnoticed
                         else None,
                         via=name,

@@ -143,7 +143,7 @@ export function summarize(d, { failure = null, refused = null, note = null, show
     for (const n of d.servers.added) bits.push(t("changes.added", { server: n }));
     for (const n of d.servers.removed) bits.push(t("changes.removed", { server: n }));
     for (const [n, fields] of Object.entries(d.servers.changed)) {
-      const named = fields.map((f) => (f === "status" ? t("changes.status_now", { status: d.servers.status[n] }) : t(`field.${f}`)));
+      const named = fields.map((f) => (f === "status" ? t("changes.status_now", { status: t(`status.${d.servers.status[n]}`) }) : t(`field.${f}`)));
       bits.push(t("changes.changed", { server: n, fields: named.join(", ") }));
     }
   }

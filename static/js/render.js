@@ -7,14 +7,15 @@ const TONE = { change: "tone.change", error: "tone.error", failed: "tone.failed"
 
 const STATUS_MARK = {
   connected: "●",
-  "connected, list stale": "◐",
+  stale: "◐",
   down: "✕",
   reconnecting: "↻",
   hidden: "◌",
 };
 
-// Text from the simulation's view (statuses, names, narration) is content data, not UI text: it is
-// marked so the pseudo-locale check can tell it apart.
+// Text from the simulation's view (names, narration, the server table's cells) is content data, not UI
+// text: it is marked so the pseudo-locale check can tell it apart. (The server renders the narration and
+// the cells in the page's language; a status is an id, named here from the catalogue.)
 const content = (text) => h("span", { "data-content": "" }, text);
 // Long identifiers ("subscriptions/listen", "delete_workspace") may break after a slash or an
 // underscore, so the server table fits its box rather than scrolling sideways. Shorter ones stay
@@ -73,12 +74,12 @@ export function serverTable(rows) {
   const eras = [...new Set(rows.map((r) => r.era))];
   const eraOnce = ERA_ONCE && eras.length === 1;
   const columns = [
-    [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), content(r.status)], "status", "status"],
+    [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), t(`status.${r.status}`)], "status", "status"],
     eraOnce ? null : [t("column.era"), (r) => eraName(r.era), null, "era"],
-    [t("column.stream"), (r) => breakable(r.listen), null, "stream"],
+    [t("column.stream"), (r) => breakable(r.listen.text), null, "stream"],
     [t("column.tools"), (r) => (r.tools.length ? breakable(r.tools.join(", ")) : t("servers.no_tools")), null, "tools"],
-    [t("column.last_change"), (r) => breakable(r.last_change || "—"), null, "last_change"],
-    [t("column.last_error"), (r) => breakable(r.last_error || "—"), null, "last_error"],
+    [t("column.last_change"), (r) => breakable(r.last_change?.text || "—"), null, "last_change"],
+    [t("column.last_error"), (r) => breakable(r.last_error?.text || "—"), null, "last_error"],
   ].filter(Boolean);
   return tableBox(
     h(
@@ -92,7 +93,7 @@ export function serverTable(rows) {
         rows.map((r) =>
           h(
             "tr",
-            { class: `status-${r.status.split(",")[0]}`, "data-server": r.name },
+            { class: `status-${r.status}`, "data-server": r.name },
             h("th", { scope: "row" }, content(r.name), " ", h("span", { class: "subtle" }, r.via ? t("servers.behind", { title: r.title, via: r.via }) : t("servers.title", { title: r.title }))),
             columns.map(([name, cell, cls, field]) => h("td", { class: cls, "data-label": name, "data-field": field }, cell(r))),
           ),

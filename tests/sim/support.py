@@ -83,6 +83,15 @@ def row(v: View, name: str) -> ServerRow:
     return rows[0]
 
 
+def last_change(r: ServerRow) -> tuple[int, str, dict] | None:
+    """A row's "last change" as its step, the code of what happened then, and that message's values."""
+    if r.last_change is None:
+        return None
+    assert r.last_change.code == "narration.table.change"
+    what = r.last_change.params["what"]
+    return r.last_change.params["step"], what["code"], what["params"]
+
+
 def codes(run: Run, *, parts: bool = False) -> list[str]:
     """What the last step said, as the codes of its log lines (the sentences live in the catalogue);
     with ``parts``, the codes of the messages inside them too (``lesson.sim.step.msg``), in order."""

@@ -70,12 +70,36 @@ def test_a_conversation_message_is_validated_frozen_and_written_as_its_fields() 
 
 
 def test_a_field_no_copy_could_keep_apart_is_refused_when_the_copier_is_built() -> None:
-    """A set, a tuple or an optional changeable part would be shared by a step's copy and its input."""
+    """A set or a tuple would be shared by a step's copy and its input, and so would a changeable part in
+    a union with anything but None."""
 
     @dataclasses.dataclass(slots=True)
     class Holder:
         name: str
-        client: Client | None = None
+        names: set[str] = dataclasses.field(default_factory=set)
 
-    with pytest.raises(TypeError, match="cannot copy"):
-        copy_state(Holder(name="x"))
+    @dataclasses.dataclass(slots=True)
+    class Either:
+        name: str
+        client: Client | list[str] | None = None
+
+    for kind in (Holder, Either):
+        with pytest.raises(TypeError, match="cannot copy"):
+            copy_state(kind(name="x"))
+
+
+def test_an_optional_changeable_part_is_copied_when_present() -> None:
+    @dataclasses.dataclass(slots=True)
+    class Holder:
+        name: str
+        client: Client | None = None
+        said: dict[str, str] | None = None
+
+    empty = copy_state(Holder(name="x"))
+    assert empty.client is None and empty.said is None
+    full = Holder(name="x", client=Client(server="A", era="modern"), said={"code": "c"})
+    copy = copy_state(full)
+    assert copy == full and copy.client is not full.client and copy.said is not full.said
+    copy.client.status = "down"
+    copy.said["code"] = "changed"
+    assert full.client.status == "connected" and full.said == {"code": "c"}

@@ -44,7 +44,7 @@ from lesson.sim.frames import WireFrame
 from lesson.sim.model import ToolDef
 from tests.schemas import errors
 
-from .support import ERAS, codes, in_order, index, label, labels, play, prompt, row, step, sub_id, wire
+from .support import ERAS, codes, in_order, index, label, labels, last_change, play, prompt, row, step, sub_id, wire
 
 era_param = pytest.mark.parametrize("era", ERAS)
 
@@ -109,7 +109,9 @@ def test_add_server_talks_only_to_the_server_it_was_told_about(era: str) -> None
 def test_modern_list_changed_carries_the_listen_request_id_then_relists() -> None:
     run = play("outage", "modern")
     listen_id = run.state.host.clients["B"].listen.request_id
-    assert listen_id is not None and listen_id in row(view(run), "B").listen
+    listen = row(view(run), "B").listen
+    assert listen_id is not None and listen.params == {"id": listen_id}
+    assert listen.code == "narration.table.listen.acknowledged"
     run, _ = step(run, DeployTool(server="B"))
     msgs = wire(run)
     i_changed, i_list, i_result = in_order(msgs, "notifications/tools/list_changed", "tools/list", "result")
@@ -286,7 +288,7 @@ def test_restart_idle_legacy_404_and_new_initialize() -> None:
     assert msgs[i_retry].payload["id"] != msgs[i_call].payload["id"]
     (rec,) = run.last.turn.calls
     assert not rec.is_error
-    assert row(view(run), "W").last_change == "step 2: new session"  # the table says what happened
+    assert last_change(row(view(run), "W")) == (2, "narration.table.new_session", {})  # the table says what happened
 
 
 def test_restart_idle_legacy_without_session_id_has_nothing_to_lose() -> None:
@@ -539,7 +541,7 @@ def test_restart_listen_open_legacy_drops_404_reinitialize_new_get_relist() -> N
     assert msgs[i_404].payload == SESSION_NOT_FOUND
     assert msgs[i_get2].headers["Mcp-Session-Id"] not in (None, old)
     assert msgs[i_list].headers["Mcp-Session-Id"] == msgs[i_get2].headers["Mcp-Session-Id"]
-    assert row(v, "W").listen.startswith("GET SSE stream")
+    assert row(v, "W").listen.code in ("narration.table.listen.session", "narration.table.listen.sse")
 
 
 @pytest.mark.parametrize("event_came", [False, True])
@@ -595,7 +597,7 @@ def test_restart_token_in_process_authorization_server_means_sign_in_again(era: 
     assert "HTTP 401 Unauthorized" in [m.http for m in wire(run)]
     (rec,) = run.last.turn.calls
     assert rec.host_made and rec.is_error
-    assert row(v, "W").status == "reconnecting" and "sign in" in row(v, "W").last_error
+    assert row(v, "W").status == "reconnecting" and row(v, "W").last_error.code == "narration.table.token_gone"
     assert prompt(v) == []
     run, v = step(run, TokenRefreshed(server="W"))
     assert row(v, "W").status == "connected" and prompt(v)
@@ -616,9 +618,9 @@ def test_restart_token_in_process_with_a_stream_open_the_stream_is_refused_too(e
     msgs = wire(run)
     assert "notifications/subscriptions/acknowledged" not in labels(msgs)
     assert [m.http for m in msgs].count("HTTP 401 Unauthorized") >= 1
-    assert row(v, "W").status == "reconnecting" and row(v, "W").listen == "none"
+    assert row(v, "W").status == "reconnecting" and row(v, "W").listen.code == "narration.table.listen.none"
     run, v = step(run, TokenRefreshed(server="W"))
-    assert row(v, "W").status == "connected" and row(v, "W").listen != "none"
+    assert row(v, "W").status == "connected" and row(v, "W").listen.code != "narration.table.listen.none"
     assert "tools/list" in labels(wire(run))
 
 
@@ -646,10 +648,10 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
     assert [r.name for r in v.servers if r.via is None] == ["G"]
     assert {t.server for t in v.next_prompt.tools} == {"G"} and origins(v) == {"A", "B"}
 
-    assert row(v, "A").last_change == ""  # nothing has happened to it yet
+    assert row(v, "A").last_change is None  # nothing has happened to it yet
     run, v = step(run, BackendFailsHealthCheck(gateway="G", backend="A"))
     assert row(v, "A").status == "hidden" and origins(v) == {"B"}
-    assert row(v, "A").last_change.startswith("step 1:") and "health check" in row(v, "A").last_change
+    assert last_change(row(v, "A")) == (1, "narration.table.hidden", {})
     changed = [m for m in wire(run) if label(m) == "notifications/tools/list_changed"]
     assert {m.receiver for m in changed} == {"host", "host-2", "host-3"}
     assert all(m.sender == "G" for m in changed)
@@ -657,7 +659,7 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
 
     run, v = step(run, BackendJoins(gateway="G", backend="C"))
     assert origins(v) == {"B", "C"} and ("find_slot", "G") in prompt(v)
-    assert row(v, "C").via == "G" and row(v, "C").last_change.startswith("step 2:")
+    assert row(v, "C").via == "G" and last_change(row(v, "C")) == (2, "narration.table.joined", {"gateway": "G"})
     assert {m.receiver for m in wire(run) if label(m) == "notifications/tools/list_changed"} == {
         "host",
         "host-2",
@@ -666,7 +668,7 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
 
     run, v = step(run, BackendRecovers(gateway="G", backend="A"))
     assert row(v, "A").status == "connected" and origins(v) == {"A", "B", "C"}
-    assert row(v, "A").last_change.startswith("step 3:") and row(v, "B").last_change == ""
+    assert last_change(row(v, "A")) == (3, "narration.table.shown_again", {}) and row(v, "B").last_change is None
     assert list(run.state.host.clients) == ["G"]
 
 
@@ -877,8 +879,11 @@ def test_the_tables_last_change_follows_every_new_list() -> None:
     role, a list_changed), the server table's "last change" names it, with its step."""
     tool = {"name": "explain_query", "description": "Explain a query's plan", "read_only": True}
     _, v = step(play("guide", "modern", DeployTool(server="Q", tool=tool)), TakeTurn())
-    assert row(v, "Q").last_change == "step 2: explain_query added"  # Q never sends list_changed
+    added = "narration.table.tools_added"
+    assert last_change(row(v, "Q")) == (2, added, {"tools": "explain_query"})  # Q never sends list_changed
     _, v = step(play("guide", "legacy"), Reauthenticate(server="P", role="admin"))
-    assert re.fullmatch(r"step 1: .*delete_workspace.* added", row(v, "P").last_change)
+    step_no, code, values = last_change(row(v, "P"))
+    assert (step_no, code) == (1, added) and "delete_workspace" in values["tools"].split(", ")
     _, v = step(play("outage", "modern"), RemoveTool(server="B", tool="assign_ticket"))
-    assert row(v, "B").last_change == "step 1: assign_ticket removed"
+    # A list_changed names the change as the notice says it.
+    assert last_change(row(v, "B")) == (1, "narration.why.tool_removed", {"tool": "assign_ticket"})

@@ -31,11 +31,13 @@ def send(service: Service, **frame: Any) -> dict:
 
 
 def lines(answer: dict) -> list[dict]:
+    """Everything said: the log's and the comparison's lines, and the server table's cells."""
     view = answer["view"]
     out = [line for step in view["log"] for line in step["lines"]]
     if view["comparison"]:
         out += view["comparison"]["this"]["lines"] + view["comparison"]["other"]["lines"]
-    return out
+    cells = [row[k] for row in view["servers"] for k in ("listen", "last_change", "last_error")]
+    return out + [cell for cell in cells if cell is not None]
 
 
 def wordless(data: Any) -> Any:
@@ -69,6 +71,7 @@ def test_two_pages_at_once_each_get_the_narration_in_their_own_language(panels) 
         assert a["type"] == b["type"] == "view", (a, b)
         said, plain = lines(a), lines(b)
         assert said and all(WRAPPED.match(x["text"]) for x in said)
+        assert any(x["code"].startswith("narration.table.") for x in said), "the server table's cells are said too"
         assert not any(x["text"].startswith("⟦") for x in plain)
         assert [x["code"] for x in said] == [x["code"] for x in plain]
         assert wordless(a) == wordless(b), "only the sentences differ"

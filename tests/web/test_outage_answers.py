@@ -57,7 +57,8 @@ def test_the_start_names_the_servers_and_the_era(outage: PageClient) -> None:
 def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
     deploy = outage.do("press", button="deploy")
     assert "narration.list_changed_relisted" in codes(deploy)
-    assert row(deploy, "B")["last_change"].endswith("close_ticket added")
+    change = row(deploy, "B")["last_change"]
+    assert change["code"] == "narration.table.change" and "close_ticket" in change["text"]
     assert methods(wire(deploy)) == ["notifications/tools/list_changed", "tools/list"]
     notice = wire(deploy)[0]["payload"]
     assert notice["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"
@@ -137,7 +138,7 @@ def test_the_legacy_era_rebuilds_a_session_and_modern_does_not(outage: PageClien
     switch = outage.do("era", era="legacy")
     assert codes(switch) == ["narration.client_now_speaks"] * 2
     assert LEGACY in switch["view"]["log"][-1]["lines"][0]["text"]
-    assert row(switch, "A")["listen"].startswith("GET SSE stream (session")
+    assert row(switch, "A")["listen"]["code"] == "narration.table.listen.session"
 
     deploy = outage.do("press", button="deploy")
     assert methods(wire(deploy)) == ["notifications/tools/list_changed", "tools/list"]

@@ -79,7 +79,7 @@ def test_gateway_backend_fails_recovers_and_c_joins(service) -> None:
 
     g.press("b-fails")
     b = g.row("B")
-    assert (b["status"], b["tools"], b["last_error"]) == ("hidden", [], "failing health checks")
+    assert (b["status"], b["tools"], b["last_error"]["code"]) == ("hidden", [], "narration.table.failing_health_checks")
     assert g.row("A")["status"] == g.row("G")["status"] == "connected"
     assert [t[:2] for t in g.prompt()] == [("search_docs", "A via G"), ("read_page", "A via G")]
     assert g.codes(1) == [

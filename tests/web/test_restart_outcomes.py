@@ -162,8 +162,9 @@ def test_listen_stream_open(restart) -> None:
     assert {"subscriptions/listen", "notifications/subscriptions/acknowledged"} <= set(modern.methods)
     assert not any("404" in h for h in modern.https)
     assert NOT_FOUND in legacy.https and "GET /mcp" in legacy.https and "initialize" in legacy.methods
-    assert modern.servers[0]["listen"] == "subscriptions/listen listen-2, acknowledged"
-    assert legacy.servers[0]["listen"].startswith("GET SSE stream (session")
+    listen = modern.servers[0]["listen"]
+    assert listen["code"] == "narration.table.listen.acknowledged" and "listen-2" in listen["text"]
+    assert legacy.servers[0]["listen"]["code"] == "narration.table.listen.session"
 
 
 def test_token_still_valid(restart) -> None:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from .. import gateway, servers
 from .. import wire as w
 from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
-from ..step import CallRecord, Step, Tone, joined, msg
+from ..step import CallRecord, Step, Tone, changed, joined, msg
 from ..transport import Link
 
 # The one string the model passes for each argument: a plausible value, not the same words everywhere.
@@ -94,7 +94,7 @@ class BaseClient:
         from . import client_for  # the package's registry of clients, one per era
 
         if not self.srv.up:
-            self.mark_down(f"{self.c.server} is not running.", "narration.down.not_running", server=self.c.server)
+            self.mark_down("narration.down.not_running", server=self.c.server)
             return
         if self.st.s.host.dual_era and self.era != "modern":
             # A dual-era client probes with server/discover first (on stdio it SHOULD, to tell the eras apart).
@@ -149,7 +149,7 @@ class BaseClient:
             c.token_serial += 1  # a new access token: the retry carries it
             return True
         c.status = "reconnecting"
-        c.last_error = "401: the token is gone; the user must sign in again"
+        c.last_error = msg("narration.table.token_gone")
         c.listen = ListenStream()
         self.say("narration.token_gone_sign_in", "error", server=c.server)
         return False
@@ -174,7 +174,7 @@ class BaseClient:
             if status == "ok":
                 return rid
             if status == "refused":
-                self.mark_down(f"{c.server} refused the connection.", "narration.down.refused", server=c.server)
+                self.mark_down("narration.down.refused", server=c.server)
                 return None
             if status in ("expired", "revoked"):
                 if self.after_401(status):
@@ -188,7 +188,7 @@ class BaseClient:
                 )
                 self.say("narration.session_404_new_session", "warn", server=c.server, why=why)
                 c.session_id = None
-                c.last_change = f"step {self.st.s.step}: new session"
+                c.last_change = changed(self.st.s.step, msg("narration.table.new_session"))
                 if not self.greet():
                     return None
                 if payload["method"] != "tools/list":
@@ -208,7 +208,7 @@ class BaseClient:
         same = [t.name for t in tools] == [t.name for t in c.tools] and c.listed_generation > 0
         if not same and c.listed_generation > 0:
             # The table's "last change" follows what the host saw, whichever path brought the new list.
-            c.last_change = f"step {self.st.s.step}: {_difference(c.tools, tools)}"
+            c.last_change = changed(self.st.s.step, _difference(c.tools, tools))
         c.tools = tools
         c.stale = False
         c.listed_generation, c.listed_seq = srv.generation, srv.change_seq
@@ -220,9 +220,7 @@ class BaseClient:
         """The server refused the greeting: it speaks no era this client speaks. The host cannot use it."""
         c, srv = self.c, self.srv
         c.era_refused = True
-        theirs = " and ".join(VERSION[e] for e in srv.speaks)
         self.mark_down(
-            f"{c.server} speaks only {theirs}, and this client only {VERSION[c.era]}: they share no protocol era.",
             "narration.down.no_common_era",
             server=c.server,
             theirs=joined([VERSION[e] for e in srv.speaks]),
@@ -230,13 +228,13 @@ class BaseClient:
         )
         return False
 
-    def mark_down(self, why: str, code: str, **params: Any) -> None:
-        """The host marks the server down: ``why`` is the table's last error, ``code`` and ``params`` the log's."""
+    def mark_down(self, code: str, **params: Any) -> None:
+        """The host marks the server down; ``code`` and ``params`` say why, in the log and as the table's last error."""
         c = self.c
         if c.status != "down":
             c.status = "down"
-            c.last_change = f"step {self.st.s.step}: down"
-        c.last_error = why
+            c.last_change = changed(self.st.s.step, msg("narration.table.down"))
+        c.last_error = msg(code, **params)
         c.listen = ListenStream()
         if self.srv.transport == "stdio":
             c.session_id, c.greeted, c.next_id = None, False, 1  # the next process is a new one, met from scratch
@@ -342,15 +340,15 @@ class BaseClient:
 
     # --- notifications -----------------------------------------------------------------------------
 
-    def list_changed(self, why: dict[str, Any], label: str, note: str) -> None:
+    def list_changed(self, why: dict[str, Any], note: str) -> None:
         """The server's list changed and it says so on the open stream: re-list. ``why`` is the change
-        as the log says it, ``label`` as the table's last change does."""
+        (a message), as the log and the table's last change say it."""
         c = self.c
         self.link.event(w.list_changed(c.era, c.listen.request_id), note=note)
-        changed = self.relist()
-        code = "narration.list_changed_relisted" if changed else "narration.list_changed_same_list"
+        new_list = self.relist()
+        code = "narration.list_changed_relisted" if new_list else "narration.list_changed_same_list"
         self.say(code, "change", server=c.server, why=why)
-        c.last_change = f"step {self.st.s.step}: {label}"
+        c.last_change = changed(self.st.s.step, why)
 
     # --- the process dies and comes back --------------------------------------------------------------
 
@@ -388,9 +386,9 @@ class BaseClient:
             return
         if stdio or c.listen.open or lost:
             if stdio:
-                self.mark_down(f"{srv.name}'s process exited.", "narration.down.process_exited", server=srv.name)
+                self.mark_down("narration.down.process_exited", server=srv.name)
             else:
-                self.mark_down(f"{srv.name}'s stream dropped.", "narration.down.stream_dropped", server=srv.name)
+                self.mark_down("narration.down.stream_dropped", server=srv.name)
             for call in lost:
                 # Said in the log too: the error result is the host's own, and no message carried it.
                 self.say("narration.call_cut_short", "failed", tool=call.tool, server=srv.name)
@@ -411,7 +409,7 @@ class BaseClient:
         if c.status == "down" or (restarted and (c.listen.open or lost or stdio)):
             c.status = "connected"
             c.last_error = None
-            c.last_change = f"step {self.st.s.step}: back"
+            c.last_change = changed(self.st.s.step, msg("narration.table.back"))
             if stdio:
                 self.say("narration.stdio_relaunch", server=c.server)
             self.reconnect()
@@ -454,12 +452,12 @@ class BaseClient:
         return False
 
 
-def _difference(before: list[ToolDef], after: list[ToolDef]) -> str:
-    """What a new tools/list changed, in the table's words: "explain_query added", "x removed"."""
+def _difference(before: list[ToolDef], after: list[ToolDef]) -> dict[str, Any]:
+    """What a new tools/list changed, as the table says it: "explain_query added", "x removed", both."""
     old, new = [t.name for t in before], [t.name for t in after]
-    parts = [
-        f"{', '.join(n)} {what}"
-        for n, what in (([t for t in new if t not in old], "added"), ([t for t in old if t not in new], "removed"))
-        if n
-    ]
-    return "; ".join(parts) or "tools re-listed"
+    added, removed = [t for t in new if t not in old], [t for t in old if t not in new]
+    parts = [msg("narration.table.tools_added", tools=", ".join(added))] if added else []
+    parts += [msg("narration.table.tools_removed", tools=", ".join(removed))] if removed else []
+    if len(parts) == 2:
+        return msg("narration.table.both", first=parts[0], second=parts[1])
+    return parts[0] if parts else msg("narration.table.relisted")

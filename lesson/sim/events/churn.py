@@ -9,7 +9,7 @@ from ..clients import client_for
 from ..gateway import front
 from ..model import Client, ToolDef, Transport
 from ..notify import tools_changed
-from ..step import Rejected, Step, msg, word
+from ..step import Rejected, Step, changed, msg, word
 from .base import EventBase, handles
 
 
@@ -35,7 +35,7 @@ def _deploy(st: Step, e: DeployTool) -> None:
     srv.upcoming = [t for t in srv.upcoming if t.name != tool.name]
     srv.tools.append(tool)
     st.say("narration.tool_deployed", "change", server=e.server, tool=tool.name)
-    tools_changed(st, front(st, e.server), msg("narration.why.tool_added", tool=tool.name), f"{tool.name} added")
+    tools_changed(st, front(st, e.server), msg("narration.why.tool_added", tool=tool.name))
 
 
 class RemoveTool(EventBase):
@@ -54,7 +54,7 @@ def _remove_tool(st: Step, e: RemoveTool) -> None:
         raise Rejected("refusal.server_down", server=e.server)
     srv.tools = [t for t in srv.tools if t.name != e.tool]
     st.say("narration.tool_removed", "change", server=e.server, tool=e.tool)
-    tools_changed(st, front(st, e.server), msg("narration.why.tool_removed", tool=e.tool), f"{e.tool} removed")
+    tools_changed(st, front(st, e.server), msg("narration.why.tool_removed", tool=e.tool))
 
 
 class AddServer(EventBase):
@@ -78,7 +78,7 @@ def _add_server(st: Step, e: AddServer) -> None:
     st.s.host.clients[e.server] = c
     st.say("narration.server_added", "change", server=e.server, title=srv.title, via=word("via", e.via))
     client_for(st, c).connect()
-    c.last_change = f"step {st.s.step}: added"
+    c.last_change = changed(st.s.step, msg("narration.table.added"))
 
 
 class RemoveServer(EventBase):

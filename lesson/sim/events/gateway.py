@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from ..model import SimServer
 from ..notify import tools_changed
-from ..step import Rejected, Step, msg
+from ..step import Rejected, Step, changed, msg
 from .base import EventBase, handles
 
 
@@ -35,9 +35,9 @@ def _joins(st: Step, e: BackendJoins) -> None:
         raise Rejected("refusal.reached_directly", backend=e.backend)
     gw.backends.append(e.backend)
     b.behind = e.gateway
-    gw.backend_changes[e.backend] = f"step {st.s.step}: joined {e.gateway}"
+    gw.backend_changes[e.backend] = changed(st.s.step, msg("narration.table.joined", gateway=e.gateway))
     st.say("narration.backend_joined", "change", backend=e.backend, gateway=e.gateway)
-    _announce(st, gw, msg("narration.why.backend_joined", backend=e.backend), f"backend {e.backend} joined")
+    _announce(st, gw, msg("narration.why.backend_joined", backend=e.backend))
 
 
 class BackendLeaves(EventBase):
@@ -57,7 +57,7 @@ def _leaves(st: Step, e: BackendLeaves) -> None:
     gw.backend_changes.pop(e.backend, None)
     b.behind = None
     st.say("narration.backend_left", "change", backend=e.backend, gateway=e.gateway)
-    _announce(st, gw, msg("narration.why.backend_left", backend=e.backend), f"backend {e.backend} left")
+    _announce(st, gw, msg("narration.why.backend_left", backend=e.backend))
 
 
 class BackendFailsHealthCheck(EventBase):
@@ -75,14 +75,9 @@ def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
     if e.backend in gw.unhealthy:
         raise Rejected("refusal.already_unhealthy", backend=e.backend)
     gw.unhealthy.append(e.backend)
-    gw.backend_changes[e.backend] = f"step {st.s.step}: hidden, health check failed"
+    gw.backend_changes[e.backend] = changed(st.s.step, msg("narration.table.hidden"))
     st.say("narration.backend_unhealthy", "error", backend=e.backend)
-    _announce(
-        st,
-        gw,
-        msg("narration.why.backend_failed", backend=e.backend),
-        f"backend {e.backend} failed its health check",
-    )
+    _announce(st, gw, msg("narration.why.backend_failed", backend=e.backend))
 
 
 class BackendRecovers(EventBase):
@@ -99,14 +94,14 @@ def _recovers(st: Step, e: BackendRecovers) -> None:
         raise Rejected("refusal.not_unhealthy", backend=e.backend)
     gw.unhealthy.remove(e.backend)
     b.up = True
-    gw.backend_changes[e.backend] = f"step {st.s.step}: shown again, health check passed"
+    gw.backend_changes[e.backend] = changed(st.s.step, msg("narration.table.shown_again"))
     st.say("narration.backend_recovered", "change", backend=e.backend)
-    _announce(st, gw, msg("narration.why.backend_recovered", backend=e.backend), f"backend {e.backend} recovered")
+    _announce(st, gw, msg("narration.why.backend_recovered", backend=e.backend))
 
 
-def _announce(st: Step, gw: SimServer, why: dict[str, Any], label: str) -> None:
+def _announce(st: Step, gw: SimServer, why: dict[str, Any]) -> None:
     if not gw.up:
         st.say("narration.gateway_down_change_unheard", "warn", gateway=gw.name)
         gw.change_seq += 1
         return
-    tools_changed(st, gw, why, label)
+    tools_changed(st, gw, why)
