@@ -261,7 +261,7 @@ export function mountPlayground(section, transport) {
     const marked = [];
     const mark = (el, word) => {
       if (!el) return;
-      el.setAttribute(MARKED, word);
+      el.setAttribute(MARKED, word && t(`mark.${word.replace(" ", "_")}`)); // shown by the stylesheet
       marked.push(el);
     };
     const servers = region("servers");

@@ -34,7 +34,7 @@ LEFT_OVER = """(root) => {
   for (const el of copy.querySelectorAll(`[data-content], code, pre, script, style, noscript`)) el.remove();
   const found = [];
   for (const el of [copy, ...copy.querySelectorAll("*")]) {
-    for (const name of ["aria-label", "title", "placeholder"]) {
+    for (const name of ["aria-label", "title", "placeholder", "data-mark"]) {
       if (el.getAttribute(name)) found.push(`${name}=${el.getAttribute(name)}`);
     }
   }
@@ -42,7 +42,7 @@ LEFT_OVER = """(root) => {
   const out = [];
   for (let text of found) {
     while (/⟦[^⟦⟧]*⟧/.test(text)) text = text.replace(/⟦[^⟦⟧]*⟧/g, "");
-    text = text.replace(/^(aria-label|title|placeholder)=/, "");
+    text = text.replace(/^(aria-label|title|placeholder|data-mark)=/, "");
     if (text.trim()) out.push(text.trim());
   }
   return out;
