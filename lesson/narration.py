@@ -32,9 +32,9 @@ def line(said: S, locale: str = DEFAULT) -> S:
     return said.model_copy(update={"text": sentence(said.code, said.params, locale)})
 
 
-def line_text(log_line: LogLine) -> str:
-    """The line's sentence in English (``lesson trace``)."""
-    return sentence(log_line.code, log_line.params)
+def line_text(said: Said) -> str:
+    """A line's (or a heading's) sentence in English (``lesson trace``)."""
+    return sentence(said.code, said.params)
 
 
 def lines(log_lines: list[LogLine], locale: str = DEFAULT) -> list[LogLine]:
@@ -61,7 +61,7 @@ def view(v: View, locale: str = DEFAULT) -> View:
         return out
 
     update: dict[str, Any] = {
-        "log": [StepLog(step=s.step, label=s.label, lines=words(s.lines)) for s in v.log],
+        "log": [StepLog(step=s.step, label=line(s.label, locale), lines=words(s.lines)) for s in v.log],
         "servers": [_row(row, locale) for row in v.servers],
     }
     if v.comparison is not None:

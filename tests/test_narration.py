@@ -44,6 +44,9 @@ BUILT = (
     "narration.era.",
     "narration.starts.",  # a start's summary (``summary`` in lesson/sim/starts.py)
     "narration.declared.",
+    "narration.event.",  # an event's heading (``describe`` in lesson/sim/events/base.py), by its kind
+    "narration.era_name.",  # the words a heading fills in (``word``)
+    "narration.switch.",
     *(f"narration.{kind}." for kind in WORDS),
 )
 # Values that are data rather than the simulation's words: a tool's reply (the server's own text), a server's
@@ -94,7 +97,10 @@ def said_in_source() -> list[tuple[str, str, set[str] | None]]:
                 keys = None if any(k.arg is None for k in call.keywords) else {k.arg for k in call.keywords}
                 if codes is None:
                     # Only the helpers that hand a code on (and the f-string codes they build) say no code here.
-                    assert isinstance(call.args[SAYS[name]], ast.Name | ast.JoinedStr), where
+                    # An event's heading (``describe``) is a message it builds itself, from its kind.
+                    arg = call.args[SAYS[name]]
+                    heading = isinstance(arg, ast.Call) and getattr(arg.func, "attr", None) == "describe"
+                    assert heading or isinstance(arg, ast.Name | ast.JoinedStr), where
                     continue
                 out += [(where, code, keys) for code in codes]
     return out

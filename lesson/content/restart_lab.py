@@ -66,7 +66,7 @@ def restart_lab(
             assert run.last is not None
             steps.append(
                 {
-                    "label": run.log[-1].label,
+                    "label": narration.line(run.log[-1].label, locale).model_dump(),
                     "lines": [line.model_dump() for line in narration.lines(run.last.lines, locale)],
                     "wire": [m.model_dump() for m in run.last.wire],
                 }

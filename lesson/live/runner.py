@@ -34,7 +34,7 @@ from lesson.content.panels import PlaygroundPanel
 from .. import narration
 from ..i18n import DEFAULT
 from ..sim import advance, begin, describe
-from ..sim.step import msg
+from ..sim.step import Said, msg
 from .frames import to_frames
 from .host import Host
 from .proxy import Proxy
@@ -193,7 +193,7 @@ class LivePlayground:
         self._portal.start_task(self._main)
         mark = len(self.rec.records)
         self._portal.call(self._timed, self._opening)
-        self.opening = self.answer(0, "start", mark, [])
+        self.opening = self.answer(0, Said(code="narration.event.start"), mark, [])
         return self.opening
 
     async def _main(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
@@ -465,7 +465,7 @@ class LivePlayground:
             )
         return rows
 
-    def answer(self, step: int, label: str, mark: int, lines: list[dict[str, str]]) -> dict[str, Any]:
+    def answer(self, step: int, label: Said, mark: int, lines: list[dict[str, str]]) -> dict[str, Any]:
         last = self.run.last
         prompt = self.prompt()
         now = {(t["name"], t["server"]) for t in prompt}
@@ -475,7 +475,7 @@ class LivePlayground:
             "panel": self.panel.id,
             "era": self.era,
             "step": step,
-            "label": label,
+            "label": self.cell(label.code, **label.params),
             "servers": self.rows(),
             "next_prompt": {
                 "tools": prompt,

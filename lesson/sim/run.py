@@ -17,7 +17,7 @@ from .events import EVENT, Event, EventBase, SwitchEra
 from .host import LogLine, Outcome, apply
 from .model import State, Strict, other_era
 from .starts import Start, start, summary
-from .step import era_label
+from .step import Said, era_label
 from .view import StepLog, View, build_view
 
 MAX_EVENTS = 500  # a playground longer than this is refused: it is a lesson, not a log store
@@ -51,8 +51,8 @@ class Run(Strict):
 _COMPARED = [f for f in Run.model_fields if f != "checkpoint"]
 
 
-def describe(event: Event) -> str:
-    """A short label for the log: what was pressed, in the lesson's words."""
+def describe(event: Event) -> Said:
+    """The log's heading for a step: what was pressed, as a message."""
     return event.describe()
 
 
@@ -82,7 +82,7 @@ def _begin(spec_json: str) -> Run:
         playground=Playground(start=spec),
         state=state,
         twin=twin,
-        log=[StepLog(step=0, label="start", lines=[intro])],
+        log=[StepLog(step=0, label=Said(code="narration.event.start"), lines=[intro])],
     )
 
 

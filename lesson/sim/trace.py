@@ -14,7 +14,7 @@ from typing import Any
 from .frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd, WireFrame
 from .run import Playground, advance, begin
 from .starts import opening
-from .step import LogLine
+from .step import Said
 
 
 def http_part(frame: WireFrame) -> dict[str, Any] | None:
@@ -113,12 +113,13 @@ def _row(step: int, what: str, frame: WireFrame) -> Row:
 
 
 def rows(
-    playground: Playground, titles: list[str] | None = None, say: Callable[[LogLine], str] = lambda line: line.code
+    playground: Playground, titles: list[str] | None = None, say: Callable[[Said], str] = lambda said: said.code
 ) -> Iterator[Row]:
     """The readable trace: every message in order, and the stream ends and host-built messages the JSON
     trace leaves out. A step that sends nothing (a server dies) still has a line: what the host saw.
     ``titles`` names each event (a scenario step's title or narration); without it, the event's label.
-    ``say`` puts a log line in words (``lesson.narration``); the simulation knows only its code."""
+    ``say`` puts a log line or an event's heading in words (``lesson.narration``); the simulation knows
+    only its code."""
     _, wire = opening(playground.start)
     for frame in wire:
         yield _row(0, "opening", frame)
@@ -126,7 +127,7 @@ def rows(
     for n, event in enumerate(playground.events, 1):
         run = advance(run, event)
         assert run.last is not None
-        what = titles[n - 1] if titles and n - 1 < len(titles) and titles[n - 1] else event.describe()
+        what = titles[n - 1] if titles and n - 1 < len(titles) and titles[n - 1] else say(event.describe())
         frames = run.last.wire
         for frame in frames:
             yield _row(n, what, frame)

@@ -47,7 +47,7 @@ class NextPrompt(Strict):
 
 class StepLog(Strict):
     step: int
-    label: str
+    label: Said  # what was pressed (``narration.event.<kind>``)
     lines: list[LogLine]
 
 

@@ -58,7 +58,7 @@ function mount(section) {
     fill(lines, view.lines.length ? h("ul", { class: "log-lines" }, view.lines.map(logLine)) : h("p", { class: "placeholder" }, t("live.no_lines")));
     fill(simWire, wireList(view.sim.wire));
     fill(realWire, wireList(view.wire));
-    status.textContent = view.step ? t("live.step", { step: view.step, label: view.label }) : t("live.ready", { era: view.era });
+    status.textContent = view.step ? t("live.step", { step: view.step, label: view.label.text }) : t("live.ready", { era: view.era });
   }
 
   function connect() {

@@ -218,8 +218,8 @@ export function mountPlayground(section, transport) {
         const presses = plural(dropped, "press");
         return frame.variant ? t("playground.restarted_variant", { variant: variantName(frame.variant), presses }) : t("playground.restarted", { presses });
       }
-      if (undone) return t("playground.undone", { label: undone.label, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label }) : t("playground.now_start"), changes }).trim();
-      return last.step ? t("playground.after", { k, step: last.step, label: last.label, changes }).trim() : t("playground.ready");
+      if (undone) return t("playground.undone", { label: undone.label.text, now: last.step ? t("playground.now_after", { k, step: last.step, label: last.label.text }) : t("playground.now_start"), changes }).trim();
+      return last.step ? t("playground.after", { k, step: last.step, label: last.label.text, changes }).trim() : t("playground.ready");
     };
     const notice = answer.notice || linkNotice;
     linkNotice = null;
@@ -601,7 +601,7 @@ export function mountPlayground(section, transport) {
     const b = branch;
     const before = shown; // what the learner saw before Undo: the changes are marked against it
     branch = null;
-    const label = history[history.length - 1]?.label || "";
+    const label = history[history.length - 1]?.label.text || "";
     return send(() => {
       log = { handle: null, variant: b.variant, era: b.era, events: b.events, seq: b.events.length };
       return openFrame();

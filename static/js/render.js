@@ -150,7 +150,7 @@ export function logEntry(step) {
   return h(
     "li",
     { class: "step", "data-step": step.step },
-    h("p", { class: "step-label" }, step.step ? t("log.step", { n: step.step, label: step.label }) : t("log.start")),
+    h("p", { class: "step-label" }, step.step ? t("log.step", { n: step.step, label: step.label.text }) : t("log.start")),
     h("ul", { class: "lines" }, step.lines.map(logLine)),
   );
 }

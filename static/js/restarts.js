@@ -86,7 +86,7 @@ export function mountRestarts(section, transport) {
     // eras"; each era's side then says only its own lines, with its wire and the table afterwards.
     const [legacy, modern] = r.sides;
     const same = legacy.steps.map((step, i) => {
-      const theirs = modern.steps[i]?.label === step.label ? modern.steps[i].lines.map((l) => l.text) : [];
+      const theirs = modern.steps[i]?.label.text === step.label.text ? modern.steps[i].lines.map((l) => l.text) : [];
       return step.lines.filter((l) => theirs.includes(l.text));
     });
     const lines = (list) => h("ul", { class: "lines" }, list.map(logLine));
@@ -104,7 +104,7 @@ export function mountRestarts(section, transport) {
             "section",
             { class: "era-both", "aria-labelledby": `${pid}-both ${pid}-sep ${pid}-title` },
             h("h4", { id: `${pid}-both` }, t("lab.both")),
-            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, h("p", { class: "step-label" }, step.label), lines(same[i])) : null)),
+            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, h("p", { class: "step-label" }, step.label.text), lines(same[i])) : null)),
           )
         : null,
       h("div", { class: "sides" }, r.sides.map((side) =>
@@ -115,7 +115,7 @@ export function mountRestarts(section, transport) {
           side.steps.map((step, i) => {
             const own = step.lines.filter((l) => !same[i]?.some((x) => x.text === l.text));
             return h("div", { class: "restart-step" },
-              h("p", { class: "step-label" }, step.label),
+              h("p", { class: "step-label" }, step.label.text),
               own.length ? lines(own) : h("p", { class: "subtle" }, t("lab.nothing_else")),
               h("details", {}, h("summary", {}, t("lab.wire", { n: step.wire.length })), wireList(step.wire)),
             );

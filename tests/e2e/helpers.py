@@ -15,6 +15,8 @@ from lesson.content.course import default_root, load_content
 from lesson.content.panels import load_panels
 from lesson.content.scenarios import Scenario
 from lesson.i18n import translate
+from lesson.narration import sentence
+from lesson.sim.step import msg
 
 # The outage playground's comparison heading, from its panel file: an author may rename it.
 OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
@@ -42,6 +44,16 @@ def message(key: str, **values: str | int) -> str:
     """A script's UI message as the page shows it in English, from the catalogue (``js.`` keys): a test
     that checks a whole status sentence follows an author's rewording of it."""
     return translate("en", f"js.{key}", **values)
+
+
+def heading(n: int, kind: str, **values: object) -> str:
+    """A log entry's heading as the page shows it in English: "Step n: " and what was pressed, the event's
+    heading (``narration.event.<kind>``) filled with the values it names."""
+    return message("log.step", n=n, label=sentence(f"narration.event.{kind}", values))
+
+
+START = message("log.start")  # the log's first entry, before any press
+TO_LEGACY = {"era": msg("narration.era_name.legacy")}  # a switch to the legacy era, as its heading names it
 
 
 def moment_title(n: int, total: int = 6) -> re.Pattern[str]:

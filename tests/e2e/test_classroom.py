@@ -19,9 +19,12 @@ from .helpers import (
     ANSWERING,
     CHURN,
     OUTAGE,
+    START,
+    TO_LEGACY,
     choose_era,
     expect_status,
     go_to_screen_of,
+    heading,
     log_labels,
     message,
     open_playground,
@@ -46,7 +49,7 @@ def test_sigkill_and_restart_the_page_continues_its_playground(page: Page, spawn
     # The next press goes to a server that knows nothing; the page hands over its log.
     outage.get_by_role("button", name="Take a model turn").click()
     expect(log_labels(outage)).to_have_text(
-        ["Start", "Step 1: B deploys a new tool", "Step 2: A dies", "Step 3: The model takes a turn"]
+        [START, heading(1, "deploy_tool", server="B"), heading(2, "server_dies", server="A"), heading(3, "take_turn")]
     )
     expect_status(outage, "A", "down")
     outage.get_by_role("button", name="Undo").click()
@@ -84,7 +87,7 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
         page = mine.new_page()
         outage = open_playground(page, OUTAGE, TITLE)
         choose_era(outage, "legacy")
-        expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
+        expect(log_labels(outage).last).to_have_text(heading(1, "switch_era", **TO_LEGACY))
         press(outage, "A dies", 2)
         outage.get_by_role("button", name="Share link").click()
         link = outage.get_by_role("textbox", name="Link to this playground")
@@ -99,7 +102,7 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
         them.goto(url)
         theirs = them.get_by_role("region", name=TITLE, exact=True)
         expect(log_labels(theirs)).to_have_text(
-            ["Start", "Step 1: The host switches to the legacy era", "Step 2: A dies"]
+            [START, heading(1, "switch_era", **TO_LEGACY), heading(2, "server_dies", server="A")]
         )
         expect_status(theirs, "A", "down")
         expect(theirs.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
@@ -113,7 +116,7 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
         them.goto(url.replace("#pg=outage~", "#pg=outage~Zm9v"))
         damaged = them.get_by_role("region", name=TITLE, exact=True)
         expect(damaged.get_by_role("status")).to_contain_text(message("playground.link_broken"))
-        expect(log_labels(damaged)).to_have_text(["Start"])
+        expect(log_labels(damaged)).to_have_text([START])
     finally:
         other.close()
         mine.close()
@@ -140,7 +143,7 @@ def test_the_page_works_when_storage_and_the_clipboard_are_refused(page: Page) -
     expect(outage.get_by_role("textbox", name="Link to this playground")).to_be_focused()
     expect(outage.get_by_text(message("playground.copied"))).to_have_count(0)
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
     quiz = page.get_by_role("region", name="Quick check questions")
     quiz.get_by_role("group").first.get_by_role("radio").first.check()
     quiz.get_by_role("button", name="Check answer to question 1").click()
@@ -202,15 +205,17 @@ def test_a_shared_link_lands_on_the_playground_s_heading(page: Page) -> None:
     is for screen readers, and still names it), and a link to it puts the focus on the lesson's heading."""
     page.goto(ANSWERING + link_to("answering", ["ask", "restart"]))
     answering = page.get_by_role("region", name="A restart while the user is answering", exact=True)
-    heading = answering.get_by_role("heading", name="A restart while the user is answering", level=3)
-    expect(heading).to_be_visible()  # the disclosure around it is open
-    expect(heading).to_be_focused()
-    expect(log_labels(answering)).to_have_text(["Start", "Step 1: W asks the user a question", "Step 2: W restarts"])
-    expect(heading).to_be_in_viewport()
+    panel_heading = answering.get_by_role("heading", name="A restart while the user is answering", level=3)
+    expect(panel_heading).to_be_visible()  # the disclosure around it is open
+    expect(panel_heading).to_be_focused()
+    expect(log_labels(answering)).to_have_text(
+        [START, heading(1, "ask_user_input", server="W"), heading(2, "restart_server", server="W")]
+    )
+    expect(panel_heading).to_be_in_viewport()
 
     page.goto(OUTAGE + link_to("outage", ["a-dies"]))
     outage = page.get_by_role("region", name=TITLE, exact=True)
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies"])
+    expect(log_labels(outage)).to_have_text([START, heading(1, "server_dies", server="A")])
     lesson_heading = page.get_by_role("heading", name=TITLE, level=2)
     expect(lesson_heading).to_be_focused()
     expect(lesson_heading).to_be_in_viewport()

@@ -16,7 +16,9 @@ from lesson.i18n import translate
 from .helpers import (
     OUTAGE,
     OUTAGE_COMPARISON,
+    START,
     expect_step,
+    heading,
     log_labels,
     message,
     open_playground,
@@ -129,7 +131,7 @@ def test_a_press_marks_its_changes_an_undo_says_it_is_one_and_a_refused_press_sa
     box = region(outage, "What happened").get_by_role("group", name="What happened, newest last")
     box.focus()
     expect(box).to_be_focused()
-    expect(box).to_contain_text("Step 1: A dies")
+    expect(box).to_contain_text(heading(1, "server_dies", server="A"))
 
     # What an undo changes is marked like a press's changes, but in words that say it was an undo and
     # what it took back, not as if the step on view had just made them.
@@ -257,10 +259,10 @@ def test_the_log_grows_by_appending_and_shows_the_step_on_view(outage: Locator) 
     assert first.evaluate("e => e.closest('li').keep") == "same node"
     outage.get_by_role("button", name="Undo").click()
     expect(log_labels(outage)).to_have_count(3)
-    expect(log_labels(outage).last).to_have_text("Step 2: A dies")
+    expect(log_labels(outage).last).to_have_text(heading(2, "server_dies", server="A"))
     assert first.evaluate("e => e.closest('li').keep") == "same node"
     outage.get_by_role("button", name="Reset").click()
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
 
     # Back to the latest, from the keyboard.
     press(outage, "A dies", 1)
@@ -314,7 +316,9 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     slider.fill("1")
     expect(viewing(outage, 1, 3)).to_be_visible()
     press(outage, "A dies", 2)  # refused (A is already down), and still it dropped presses 2 and 3
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A dies"])
+    expect(log_labels(outage)).to_have_text(
+        [START, heading(1, "server_dies", server="A"), heading(2, "server_dies", server="A")]
+    )
     outage.get_by_role("button", name="Undo").click()
     # The playground as it was: three presses, the state the press was made from on view.
     expect(log_labels(outage)).to_have_count(4)
@@ -329,7 +333,9 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     expect(now(outage, 3)).to_be_visible()
     # A second Undo is an ordinary one: it takes back press 3.
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: A is back"])
+    expect(log_labels(outage)).to_have_text(
+        [START, heading(1, "server_dies", server="A"), heading(2, "server_back", server="A")]
+    )
 
     # Scrub back, then a press continues from there.
     press(outage, "Take a model turn", 3)
@@ -351,7 +357,7 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     expect(a_status(outage)).to_have_accessible_name("down")
 
     press(outage, "Take a model turn", 2)
-    expect(log_labels(outage)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+    expect(log_labels(outage)).to_have_text([START, heading(1, "server_dies", server="A"), heading(2, "take_turn")])
     # The status says the later presses went.
     expect(outage.get_by_role("status").filter(has_text="After press 2")).to_contain_text(
         message("playground.dropped", presses="2 presses")
@@ -370,7 +376,7 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     # The shortened history is the playground now: it survives a reload.
     page.reload()
     section = open_playground_again(page)
-    expect(log_labels(section)).to_have_text(["Start", "Step 1: A dies", "Step 2: The model takes a turn"])
+    expect(log_labels(section)).to_have_text([START, heading(1, "server_dies", server="A"), heading(2, "take_turn")])
 
 
 def test_axe_after_presses_in_both_themes(page: Page) -> None:

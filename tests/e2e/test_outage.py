@@ -14,11 +14,13 @@ from .helpers import (
     NEW,
     OUTAGE,
     OUTAGE_COMPARISON,
+    START,
     comparison,
     era_sides,
     expect_era,
     expect_status,
     gone_list,
+    heading,
     log_labels,
     log_step,
     message,
@@ -62,7 +64,7 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     expect_era(outage, "modern")
     expect(outage.get_by_role("radio", name=MODERN)).to_be_checked()
     expect_prompt(outage, [(t, "A") for t in A_TOOLS] + [(t, "B") for t in B_TOOLS])
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
     expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
     expect(comparison(outage, COMPARISON)).to_contain_text(message("comparison.empty"))
 
@@ -73,7 +75,7 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     expect(prompt_tool(outage, "close_ticket", "B")).to_be_visible()
     # No turn has been taken yet, so nothing is "new since the last turn".
     expect(prompt(outage).get_by_text(NEW)).to_have_count(0)
-    expect(log_step(outage, "Step 1: B deploys a new tool")).to_contain_text("notifications/tools/list_changed")
+    expect(log_step(outage, heading(1, "deploy_tool", server="B"))).to_contain_text("notifications/tools/list_changed")
     legacy, modern = era_sides(outage, COMPARISON)
     # The two eras are a tab of their own: this era's side says the step, the other era's side only that
     # nothing differs.
@@ -141,15 +143,15 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     press(outage, "Take a model turn", 8)
     expect(log_labels(outage)).to_have_text(
         [
-            "Start",
-            "Step 1: B deploys a new tool",
-            "Step 2: The model takes a turn",
-            "Step 3: An admin adds C",
-            "Step 4: The model takes a turn",
-            "Step 5: A dies",
-            "Step 6: The model takes a turn",
-            "Step 7: A is back",
-            "Step 8: The model takes a turn",
+            START,
+            heading(1, "deploy_tool", server="B"),
+            heading(2, "take_turn"),
+            heading(3, "add_server", server="C"),
+            heading(4, "take_turn"),
+            heading(5, "server_dies", server="A"),
+            heading(6, "take_turn"),
+            heading(7, "server_back", server="A"),
+            heading(8, "take_turn"),
         ]
     )
 
@@ -165,13 +167,13 @@ def test_undo_the_legacy_era_and_reset(outage) -> None:
     expect(cmp.get_by_text(re.compile(r"^\d+ wire message"))).to_have_count(0)
 
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text(["Start", re.compile(r"^Step 1: ")])
+    expect(log_labels(outage)).to_have_text([START, re.compile(r"^Step 1: ")])
     expect_status(outage, "A", "connected")
     expect(server_cell(outage, "A", "Tools")).to_have_text("search_docs, read_page")
     expect(prompt_tool(outage, "search_docs", "A")).to_be_visible()
 
     outage.get_by_role("button", name="Undo").press("Enter")  # from the keyboard, back to the start
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
     expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
     # The disabled Undo cannot keep the focus: it stays in the playground, on its first button.
     expect(outage.get_by_role("button", name="B deploys a new tool")).to_be_focused()
@@ -202,7 +204,7 @@ def test_undo_the_legacy_era_and_reset(outage) -> None:
     press(outage, "Add server C", 4)
     expect(server_row(outage, "C")).to_have_count(1)
     outage.get_by_role("button", name="Reset").click()
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
     expect(servers(outage).get_by_role("rowheader")).to_have_count(2)
     expect(server_row(outage, "C")).to_have_count(0)
     expect_status(outage, "A", "connected")

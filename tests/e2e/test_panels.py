@@ -16,11 +16,13 @@ from .helpers import (
     GATEWAYS,
     LESSON_2,
     NEW,
+    START,
     choose_era,
     era_sides,
     expect_era,
     expect_status,
     gone_list,
+    heading,
     log_labels,
     log_step,
     message,
@@ -55,7 +57,7 @@ def test_gateway_draws_its_backends_and_each_change(page: Page) -> None:
     # The note says where the tools came from the way the prompt did: from B, via G.
     left = gateway.get_by_text(re.compile("^" + re.escape(message("playground.left", tools=""))))
     expect(left).to_contain_text(message("playground.tool_from_via", tool="create_ticket", origin="B", server="G"))
-    expect(log_step(gateway, "Step 1: B fails its health check")).to_contain_text("2 other listening hosts")
+    expect(log_step(gateway, heading(1, "backend_fails", backend="B"))).to_contain_text("2 other listening hosts")
     expect(wire(gateway), "the notice to another listening host is drawn").to_contain_text("G → host-3")
 
     press(gateway, "Take a model turn", 2)
@@ -105,23 +107,23 @@ def test_handles_storage_choice_keeps_each_choices_presses(page: Page) -> None:
     expect(region(handles, "The same step, era by era")).to_have_count(0)
 
     memory.check()
-    expect(log_labels(handles)).to_have_text(["Start"])
+    expect(log_labels(handles)).to_have_text([START])
     press(handles, "create_basket", 1)
     # Reset keeps the chosen variant, and says the presses so far are set aside.
     handles.get_by_role("button", name="Reset").click()
-    expect(log_labels(handles)).to_have_text(["Start"])
+    expect(log_labels(handles)).to_have_text([START])
     expect(memory).to_be_checked()
     expect(status).to_contain_text(message("count.press.one", n=1))
 
     # Another place for the baskets is another start: the status names it and what was set aside.
     press(handles, "create_basket", 1)
     durable.check()
-    expect(log_labels(handles)).to_have_text(["Start"])
+    expect(log_labels(handles)).to_have_text([START])
     expect(status).to_contain_text("Baskets in a durable store")
     expect(status).to_contain_text(message("count.press.one", n=1))
     # Choosing process memory again brings back the press made under it.
     memory.check()
-    expect(log_labels(handles)).to_have_text(["Start", "Step 1: The model calls create_basket"])
+    expect(log_labels(handles)).to_have_text([START, heading(1, "create_basket")])
     expect(status).to_contain_text("Baskets in process memory")
     expect(handles.get_by_role("button", name="Undo")).to_be_enabled()
 
@@ -133,15 +135,13 @@ def test_handles_storage_choice_keeps_each_choices_presses(page: Page) -> None:
     press(handles, "add_item", 2)
     durable.press("ArrowDown")
     expect(memory).to_be_checked()
-    expect(log_labels(handles)).to_have_text(["Start", "Step 1: The model calls create_basket"])
+    expect(log_labels(handles)).to_have_text([START, heading(1, "create_basket")])
     memory.press("ArrowUp")
     expect(durable).to_be_checked()
-    expect(log_labels(handles)).to_have_text(
-        ["Start", "Step 1: The model calls create_basket", "Step 2: The model calls add_item"]
-    )
+    expect(log_labels(handles)).to_have_text([START, heading(1, "create_basket"), heading(2, "add_item")])
     expect(status).to_contain_text(message("count.press.many", n=2))
     press(handles, "add_item", 3)  # and it carries on from there
-    expect(log_step(handles, "Step 3: The model calls add_item")).to_contain_text('"items": ["A-100", "A-100"]')
+    expect(log_step(handles, heading(3, "add_item"))).to_contain_text('"items": ["A-100", "A-100"]')
     messages = wire(handles)
     expect(messages).to_contain_text('"name": "add_item"')
     expect(messages).to_contain_text('"basket_id"')

@@ -20,6 +20,7 @@ from .helpers import (
     choose_era,
     expect_status,
     expect_step,
+    heading,
     log_labels,
     message,
     open_playground,
@@ -202,7 +203,7 @@ def test_a_scenario_steps_by_keyboard_in_view_and_a_press_of_the_learner_ends_it
     # The press's status says the replay ended, as well as what the press did.
     status = outage.get_by_role("status")
     expect(status).to_contain_text(message("scenario.left", n=2))
-    expect(status).to_contain_text("Step 3: A dies")
+    expect(status).to_contain_text(heading(3, "server_dies", server="A"))
     expect_status(outage, "A", "down")
 
 

@@ -13,8 +13,11 @@ from playwright.sync_api import Page, Route, WebSocketRoute, expect
 from .helpers import (
     OUTAGE,
     RESTARTS,
+    START,
+    TO_LEGACY,
     choose_era,
     expect_status,
+    heading,
     log_labels,
     message,
     open_playground,
@@ -33,9 +36,9 @@ def connection_status(page: Page):
     return page.get_by_role("banner").get_by_role("status")
 
 
-def expect_steps(section, labels: list[str]) -> None:
-    """The log holds exactly these steps after the start (matched by their labels' "Step n: " and text)."""
-    expect(log_labels(section)).to_have_text(["Start", *(f"Step {n}: {label}" for n, label in enumerate(labels, 1))])
+def expect_steps(section, steps: list[tuple[str, dict]]) -> None:
+    """The log holds exactly these steps after the start: each an event's kind and the values its heading names."""
+    expect(log_labels(section)).to_have_text([START, *(heading(n, kind, **v) for n, (kind, v) in enumerate(steps, 1))])
 
 
 def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
@@ -60,9 +63,9 @@ def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     press(outage, "A dies", 1)
     expect_status(outage, "A", "down")
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
     choose_era(outage, "legacy")
-    expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
+    expect(log_labels(outage).last).to_have_text(heading(1, "switch_era", **TO_LEGACY))
 
     # On a slow connection the learner presses "A dies" and, before the answer, "Take a model turn".
     hold["on"] = True
@@ -77,10 +80,10 @@ def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     for route in held:
         route.continue_()
     if pressed_on:
-        expect(log_labels(outage).last).to_have_text("Step 3: The model takes a turn")
-        expect(log_labels(outage).nth(2)).to_have_text("Step 2: A dies")
+        expect(log_labels(outage).last).to_have_text(heading(3, "take_turn"))
+        expect(log_labels(outage).nth(2)).to_have_text(heading(2, "server_dies", server="A"))
     else:
-        expect(log_labels(outage).last).to_have_text("Step 2: A dies")
+        expect(log_labels(outage).last).to_have_text(heading(2, "server_dies", server="A"))
     expect_status(outage, "A", "down")
     assert frames and set(frames) == {"POST"}
 
@@ -115,7 +118,7 @@ def test_a_dropped_socket_reconnects_where_the_learner_was(page: Page) -> None:
 
     sockets[0].close()
     expect(connection_status(page)).to_have_text(message("transport.reconnected"))
-    expect_steps(outage, ["B deploys a new tool", "A dies"])
+    expect_steps(outage, [("deploy_tool", {"server": "B"}), ("server_dies", {"server": "A"})])
     expect_status(outage, "A", "down")
     expect(prompt_tool(outage, "close_ticket", "B")).to_be_visible()
     assert len(sockets) == 2
@@ -134,7 +137,9 @@ def test_a_dropped_socket_reconnects_where_the_learner_was(page: Page) -> None:
     expect(viewing).to_be_visible()
     expect_status(outage, "A", "down")
     press(outage, "Add server C", 3)  # continues from press 2
-    expect_steps(outage, ["B deploys a new tool", "A dies", "An admin adds C"])
+    expect_steps(
+        outage, [("deploy_tool", {"server": "B"}), ("server_dies", {"server": "A"}), ("add_server", {"server": "C"})]
+    )
 
     # The connection stays down a while: the press says it waits, in the playground's own status.
     allow["open"] = False
@@ -143,7 +148,9 @@ def test_a_dropped_socket_reconnects_where_the_learner_was(page: Page) -> None:
     outage.get_by_role("button", name="A is back", exact=True).click()
     expect(outage.get_by_role("status")).to_have_text(message("playground.waiting"))
     allow["open"] = True
-    expect(log_labels(outage).last).to_have_text("Step 4: A is back")  # within a retry (at most 5 s apart)
+    expect(log_labels(outage).last).to_have_text(
+        heading(4, "server_back", server="A")
+    )  # within a retry (at most 5 s apart)
     expect_status(outage, "A", "connected")
 
 
@@ -155,18 +162,18 @@ def forge(page: Page, script: str) -> None:
 def test_a_reload_brings_the_same_playground_back_even_when_the_server_forgot_it(page: Page) -> None:
     outage = open_playground(page, OUTAGE, TITLE)
     choose_era(outage, "legacy")
-    expect(log_labels(outage).last).to_have_text("Step 1: The host switches to the legacy era")
+    expect(log_labels(outage).last).to_have_text(heading(1, "switch_era", **TO_LEGACY))
     press(outage, "Add server C", 2)
     press(outage, "A dies", 3)
 
     page.reload()
     outage = page.get_by_role("region", name=TITLE, exact=True)
-    expect_steps(outage, ["The host switches to the legacy era", "An admin adds C", "A dies"])
+    expect_steps(outage, [("switch_era", TO_LEGACY), ("add_server", {"server": "C"}), ("server_dies", {"server": "A"})])
     expect_status(outage, "A", "down")
     expect_status(outage, "C", "connected")
     expect(outage.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
     expect(outage.get_by_role("button", name="Undo")).to_be_enabled()
-    expect(outage.get_by_role("status")).to_contain_text("Step 3: A dies.")
+    expect(outage.get_by_role("status")).to_contain_text(heading(3, "server_dies", server="A"))
 
     # The server no longer knows the handle (it restarted, or another worker answers): the page hands
     # back its log and the playground goes on where it was, through a press and a reload.
@@ -188,7 +195,7 @@ def test_a_reload_brings_the_same_playground_back_even_when_the_server_forgot_it
     # A new tab is a new session: it gets a playground of its own.
     other = page.context.new_page()
     fresh = open_playground(other, OUTAGE, TITLE)
-    expect(log_labels(fresh)).to_have_text(["Start"])
+    expect(log_labels(fresh)).to_have_text([START])
     other.close()
 
     # A log the server refuses gives a fresh playground, and the page says so.
@@ -200,7 +207,7 @@ def test_a_reload_brings_the_same_playground_back_even_when_the_server_forgot_it
     page.reload()
     outage = page.get_by_role("region", name=TITLE, exact=True)
     expect(outage.get_by_role("status")).to_contain_text(message("playground.link_broken"))
-    expect(log_labels(outage)).to_have_text(["Start"])
+    expect(log_labels(outage)).to_have_text([START])
     press(outage, "A dies", 1)
     expect_status(outage, "A", "down")
 

@@ -200,16 +200,21 @@ def test_the_view_json_types_every_wire_item() -> None:
     assert all({"sender", "receiver", "http", "headers", "payload", "note"} <= set(i) for i in items)
 
 
-def test_every_event_declares_its_label_beside_its_handler() -> None:
+def test_every_event_has_its_handler_beside_it_and_a_heading_that_names_only_its_fields() -> None:
+    import string
     import typing
 
+    from lesson.i18n import DEFAULT, catalogue
     from lesson.sim.events import HANDLERS, Event
 
     classes = typing.get_args(typing.get_args(Event)[0])
     assert {c.model_fields["kind"].default for c in classes} == set(HANDLERS)
     for cls in classes:
-        assert "{" not in cls.label or cls.label.count("{") == cls.label.count("}")
-        assert HANDLERS[cls.model_fields["kind"].default].__module__ == cls.__module__
+        kind = cls.model_fields["kind"].default
+        assert HANDLERS[kind].__module__ == cls.__module__
+        heading = catalogue(DEFAULT)[f"narration.event.{kind}"]
+        named = {field for _, field, _, _ in string.Formatter().parse(heading) if field}
+        assert named <= set(cls.model_fields) - {"kind"}, (kind, named)
 
 
 def test_a_legacy_server_with_an_event_store_numbers_its_events_and_the_client_resumes_from_the_last() -> None:

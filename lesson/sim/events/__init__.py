@@ -1,6 +1,6 @@
 """Events: every press in the lesson is one of these named, serializable values.
 
-Each family module declares its event classes, each with its label, and registers each class's
+Each family module declares its event classes (each said as ``narration.event.<kind>``) and registers each class's
 handler beside it. The kinds are a saved format (playgrounds are stored and shared as events):
 new kinds may be added, none renamed.
 """

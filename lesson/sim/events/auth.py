@@ -11,7 +11,6 @@ from .base import EventBase, handles
 
 
 class TokenExpires(EventBase):
-    label = "the token for {server} expires"
     kind: Literal["token_expires"] = "token_expires"
     server: str
 
@@ -30,7 +29,6 @@ def _token_expires(st: Step, e: TokenExpires) -> None:
 
 
 class TokenRefreshed(EventBase):
-    label = "the token for {server} is renewed"
     kind: Literal["token_refreshed"] = "token_refreshed"
     server: str
 
@@ -65,7 +63,6 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
 class Reauthenticate(EventBase):
     """The user signs in again with other permissions; the tool list may vary by authorization."""
 
-    label = "the user signs in to {server} as {role}"
     kind: Literal["reauthenticate"] = "reauthenticate"
     server: str
     role: Role

@@ -1,27 +1,35 @@
-"""What every event is: a named, serializable press that carries its own label; and the registry
-that maps each event kind to the handler declared beside it."""
+"""What every event is: a named, serializable press, said in the log's headings as ``narration.event.<kind>``
+filled with its fields; and the registry that maps each event kind to the handler declared beside it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from ..model import Strict
-from ..step import Step
+from ..step import Said, Step, word
+
+# Fields a heading names as a word of the simulation's vocabulary (``word``); a switch (a bool) is on or off.
+_WORDS = {"role": "role", "via": "via", "era": "era_name"}
 
 
 class EventBase(Strict):
-    label: ClassVar[str]  # for the log, in the lesson's words; fields fill {placeholders}
-
-    def describe(self) -> str:
-        # The fields as held (a model_dump would serialise every nested model for a label that names none).
-        fields = {k: ("on" if v is True else "off" if v is False else v) for k, v in self.__dict__.items()}
-        if fields.get("tool") is None:
-            fields["tool"] = "a tool"
-        elif isinstance(fields["tool"], Strict):
-            fields["tool"] = fields["tool"].name
-        text = self.label.format_map(fields)
-        return text[0].upper() + text[1:]
+    def describe(self) -> Said:
+        """What was pressed, as the log's heading says it (``narration.event.<kind>``). Its values are
+        the event's fields as held (a model_dump would serialise every nested model for a heading that
+        names none); the calls a turn makes and a deployed tool's definition are not among them."""
+        params: dict[str, Any] = {}
+        for key, value in self.__dict__.items():
+            if key == "kind" or value is None or isinstance(value, list | BaseModel):
+                continue
+            if isinstance(value, bool):
+                value = word("switch", "on" if value else "off")
+            elif key in _WORDS:
+                value = word(_WORDS[key], value)
+            params[key] = value
+        return Said(code=f"narration.event.{self.__dict__['kind']}", params=params)
 
 
 HANDLERS: dict[str, Callable[[Step, Any], None]] = {}

@@ -17,7 +17,6 @@ from .base import EventBase, handles
 class TakeTurn(EventBase):
     """The host calls the model; the model may call tools."""
 
-    label = "the model takes a turn"
     kind: Literal["take_turn"] = "take_turn"
     calls: list[ToolCall] | None = None  # None: the model carries on with each server's work
 
@@ -116,7 +115,6 @@ def pick_tool(c: Client, tool: str | None) -> ToolDef:
 class StartCall(EventBase):
     """The model calls a tool whose result has not come back yet."""
 
-    label = "the model starts a call on {server}"
     kind: Literal["start_call"] = "start_call"
     server: str
     tool: str | None = None

@@ -16,7 +16,6 @@ from .base import EventBase, handles
 class DeployTool(EventBase):
     """A deploy or config reload adds a tool, from outside any request."""
 
-    label = "{server} deploys a new tool"
     kind: Literal["deploy_tool"] = "deploy_tool"
     server: str
     tool: ToolDef | None = None  # None: the server's next upcoming tool
@@ -39,7 +38,6 @@ def _deploy(st: Step, e: DeployTool) -> None:
 
 
 class RemoveTool(EventBase):
-    label = "{server} removes {tool}"
     kind: Literal["remove_tool"] = "remove_tool"
     server: str
     tool: str
@@ -60,7 +58,6 @@ def _remove_tool(st: Step, e: RemoveTool) -> None:
 class AddServer(EventBase):
     """An admin tells the host about a server: the protocol never discovers one."""
 
-    label = "an admin adds {server}"
     kind: Literal["add_server"] = "add_server"
     server: str
     via: Literal["config", "admin console", "gateway"] = "config"
@@ -82,7 +79,6 @@ def _add_server(st: Step, e: AddServer) -> None:
 
 
 class RemoveServer(EventBase):
-    label = "an admin removes {server}"
     kind: Literal["remove_server"] = "remove_server"
     server: str
 
@@ -100,7 +96,6 @@ def _remove_server(st: Step, e: RemoveServer) -> None:
 
 
 class ServerDies(EventBase):
-    label = "{server} dies"
     kind: Literal["server_dies"] = "server_dies"
     server: str
 
@@ -123,7 +118,6 @@ def _dies(st: Step, e: ServerDies) -> None:
 class ServerBack(EventBase):
     """The server's process is started again (a new generation)."""
 
-    label = "{server} is back"
     kind: Literal["server_back"] = "server_back"
     server: str
     transport: Transport | None = None  # None: as before
@@ -147,7 +141,6 @@ def _back(st: Step, e: ServerBack) -> None:
 class RestartServer(EventBase):
     """The process dies and a new one starts before anyone can react."""
 
-    label = "{server} restarts"
     kind: Literal["restart_server"] = "restart_server"
     server: str
 

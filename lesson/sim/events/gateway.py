@@ -18,7 +18,6 @@ def _pair(st: Step, name: str, backend: str) -> tuple[SimServer, SimServer]:
 
 
 class BackendJoins(EventBase):
-    label = "{backend} joins gateway {gateway}"
     kind: Literal["backend_joins"] = "backend_joins"
     gateway: str
     backend: str
@@ -41,7 +40,6 @@ def _joins(st: Step, e: BackendJoins) -> None:
 
 
 class BackendLeaves(EventBase):
-    label = "{backend} leaves gateway {gateway}"
     kind: Literal["backend_leaves"] = "backend_leaves"
     gateway: str
     backend: str
@@ -61,7 +59,6 @@ def _leaves(st: Step, e: BackendLeaves) -> None:
 
 
 class BackendFailsHealthCheck(EventBase):
-    label = "{backend} fails its health check"
     kind: Literal["backend_fails"] = "backend_fails"
     gateway: str
     backend: str
@@ -81,7 +78,6 @@ def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
 
 
 class BackendRecovers(EventBase):
-    label = "{backend} recovers"
     kind: Literal["backend_recovers"] = "backend_recovers"
     gateway: str
     backend: str

@@ -29,7 +29,6 @@ def _basket_call(st: Step, server: str, tool: str, args: dict[str, str]) -> None
 
 
 class CreateBasket(EventBase):
-    label = "the model calls create_basket"
     kind: Literal["create_basket"] = "create_basket"
     server: str
 
@@ -40,7 +39,6 @@ def _create_basket(st: Step, e: CreateBasket) -> None:
 
 
 class AddItem(EventBase):
-    label = "the model calls add_item"
     kind: Literal["add_item"] = "add_item"
     server: str
     sku: str = "A-100"
@@ -58,7 +56,6 @@ def _add_item(st: Step, e: AddItem) -> None:
 class LandOnReplica(EventBase):
     """A load balancer sends the next calls to another replica of the server."""
 
-    label = "calls land on replica {replica}"
     kind: Literal["land_on_replica"] = "land_on_replica"
     server: str
     replica: int = 2

@@ -14,7 +14,6 @@ from .calls import pick_tool
 class AskUserInput(EventBase):
     """A tool needs the user to answer a question before it can finish."""
 
-    label = "{server} asks the user a question"
     kind: Literal["ask_user_input"] = "ask_user_input"
     server: str
     tool: str | None = None
@@ -33,7 +32,6 @@ def _ask(st: Step, e: AskUserInput) -> None:
 
 
 class UserAnswers(EventBase):
-    label = "the user answers {server}"
     kind: Literal["user_answers"] = "user_answers"
     server: str
     answer: str = "OR"

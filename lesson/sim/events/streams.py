@@ -14,7 +14,6 @@ from .base import EventBase, handles
 
 
 class ListenDrops(EventBase):
-    label = "the stream to {server} drops"
     kind: Literal["listen_drops"] = "listen_drops"
     server: str
 
@@ -32,7 +31,6 @@ def _listen_drops(st: Step, e: ListenDrops) -> None:
 class UndeclaredListChanged(EventBase):
     """The server sends list_changed although it never declared tools.listChanged."""
 
-    label = "{server} sends list_changed without declaring it"
     kind: Literal["undeclared_list_changed"] = "undeclared_list_changed"
     server: str
 
@@ -59,7 +57,6 @@ def _undeclared(st: Step, e: UndeclaredListChanged) -> None:
 class TimerListChanged(EventBase):
     """The server fires list_changed on a timer, with nothing changed."""
 
-    label = "{server}'s timer fires list_changed"
     kind: Literal["timer_list_changed"] = "timer_list_changed"
     server: str
 
@@ -80,7 +77,6 @@ def _timer(st: Step, e: TimerListChanged) -> None:
 
 
 class SetBatching(EventBase):
-    label = "batching {on}"
     kind: Literal["set_batching"] = "set_batching"
     on: bool
 
@@ -94,7 +90,6 @@ def _batching(st: Step, e: SetBatching) -> None:
 
 
 class SwitchEra(EventBase):
-    label = "the host switches to the {era} era"
     kind: Literal["switch_era"] = "switch_era"
     era: Era
     server: str | None = None  # None: every client
