@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from .i18n import DEFAULT, catalogue
+from .sim.frames import WireFrame
 from .sim.step import LogLine, Said
 from .sim.view import Comparison, ServerRow, StepLog, View
 
@@ -35,6 +36,11 @@ def line(said: S, locale: str = DEFAULT) -> S:
 def line_text(said: Said) -> str:
     """A line's (or a heading's) sentence in English (``lesson trace``)."""
     return sentence(said.code, said.params)
+
+
+def frames(wire: list[WireFrame], locale: str = DEFAULT) -> list[WireFrame]:
+    """Copies of the frames with their notes in words (a frame without a note is shared as it is)."""
+    return [f if f.note is None else f.model_copy(update={"note": line(f.note, locale)}) for f in wire]
 
 
 def lines(log_lines: list[LogLine], locale: str = DEFAULT) -> list[LogLine]:
@@ -67,8 +73,8 @@ def view(v: View, locale: str = DEFAULT) -> View:
     if v.comparison is not None:
         this, other = v.comparison.this, v.comparison.other
         update["comparison"] = Comparison(
-            this=this.model_copy(update={"lines": words(this.lines)}),
-            other=other.model_copy(update={"lines": words(other.lines)}),
+            this=this.model_copy(update={"lines": words(this.lines), "wire": frames(this.wire, locale)}),
+            other=other.model_copy(update={"lines": words(other.lines), "wire": frames(other.wire, locale)}),
         )
     return v.model_copy(update=update)
 

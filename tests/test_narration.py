@@ -29,7 +29,7 @@ from lesson.sim.step import LogLine, joined, msg, word
 SIM = Path(narration.__file__).parent / "sim"
 ENGLISH = catalogue(DEFAULT)
 # Calls that name a message, and which positional argument is its code.
-SAYS = {"say": 0, "Rejected": 0, "msg": 0, "mark_down": 0, "relist": 0}
+SAYS = {"say": 0, "Rejected": 0, "msg": 0, "said": 0, "mark_down": 0, "relist": 0}
 # The simulation's own words (``word`` in lesson/sim/step.py): a value from one of these is said as a code.
 # A transport (http, stdio) is not among them: it is a name the protocol spells, in every language.
 WORDS: dict[str, tuple[str, ...]] = {

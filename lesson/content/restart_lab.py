@@ -68,7 +68,7 @@ def restart_lab(
                 {
                     "label": narration.line(run.log[-1].label, locale).model_dump(),
                     "lines": [line.model_dump() for line in narration.lines(run.last.lines, locale)],
-                    "wire": [m.model_dump() for m in run.last.wire],
+                    "wire": [m.model_dump() for m in narration.frames(run.last.wire, locale)],
                 }
             )
         v = narration.view(view(run), locale)

@@ -491,6 +491,6 @@ class LivePlayground:
                 "lines": [line.model_dump(mode="json") for line in narration.lines(last.lines, self.locale)]
                 if last
                 else [],
-                "wire": [f.model_dump(mode="json") for f in last.wire] if last else [],
+                "wire": [f.model_dump(mode="json") for f in narration.frames(last.wire, self.locale)] if last else [],
             },
         }

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .model import Era, Strict, Transport
+from .model import Era, Said, Strict, Transport
 from .wire import SchemaCheck, checks_for
 
 REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
@@ -30,7 +30,7 @@ class _WireFrame(Strict):
     headers: dict[str, str] = Field(default_factory=dict)
     payload: dict[str, Any] | None = None  # the JSON-RPC message, if one is carried
     checks: list[SchemaCheck] = Field(default_factory=list)
-    note: str | None = None
+    note: Said | None = None
 
 
 class HttpRequest(_WireFrame):
@@ -89,7 +89,7 @@ def http_request(
     method: Literal["POST", "GET", "DELETE"],
     headers: dict[str, str],
     payload: dict[str, Any] | None = None,
-    note: str | None = None,
+    note: Said | None = None,
     answers: str | None = None,
 ) -> HttpRequest:
     return HttpRequest(
@@ -116,7 +116,7 @@ def http_response(
     payload: dict[str, Any] | None = None,
     sse: bool = False,
     answers: str | None = None,
-    note: str | None = None,
+    note: Said | None = None,
     event_id: str | None = None,
 ) -> HttpResponse:
     summary = f"HTTP {status} {REASONS[status]}" + (", SSE stream" if sse else "")
@@ -146,7 +146,7 @@ def sse_event(
     *,
     answers: str | None = None,
     event_id: str | None = None,
-    note: str | None = None,
+    note: Said | None = None,
 ) -> SseEvent:
     return SseEvent(
         era=era,
@@ -168,7 +168,7 @@ def stdio_line(
     payload: dict[str, Any],
     *,
     answers: str | None = None,
-    note: str | None = None,
+    note: Said | None = None,
 ) -> StdioLine:
     return StdioLine(
         era=era,
@@ -195,13 +195,13 @@ def stream_end(
     receiver: str,
     transport: Transport,
     how: Literal["closed", "dropped", "eof", "refused"],
-    note: str,
+    note: Said,
 ) -> StreamEnd:
     summary = None if transport == "stdio" else _END_TEXT[how]  # stdio has no HTTP parts, not even a summary
     return StreamEnd(era=era, sender=sender, receiver=receiver, transport=transport, how=how, http=summary, note=note)
 
 
-def host_built(era: Era, transport: Transport, body: dict[str, Any], note: str) -> HostBuilt:
+def host_built(era: Era, transport: Transport, body: dict[str, Any], note: Said) -> HostBuilt:
     return HostBuilt(
         era=era,
         sender="host",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import frames as f
 from . import wire as w
-from .model import SimServer
+from .model import SimServer, said
 from .step import Step
 
 
@@ -30,7 +30,7 @@ def fan_out(st: Step, gw: SimServer) -> None:
                 gw.name,
                 other,
                 w.list_changed(era, sub),
-                note="The gateway tells every listening client, not just this host.",
+                note=said("narration.note.gateway_fan_out"),
             )
         )
     if gw.other_listeners:

@@ -50,6 +50,23 @@ class Value(Strict):
     model_config = ConfigDict(frozen=True)
 
 
+class Said(Value):
+    """Something the simulation says, as data: ``code`` names a sentence of the message catalogue
+    (``narration.*``, ``refusal.*``) and ``params`` the values it is filled with (plain JSON; a value may
+    itself be a message, ``{"code": ..., "params": ...}``). The simulation never reads the catalogue:
+    ``text`` is filled where a view is sent out (lesson/narration.py), in the reader's language, and a
+    page reads ``text`` beside ``code``; the values stay here."""
+
+    text: str = ""
+    code: str
+    params: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+
+def said(code: str, **params: Any) -> Said:
+    """``code`` said with these values (a note on a frame, a cell of the server table)."""
+    return Said(code=code, params=params)
+
+
 class ToolDef(Value):
     name: str
     description: str

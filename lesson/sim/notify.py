@@ -6,7 +6,7 @@ from typing import Any
 
 from . import gateway
 from .clients import client_for
-from .model import Client, SimServer
+from .model import Client, Said, SimServer
 from .step import Step
 
 
@@ -29,9 +29,9 @@ def tools_changed(st: Step, srv: SimServer, why: dict[str, Any]) -> None:
         if not c.listen.open:
             st.say("narration.change_unnoticed", "warn", server=c.server)
             continue
-        note = "On the open listen stream." if c.era == "modern" else "On the session's GET stream."
+        note = Said(code="narration.note.on_listen_stream" if c.era == "modern" else "narration.note.on_get_stream")
         if st.s.servers[c.server].transport == "stdio":
-            note = "On the listen request, as a line on stdout." if c.era == "modern" else "A line on stdout."
+            note = Said(code="narration.note.on_listen_stdout" if c.era == "modern" else "narration.note.on_stdout")
         client_for(st, c).list_changed(why, note)
     if srv.gateway and srv.up:  # a gateway that is down tells nobody
         gateway.fan_out(st, srv)

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
-
 from .frames import WireFrame
-from .model import Client, InFlight, PromptTool, SimServer, State, Strict, Value, copy_state
+from .model import Client, InFlight, PromptTool, Said, SimServer, State, Strict, copy_state
 
 # "failed": a tool call the model made came back as an error (the model reads it and goes on);
 # "error": something went wrong with a server or the host's link to it.
@@ -54,23 +52,6 @@ def joined(names: list[str]) -> str | dict[str, Any]:
 def changed(step: int, what: dict[str, Any]) -> dict[str, Any]:
     """A server's "last change" in the server table: the step, and what happened then (a message)."""
     return msg("narration.table.change", step=step, what=what)
-
-
-class Said(Value):
-    """Something the simulation says, as data: ``code`` names a sentence of the message catalogue
-    (``narration.*``, ``refusal.*``) and ``params`` the values it is filled with (plain JSON; a value may
-    itself be a message, ``{"code": ..., "params": ...}``). The simulation never reads the catalogue:
-    ``text`` is filled where a view is sent out (lesson/narration.py), in the reader's language, and a
-    page reads ``text`` beside ``code``; the values stay here."""
-
-    text: str = ""
-    code: str
-    params: dict[str, Any] = Field(default_factory=dict, exclude=True)
-
-
-def said(message: dict[str, Any]) -> Said:
-    """A message as the view carries it (``msg``'s dict, as the state holds one)."""
-    return Said(code=message["code"], params=message["params"])
 
 
 class LogLine(Said):

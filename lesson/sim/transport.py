@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import frames as f
-from .model import VERSION, Client, Era, SimServer
+from .model import VERSION, Client, Era, Said, SimServer, said
 from .step import Step
 from .wire import digest
 
@@ -86,7 +86,7 @@ class Link:
 
     # --- host to server -------------------------------------------------------------------------
 
-    def request(self, payload: dict[str, Any], note: str | None = None) -> None:
+    def request(self, payload: dict[str, Any], note: Said | None = None) -> None:
         """A JSON-RPC request: a POST, or a line on the process's stdin."""
         c = self.c
         if self.stdio:
@@ -95,7 +95,7 @@ class Link:
             h = post_headers(c, self.srv, payload)
             self.st.show(f.http_request(c.era, "host", c.server, "POST", h, payload, note))
 
-    def tell(self, payload: dict[str, Any], answers: str | None = None, note: str | None = None) -> None:
+    def tell(self, payload: dict[str, Any], answers: str | None = None, note: Said | None = None) -> None:
         """A notification, or the client's answer to a server's request: a POST (caller shows the 202), or a line."""
         c = self.c
         if self.stdio:
@@ -104,7 +104,7 @@ class Link:
         h = post_headers(c, self.srv, payload)
         self.st.show(f.http_request(c.era, "host", c.server, "POST", h, payload, note, answers=answers))
 
-    def get_stream(self, *, last_event_id: str | None, note: str) -> None:
+    def get_stream(self, *, last_event_id: str | None, note: Said) -> None:
         """Legacy HTTP: GET the session's SSE stream (``last_event_id``: resume from there)."""
         c = self.c
         h = {"Accept": SSE, **bearer(c, self.srv)}
@@ -115,12 +115,12 @@ class Link:
             h["Last-Event-ID"] = last_event_id
         self.st.show(f.http_request(c.era, "host", c.server, "GET", h, note=note))
 
-    def delete(self, note: str) -> None:
+    def delete(self, note: Said) -> None:
         c = self.c
         h = {**bearer(c, self.srv), "Mcp-Session-Id": c.session_id or "", "MCP-Protocol-Version": VERSION["legacy"]}
         self.st.show(f.http_request(c.era, "host", c.server, "DELETE", h, note=note))
 
-    def close(self, note: str) -> None:
+    def close(self, note: Said) -> None:
         """The client closes a stream it holds open (stdio: it cancels the pending request instead)."""
         c = self.c
         self.st.show(f.stream_end(c.era, "host", c.server, self.srv.transport, "closed", note))
@@ -134,7 +134,7 @@ class Link:
         *,
         stream: bool = False,
         headers: dict[str, str] | None = None,
-        note: str | None = None,
+        note: Said | None = None,
     ) -> str | None:
         """The server's answer to the POST just sent: a JSON body, or the first event of an SSE stream.
         Returns that event's id, when the server stores its events (the id to resume the stream from)."""
@@ -160,7 +160,7 @@ class Link:
         )
         return event_id
 
-    def stream_opened(self, note: str | None = None) -> None:
+    def stream_opened(self, note: Said | None = None) -> None:
         """HTTP 200 with an SSE stream and no event yet (a legacy GET stream)."""
         c = self.c
         self.st.show(f.http_response(c.era, c.server, "host", 200, headers=dict(SSE_HEADERS), sse=True, note=note))
@@ -174,7 +174,7 @@ class Link:
         srv.event_seq += 1
         return str(srv.event_seq)
 
-    def primed(self, note: str) -> str | None:
+    def primed(self, note: Said) -> str | None:
         """Legacy HTTP, a server that stores events: a request's response opens an SSE stream whose first event
         carries only an id (no data), so the client has an id to resume that stream from. None elsewhere."""
         event_id = self.stored_event_id()
@@ -188,7 +188,7 @@ class Link:
         return event_id
 
     def event(
-        self, payload: dict[str, Any], answers: str | None = None, note: str | None = None, event_id: str | None = None
+        self, payload: dict[str, Any], answers: str | None = None, note: Said | None = None, event_id: str | None = None
     ) -> None:
         """A message on a stream that is already open; on stdio, a line on the process's stdout."""
         c = self.c
@@ -208,7 +208,7 @@ class Link:
         *,
         headers: dict[str, str] | None = None,
         payload: dict[str, Any] | None = None,
-        note: str | None = None,
+        note: Said | None = None,
     ) -> None:
         """An HTTP status with at most a JSON body (202, 401, 404). Never on stdio."""
         assert not self.stdio, "stdio has no HTTP status"
@@ -225,7 +225,7 @@ class Link:
 
     # --- what the host sees without anything crossing -----------------------------------------------
 
-    def dropped(self, note: str) -> None:
+    def dropped(self, note: Said) -> None:
         """The server's end went away: an open HTTP stream breaks, or stdout reaches EOF."""
         c = self.c
         how = "eof" if self.stdio else "dropped"
@@ -234,8 +234,8 @@ class Link:
     def refused(self, what: str) -> None:
         """Nothing listens at the server's address: the POST never got through."""
         c = self.c
-        note = f"The client tried to send {what}; nothing answers, the process is gone. No message crossed."
+        note = said("narration.note.refused", method=what)
         self.st.show(f.stream_end(c.era, "host", c.server, "http", "refused", note))
 
-    def host_built(self, body: dict[str, Any], note: str) -> None:
+    def host_built(self, body: dict[str, Any], note: Said) -> None:
         self.st.show(f.host_built(self.c.era, self.srv.transport, body, note))

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from .frames import WireFrame
 from .model import Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
-from .step import CallRecord, LogLine, Outcome, Said, TurnRecord, said
+from .step import CallRecord, LogLine, Outcome, Said, TurnRecord
 
 # A row's status, an id the page names from its catalogue (``js.status.*``) and a goal can test:
 # "stale" is connected with a tool list the server has changed since.
@@ -105,6 +105,11 @@ class View(Strict):
         return self
 
 
+def _said(message: dict[str, Any]) -> Said:
+    """A message the state holds (``msg``'s dict) as the view carries it."""
+    return Said(code=message["code"], params=message["params"])
+
+
 def _listen(c: Client, srv: SimServer) -> Said:
     if not c.listen.open:
         return Said(code="narration.table.listen.none")
@@ -135,8 +140,8 @@ def server_rows(state: State) -> list[ServerRow]:
                 transport=srv.transport,
                 listen=_listen(c, srv),
                 tools=[t.name for t in c.tools] if c.status == "connected" else [],
-                last_change=said(c.last_change) if c.last_change else None,
-                last_error=said(c.last_error) if c.last_error else None,
+                last_change=_said(c.last_change) if c.last_change else None,
+                last_error=_said(c.last_error) if c.last_error else None,
             )
         )
         if srv.gateway:
@@ -154,7 +159,7 @@ def server_rows(state: State) -> list[ServerRow]:
                         transport="via gateway",
                         listen=Said(code="narration.table.listen.via", params={"gateway": name}),
                         tools=[] if hidden else [t.name for t in backend.tools],
-                        last_change=said(srv.backend_changes[b]) if b in srv.backend_changes else None,
+                        last_change=_said(srv.backend_changes[b]) if b in srv.backend_changes else None,
                         last_error=Said(code="narration.table.failing_health_checks")
                         if hidden
                         else Said(code="narration.table.not_checked_yet")

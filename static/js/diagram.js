@@ -54,7 +54,7 @@ function detail(m, n, total) {
     m.http ? h("p", {}, h("code", {}, m.http)) : null,
     headerList(m.headers),
     m.payload ? h("pre", {}, h("code", {}, jsonLines(JSON.stringify(m.payload, null, 2)))) : h("p", { class: "subtle" }, t("wire.no_body")),
-    m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
+    m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note.text) : null,
   ];
 }
 

@@ -221,7 +221,7 @@ export function wireList(wire) {
         h("p", { class: "msg-head" }, content(headerText(m)), m.on_wire ? null : [" ", h("span", { class: "badge" }, offWire(m))]),
         headerList(m.headers),
         m.payload ? h("pre", {}, h("code", {}, jsonLines(JSON.stringify(m.payload, null, 2)))) : h("p", { class: "subtle" }, t("wire.no_body")),
-        m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note) : null,
+        m.note ? h("p", { class: "msg-note", "data-content": "" }, m.note.text) : null,
       ),
     ),
   );

@@ -31,11 +31,13 @@ def send(service: Service, **frame: Any) -> dict:
 
 
 def lines(answer: dict) -> list[dict]:
-    """Everything said: the log's and the comparison's lines, and the server table's cells."""
+    """Everything said: each log entry's heading and lines, the comparison's lines and its frames' notes,
+    and the server table's cells."""
     view = answer["view"]
-    out = [line for step in view["log"] for line in step["lines"]]
+    out = [said for step in view["log"] for said in [step["label"], *step["lines"]]]
     if view["comparison"]:
-        out += view["comparison"]["this"]["lines"] + view["comparison"]["other"]["lines"]
+        for side in (view["comparison"]["this"], view["comparison"]["other"]):
+            out += side["lines"] + [frame["note"] for frame in side["wire"] if frame["note"]]
     cells = [row[k] for row in view["servers"] for k in ("listen", "last_change", "last_error")]
     return out + [cell for cell in cells if cell is not None]
 
@@ -71,10 +73,12 @@ def test_two_pages_at_once_each_get_the_narration_in_their_own_language(panels) 
         assert a["type"] == b["type"] == "view", (a, b)
         said, plain = lines(a), lines(b)
         assert said and all(WRAPPED.match(x["text"]) for x in said)
-        assert any(x["code"].startswith("narration.table.") for x in said), "the server table's cells are said too"
         assert not any(x["text"].startswith("⟦") for x in plain)
         assert [x["code"] for x in said] == [x["code"] for x in plain]
         assert wordless(a) == wordless(b), "only the sentences differ"
+    codes = {x["code"] for a in pseudo for x in lines(a)}
+    for part in ("table", "event", "note"):  # the table's cells, the steps' headings, the frames' notes
+        assert any(code.startswith(f"narration.{part}.") for code in codes), part
     # The English page that says so outright gets the same as the one that says nothing.
     said_english = play(lambda f: send(service, **f), "en")
     assert [lines(a) for a in said_english] == [lines(b) for b in english]

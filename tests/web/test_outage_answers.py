@@ -166,4 +166,4 @@ def test_a_call_cut_short_by_a_death_is_built_by_the_host(outage: PageClient) ->
         assert [f["kind"] for f in wire(dies, side)] == ["stream_end", "host_built"]
         assert not any(f["on_wire"] for f in wire(dies, side))
     built = wire(dies)[1]
-    assert built["payload"]["isError"] is True and "sent nothing" in built["note"]
+    assert built["payload"]["isError"] is True and built["note"]["code"] == "narration.note.built_nothing_sent"

@@ -220,7 +220,7 @@ def test_timer_wastes_refetches(service) -> None:
     assert g.view["counters"]["wasted_refetches"] == 2
     assert g.view["next_prompt"]["cache_invalidations"] == 0
     notice = next(m for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed")
-    assert "timer" in notice["note"]
+    assert notice["note"]["code"] == "narration.note.timer"
 
 
 def test_sign_in_as_admin_and_back(service) -> None:

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from .. import gateway, servers
 from .. import wire as w
-from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef
+from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef, said
 from ..step import CallRecord, Step, Tone, changed, joined, msg
 from ..transport import Link
 
@@ -247,7 +247,7 @@ class BaseClient:
         """The tool error the host hands the model when the server cannot answer: built here, never sent."""
         self.link.host_built(
             w.call_result_body(self.era, text, True),
-            "Built by the host for the model: the server sent nothing.",
+            said("narration.note.built_nothing_sent"),
         )
         return CallRecord(server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
 
@@ -276,7 +276,7 @@ class BaseClient:
                 self.link.reply(
                     w.result(rid, w.call_result_body(c.era, text, True)),
                     "tools/call",
-                    note="A tool execution error from the gateway, which is up.",
+                    note=said("narration.note.gateway_tool_error"),
                 )
                 return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
         if tool_name not in {t.name for t in servers.visible_tools(self.st.s, srv, c.role)}:
@@ -284,14 +284,14 @@ class BaseClient:
             self.link.reply(
                 w.error(rid, -32602, text),
                 "tools/call",
-                note="A protocol error: no such tool here (invalid params).",
+                note=said("narration.note.no_such_tool"),
             )
             return CallRecord(server=c.server, tool=tool_name, text=text, is_error=True)
         text, is_error = servers.run_tool(self.st, c.server, tool_name, args)
         self.link.reply(
             w.result(rid, w.call_result_body(c.era, text, is_error)),
             "tools/call",
-            note="A tool execution error: the server ran and reports the problem to the model." if is_error else None,
+            note=said("narration.note.tool_error") if is_error else None,
         )
         return CallRecord(server=c.server, tool=tool_name, text=text, is_error=is_error)
 
@@ -314,9 +314,7 @@ class BaseClient:
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
             return False
-        event_id = self.link.primed(
-            "The call's response is an SSE stream; its first event carries only an id to resume from."
-        )
+        event_id = self.link.primed(said("narration.note.primed_stream"))
         self.c.in_flight.append(
             InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent, event_id=event_id)
         )
@@ -362,10 +360,7 @@ class BaseClient:
             lost = [x for x in lost if x.request_id != p.call_id]
             c.pending_input = p.model_copy(update={"stream_dropped": True})
             if srv.transport == "http":
-                self.link.dropped(
-                    "The call's SSE stream, which carried the question, ends with no result: the process "
-                    "that asked is gone."
-                )
+                self.link.dropped(said("narration.note.question_stream_ends"))
             if c.session_id and not srv.sessions_durable:
                 then = msg("narration.then.new_session")
             elif p.event_id and srv.sessions_durable and srv.event_store:
@@ -376,12 +371,12 @@ class BaseClient:
         self.st.lost[c.server] = lost
         stdio = srv.transport == "stdio"
         if stdio:
-            self.link.dropped("The process exited: the host reads EOF on its stdout. No message says so.")
+            self.link.dropped(said("narration.note.stdio_eof"))
             # The next process is a new connection, met from scratch: its opening, and request ids counted afresh.
             c.session_id, c.greeted, c.next_id = None, False, 1
         elif c.listen.open or lost:
-            what = "listen stream" if c.era == "modern" and c.listen.open else "stream"
-            self.link.dropped(f"The {what} breaks with no result: an abrupt end.")
+            listen = c.era == "modern" and c.listen.open
+            self.link.dropped(said("narration.note.listen_ends_abruptly" if listen else "narration.note.ends_abruptly"))
         if restarting:
             return
         if stdio or c.listen.open or lost:

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import VERSION, Era, InFlight, ListenStream, PendingInput, ToolDef
+from ..model import VERSION, Era, InFlight, ListenStream, PendingInput, Said, ToolDef, said
 from ..step import CallRecord, msg
 from .base import QUESTION, BaseClient
 
@@ -28,7 +28,7 @@ class LegacyClient(BaseClient):
             self.link.reply(
                 w.unsupported_version(rid, VERSION["legacy"], [VERSION[e] for e in srv.speaks]),
                 "initialize",
-                note="A 2026-07-28-only server has no initialize: UnsupportedProtocolVersionError names its versions.",
+                note=said("narration.note.no_initialize"),
             )
             return self.no_common_era()
         sid = servers.new_session(srv, c.next_id)
@@ -47,9 +47,7 @@ class LegacyClient(BaseClient):
         c, srv = self.c, self.srv
         if srv.transport != "http" or not c.session_id or servers.honours(srv, c.session_id):
             return False
-        self.link.status(
-            404, payload=w.SESSION_NOT_FOUND, note="The new process has never heard of this Mcp-Session-Id."
-        )
+        self.link.status(404, payload=w.SESSION_NOT_FOUND, note=said("narration.note.unknown_session"))
         return True
 
     def get(self, *, last_event_id: str | None, note: str) -> str:
@@ -70,7 +68,7 @@ class LegacyClient(BaseClient):
         if srv.transport == "stdio":
             c.listen = ListenStream(open=True)  # notifications arrive on the process's stdout
             return
-        note = "Opens the session's SSE stream for server-initiated messages."
+        note = said("narration.note.opens_session_stream")
         status = self.get(last_event_id=None, note=note)
         if status == "404":
             self.say("narration.session_gone_reinitialize", "warn", server=c.server)
@@ -93,7 +91,7 @@ class LegacyClient(BaseClient):
             return
         elif c.session_id and not servers.honours(srv, c.session_id):
             resume = c.listen.last_event_id if srv.event_store and c.listen.open else None
-            status = self.get(last_event_id=resume, note="The client tries to reopen (or resume) its stream.")
+            status = self.get(last_event_id=resume, note=said("narration.note.tries_to_reopen"))
             if status != "404":
                 return  # 401 and the user must sign in again (an expired token was refreshed and retried)
             get = msg("narration.get.new_stream") if auto else msg("narration.get.none")
@@ -101,7 +99,7 @@ class LegacyClient(BaseClient):
             if not self.greet():
                 return
         elif c.listen.open and c.listen.last_event_id:
-            if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
+            if self.get(last_event_id=c.listen.last_event_id, note=said("narration.note.resume_last_event")) != "ok":
                 return
             self.say("narration.back_resumes_stream", "change", server=c.server)
             self.relist()
@@ -136,7 +134,7 @@ class LegacyClient(BaseClient):
             return
         if c.status != "connected" or not servers.honours(srv, c.session_id):
             return
-        note = "Resumes the stream of the call that asked, from the id of the event that carried the question."
+        note = said("narration.note.resumes_question_stream")
         if self.get(last_event_id=p.event_id, note=note) != "ok":
             return
         c.pending_input = p.model_copy(update={"stream_dropped": False, "resumed": True})
@@ -146,15 +144,14 @@ class LegacyClient(BaseClient):
         c, srv = self.c, self.srv
         if not (srv.sessions_durable and call.event_id and servers.honours(srv, c.session_id)):
             return False
-        note = "Resumes the call's own stream from the id its first event carried (a resumption is always a GET)."
+        note = said("narration.note.resumes_call_stream")
         if self.get(last_event_id=call.event_id, note=note) != "ok":
             return False
         text, err = servers.run_tool(self.st, c.server, call.tool, call.arguments)
         self.link.event(
             w.result(call.request_id, w.call_result_body(c.era, text, err)),
             "tools/call",
-            note="On the resumed stream of the call: the session, its events and the unfinished work outlived "
-            "the process.",
+            note=said("narration.note.resumed_work_outlived"),
         )
         self.say("narration.call_resumed", "change", tool=call.tool, server=srv.name)
         self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
@@ -171,7 +168,7 @@ class LegacyClient(BaseClient):
             w.elicit(eid, QUESTION),
             "tools/call",
             stream=True,
-            note="A server-to-client request on the open call's stream, tied to the session.",
+            note=said("narration.note.elicitation_on_call_stream"),
         )
         c.in_flight.append(InFlight(request_id=rid, tool=tool.name, arguments=args, idempotent=tool.idempotent))
         c.pending_input = PendingInput(
@@ -223,10 +220,9 @@ class LegacyClient(BaseClient):
             self.link.event(
                 w.result(p.call_id, w.call_result_body("legacy", text, err)),
                 "tools/call",
-                note="On the resumed stream of the call: the stored work finishes in the new process, answering "
-                "the call's own id."
-                if p.resumed
-                else "The open call finishes, answering the call's own id.",
+                note=Said(
+                    code="narration.note.resumed_call_finishes" if p.resumed else "narration.note.open_call_finishes"
+                ),
             )
             self.say("narration.answered_call_finished", "model", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
@@ -236,9 +232,9 @@ class LegacyClient(BaseClient):
 
     def stream_dropped(self) -> None:
         c, srv = self.c, self.srv
-        self.link.dropped("The stream breaks with no result.")
+        self.link.dropped(said("narration.note.stream_breaks"))
         if c.listen.last_event_id and servers.honours(srv, c.session_id):
-            if self.get(last_event_id=c.listen.last_event_id, note="Resume from the last event seen.") != "ok":
+            if self.get(last_event_id=c.listen.last_event_id, note=said("narration.note.resume_last_event")) != "ok":
                 c.listen = ListenStream()
                 return
             self.say("narration.get_stream_resumed", "warn", server=c.server, last_event_id=c.listen.last_event_id)
@@ -253,7 +249,7 @@ class LegacyClient(BaseClient):
         c = self.c
         if c.session_id and self.srv.up:
             for _ in range(3):
-                self.link.delete("Ends the legacy session.")
+                self.link.delete(said("narration.note.ends_session"))
                 status = self.admit()  # a DELETE meets the front door like any request: 401 first
                 if status == "ok":
                     self.link.status(200)

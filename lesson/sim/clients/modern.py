@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from .. import servers
 from .. import wire as w
-from ..model import Era, ListenStream, PendingInput, ToolDef
+from ..model import Era, ListenStream, PendingInput, ToolDef, said
 from ..step import CallRecord, msg
 from .base import QUESTION, BaseClient
 from .legacy import LegacyClient
@@ -29,7 +29,7 @@ class ModernClient(BaseClient):
             self.link.reply(
                 w.error(f"d{n}", w.METHOD_NOT_FOUND, "Method not found"),
                 "server/discover",
-                note="A 2025-11-25-only server has no server/discover: an unknown method.",
+                note=said("narration.note.no_discover"),
             )
             if not self.st.s.host.dual_era:
                 return self.no_common_era()
@@ -39,7 +39,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.discover_result(f"d{n}", srv.title, srv.generation, srv.list_changed),
             "server/discover",
-            note="Describes a server the host already knows; it finds no new ones.",
+            note=said("narration.note.discover_known"),
         )
         c.greeted = True
         if self.st.s.host.dual_era:
@@ -55,12 +55,15 @@ class ModernClient(BaseClient):
         http = srv.transport == "http"
         self.link.request(
             w.listen(rid),
-            note="The response is an SSE stream that stays open." if http else "A request that stays pending.",
+            note=said("narration.note.listen_stream_open" if http else "narration.note.listen_request_pending"),
         )
         if self.stream_refused():
             return
         self.link.reply(
-            w.acknowledged(rid), "subscriptions/listen", stream=True, note="Always the first message on the stream."
+            w.acknowledged(rid),
+            "subscriptions/listen",
+            stream=True,
+            note=said("narration.note.acknowledged_first"),
         )
         c.listen = ListenStream(open=True, request_id=rid, acknowledged=True)
 
@@ -110,7 +113,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.input_required(rid, QUESTION, state),
             "tools/call",
-            note="The request is finished; the client holds inputRequests and requestState.",
+            note=said("narration.note.input_required"),
         )
         c.pending_input = PendingInput(
             tool=tool.name,
@@ -145,7 +148,7 @@ class ModernClient(BaseClient):
         self.link.reply(
             w.error(rid, -32602, "Invalid or expired requestState"),
             "tools/call",
-            note="Invalid params: the state fails verification.",
+            note=said("narration.note.state_fails"),
         )
         why = msg("narration.why.state_expired") if after_expiry else msg("narration.why.key_lost")
         self.c.lost_answers += 1
@@ -154,7 +157,7 @@ class ModernClient(BaseClient):
 
     def stream_dropped(self) -> None:
         c = self.c
-        self.link.dropped("The listen stream breaks with no result.")
+        self.link.dropped(said("narration.note.listen_stream_breaks"))
         self.say("narration.listen_stream_dropped", "warn", server=c.server)
         self.open_stream()
         if c.status == "connected":
@@ -164,6 +167,6 @@ class ModernClient(BaseClient):
         c = self.c
         if c.listen.open and self.srv.up:
             if self.srv.transport == "http":
-                self.link.close("The client closes its listen stream.")
+                self.link.close(said("narration.note.closes_listen"))
             else:
-                self.link.tell(w.cancelled(c.listen.request_id or ""), note="On stdio a listen ends by cancelling it.")
+                self.link.tell(w.cancelled(c.listen.request_id or ""), note=said("narration.note.listen_cancelled"))

@@ -7,7 +7,7 @@ from typing import Literal
 from .. import frames as f
 from .. import wire as w
 from ..clients import client_for
-from ..model import Client, Message, PromptTool, ToolCall, ToolDef
+from ..model import Client, Message, PromptTool, ToolCall, ToolDef, said
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count, word
@@ -27,7 +27,7 @@ def call_tool(st: Step, call: ToolCall) -> CallRecord:
         text = f"No server '{call.server}' is configured in this host."
         srv = st.s.servers.get(call.server)
         body = w.call_result_body(st.s.host.era, text, True)
-        note = "Built by the host for the model: no server of that name is configured, so nothing was sent."
+        note = said("narration.note.built_no_server")
         st.show(f.host_built(st.s.host.era, srv.transport if srv else "http", body, note))
         return CallRecord(server=call.server, tool=call.tool, text=text, is_error=True, host_made=True)
     return client_for(st, st.s.host.clients[call.server]).call_tool(call)

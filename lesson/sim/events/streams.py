@@ -7,7 +7,7 @@ from typing import Literal
 
 from .. import wire as w
 from ..clients import client_for
-from ..model import VERSION, Era, ListenStream
+from ..model import VERSION, Era, ListenStream, said
 from ..step import Rejected, Step, count, era_label
 from ..transport import Link
 from .base import EventBase, handles
@@ -49,7 +49,7 @@ def _undeclared(st: Step, e: UndeclaredListChanged) -> None:
     link = Link(st, c)
     if srv.transport == "http" and not c.listen.open:
         raise Rejected("refusal.no_open_stream_to_send", server=e.server)
-    link.event(w.list_changed("legacy", None), note="Sent without the capability: one the server never offered.")
+    link.event(w.list_changed("legacy", None), note=said("narration.note.undeclared"))
     c.ignored_notifications += 1
     st.say("narration.undeclared_list_changed_ignored", "warn", server=e.server)
 
@@ -70,7 +70,7 @@ def _timer(st: Step, e: TimerListChanged) -> None:
     if c.status != "connected" or not c.listen.open or not srv.up:
         raise Rejected("refusal.no_open_stream", server=e.server)
     client = client_for(st, c)
-    client.link.event(w.list_changed(c.era, c.listen.request_id), note="Fired by a timer: nothing changed.")
+    client.link.event(w.list_changed(c.era, c.listen.request_id), note=said("narration.note.timer"))
     if not client.relist():
         c.wasted_refetches += 1
         st.say("narration.timer_wasted_refetch", "warn", server=e.server, wasted=count(c.wasted_refetches, "wasted"))
