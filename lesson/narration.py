@@ -69,6 +69,7 @@ def view(v: View, locale: str = DEFAULT) -> View:
     update: dict[str, Any] = {
         "log": [StepLog(step=s.step, label=line(s.label, locale), lines=words(s.lines)) for s in v.log],
         "servers": [_row(row, locale) for row in v.servers],
+        "stores": [s.model_copy(update={"label": line(s.label, locale)}) for s in v.stores],
     }
     if v.comparison is not None:
         this, other = v.comparison.this, v.comparison.other

@@ -77,7 +77,7 @@ class Counters(Strict):
 class Store(Strict):
     """Where a server keeps baskets: its durable store, or one replica's process memory."""
 
-    label: str
+    label: Said  # which store: ``narration.store.*``
     current: bool  # the replica the next call lands on
     baskets: dict[str, list[str]]
 
@@ -219,12 +219,14 @@ def stores(state: State) -> list[Store]:
         if srv.replicas < 2 and not srv.durable_handles and not srv.process_handles:
             continue
         if srv.handles_durable:
-            out.append(
-                Store(label=f"{name}: durable store (every replica)", current=False, baskets=srv.durable_handles)
-            )
+            durable = Said(code="narration.store.durable", params={"server": name})
+            out.append(Store(label=durable, current=False, baskets=srv.durable_handles))
         for r in range(1, srv.replicas + 1):
             memory = {} if srv.handles_durable else srv.process_handles.get(str(r), {})
-            label = f"{name}: replica {r} memory" if srv.replicas > 1 else f"{name}: process memory"
+            if srv.replicas > 1:
+                label = Said(code="narration.store.replica", params={"server": name, "replica": r})
+            else:
+                label = Said(code="narration.store.process", params={"server": name})
             out.append(Store(label=label, current=srv.up and r == srv.replica, baskets=memory))
     return out
 

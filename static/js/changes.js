@@ -69,20 +69,20 @@ export function diffCounters(before, after) {
 // changed, handles the model holds now that it did not, and the store the next call lands on when
 // that moved. A store that is no longer shown loses its baskets with it.
 export function diffStores(before, after) {
-  const old = new Map((before.stores || []).map((s) => [s.label, s]));
+  const old = new Map((before.stores || []).map((s) => [s.label.text, s]));
   const out = { added: [], removed: [], changed: [], current: null, held: [] };
   for (const s of after.stores || []) {
-    const prev = old.get(s.label);
-    old.delete(s.label);
+    const prev = old.get(s.label.text);
+    old.delete(s.label.text);
     const had = (prev && prev.baskets) || {};
     for (const [id, items] of Object.entries(s.baskets)) {
-      if (!(id in had)) out.added.push({ store: s.label, id });
-      else if (!same(had[id], items)) out.changed.push({ store: s.label, id });
+      if (!(id in had)) out.added.push({ store: s.label.text, id });
+      else if (!same(had[id], items)) out.changed.push({ store: s.label.text, id });
     }
-    for (const id of Object.keys(had)) if (!(id in s.baskets)) out.removed.push({ store: s.label, id });
-    if (s.current && !(prev && prev.current)) out.current = s.label;
+    for (const id of Object.keys(had)) if (!(id in s.baskets)) out.removed.push({ store: s.label.text, id });
+    if (s.current && !(prev && prev.current)) out.current = s.label.text;
   }
-  for (const s of old.values()) for (const id of Object.keys(s.baskets)) out.removed.push({ store: s.label, id });
+  for (const s of old.values()) for (const id of Object.keys(s.baskets)) out.removed.push({ store: s.label.text, id });
   const held = new Set(before.handles || []);
   out.held = (after.handles || []).filter((id) => !held.has(id));
   return out;

@@ -298,8 +298,8 @@ export function handleState(view) {
           stores.map((s) =>
             h(
               "section",
-              { class: s.current ? "store current" : "store", "aria-label": s.label, "data-store": s.label },
-              h("h5", {}, content(s.label), s.current ? t("handles.current") : ""),
+              { class: s.current ? "store current" : "store", "aria-label": s.label.text, "data-store": s.label.text },
+              h("h5", {}, content(s.label.text), s.current ? t("handles.current") : ""),
               Object.keys(s.baskets).length
                 ? h("ul", { class: "lines" }, Object.entries(s.baskets).map(([id, items]) => h("li", { "data-basket": id }, h("code", {}, id), ": ", items.length ? content(items.join(", ")) : t("handles.empty"))))
                 : h("p", { class: "placeholder" }, t("handles.no_baskets")),

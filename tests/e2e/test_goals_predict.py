@@ -11,6 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.content.course import default_root
 from lesson.content.panels import load_panels
 from lesson.i18n import translate
+from lesson.narration import sentence
 from lesson.playground.protocol import ViewAnswer
 
 from .helpers import (
@@ -201,6 +202,11 @@ def baskets(section: Locator) -> Locator:
     return region(section, "Baskets and replicas")
 
 
+def store_label(kind: str, **values: object) -> str:
+    """The name of one of S's stores as the page shows it in English (``narration.store.<kind>``)."""
+    return sentence(f"narration.store.{kind}", {"server": "S", **values})
+
+
 def store(section: Locator, label: str) -> Locator:
     return baskets(section).get_by_role("region", name=label, exact=True)
 
@@ -220,35 +226,36 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
     handles.get_by_role("radio", name="Baskets in process memory").check()
     expect(log_step(handles, "Start")).to_be_visible()
     expect(baskets(handles)).to_contain_text(message("handles.none_yet"))
-    expect(store(handles, "S: durable store (every replica)")).to_have_count(0)
-    one, two = store(handles, "S: replica 1 memory"), store(handles, "S: replica 2 memory")
+    expect(store(handles, store_label("durable"))).to_have_count(0)
+    first, second = store_label("replica", replica=1), store_label("replica", replica=2)
+    one, two = store(handles, first), store(handles, second)
     expect(handles.locator("[data-mark]")).to_have_count(0)
     press(handles, "create_basket", 1)
     expect_marked(one.get_by_role("listitem"), "new")
     expect_marked(baskets(handles).locator("p > code"), "new")
-    expect(status).to_contain_text(said("changes.basket_added", store="S: replica 1 memory"))
+    expect(status).to_contain_text(said("changes.basket_added", store=store_label("replica", replica=1)))
     press(handles, "add_item", 2)
     expect_marked(one.get_by_role("listitem"), "changed")
     expect(one).to_contain_text(re.compile(r"bsk_\w+: A-100"))
     # The replica the next call lands on says so in its heading (words, not only a colour).
-    expect(one.get_by_role("heading")).to_have_text(re.compile(r"^S: replica 1 memory \(.+\)$"))
+    expect(one.get_by_role("heading")).to_have_text(re.compile("^" + re.escape(first) + r" \(.+\)$"))
     expect(two).to_contain_text(message("handles.no_baskets"))
     press(handles, "Next call lands on replica 2", 3)
     expect_marked(two.get_by_role("heading"), "changed")
-    expect(two.get_by_role("heading")).to_have_text(re.compile(r"^S: replica 2 memory \(.+\)$"))
-    expect(one.get_by_role("heading")).to_have_text("S: replica 1 memory")
-    expect(status).to_contain_text(message("changes.current", store="S: replica 2 memory"))
+    expect(two.get_by_role("heading")).to_have_text(re.compile("^" + re.escape(second) + r" \(.+\)$"))
+    expect(one.get_by_role("heading")).to_have_text(store_label("replica", replica=1))
+    expect(status).to_contain_text(message("changes.current", store=store_label("replica", replica=2)))
     expect(status).not_to_contain_text("Nothing")
     press(handles, "Back to replica 1", 4)
     press(handles, "Restart the shop server", 5)
     expect(one).to_contain_text(message("handles.no_baskets"))
     gone = baskets(handles).get_by_text(
         re.compile(
-            "^" + re.escape(message("playground.baskets_gone", baskets="basket ")) + r"bsk_\w+ from S: replica 1"
+            "^" + re.escape(message("playground.baskets_gone", baskets="basket ")) + r"bsk_\w+ from " + re.escape(first)
         )
     )
     expect_marked(gone, "gone")
-    expect(status).to_contain_text(said("changes.basket_removed", store="S: replica 1 memory"))
+    expect(status).to_contain_text(said("changes.basket_removed", store=store_label("replica", replica=1)))
     # The basket is gone, the model still quotes its handle: the call fails, and that is the news.
     press(handles, "add_item", 6)
     expect(status).to_contain_text(message("changes.failed", text=""))
@@ -269,7 +276,7 @@ def test_a_durable_basket_outlives_a_restart(page: Page) -> None:
     handles = open_playground(page, GATEWAYS, "Explicit state handles")
     press(handles, "create_basket", 1)
     press(handles, "add_item", 2)
-    durable = store(handles, "S: durable store (every replica)")
+    durable = store(handles, store_label("durable"))
     expect(durable).to_contain_text(re.compile(r"bsk_\w+: A-100"))
     press(handles, "Restart the shop server", 3)
     expect(durable).to_contain_text(re.compile(r"bsk_\w+: A-100"))

@@ -39,6 +39,7 @@ def lines(answer: dict) -> list[dict]:
         for side in (view["comparison"]["this"], view["comparison"]["other"]):
             out += side["lines"] + [frame["note"] for frame in side["wire"] if frame["note"]]
     cells = [row[k] for row in view["servers"] for k in ("listen", "last_change", "last_error")]
+    cells += [store["label"] for store in view["stores"]]
     return out + [cell for cell in cells if cell is not None]
 
 
