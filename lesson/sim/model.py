@@ -228,6 +228,9 @@ class Host:
     last_prompt: list[PromptTool] = field(default_factory=list)
     turns: int = 0
     handles: list[str] = field(default_factory=list)  # handles the model has seen
+    # The last access token held for each server the host no longer has a client for: a server added
+    # again signs in afresh and gets a new token, never one a server may already have refused.
+    token_serials: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

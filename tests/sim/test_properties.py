@@ -257,6 +257,11 @@ FOUND = {
         {"listen": False},
         [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")],
     ),
+    "a server removed and added again signs in afresh: never a token it refused": (
+        "legacy",
+        {"listen": True},
+        [ev.TokenExpires(server="W"), ev.RemoveServer(server="W"), ev.AddServer(server="W")],
+    ),
     "a call still running on a dropped connection ends with a host-built error": (
         "modern",
         {},

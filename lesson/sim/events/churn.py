@@ -71,7 +71,7 @@ def _add_server(st: Step, e: AddServer) -> None:
     if srv.behind:
         raise Rejected("refusal.behind_gateway", server=e.server, behind=srv.behind)
     st.s.host.configured.append(e.server)
-    c = Client(server=e.server, era=st.s.host.era)
+    c = Client(server=e.server, era=st.s.host.era, token_serial=st.s.host.token_serials.pop(e.server, 0) + 1)
     st.s.host.clients[e.server] = c
     st.say("narration.server_added", "change", server=e.server, title=srv.title, via=word("via", e.via))
     client_for(st, c).connect()
@@ -91,6 +91,7 @@ def _remove_server(st: Step, e: RemoveServer) -> None:
     if c.status == "connected":
         client.leave()
     st.s.host.configured.remove(e.server)
+    st.s.host.token_serials[e.server] = c.token_serial
     del st.s.host.clients[e.server]
     st.say("narration.server_removed", "change", server=e.server)
 
