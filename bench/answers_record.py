@@ -16,6 +16,7 @@ import random
 import sys
 from typing import Any
 
+from lesson import narration
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
 from lesson.content.stepper import stepper_views
@@ -95,7 +96,9 @@ def record() -> dict[str, Any]:
                     out[f"{panel.id}:{variant}:{era}"] = _playground(service, panel, variant, era)
         elif isinstance(panel, StepperPanel) and panel.start is not None:
             for era in ("legacy", "modern"):
-                out[f"{panel.id}:{era}"] = [v.model_dump(mode="json") for v in stepper_views(panel, era)]
+                out[f"{panel.id}:{era}"] = [
+                    v.model_dump(mode="json", context=narration.words()) for v in stepper_views(panel, era)
+                ]
         elif isinstance(panel, RestartLabPanel):
             for situation in panel.situations:
                 for variants in [[], *([v.id] for v in panel.variants)]:

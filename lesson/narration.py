@@ -2,8 +2,9 @@
 the sentences are the ``narration.*`` and ``refusal.*`` messages of the catalogue (``lesson/i18n.py``).
 
 This is the one place they meet. The simulation never reads the catalogue; whatever sends a view out
-(the service's answers, the stepper and restart-lab data, ``lesson trace``) renders it here, in one
-locale, and the page receives each line's ``text`` beside its ``code`` (the values stay in the run).
+(the service's answers, the stepper and restart-lab data, live mode, ``lesson trace``) writes it in one
+locale with :func:`words`, and the page receives each line's ``text`` beside its ``code`` (the values
+stay in the run).
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from .i18n import DEFAULT, catalogue
-from .sim.frames import WireFrame
-from .sim.step import LogLine, Said
-from .sim.view import Comparison, ServerRow, StepLog, View
+from .sim.step import Said
 
 S = TypeVar("S", bound=Said)
 
@@ -29,7 +28,8 @@ def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFA
 
 
 def line(said: S, locale: str = DEFAULT) -> S:
-    """A copy of a log line (or anything else said) with its text: the simulation's are shared by cached runs."""
+    """A copy of a log line (or anything else said) with its text, for code that reads the words rather
+    than writing them out (a test, a check)."""
     return said.model_copy(update={"text": sentence(said.code, said.params, locale)})
 
 
@@ -38,46 +38,22 @@ def line_text(said: Said) -> str:
     return sentence(said.code, said.params)
 
 
-def frames(wire: list[WireFrame], locale: str = DEFAULT) -> list[WireFrame]:
-    """Copies of the frames with their notes in words (a frame without a note is shared as it is)."""
-    return [f if f.note is None else f.model_copy(update={"note": line(f.note, locale)}) for f in wire]
+def words(locale: str = DEFAULT) -> dict[str, Any]:
+    """What writes a view out in ``locale``'s words: the serialization context under which every ``Said``
+    in it (a log line, a step's heading, a frame's note, a server-table cell, a store's name) writes its
+    sentence as its ``text``: ``model_dump_json(context=words(locale))``. The simulation's objects are
+    shared by cached runs, so nothing is copied or changed; one sentence said twice in a view (the
+    newest log entry and this era's side of the comparison hold the same lines) is put in words once.
+    Make one per dump: it keeps what it said until it is dropped."""
+    said: dict[int, tuple[Said, str]] = {}  # by identity, holding the object so its id stays its own
+
+    def say(x: Said) -> str:
+        hit = said.get(id(x))
+        if hit is None:
+            hit = said[id(x)] = (x, sentence(x.code, x.params, locale))
+        return hit[1]
+
+    return {"say": say}
 
 
-def lines(log_lines: list[LogLine], locale: str = DEFAULT) -> list[LogLine]:
-    return [line(x, locale) for x in log_lines]
-
-
-def _row(row: ServerRow, locale: str) -> ServerRow:
-    said = {k: line(x, locale) for k in ("listen", "last_change", "last_error") if (x := getattr(row, k)) is not None}
-    return row.model_copy(update=said)
-
-
-def view(v: View, locale: str = DEFAULT) -> View:
-    """A copy of the view with every line of its log and its comparison in words, and the server table's
-    cells. The newest log entry and this era's side of the comparison hold the same lines: each is put
-    in words once."""
-    said: dict[int, LogLine] = {}
-
-    def words(xs: list[LogLine]) -> list[LogLine]:
-        out = []
-        for x in xs:
-            if id(x) not in said:
-                said[id(x)] = line(x, locale)
-            out.append(said[id(x)])
-        return out
-
-    update: dict[str, Any] = {
-        "log": [StepLog(step=s.step, label=line(s.label, locale), lines=words(s.lines)) for s in v.log],
-        "servers": [_row(row, locale) for row in v.servers],
-        "stores": [s.model_copy(update={"label": line(s.label, locale)}) for s in v.stores],
-    }
-    if v.comparison is not None:
-        this, other = v.comparison.this, v.comparison.other
-        update["comparison"] = Comparison(
-            this=this.model_copy(update={"lines": words(this.lines), "wire": frames(this.wire, locale)}),
-            other=other.model_copy(update={"lines": words(other.lines), "wire": frames(other.wire, locale)}),
-        )
-    return v.model_copy(update=update)
-
-
-__all__ = ["line", "line_text", "lines", "sentence", "view"]
+__all__ = ["line", "line_text", "sentence", "words"]

@@ -64,13 +64,14 @@ def restart_lab(
         for e in [RestartServer(server=panel.server), *situation.after]:
             run = advance(run, adjust(e))
             assert run.last is not None
+            said = narration.words(locale)
             steps.append(
                 {
-                    "label": narration.line(run.log[-1].label, locale).model_dump(),
-                    "lines": [line.model_dump() for line in narration.lines(run.last.lines, locale)],
-                    "wire": [m.model_dump() for m in narration.frames(run.last.wire, locale)],
+                    "label": run.log[-1].label.model_dump(context=said),
+                    "lines": [line.model_dump(context=said) for line in run.last.lines],
+                    "wire": [m.model_dump(context=said) for m in run.last.wire],
                 }
             )
-        v = narration.view(view(run), locale)
+        v = view(run)  # its words are written where the result is sent (the service's answer)
         sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
     return RestartResult(situation=situation.id, label=situation.label, variants=[v.id for v in variants], sides=sides)

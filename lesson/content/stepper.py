@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lesson import narration
-from lesson.i18n import DEFAULT
 from lesson.sim import advance, begin, view
 from lesson.sim.model import Era, Strict
 from lesson.sim.view import View
@@ -21,15 +19,16 @@ class StepView(Strict):
     view: View
 
 
-def stepper_views(panel: StepperPanel, era: Era, locale: str = DEFAULT) -> list[StepView]:
-    """Each step of a stepper: the view after its events, with everything the step said."""
+def stepper_views(panel: StepperPanel, era: Era) -> list[StepView]:
+    """Each step of a stepper: the view after its events, with everything the step said (in words where
+    it is written out: ``model_dump(context=narration.words(locale))``)."""
     run = begin(panel.start.model_copy(update={"era": era}))
     out: list[StepView] = []
     for n, step in enumerate(panel.steps, 1):
         first = len(run.log)
         for event in step.events:
             run = advance(run, event)
-        v = narration.view(view(run), locale)
+        v = view(run)
         out.append(
             StepView(number=n, title=step.title, caption=step.caption, view=v.model_copy(update={"log": v.log[first:]}))
         )

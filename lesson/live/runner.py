@@ -488,9 +488,11 @@ class LivePlayground:
             "lines": lines,
             "wire": to_frames(list(self.rec.records[mark:]), self.era),
             "sim": {
-                "lines": [line.model_dump(mode="json") for line in narration.lines(last.lines, self.locale)]
+                "lines": [line.model_dump(mode="json", context=narration.words(self.locale)) for line in last.lines]
                 if last
                 else [],
-                "wire": [f.model_dump(mode="json") for f in narration.frames(last.wire, self.locale)] if last else [],
+                "wire": [f.model_dump(mode="json", context=narration.words(self.locale)) for f in last.wire]
+                if last
+                else [],
             },
         }

@@ -222,7 +222,8 @@ class Service:
                 result = restart_lab(panel, frame.situation, frame.variants, locale)
             except KeyError as exc:
                 raise FrameError("bad_frame", str(exc.args[0])) from None
-            return Reply(RestartAnswer.model_construct(re=frame.id, result=result).model_dump_json())
+            answer = RestartAnswer.model_construct(re=frame.id, result=result)
+            return Reply(answer.model_dump_json(context=narration.words(locale)))
         try:
             if isinstance(frame, OpenFrame):
                 return self.open(frame, locale)
@@ -359,7 +360,7 @@ class Service:
             log_from, entries = 0, run.log if entry.log_len == len(run.log) else self._history(entry)
         else:
             log_from, entries = entry.log_len - 1, run.log[-1:]
-        shown = narration.view(build_view(run.state, entries, run.last, run.other), locale or self.locale)
+        shown = build_view(run.state, entries, run.last, run.other)
         return Reply(
             ViewAnswer(
                 re=ref,
@@ -376,5 +377,5 @@ class Service:
                 log_from=log_from,
                 goal=self.goal(entry.panel, shown),
                 view=shown,
-            ).model_dump_json()
+            ).model_dump_json(context=narration.words(locale or self.locale))
         )

@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_serializer
 
 Era = Literal["legacy", "modern"]
 Transport = Literal["http", "stdio"]
@@ -60,6 +60,12 @@ class Said(Value):
     text: str = ""
     code: str
     params: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    @field_serializer("text")
+    def _words(self, text: str, info: SerializationInfo) -> str:
+        """Written out in the reader's words where the writer supplies them (``lesson.narration.words``)."""
+        say = info.context.get("say") if isinstance(info.context, dict) else None
+        return say(self) if say is not None else text
 
 
 def said(code: str, **params: Any) -> Said:

@@ -20,7 +20,7 @@ from flask_compress import Compress
 from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from lesson import i18n
+from lesson import i18n, narration
 from lesson.content.course import ContentError, load_content
 from lesson.content.markup import breakable
 from lesson.content.models import Content
@@ -71,7 +71,10 @@ def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
     # Each stepper's moments once per language, their narration in it (the page asks for its own).
     steppers = {
         (pid if locale == i18n.DEFAULT else f"{pid}.{locale}"): Assets.json_text(
-            {era: [s.model_dump(mode="json") for s in stepper_views(p, era, locale)] for era in ("modern", "legacy")}
+            {
+                era: [s.model_dump(mode="json", context=narration.words(locale)) for s in stepper_views(p, era)]
+                for era in ("modern", "legacy")
+            }
         )
         for pid, p in panels.items()
         if isinstance(p, StepperPanel)
