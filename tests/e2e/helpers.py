@@ -141,8 +141,9 @@ def server_cell(section: Locator, name: str, column: str, table: Locator | None 
 
 
 def expect_status(section: Locator, name: str, status: str, table: Locator | None = None) -> None:
-    """The Status cell as a screen reader reads it: the mark before the word is aria-hidden."""
-    expect(server_cell(section, name, "Status", table)).to_have_accessible_name(status)
+    """The Status cell as a screen reader reads it: the status (an id: ``connected``, ``down``...) in the
+    catalogue's words; the mark before the word is aria-hidden."""
+    expect(server_cell(section, name, "Status", table)).to_have_accessible_name(message(f"status.{status}"))
 
 
 def prompt(section: Locator) -> Locator:
