@@ -52,6 +52,17 @@ def heading(n: int, kind: str, **values: object) -> str:
     return message("log.step", n=n, label=sentence(f"narration.event.{kind}", values))
 
 
+def narrated(code: str, **values: object) -> str:
+    """Something the simulation says (``narration.*``) as the page shows it in English."""
+    return sentence(code, values)
+
+
+def narrated_lead(code: str) -> str:
+    """The words of a ``narration.*`` sentence before its first value, for a cell whose value (a session id)
+    a test cannot know: "GET SSE stream (session "."""
+    return re.split(r"\{", translate("en", code), maxsplit=1)[0]
+
+
 START = message("log.start")  # the log's first entry, before any press
 TO_LEGACY = {"era": msg("narration.era_name.legacy")}  # a switch to the legacy era, as its heading names it
 

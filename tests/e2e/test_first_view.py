@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from ..embed.conftest import static_origin  # noqa: F401, F811 - a fixture: a second loopback origin
-from .helpers import OUTAGE, open_playground, press, show_tab, wire_region
+from .helpers import OUTAGE, narrated, open_playground, press, show_tab, wire_region
 
 pytestmark = pytest.mark.e2e
 
@@ -54,7 +54,9 @@ def test_a_page_on_its_own_leaves_code_and_views_until_used(page: Page) -> None:
     press(outage, "A dies", 2)
     # The two eras and the wire were not on view: chosen now, they show the step on view.
     show_tab(outage, "Both eras")
-    expect(outage.get_by_role("tabpanel", name="Both eras")).to_contain_text("A's process died")
+    expect(outage.get_by_role("tabpanel", name="Both eras")).to_contain_text(
+        narrated("narration.process_died", server="A")
+    )
     wire = wire_region(outage)
     expect(wire.get_by_role("figure")).to_have_count(2)
     # With the wire on view, the next press redraws it at once: A's return crosses the wire.

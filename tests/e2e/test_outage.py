@@ -24,6 +24,8 @@ from .helpers import (
     log_labels,
     log_step,
     message,
+    narrated,
+    narrated_lead,
     open_playground,
     press,
     prompt,
@@ -129,7 +131,9 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     # 7. A is back: connected again, its tools new; the era tabs show what each era costs.
     press(outage, "A is back", 7)
     expect_status(outage, "A", "connected")
-    expect(server_cell(outage, "A", "Stream")).to_contain_text("subscriptions/listen listen-2")
+    expect(server_cell(outage, "A", "Stream")).to_have_text(
+        narrated("narration.table.listen.acknowledged", id="listen-2")
+    )
     for tool in A_TOOLS:
         expect(prompt_tool(outage, tool, "A")).to_contain_text(NEW)
     legacy, modern = era_sides(outage, COMPARISON)
@@ -190,7 +194,7 @@ def test_undo_the_legacy_era_and_reset(outage) -> None:
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
     expect(outage.get_by_role("radio", name=LEGACY)).to_be_checked()
     expect_era(outage, "legacy")
-    expect(server_cell(outage, "A", "Stream")).to_contain_text("GET SSE stream (session")
+    expect(server_cell(outage, "A", "Stream")).to_contain_text(narrated_lead("narration.table.listen.session"))
     press(outage, "A dies", 2)
     expect_status(outage, "A", "down")
     press(outage, "A is back", 3)

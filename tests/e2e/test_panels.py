@@ -26,6 +26,7 @@ from .helpers import (
     log_labels,
     log_step,
     message,
+    narrated,
     open_playground,
     press,
     prompt,
@@ -51,7 +52,7 @@ def test_gateway_draws_its_backends_and_each_change(page: Page) -> None:
     press(gateway, "B fails its health check", 1)
     expect_status(gateway, "B", "hidden")
     expect(server_cell(gateway, "B", "Tools")).to_have_text("none")
-    expect(server_cell(gateway, "B", "Last error")).to_have_text("failing health checks")
+    expect(server_cell(gateway, "B", "Last error")).to_have_text(narrated("narration.table.failing_health_checks"))
     expect(prompt_tool(gateway, "create_ticket", "B via G")).to_have_count(0)
     expect(prompt_tool(gateway, "search_docs", "A via G")).to_be_visible()
     # The note says where the tools came from the way the prompt did: from B, via G.

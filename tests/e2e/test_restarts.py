@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import RESTARTS, message, region, restart_lab
+from .helpers import RESTARTS, message, narrated, narrated_lead, region, restart_lab
 
 pytestmark = pytest.mark.e2e
 
@@ -79,7 +79,7 @@ def test_the_lab_draws_each_restart_in_both_eras(page: Page) -> None:
     restart(lab, "input")
     # Each side ends with its servers table: the stream each era holds after the restart.
     legacy, modern = restart(lab, "listen")
-    expect(modern.get_by_role("table")).to_contain_text("subscriptions/listen listen-2, acknowledged")
-    expect(legacy.get_by_role("table")).to_contain_text("GET SSE stream (session")
+    expect(modern.get_by_role("table")).to_contain_text(narrated("narration.table.listen.acknowledged", id="listen-2"))
+    expect(legacy.get_by_role("table")).to_contain_text(narrated_lead("narration.table.listen.session"))
     _, modern = restart(lab, "token")
     expect(modern).not_to_contain_text("requestState")  # the waiting-for-input result is gone

@@ -15,6 +15,7 @@ from .helpers import (
     expect_status,
     message,
     moment_title,
+    narrated_lead,
     panel,
     refuse_first,
     region,
@@ -143,7 +144,7 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
         expect_moment(stepper, number)
     expect(prev).to_be_disabled()
     expect(server_row(moment(stepper), "C")).to_have_count(0)
-    expect(server_cell(card, "A", "Stream")).to_contain_text("GET SSE stream (session")
+    expect(server_cell(card, "A", "Stream")).to_contain_text(narrated_lead("narration.table.listen.session"))
 
 
 def test_arrow_keys_and_enter_step_and_the_focus_stays_at_the_ends(stepper: Locator) -> None:
