@@ -54,8 +54,9 @@ class Said(Value):
     """Something the simulation says, as data: ``code`` names a sentence of the message catalogue
     (``narration.*``, ``refusal.*``) and ``params`` the values it is filled with (plain JSON; a value may
     itself be a message, ``{"code": ..., "params": ...}``). The simulation never reads the catalogue:
-    ``text`` is filled where a view is sent out (lesson/narration.py), in the reader's language, and a
-    page reads ``text`` beside ``code``; the values stay here."""
+    ``text`` is empty here and written where a view is sent out, in the reader's language, by the words
+    the writer passes as serialization context (``lesson.narration.words``); a page reads ``text``
+    beside ``code``, and the values stay here."""
 
     text: str = ""
     code: str
