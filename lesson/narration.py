@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from .i18n import DEFAULT, catalogue
-from .sim.step import Said
+from .sim.model import Said
 
 S = TypeVar("S", bound=Said)
 

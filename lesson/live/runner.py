@@ -34,7 +34,8 @@ from lesson.content.panels import PlaygroundPanel
 from .. import narration
 from ..i18n import DEFAULT
 from ..sim import advance, begin, describe
-from ..sim.step import Said, msg
+from ..sim.model import Said, said
+from ..sim.step import msg
 from .frames import to_frames
 from .host import Host
 from .proxy import Proxy
@@ -329,9 +330,9 @@ class LivePlayground:
         """A message of the catalogue in this playground's locale."""
         return narration.sentence(code, params, self.locale)
 
-    def cell(self, code: str, **params: Any) -> dict[str, str]:
-        """A cell of the server table, as the simulation's view has it: its message code and its sentence."""
-        return {"text": self.say(code, **params), "code": code}
+    def cell(self, code: str, **params: Any) -> dict[str, Any]:
+        """Something said (a server-table cell, a step's heading) as the simulation's view writes it."""
+        return said(code, **params).model_dump(mode="json", context=narration.words(self.locale))
 
     def changed(self, step: int, code: str) -> dict[str, str]:
         return self.cell("narration.table.change", step=step, what=msg(code))
@@ -475,7 +476,7 @@ class LivePlayground:
             "panel": self.panel.id,
             "era": self.era,
             "step": step,
-            "label": self.cell(label.code, **label.params),
+            "label": label.model_dump(mode="json", context=narration.words(self.locale)),
             "servers": self.rows(),
             "next_prompt": {
                 "tools": prompt,
