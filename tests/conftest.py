@@ -6,6 +6,8 @@ import contextlib
 import json
 import os
 import shutil
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,8 +134,33 @@ def blocking_context(browser_type, browser_type_launch_args: dict, browser_conte
     context = browser_type.launch_persistent_context(
         str(profile), reduced_motion=browser_context_args["reduced_motion"], **args
     )
-    yield context
-    context.close()
+    # The full browser has, rarely, stopped answering mid-test; Playwright's calls on it (closing
+    # included) then wait for ever and the run stalls. If the test and its close are not done within
+    # the deadline, the browser is killed: the waiting call fails, and the test fails (and reruns).
+    watchdog = threading.Timer(BLOCKING_CONTEXT_DEADLINE_S, kill_browsers_of, args=(profile,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield context
+        context.close()
+    finally:
+        watchdog.cancel()
+
+
+BLOCKING_CONTEXT_DEADLINE_S = 120  # such a test takes some 5 s; 20 s on a machine busy with other work
+
+
+def kill_browsers_of(profile: Path) -> None:
+    """SIGKILL the browser processes started on this profile (Playwright passes it as --user-data-dir)."""
+    flag = f"--user-data-dir={profile}".encode()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if flag in (proc / "cmdline").read_bytes().split(b"\0"):
+                os.kill(int(proc.name), signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            continue  # gone already, or not ours to read
 
 
 @pytest.fixture
