@@ -21,15 +21,19 @@ class EventBase(Strict):
         the event's fields as held (a model_dump would serialise every nested model for a heading that
         names none); the calls a turn makes and a deployed tool's definition are not among them."""
         params: dict[str, Any] = {}
-        for key, value in self.__dict__.items():
-            if key == "kind" or value is None or isinstance(value, list | BaseModel):
+        kind = ""
+        for key, value in self:  # a model iterates as (field, value) pairs
+            if key == "kind":
+                kind = value
+                continue
+            if value is None or isinstance(value, list | BaseModel):
                 continue
             if isinstance(value, bool):
                 value = word("switch", "on" if value else "off")
             elif key in _WORDS:
                 value = word(_WORDS[key], value)
             params[key] = value
-        return Said(code=f"narration.event.{self.__dict__['kind']}", params=params)
+        return Said(code=f"narration.event.{kind}", params=params)
 
 
 HANDLERS: dict[str, Callable[[Step, Any], None]] = {}
