@@ -466,12 +466,19 @@ export function mountPlayground(section, transport) {
     say(error, error);
   }
 
+  // A change that fails on its way (the network gone while over HTTP, a fault drawing its answer) is
+  // said where the learner pressed, never dropped in silence; the presses after it still go.
+  function failed(err) {
+    console.error(err);
+    showError({ message: (err && err.message) || String(err) });
+  }
+
   // Presses go out one at a time, in the order the learner made them: a press made while the
   // previous answer is on its way waits its turn instead of being dropped.
   let chain = Promise.resolve();
 
   function send(makeFrame) {
-    chain = chain.then(() => exchange(makeFrame())).catch(() => {});
+    chain = chain.then(() => exchange(makeFrame())).catch(failed);
     return chain;
   }
 
@@ -514,7 +521,7 @@ export function mountPlayground(section, transport) {
   const setAside = new Map(); // variant -> { era, events }
   const chooseVariant = (v) => {
     branch = null;
-    chain = chain.then(continueFromPast).catch(() => {});
+    chain = chain.then(continueFromPast).catch(failed);
     return send(() => {
       if (log.events.length) setAside.set(log.variant, { era: log.era, events: log.events.slice() });
       const kept = setAside.get(v);
@@ -591,7 +598,7 @@ export function mountPlayground(section, transport) {
     if (type === "undo" && branch && !timeline.past && log.events.length === branch.k + 1) return restoreBranch();
     if (!timeline.past || type === "reset") branch = null; // what was set aside is gone for good
     // A reset clears every press, the later ones too: no cut first, so it says how many it cleared.
-    if (type !== "reset") chain = chain.then(continueFromPast).catch(() => {});
+    if (type !== "reset") chain = chain.then(continueFromPast).catch(failed);
     return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
   };
 

@@ -41,6 +41,26 @@ def expect_steps(section, steps: list[tuple[str, dict]]) -> None:
     expect(log_labels(section)).to_have_text([START, *(heading(n, kind, **v) for n, (kind, v) in enumerate(steps, 1))])
 
 
+def test_a_press_the_network_loses_is_said_and_the_next_one_goes(page: Page) -> None:
+    """Over HTTP, a press whose request fails (the network gone) says so where the learner pressed and
+    changes nothing; with the network back, the next press goes out and is drawn."""
+    page.route_web_socket("**/ws", lambda ws: ws.close())
+    network = {"up": True}
+    page.route("**/api/frame", lambda route: route.continue_() if network["up"] else route.abort())
+    outage = open_playground(page, OUTAGE, TITLE)
+    expect(connection_status(page)).to_contain_text(message("transport.http"))
+
+    network["up"] = False
+    outage.get_by_role("button", name="A dies").click()
+    said = outage.locator('[data-role="announce"]')
+    expect(said).to_have_text(re.compile("^" + re.escape(message("playground.error", message="")) + ".+"))
+    expect(log_labels(outage)).to_have_text([START])
+
+    network["up"] = True
+    press(outage, "A dies", 1)
+    expect_status(outage, "A", "down")
+
+
 def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     """Every frame goes as a POST, presses made before the last answer wait their turn, and the restart
     lab in its own lesson goes over HTTP too."""
