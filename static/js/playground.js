@@ -659,7 +659,7 @@ export function mountPlayground(section, transport) {
         const seen = last.height > 0 && last.bottom > 0 && last.top < window.innerHeight;
         const show = lastEvent.isConnected && r.height > 0 && r.bottom < 0 && !seen;
         back.hidden = !show;
-        section.classList.toggle("backing", show); // room at its foot, so the button covers nothing at the end
+        section.classList.toggle("backing", show); // the focus is brought into view above the button (lesson.css)
       });
     };
     window.addEventListener("scroll", placeBack, { passive: true });
@@ -675,6 +675,7 @@ export function mountPlayground(section, transport) {
     pressed = button;
     if (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset") {
       lastEvent = button;
+      section.classList.add("dock-room"); // room for the way back, kept from now on (lesson.css)
       placeBack();
     }
     if (button.dataset.button) change("press", { button: button.dataset.button });

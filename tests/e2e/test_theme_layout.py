@@ -300,6 +300,30 @@ def test_a_long_json_key_breaks_after_a_separator_not_inside_a_word_at_375(brows
     context.close()
 
 
+def test_the_way_back_to_the_events_moves_nothing(browser: Browser, base_url: str) -> None:
+    """At 1280 px, "Back to the events" shows while the event buttons are above the screen and hides once
+    they are back on it. Neither moves anything: the playground keeps its height, so a button the
+    learner scrolls back to stays under the pointer as it is clicked."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+    page = context.new_page()
+    outage = open_playground(page, OUTAGE, "Play out an outage")
+    press(outage, "A dies", 1)
+    back = outage.get_by_role("button", name="Back to the events")
+    expect(back).to_be_hidden()
+    height = outage.bounding_box()["height"]
+
+    # Read on to the quick check below, the playground's end still on the screen: its buttons are above it.
+    end = outage.evaluate("el => el.getBoundingClientRect().bottom + window.scrollY")
+    page.evaluate("y => window.scrollTo(0, y)", end - 50)
+    expect(back).to_be_visible()
+    assert outage.bounding_box()["height"] == height
+
+    outage.get_by_role("group", name="Events").scroll_into_view_if_needed()
+    expect(back).to_be_hidden()
+    assert outage.bounding_box()["height"] == height
+    context.close()
+
+
 def test_a_playground_on_a_wide_screen(browser: Browser, base_url: str) -> None:
     """At 1280 px: the buttons, Undo and Reset keep to a column that stays in view beside the views,
     and nothing floats over the views to lead back to them; two marked tools side by side in the prompt
