@@ -35,6 +35,7 @@ from .. import narration
 from ..i18n import DEFAULT
 from ..sim import advance, begin, describe
 from ..sim.model import Said, said
+from ..sim.step import changed as change_msg
 from ..sim.step import msg
 from .frames import to_frames
 from .host import Host
@@ -214,7 +215,7 @@ class LivePlayground:
         self.host = Host(self.rec, self.era, self._tg, self.urls)
         for name in self.configured:
             await self.host.connect(name)
-            self.last_change[name] = self.cell("narration.table.change", step=0, what=msg("narration.table.connected"))
+            self.last_change[name] = self.changed(0, "narration.table.connected")
 
     def close(self) -> None:
         """Kill every server process of this playground, end its clients and proxies, stop its event loop.
@@ -334,8 +335,10 @@ class LivePlayground:
         """Something said (a server-table cell, a step's heading) as the simulation's view writes it."""
         return said(code, **params).model_dump(mode="json", context=narration.words(self.locale))
 
-    def changed(self, step: int, code: str) -> dict[str, str]:
-        return self.cell("narration.table.change", step=step, what=msg(code))
+    def changed(self, step: int, code: str) -> dict[str, Any]:
+        """A server's "last change" cell, built as the simulation's table builds it (``step.changed``)."""
+        change = change_msg(step, msg(code))
+        return self.cell(change["code"], **change["params"])
 
     def line(self, tone: str, code: str, **params: str) -> dict[str, str]:
         """One line of what the real host did: its message code and its sentence, as the simulation's lines."""

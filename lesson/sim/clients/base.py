@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from .. import gateway, servers
 from .. import wire as w
-from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, SimServer, ToolCall, ToolDef, said
+from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, Said, SimServer, ToolCall, ToolDef, said
 from ..step import CallRecord, Step, Tone, changed, joined, msg
 from ..transport import Link
 
@@ -338,7 +338,7 @@ class BaseClient:
 
     # --- notifications -----------------------------------------------------------------------------
 
-    def list_changed(self, why: dict[str, Any], note: str) -> None:
+    def list_changed(self, why: dict[str, Any], note: Said) -> None:
         """The server's list changed and it says so on the open stream: re-list. ``why`` is the change
         (a message), as the log and the table's last change say it."""
         c = self.c

@@ -50,7 +50,7 @@ class LegacyClient(BaseClient):
         self.link.status(404, payload=w.SESSION_NOT_FOUND, note=said("narration.note.unknown_session"))
         return True
 
-    def get(self, *, last_event_id: str | None, note: str) -> str:
+    def get(self, *, last_event_id: str | None, note: Said) -> str:
         """GET the session's SSE stream, through the server's front door (401 first, then 404): "ok" once open."""
         for _ in range(3):
             self.link.get_stream(last_event_id=last_event_id, note=note)
