@@ -209,7 +209,10 @@ def test_quiz_answer_not_among_choices(root: Path) -> None:
     line = line_of(quiz, "answer: a")  # the second question's answer
     replace_line(quiz, line, "    answer: d")
     err = load_error(root)
-    assert str(err) == f"{quiz}:{line}: questions[1].answer: 'd' is not one of the choices a, b, c"
+    # Where, which field, the value and the choices it may take: the key facts, whatever the wording.
+    message = str(err)
+    assert message.startswith(f"{quiz}:{line}: questions[1].answer: ")
+    assert "'d'" in message and "a, b, c" in message
 
 
 def test_missing_front_matter_key(root: Path) -> None:
@@ -248,7 +251,9 @@ def test_widget_without_a_panel_file(root: Path) -> None:
     line = line_of(lesson, "::: lights")
     replace_line(lesson, line, "::: light")
     err = load_error(root)
-    assert str(err).startswith(f"{lesson}:{line}: unknown widget 'light': there is no panels/light.yaml")
+    message = str(err)
+    assert message.startswith(f"{lesson}:{line}: ")
+    assert "'light'" in message and "panels/light.yaml" in message
 
 
 def test_widget_line_must_stand_alone(root: Path) -> None:
@@ -292,7 +297,9 @@ def test_lesson_with_quiz_widget_needs_its_quiz(root: Path) -> None:
     lesson = root / "lessons" / "01-first.md"
     err = load_error(root)
     line = line_of(lesson, "::: quiz")
-    assert str(err) == f"{lesson}:{line}: this lesson shows a quiz, but quizzes/first.yaml is missing"
+    message = str(err)
+    assert message.startswith(f"{lesson}:{line}: ")
+    assert "quizzes/first.yaml" in message
 
 
 def test_duplicate_slug(root: Path) -> None:
