@@ -477,8 +477,16 @@ export function mountPlayground(section, transport) {
   // previous answer is on its way waits its turn instead of being dropped.
   let chain = Promise.resolve();
 
+  // The frame is made when its turn comes, from the log as it is then: a press made while the
+  // playground reopens (a storage choice, a cut to an earlier step, Undo of a cut) goes out after the
+  // reopen, with the handle it brought. No frame (the reopen failed, said already): nothing to send.
   function send(makeFrame) {
-    chain = chain.then(() => exchange(makeFrame())).catch(failed);
+    chain = chain
+      .then(() => {
+        const frame = makeFrame();
+        return frame && exchange(frame);
+      })
+      .catch(failed);
     return chain;
   }
 
@@ -523,6 +531,7 @@ export function mountPlayground(section, transport) {
     branch = null;
     chain = chain.then(continueFromPast).catch(failed);
     return send(() => {
+      if (!log || !log.handle) return null; // the reopen before it failed: said already
       if (log.events.length) setAside.set(log.variant, { era: log.era, events: log.events.slice() });
       const kept = setAside.get(v);
       setAside.delete(v);
@@ -599,7 +608,7 @@ export function mountPlayground(section, transport) {
     if (!timeline.past || type === "reset") branch = null; // what was set aside is gone for good
     // A reset clears every press, the later ones too: no cut first, so it says how many it cleared.
     if (type !== "reset") chain = chain.then(continueFromPast).catch(failed);
-    return send(() => ({ type, handle: log.handle, seq: log.seq + 1, ...extra }));
+    return send(() => (log && log.handle ? { type, handle: log.handle, seq: log.seq + 1, ...extra } : null));
   };
 
   // Undo of the one change made from an earlier state: the playground as it was before it, that
@@ -668,8 +677,9 @@ export function mountPlayground(section, transport) {
 
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
-    if (!button || button.disabled || !log || !log.handle || button.getAttribute("role") === "tab") return;
-    if (button.dataset.action === "bring-back") return aside && restoreAside();
+    if (!button || button.disabled || !log || button.getAttribute("role") === "tab") return;
+    // Not while the playground reopens: the second click of a double click would swap straight back.
+    if (button.dataset.action === "bring-back") return aside && log.handle && restoreAside();
     // Work of the learner's own (an Undo or a Reset only takes a scenario's presses away).
     if (button.dataset.button && !section.hasAttribute("data-scenario-driving")) mineNow();
     pressed = button;
@@ -688,7 +698,7 @@ export function mountPlayground(section, transport) {
   });
   section.addEventListener("change", (event) => {
     const input = event.target;
-    if (!log || !log.handle) return;
+    if (!log) return;
     if (!section.hasAttribute("data-scenario-driving")) mineNow();
     pressed = input.closest("fieldset");
     if (input.closest('[data-role="era"]')) change("era", { era: input.value });

@@ -61,6 +61,38 @@ def test_a_press_the_network_loses_is_said_and_the_next_one_goes(page: Page) -> 
     expect_status(outage, "A", "down")
 
 
+def test_a_press_while_the_playground_reopens_waits_its_turn(page: Page) -> None:
+    """A press made from an earlier step first reopens the playground at that step. A second press made
+    before that reopen is answered (a slow connection holds it back here) goes out after it; it is
+    never dropped."""
+    held: list[Route] = []
+    hold = {"on": False}
+
+    def slow(route: Route) -> None:
+        if hold["on"]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route_web_socket("**/ws", lambda ws: ws.close())
+    page.route("**/api/frame", slow)
+    outage = open_playground(page, OUTAGE, TITLE)
+    expect(connection_status(page)).to_contain_text(message("transport.http"))
+    press(outage, "A dies", 1)
+    press(outage, "Take a model turn", 2)
+    outage.get_by_role("slider", name="Timeline of presses").fill("1")
+
+    hold["on"] = True
+    with page.expect_request("**/api/frame"):  # the reopen at step 1, held back
+        outage.get_by_role("button", name="A is back").click()
+    outage.get_by_role("button", name="Take a model turn").click()
+    hold["on"] = False
+    for route in held:
+        route.continue_()
+    expect_steps(outage, [("server_dies", {"server": "A"}), ("server_back", {"server": "A"}), ("take_turn", {})])
+    expect_status(outage, "A", "connected")
+
+
 def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     """Every frame goes as a POST, presses made before the last answer wait their turn, and the restart
     lab in its own lesson goes over HTTP too."""
