@@ -1,6 +1,7 @@
 """Live mode (``lesson serve --live``): the outage playground on real MCP SDK servers on the instructor's
-machine, beside the simulation (docs/live.md). Needs the official SDK, the ``sdk`` extra; nothing here is
-imported unless live mode is on, and the simulation (``lesson/sim``) stays pure."""
+machine, beside the simulation (docs/live.md). Needs the official SDK, the ``sdk`` extra. This module,
+which ``web/live.py`` always imports, needs nothing of it; the modules that do are imported only when
+live mode is on, and the simulation (``lesson/sim``) stays pure."""
 
 from __future__ import annotations
 
