@@ -14,7 +14,7 @@ from lesson.playground.runcache import compact
 from lesson.sim import Run, Start, State, advance, at_step, begin, replay, start, undo, view
 from lesson.sim import events as ev
 
-from .support import ERAS
+from .support import ERAS, codes, label, wire
 from .wire_rules import WireWatch
 
 STATE = TypeAdapter(State)
@@ -274,3 +274,27 @@ FOUND = {
 def test_the_wire_rules_hold_on_the_sequences_that_broke_them(name: str) -> None:
     era, options, events = FOUND[name]
     check_history(drive(Start(name="restart", era=era, options=options), events, fresh=False))
+
+
+@pytest.mark.parametrize(
+    ("era", "before"),
+    [("legacy", []), ("legacy", [ev.TakeTurn()]), ("modern", [ev.TakeTurn()])],
+    ids=["legacy-delete-401", "legacy-call-401", "modern-call-401"],
+)
+def test_after_a_401_for_good_a_new_era_waits_for_sign_in(era: str, before: list[ev.Event]) -> None:
+    """Found by the property above: a restart took W's in-process tokens, and W refused the token with
+    401 (the legacy client's DELETE as it leaves, or an earlier call). The new era's connection must not
+    carry that token again; it opens, with the new era's greeting, once the user signs in."""
+    options = {"listen": False, "issues_session_id": True, "auth_in_process": True}
+    other = "modern" if era == "legacy" else "legacy"
+    events = [ev.RestartServer(server="W"), *before, ev.SwitchEra(era=other), ev.TokenRefreshed(server="W")]
+    # drive's WireWatch fails the test if a token refused with 401 is sent again
+    runs = drive(Start(name="restart", era=era, options=options), events, fresh=False)
+    switched, signed_in = runs[-2], runs[-1]
+    assert switched.state.host.clients["W"].status == "reconnecting"
+    assert "narration.era_waits_for_sign_in" in codes(switched)
+    assert not [m for m in wire(switched) if m.sender == "host" and m.on_wire and m.method == "POST"]
+    client = signed_in.state.host.clients["W"]
+    assert (client.era, client.status) == (other, "connected")
+    first = next(m for m in wire(signed_in) if m.sender == "host" and m.on_wire)
+    assert label(first) == ("server/discover" if other == "modern" else "initialize")

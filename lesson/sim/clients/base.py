@@ -148,11 +148,16 @@ class BaseClient:
             c.token = "valid"
             c.token_serial += 1  # a new access token: the retry carries it
             return True
+        self.token_gone()
+        self.say("narration.token_gone_sign_in", "error", server=c.server)
+        return False
+
+    def token_gone(self) -> None:
+        """The server refused the token for good: nothing goes to it until the user signs in again."""
+        c = self.c
         c.status = "reconnecting"
         c.last_error = msg("narration.table.token_gone")
         c.listen = ListenStream()
-        self.say("narration.token_gone_sign_in", "error", server=c.server)
-        return False
 
     def stream_refused(self) -> bool:
         """A stream request meets the same 401 as any other; an expired token is refreshed and the stream retried."""

@@ -253,6 +253,8 @@ class LegacyClient(BaseClient):
                 status = self.admit()  # a DELETE meets the front door like any request: 401 first
                 if status == "ok":
                     self.link.status(200)
+                if status == "revoked":  # the session is left to expire on the server
+                    self.token_gone()  # and the host knows the token is refused (the era switch says so)
                 if status != "expired" or not self.after_401(status):
-                    break  # a revoked token: the session is left to expire on the server
+                    break
         c.session_id = None
