@@ -643,6 +643,22 @@ export function mountPlayground(section, transport) {
     }).observe(bar);
   }
   const eventButtons = section.querySelector(".buttons.events");
+  // On a phone the events are one row that scrolls sideways (lesson.css): an edge with more beyond it fades.
+  if (eventButtons && "ResizeObserver" in window) {
+    const edges = () => {
+      const { scrollLeft, scrollWidth, clientWidth } = eventButtons;
+      eventButtons.classList.toggle("more-before", scrollLeft > 1);
+      eventButtons.classList.toggle("more-after", scrollLeft + clientWidth < scrollWidth - 1);
+    };
+    eventButtons.addEventListener("scroll", edges, { passive: true });
+    // Chromium's focus leaves a button it can partly see where it is: one the keyboard focuses comes into
+    // view whole. Not one pressed by a pointer: the row would move between its press and its release.
+    eventButtons.addEventListener("focusin", (event) => {
+      if (!event.target.matches(":focus-visible") || eventButtons.scrollWidth <= eventButtons.clientWidth) return;
+      event.target.scrollIntoView({ block: "nearest", inline: "nearest" });
+    });
+    new ResizeObserver(edges).observe(eventButtons);
+  }
   let lastEvent = null;
   let placeBack = () => {};
   if (eventButtons) {

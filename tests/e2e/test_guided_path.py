@@ -263,6 +263,12 @@ def test_the_question_a_press_asks_comes_into_view_with_the_buttons(page: Page, 
     q = next(p for p in pg.predictions if p.button == "a-dies")
     for choice in q.choices:
         assert in_view(page, question.get_by_role("radio", name=choice.text)), f"{choice.id} is out of view"
-    for button in pg.buttons:
-        control = section.get_by_role("button", name=button.label, exact=True)
-        assert in_view(page, control), f"{button.label} is out of view"
+    assert in_view(page, section.get_by_role("button", name=pg.button("call-a").label, exact=True))
+    # On a phone the events are one row that scrolls sideways in the bar: the row is in view (the buttons
+    # it has scrolled past are its own doing, not the question's). On a wide screen, every button.
+    if size == "375":
+        shown = [section.get_by_role("group", name="Events")]
+    else:
+        shown = [section.get_by_role("button", name=b.label, exact=True) for b in pg.buttons]
+    for control in shown:
+        assert in_view(page, control), f"{control} is out of view"

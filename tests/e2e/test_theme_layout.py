@@ -98,19 +98,30 @@ def test_inline_code_breaks_between_words_not_inside_them(
 
 
 def buttons_fit_the_bar(page: Page, section) -> None:
-    """On a phone the event buttons wrap in the bar at the foot of the screen: all of them in view at once,
-    none wider than the panel, the bar at most about a third of the screen."""
+    """On a phone the event buttons are one row in the bar at the foot of the screen, swiped or tabbed
+    along: the whole bar takes at most a quarter of the screen, a button focused comes into view whole, and
+    an edge with buttons beyond it fades (a button cut there shows it too)."""
     section.get_by_role("region", name=re.compile("^Servers")).scroll_into_view_if_needed()
     events = section.get_by_role("group", name="Events")
     buttons = events.get_by_role("button").all()
     assert len(buttons) >= 4
+    bar = events.locator("..").bounding_box()  # the controls: era, events, Undo and Reset
+    assert bar["height"] <= page.viewport_size["height"] / 4, bar
+    whole_in_view = 0.99  # a fraction of a pixel may fall to rounding
+    expect(buttons[0]).to_be_in_viewport(ratio=whole_in_view)
+    expect(buttons[-1]).not_to_be_in_viewport(ratio=whole_in_view)  # these labels do not fit one row at 375 px
+    expect(events).to_have_class(re.compile(r"\bmore-after\b"))
     whole = section.bounding_box()
-    for button in buttons:
-        expect(button).to_be_in_viewport()
+    buttons[0].focus()
+    for n, button in enumerate(buttons):
+        if n:
+            page.keyboard.press("Tab")
+        expect(button).to_be_focused()
+        expect(button).to_be_in_viewport(ratio=whole_in_view)
         box = button.bounding_box()
         assert box["x"] >= whole["x"] and box["x"] + box["width"] <= whole["x"] + whole["width"] + 1, box
-    bar = events.bounding_box()
-    assert bar["height"] <= page.viewport_size["height"] / 3, bar
+    expect(events).to_have_class(re.compile(r"\bmore-before\b"))
+    expect(events).not_to_have_class(re.compile(r"\bmore-after\b"))
 
 
 COVERED_BY_BAR = """() => { const e = document.activeElement;
