@@ -1,5 +1,6 @@
 """The model's next prompt: which tools it will see, what changed since the last turn, and what the
-changes cost in prompt-cache invalidations (one per change, or one per turn when batched)."""
+changes cost in prompt-cache invalidations (one per change, or one per turn when batched; none before
+the first turn, when no prompt has been sent for the provider to cache)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,9 @@ def count_change(st: Step, before: list[tuple[str, str]]) -> None:
         return
     h = st.s.host
     h.pending_changes += 1
-    if h.batching:
+    if not h.turns:  # no request has gone to the model yet: nothing of it is cached
+        st.say("narration.no_cache_yet")
+    elif h.batching:
         st.say("narration.change_held_for_turn")
     else:
         h.cache_invalidations += 1

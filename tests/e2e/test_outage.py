@@ -90,14 +90,15 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     expect(messages).to_contain_text('"listen-1"')
     expect(messages).not_to_contain_text("Mcp-Session-Id")
 
-    # 2. A turn: the model sees all five tools.
+    # 2. A turn: the model sees all five tools. B's change came before any prompt was cached: it invalidated nothing.
     press(outage, "Take a model turn", 2)
-    expect(prompt(outage)).to_contain_text(message("prompt.turns", turns=1, invalidations=1))
+    expect(prompt(outage)).to_contain_text(message("prompt.turns", turns=1, invalidations=0))
 
     # 3. Add server C: a new row, and C's tools are new since the last turn; the badge reads as words.
     expect(server_row(outage, "C")).to_have_count(0)
     press(outage, "Add server C", 3)
     expect(server_row(outage, "C")).to_have_count(1)
+    expect(prompt(outage)).to_contain_text(message("prompt.turns", turns=1, invalidations=1))  # turn 1's prompt
     expect_status(outage, "C", "connected")
     expect(server_cell(outage, "C", "Tools")).to_have_text(", ".join(C_TOOLS))
     for tool in C_TOOLS:

@@ -178,6 +178,24 @@ def test_each_change_invalidates_the_prompt_cache_without_batching(era: str) -> 
     assert v.next_prompt.cache_invalidations == start + len(changes)
 
 
+@pytest.mark.parametrize("batching", [False, True])
+@era_param
+def test_before_the_first_turn_a_change_invalidates_nothing(era: str, batching: bool) -> None:
+    """No request has gone to the model yet, so the provider has cached nothing: the change is counted
+    as one since the last turn, and costs no invalidation, at once or at the first turn."""
+    run = play("outage", era)
+    if batching:
+        run, _ = step(run, SetBatching(on=True))
+    run, v = step(run, DeployTool(server="B"))
+    assert (v.next_prompt.cache_invalidations, v.next_prompt.pending_changes) == (0, 1)
+    assert "narration.no_cache_yet" in codes(run)
+    run, v = step(run, TakeTurn())
+    assert v.next_prompt.cache_invalidations == 0
+    run, v = step(run, DeployTool(server="B"))
+    run, v = step(run, TakeTurn())
+    assert v.next_prompt.cache_invalidations == 1
+
+
 @era_param
 def test_batched_changes_cost_one_invalidation(era: str) -> None:
     run, v = step(play("outage", era), TakeTurn())

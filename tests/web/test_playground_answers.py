@@ -86,7 +86,7 @@ def test_gateway_backend_fails_recovers_and_c_joins(service) -> None:
         "narration.backend_unhealthy",
         "narration.list_changed_relisted",
         "narration.gateway_told_other_hosts",
-        "narration.cache_invalidated",
+        "narration.no_cache_yet",  # no turn yet: no prompt cached to lose
     ]
     # The same notice goes to every listening host: this one and the two others.
     told = [m["receiver"] for m in g.wire() if (m["payload"] or {}).get("method") == "notifications/tools/list_changed"]
@@ -100,6 +100,8 @@ def test_gateway_backend_fails_recovers_and_c_joins(service) -> None:
     assert g.row("B")["status"] == "connected"
     assert ("create_ticket", "B via G", "new") in g.prompt()
     assert g.codes(3)[0] == "narration.backend_recovered"
+    assert "narration.cache_invalidated" in g.codes(3)  # a turn has been taken: its prompt was cached
+    assert g.view["next_prompt"]["cache_invalidations"] == 1
 
     assert g.row("C") is None
     g.press("c-joins")

@@ -54,7 +54,7 @@ def _turn(st: Step, e: TakeTurn) -> None:
     removed = [t for t, key in zip(h.last_prompt, keys_before, strict=True) if key not in now]
     h.turns += 1
     changed = keys_now != keys_before  # in order
-    if h.batching and h.pending_changes and changed:
+    if h.batching and h.pending_changes and changed and h.turns > 1:  # the first turn has no cache to lose
         h.cache_invalidations += 1
         code = "narration.batched_changes" if h.pending_changes > 1 else "narration.one_change"
         st.say(code, changes=count(h.pending_changes, "change"))
