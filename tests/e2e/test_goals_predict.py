@@ -118,12 +118,17 @@ def test_a_goal_is_reached_shown_done_and_still_said_after_a_reload(outage: Loca
 # --- predict, then see -------------------------------------------------------------------------
 
 
-def prediction(section: Locator, about: str = "what does the model get back") -> Locator:
+def question_before(button: str) -> str:
+    """The start of the question the outage playground asks before that button's press."""
+    return next(q.question for q in PANELS["outage"].predictions if q.button == button)[:40]
+
+
+def prediction(section: Locator, about: str = question_before("a-dies")) -> Locator:
     """A prediction by words of its question (the outage playground asks two, one at a time)."""
     return section.get_by_role("group", name=re.compile("^Predict first: .*" + re.escape(about)))
 
 
-RESTART_COST = "How many messages"
+RESTART_COST = question_before("a-back")
 
 
 def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
