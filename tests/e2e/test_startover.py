@@ -64,8 +64,9 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(bring_back).to_be_visible()
 
     start_over.click()
-    dialog.get_by_role("button", name="Clear and start over").click()
-    # The page loads afresh: no scenario box, the playground at its start, nothing set aside.
+    with page.expect_event("load"):  # the page loads afresh; a locator read before then finds the old one
+        dialog.get_by_role("button", name="Clear and start over").click()
+    # No scenario box, the playground at its start, nothing set aside.
     outage.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(outage.get_by_role("region", name=re.compile("^Scenario: "))).to_have_count(0)
     expect(bring_back).to_have_count(0)
