@@ -109,7 +109,7 @@ export function mountQuiz(section) {
   function firstNote(form, result) {
     if (result.task || result.counted !== false || result.scored === result.choice) return "";
     const input = form.querySelector(`input[value="${CSS.escape(result.scored)}"]`);
-    const first = input ? input.parentElement.textContent.trim() : result.scored;
+    const first = input ? input.parentElement.querySelector("[data-content]").textContent.trim() : result.scored;
     return h("p", { class: "verdict-first" }, result.scored_correct ? t("quiz.first.right") : t("quiz.first.wrong", { first }));
   }
 
@@ -139,12 +139,16 @@ export function mountQuiz(section) {
       return;
     }
     const rightInput = form.querySelector(`input[value="${CSS.escape(result.answer)}"]`);
-    const right = rightInput ? rightInput.parentElement.textContent.trim() : result.answer;
+    const right = rightInput ? rightInput.parentElement.querySelector("[data-content]").textContent.trim() : result.answer;
+    // A wrong answer: the right choice is marked in the list for the eye, and named in the verdict for a
+    // screen reader (the explanation that follows says it again in its own words).
+    for (const old of form.querySelectorAll(".answer-mark")) old.remove();
+    if (!result.correct && rightInput) rightInput.parentElement.append(h("span", { class: "answer-mark", "aria-hidden": "true" }, t("quiz.answer_mark")));
     fill(
       feedback,
       result.correct
         ? h("p", { class: "verdict verdict-right" }, h("strong", {}, t("quiz.right")), " ", h("span", { "data-content": "" }, result.explanation))
-        : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, t("quiz.wrong")), ` ${t("quiz.the_answer", { answer: right })} `, h("span", { "data-content": "" }, result.explanation)),
+        : h("p", { class: "verdict verdict-wrong" }, h("strong", {}, t("quiz.wrong")), " ", h("span", { class: "visually-hidden" }, t("quiz.the_answer", { answer: right })), " ", h("span", { "data-content": "" }, result.explanation)),
     );
   }
 

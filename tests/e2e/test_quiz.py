@@ -70,10 +70,18 @@ def expect_right(page: Page, questions: list[dict], n: int) -> None:
 
 
 def expect_wrong(page: Page, questions: list[dict], n: int) -> None:
+    """A wrong answer: a screen reader hears the right choice named in the verdict; the eye reads the
+    explanation and sees the right choice marked in the list (its words once on screen, not twice)."""
     q = questions[n - 1]
     right = choice_text(q, q["answer"])
     the_answer = message("quiz.the_answer", answer=right)
     expect(feedback(page, n)).to_contain_text(f"{message('quiz.wrong')} {the_answer} {q['explanation']}")
+    expect(feedback(page, n).get_by_text(the_answer)).to_have_class(re.compile(r"\bvisually-hidden\b"))
+    marks = question(page, questions, n).get_by_text(message("quiz.answer_mark"))
+    expect(marks).to_have_count(1)
+    expect(marks).to_be_visible()
+    row = question(page, questions, n).locator("label").filter(has=page.get_by_role("radio", name=right, exact=True))
+    expect(row.get_by_text(message("quiz.answer_mark"))).to_be_visible()
     expect_see(page, questions, n)
 
 

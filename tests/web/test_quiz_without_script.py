@@ -84,6 +84,10 @@ def test_a_quiz_answered_with_plain_forms(client) -> None:
     said = feedback(page, q2["id"])
     assert said.startswith(translate("en", "quiz.wrong"))
     assert translate("en", "quiz.the_answer", answer=text(choice_text(q2, q2["answer"]))) in said
+    # The right choice is marked in the list, and only it.
+    mark = r'value="(\w+)"[^>]*>[^<]*<span data-content>[^<]*</span><span class="answer-mark"'
+    marked = re.findall(mark, form(page, q2["id"]))
+    assert marked == [q2["answer"]]
     assert feedback(page, q1["id"]).startswith(translate("en", "quiz.right"))
     assert score(1, total, 2) in page
     assert checked(page, q1["id"]) == [q1["answer"]] and checked(page, q2["id"]) == [wrong_choice(q2)]
