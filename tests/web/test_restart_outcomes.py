@@ -133,12 +133,12 @@ def test_waiting_for_user_input(restart) -> None:
     assert [m["how"] for m in legacy.kinds("stream_end")] == ["dropped"]
     assert NOT_FOUND in legacy.https
     assert {"initialize", "elicitation/create"} <= set(legacy.methods)
-    assert "narration.answer_lost_404" in legacy.codes
+    assert legacy.codes[-2:] == ["narration.answer_lost_404", "narration.elicitation_asked_again"]  # said as again
     # Modern: the retry's requestState cannot be verified: 400 with -32602, and the flow starts over.
     assert "HTTP 400 Bad Request" in modern.https
     assert '"code": -32602' in modern.dump and "requestState" in modern.dump
     assert '"resultType": "input_required"' in modern.dump
-    assert modern.codes[-2:] == ["narration.request_state_rejected", "narration.input_required"]
+    assert modern.codes[-2:] == ["narration.request_state_rejected", "narration.input_required_again"]
     assert not any("404" in h for h in modern.https)
 
 

@@ -74,7 +74,8 @@ class BaseClient:
     def request(self, method: str, params: dict[str, Any] | None = None) -> Callable[[int], dict]:
         return lambda rid: w.request(self.era, rid, method, params)
 
-    def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
+    def begin_input(self, tool: ToolDef, args: dict[str, str], again: bool = False) -> None:
+        """Call a tool that asks the user a question; ``again``: the answer to the same question was lost."""
         raise NotImplementedError
 
     def answer(self, answer: str, after_expiry: bool) -> None:

@@ -157,7 +157,7 @@ class LegacyClient(BaseClient):
         self.deliver(CallRecord(server=c.server, tool=call.tool, text=text, is_error=err))
         return True
 
-    def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
+    def begin_input(self, tool: ToolDef, args: dict[str, str], again: bool = False) -> None:
         c, srv = self.c, self.srv
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
@@ -180,7 +180,8 @@ class LegacyClient(BaseClient):
             generation=srv.generation,
             event_id=event_id,
         )
-        self.say("narration.elicitation_asked", "model", server=c.server)
+        code = "narration.elicitation_asked_again" if again else "narration.elicitation_asked"
+        self.say(code, "model", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -193,7 +194,7 @@ class LegacyClient(BaseClient):
             c.lost_answers += 1
             self.say("narration.answer_lost_stdio", "error")
             c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
-            self.begin_input(tool, p.arguments)
+            self.begin_input(tool, p.arguments, again=True)
             return
         for _ in range(3):
             self.link.tell(w.elicit_result(p.elicit_id, answer), answers="elicitation/create")
@@ -228,7 +229,7 @@ class LegacyClient(BaseClient):
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]
-        self.begin_input(tool, p.arguments)
+        self.begin_input(tool, p.arguments, again=True)
 
     def stream_dropped(self) -> None:
         c, srv = self.c, self.srv

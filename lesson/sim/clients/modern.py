@@ -104,7 +104,7 @@ class ModernClient(BaseClient):
         key = msg("narration.key.durable") if self.srv.state_key_durable else msg("narration.key.lost")
         self.say("narration.restarted_while_asking", server=self.c.server, key=key)
 
-    def begin_input(self, tool: ToolDef, args: dict[str, str]) -> None:
+    def begin_input(self, tool: ToolDef, args: dict[str, str], again: bool = False) -> None:
         c, srv = self.c, self.srv
         rid = self.rpc(self.call(tool.name, args))
         if rid is None:
@@ -123,7 +123,7 @@ class ModernClient(BaseClient):
             request_state=state,
             generation=srv.generation,
         )
-        self.say("narration.input_required", "model", server=c.server)
+        self.say("narration.input_required_again" if again else "narration.input_required", "model", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -153,7 +153,7 @@ class ModernClient(BaseClient):
         why = msg("narration.why.state_expired") if after_expiry else msg("narration.why.key_lost")
         self.c.lost_answers += 1
         self.say("narration.request_state_rejected", "error", why=why)
-        self.begin_input(tool, p.arguments)
+        self.begin_input(tool, p.arguments, again=True)
 
     def stream_dropped(self) -> None:
         c = self.c
