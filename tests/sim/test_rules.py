@@ -458,6 +458,8 @@ def test_restart_waiting_for_input_legacy_answer_gets_404_and_the_flow_restarts(
     assert "Mcp-Session-Id" not in msgs[i_init].headers
     assert msgs[i_call].headers["Mcp-Session-Id"] != old
     assert not [m for m in msgs[i_404:] if label(m) == "result" and "content" in m.payload.get("result", {})]
+    # The table says the client now has a new session, as it does when any other request meets the 404.
+    assert last_change(row(view(run), "W")) == (run.state.step, "narration.table.new_session", {})
 
 
 def test_restart_waiting_for_input_legacy_durable_resumes_the_call_and_takes_the_answer() -> None:

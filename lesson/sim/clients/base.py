@@ -193,13 +193,17 @@ class BaseClient:
                     else msg("narration.why.session_died")
                 )
                 self.say("narration.session_404_new_session", "warn", server=c.server, why=why)
-                c.session_id = None
-                c.last_change = changed(self.st.s.step, msg("narration.table.new_session"))
+                self.forget_session()
                 if not self.greet():
                     return None
                 if payload["method"] != "tools/list":
                     self.relist()
         return None
+
+    def forget_session(self) -> None:
+        """The server answered 404 to the session: the next greeting starts a new one, and the table says so."""
+        self.c.session_id = None
+        self.c.last_change = changed(self.st.s.step, msg("narration.table.new_session"))
 
     def relist(self, why: str | None = None) -> bool:
         """tools/list; True if the list changed. ``why``: the code of a line saying why the client re-lists."""

@@ -207,6 +207,7 @@ class LegacyClient(BaseClient):
         if status == "404":
             c.lost_answers += 1
             self.say("narration.answer_lost_404", "error")
+            self.forget_session()
             if not self.greet():
                 return
             self.relist()
