@@ -165,6 +165,20 @@ def test_each_screen_of_each_lesson_fits_the_window(page: Page, slug: str) -> No
             next_.click()
 
 
+def test_a_playgrounds_screen_cuts_none_of_its_controls_off(page: Page) -> None:
+    """The outage playground's screen, fitted to the window: the stage beside the views shows all of its
+    controls, Undo, Reset and Share link below the events too, none cut off by the stage's own scrolling
+    (it scrolls only while a question or a walk-through makes it long)."""
+    page.set_viewport_size(WINDOW)
+    page.goto(f"{OUTAGE}?present=1")
+    section = panel(page, "Play out an outage")
+    go_to_screen_of(page, section)
+    expect(section.get_by_role("button", name="Reset")).to_be_enabled()
+    expect_screen_fits(page)
+    for name in ("Undo", "Reset", "Share link"):
+        expect(section.get_by_role("button", name=name)).to_be_in_viewport(ratio=0.99)
+
+
 def first_walk_through(section: Locator) -> Scenario:
     """The walk-through the clicker's keys start: the playground's first."""
     first = section.get_by_role("group", name="Prepared runs").get_by_role("button").first
