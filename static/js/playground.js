@@ -198,10 +198,11 @@ export function mountPlayground(section, transport) {
     views = frame.type === "open" || frame.type === "reset" ? [] : views.slice(0, k);
     views[k] = v;
     for (const el of controls) el.disabled = false;
-    // Undo back to the start disables the button the learner is on: keep the focus in the playground.
+    // Undo back to the start disables the button the learner is on: keep the focus in the playground, on
+    // Reset beside it, where a key pressed once more changes nothing (on an event button it would press it).
     const keepFocus = !answer.can_undo && document.activeElement === undoBtn;
     undoBtn.disabled = !answer.can_undo;
-    if (keepFocus) section.querySelector("button[data-button]")?.focus();
+    if (keepFocus) (section.querySelector('[data-action="reset"]:not(:disabled)') || section.querySelector("button[data-button]"))?.focus();
     for (const input of section.querySelectorAll('[data-role="variant"] input')) input.checked = input.value === answer.variant;
     timeline.setTotal(k);
     // An open draws a playground afresh: nothing was pressed, so nothing is marked. Neither is a
@@ -224,7 +225,9 @@ export function mountPlayground(section, transport) {
     const notice = answer.notice || linkNotice;
     linkNotice = null;
     const lead = notice ? `${notice} ` : "";
-    say(lead + summary(changes), lead + summary(""));
+    // In view the timeline's own line already says which press this is ("Now: after press 2").
+    const plain = last.step && !undone && !(frame.type === "reset" && dropped);
+    say(lead + summary(changes), lead + (plain ? t("playground.step_said", { step: last.step, label: last.label.text }) : summary("")));
     // Other widgets (goals, predictions) listen for every answer the playground draws. A prediction it
     // reveals is brought into view with the changes.
     const results = [...section.querySelectorAll('[data-role="predict-result"]')];
@@ -436,7 +439,7 @@ export function mountPlayground(section, transport) {
     const notice = linkNotice;
     linkNotice = null;
     const lead = notice ? `${notice} ` : "";
-    say(lead + t("playground.viewing", { where, changes }), lead + t("playground.viewing", { where, changes: "" }).trim());
+    say(lead + t("playground.viewing", { where, changes }), lead.trim()); // the timeline's line says where, in view
     settle();
   }
 

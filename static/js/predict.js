@@ -2,6 +2,7 @@
 // reveals what happens, and the explanation says why. A question with `data-predict-after` is asked
 // only right after that button's press (the moment it is about); any other press puts it away. Once
 // its answer has been shown, it is not asked again until the playground is reset.
+import { h } from "./dom.js";
 import { t } from "./i18n.js";
 export function mountPredictions(section) {
   const sets = [...section.querySelectorAll('[data-role="predict"]')];
@@ -26,17 +27,18 @@ export function mountPredictions(section) {
   function reveal(set, picked) {
     const answer = set.dataset.answer;
     const verdict = set.querySelector('[data-role="predict-verdict"]');
-    const right = choiceText(set, answer);
-    if (!picked) verdict.textContent = t("predict.none", { right });
-    else if (picked === answer) verdict.textContent = t("predict.right", { right });
-    else verdict.textContent = t("predict.wrong", { picked: choiceText(set, picked), right });
+    // What happened is marked in the list for the eye; a screen reader hears it named in the verdict.
+    const said = !picked ? t("predict.none") : picked === answer ? t("predict.right") : t("predict.wrong", { picked: choiceText(set, picked) });
+    verdict.replaceChildren(said, " ", h("span", { class: "visually-hidden" }, t("predict.what_happened", { right: choiceText(set, answer) })));
     // The marker's words come from the catalogue, through a custom property the stylesheet's ::after reads.
     set.style.setProperty("--t-what-happens", JSON.stringify(t("predict.what_happens")));
     set.querySelector(`input[value="${answer}"]`).parentElement.classList.add("right-answer");
     set.querySelector('[data-role="predict-result"]').hidden = false;
     set.dataset.revealed = "";
+    // The explanation opens beside the outcome on a wide screen; not during a walk-through, whose box
+    // says what to notice and must stay in view above it.
     const why = set.querySelector('[data-role="predict-why"]');
-    if (why) why.open = !window.matchMedia?.("(max-width: 59.99rem)").matches;
+    if (why) why.open = !window.matchMedia?.("(max-width: 59.99rem)").matches && !section.querySelector(".scenario-box");
     // The reveal shows where the question was, in the stage beside the outcome it predicts: brought into
     // view there (the stage scrolls on its own on a wide screen), never by a jump of the whole page.
     set.querySelector('[data-role="predict-result"]').scrollIntoView({ block: "nearest", behavior: "instant" });
@@ -55,17 +57,28 @@ export function mountPredictions(section) {
     else if (button.dataset.action === "reset") pending.push({ button: "", reset: true });
   });
   section.addEventListener("change", (event) => {
-    if (event.target.closest('[data-role="era"], [data-role="variant"]')) pending.push({ button: "" });
+    // Another storage choice begins the playground again, as a reset does.
+    if (event.target.closest('[data-role="variant"]')) pending.push({ button: "", reset: true });
+    else if (event.target.closest('[data-role="era"]')) pending.push({ button: "" });
   });
 
-  section.addEventListener("playground:answer", () => {
+  section.addEventListener("playground:answer", (event) => {
     const press = pending.shift();
     if (!press) return; // the first view, or a reconnect: nothing was pressed
+    // A press the simulation refused ("A is back" while A is up) happened to nothing: it answers no question.
+    const refused = (event.detail?.view?.log?.at(-1)?.lines || []).some((line) => line.tone === "rejected");
     for (const set of sets) {
-      // A question answered once (A back, then a turn) is not asked again until a reset: its moment then
-      // puts it away like any other press.
-      if (press.reset) delete set.dataset.revealed;
       const after = set.dataset.predictAfter;
+      // A question answered once (A back, then a turn) is not asked again until a reset: its moment then
+      // puts it away like any other press. One asked from the start is asked afresh.
+      if (press.reset) {
+        delete set.dataset.revealed;
+        if (!after) {
+          ask(set);
+          continue;
+        }
+      }
+      if (refused && press.button === set.dataset.predictButton) continue;
       if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
         // A walk-through's press reveals it too, picked or not: left open, the question would ask about
         // a moment already past ("If A dies now", with A dead).

@@ -17,6 +17,7 @@ from lesson.playground.protocol import ViewAnswer
 from .helpers import (
     GATEWAYS,
     OUTAGE,
+    lesson_holding,
     log_labels,
     log_step,
     message,
@@ -198,6 +199,38 @@ def test_the_question_waits_for_its_moment(outage: Locator) -> None:
     expect(prediction(outage, RESTART_COST)).to_be_visible()
     press(outage, "A dies", 5)
     expect(prediction(outage, RESTART_COST)).to_be_hidden()
+
+
+def test_a_refused_press_answers_no_question(outage: Locator) -> None:
+    """After a turn the page asks what A's return costs; "A is back" while A is up is refused and
+    changes nothing, so the question stays asked, the learner's pick with it, and nothing is revealed."""
+    press(outage, "Take a model turn", 1)
+    question = prediction(outage, RESTART_COST)
+    pick = question.get_by_role("radio").first
+    pick.check()
+    outage.get_by_role("button", name="A is back").click()
+    expect(log_labels(outage)).to_have_count(3)  # the refused press is logged as refused
+    expect(question).to_be_visible()
+    expect(pick).to_be_checked()
+    expect(question.locator('[data-role="predict-result"]')).to_be_hidden()
+
+
+def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page) -> None:
+    """The eras playground asks about M from the start; once its answer is shown, Reset (or another
+    choice of the eras the host speaks, which begins the playground again) asks it afresh."""
+    eras = open_playground(page, lesson_holding("eras"), PANELS["eras"].title)
+    question = eras.get_by_role("group", name=re.compile("^Predict first: "))
+    result = question.locator('[data-role="predict-result"]')
+    for begin_again in ("reset", "variant"):
+        question.get_by_role("radio").first.check()
+        eras.get_by_role("button", name=PANELS["eras"].button("add-m").label).click()
+        expect(result).to_be_visible()
+        if begin_again == "reset":
+            eras.get_by_role("button", name="Reset").click()
+        else:
+            eras.locator('[data-role="variant"]').get_by_role("radio").last.check()
+        expect(result).to_be_hidden()
+        expect(question.get_by_role("radio", checked=True)).to_have_count(0)
 
 
 # --- the handles panel: baskets and replicas ----------------------------------------------------
