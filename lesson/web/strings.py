@@ -94,7 +94,19 @@ def messages_url() -> str:
 # Message groups (a key's first part) that only a module fetched after the first view uses: each is a
 # document of its own (``messages-<locale>-<group>``), fetched by that module (``need`` in i18n.js), so a
 # first view carries only the messages its own scripts use.
-LATER_GROUPS = ("quiz", "live", "scenario", "lti", "lab", "stepper", "progress")
+LATER_GROUPS = (
+    "quiz",
+    "live",
+    "scenario",
+    "lti",
+    "lab",
+    "stepper",
+    "progress",
+    "diagram",
+    "present",
+    "startover",
+    "predict",
+)
 
 
 def split_messages(table: dict[str, str]) -> dict[str, dict[str, str]]:

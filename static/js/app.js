@@ -144,5 +144,5 @@ if (article && new URLSearchParams(window.location.search).get("present") === "1
   url.searchParams.set("present", "1");
   url.hash = "";
   const kicker = article.querySelector(":scope > header .kicker");
-  if (kicker) kicker.append(h("span", { class: "present-offer" }, " · ", h("a", { href: url.pathname + url.search }, t("present.enter"))));
+  if (kicker) kicker.append(h("span", { class: "present-offer" }, " · ", h("a", { href: url.pathname + url.search }, t("offer.present"))));
 }

@@ -3,8 +3,10 @@
 // scrolls inside itself when the lanes do not fit. Every arrow is a button that shows the frame's
 // full JSON; the ordered list beside it (render.js's wireList) is the same frames as text.
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
 import { breakAfter, headerList, jsonLines } from "./render.js";
+
+await need("diagram"); // this module's own messages (i18n.js)
 
 function payloadName(p) {
   if (!p) return "";

@@ -83,10 +83,10 @@ export function mountPlayground(section, transport) {
     const box = region("diagram");
     if (!box) return;
     if (diagramCode) return fill(box, diagramCode.eraDiagrams(v));
-    fill(box, h("p", { class: "placeholder" }, t(v.comparison ? "diagram.loading" : "wire.none")));
+    fill(box, h("p", { class: "placeholder" }, t(v.comparison ? "wire.diagram_loading" : "wire.none")));
     if (!v.comparison) return;
     loadDiagrams().then((m) => {
-      if (shown === v) fill(box, m ? m.eraDiagrams(v) : h("p", { class: "placeholder" }, t("diagram.failed")));
+      if (shown === v) fill(box, m ? m.eraDiagrams(v) : h("p", { class: "placeholder" }, t("wire.diagram_failed")));
     });
   }
   if (region("diagram")) {

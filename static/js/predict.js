@@ -3,7 +3,11 @@
 // only right after that button's press (the moment it is about); any other press puts it away. Once
 // its answer has been shown, it is not asked again until the playground is reset.
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
+
+// This module's own messages (i18n.js). Its questions are mounted once they are here: a press made
+// before then is one no question was asked about.
+await need("predict");
 export function mountPredictions(section) {
   const sets = [...section.querySelectorAll('[data-role="predict"]')];
   if (!sets.length) return;

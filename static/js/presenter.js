@@ -14,9 +14,11 @@
 //   content grows. On a phone a tall screen scrolls instead, and is read to its end first.
 // - "Smaller text" and "Larger text" set the type's size, remembered in localStorage.
 import { h, loadStyle } from "./dom.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
 import { activeScenario } from "./scenario.js";
 import { local } from "./store.js";
+
+await need("present"); // this module's own messages (i18n.js)
 
 const FORWARD = new Set(["ArrowRight", "ArrowDown", "PageDown", " "]);
 const BACKWARD = new Set(["ArrowLeft", "ArrowUp", "PageUp"]);

@@ -112,7 +112,7 @@ export function mountProgress({ emitter, slug, quiz, box }) {
     if (file) fileCode().then((m) => m.upload(file, slug, former, load), failed).then((said) => said && say(said));
   });
   // Start over: its button with "Your progress", its confirmation's code at the first press.
-  const button = h("button", { type: "button", class: "start-over", "aria-haspopup": "dialog" }, t("startover.button"));
+  const button = h("button", { type: "button", class: "start-over", "aria-haspopup": "dialog" }, t("offer.start_over"));
   box.querySelector(".actions").append(button);
   button.addEventListener("click", () => {
     import("./startover.js").then((m) => m.startOver(button, slug), failed);

@@ -5,9 +5,11 @@
 // the answers the no-JavaScript form left in the session cookie, and what a portal keeps to resume
 // from. The theme is not progress, so it stays.
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { need, t } from "./i18n.js";
 import { local, session } from "./store.js";
 import { appUrl } from "./transport.js";
+
+await need("startover"); // this module's own messages (i18n.js)
 
 let opened = null; // the dialog and its safe choice, made at the first press
 

@@ -177,7 +177,7 @@ def test_a_diagram_whose_code_fails_to_load_says_so_and_comes_at_the_next_press(
     page.route("**/js/diagram.js*", refuse_until_told)
     outage = open_playground(page, OUTAGE, TITLE)
     press(outage, "A dies", 1)
-    expect(wire_region(outage)).to_contain_text(message("diagram.failed"))
+    expect(wire_region(outage)).to_contain_text(message("wire.diagram_failed"))
     refusing[0] = False
     press(outage, "A is back", 2)
     expect(arrows(diagram(outage, "Modern (2026-07-28): this playground"))).not_to_have_count(0)
