@@ -59,6 +59,9 @@ export function mountGoal(section) {
     if (nowMet && met === false) {
       // Appended after the playground's own summary, so a screen reader hears both.
       if (announce) announce.textContent = `${announce.textContent} ${t("goal.reached", { goal: text })}`;
+      // And in the short line in view: the goal block may lie above the screen by now.
+      const said = section.querySelector(".said");
+      if (said) said.textContent = `${said.textContent} ${DONE()}`.trim();
       document.dispatchEvent(new CustomEvent("lesson:goal", { detail: { panel: section.dataset.panelId, goal: text } }));
     }
     met = nowMet;

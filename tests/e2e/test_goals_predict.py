@@ -108,6 +108,8 @@ def test_a_goal_is_reached_shown_done_and_still_said_after_a_reload(outage: Loca
     press(outage, "Take a model turn", 3)
     expect(goal_block(outage)).to_contain_text(message("goal.done"))
     expect(outage.get_by_role("status")).to_contain_text(message("goal.reached", goal=OUTAGE_GOAL))
+    # Said in view beside the buttons too, where the goal block may be scrolled away by now.
+    expect(outage.get_by_text(message("goal.done"))).to_have_count(2)
     outage.get_by_role("button", name="Undo", exact=True).click()
     expect(goal_block(outage)).to_contain_text(message("goal.before"))
     outage.page.reload()
