@@ -94,6 +94,9 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
         expect(link).to_be_visible()
         copied = outage.get_by_text(message("playground.copied"))
         expect(copied).to_be_visible()
+        # The link's box, focused, fits the stage's narrow column: nothing there is pushed sideways.
+        fits = "el => { const s = el.closest('.stage'); return s.scrollLeft === 0 && s.scrollWidth <= s.clientWidth; }"
+        assert link.evaluate(fits)
         url = link.input_value()
         assert "#pg=outage~" in url
         assert page.evaluate("navigator.clipboard.readText()") == url
