@@ -32,7 +32,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     press(outage, "B deploys a new tool", 1)
     press(outage, "A dies", 2)
     press(outage, "Take a model turn", 3)  # the playground's goal, kept with the lesson's progress
-    expect(outage.get_by_text(message("goal.done"))).to_be_visible()
+    expect(outage.locator('[data-role="goal"]')).to_contain_text(message("goal.done"))
     answer_first_question(page)
 
     # Cancel keeps everything.
