@@ -41,6 +41,29 @@ def expect_steps(section, steps: list[tuple[str, dict]]) -> None:
     expect(log_labels(section)).to_have_text([START, *(heading(n, kind, **v) for n, (kind, v) in enumerate(steps, 1))])
 
 
+class SlowFrames:
+    """Every frame over plain HTTP (the WebSocket refused), with answers the test can hold back, as a slow
+    connection would, and then let go."""
+
+    def __init__(self, page: Page) -> None:
+        self.holding = False
+        self.held: list[Route] = []
+        page.route_web_socket("**/ws", lambda ws: ws.close())
+        page.route("**/api/frame", self._frame)
+
+    def _frame(self, route: Route) -> None:
+        if self.holding:
+            self.held.append(route)
+        else:
+            route.continue_()
+
+    def let_go(self) -> None:
+        self.holding = False
+        for route in self.held:
+            route.continue_()
+        self.held.clear()
+
+
 def test_a_press_the_network_loses_is_said_and_the_next_one_goes(page: Page) -> None:
     """Over HTTP, a press whose request fails (the network gone) says so where the learner pressed and
     changes nothing; with the network back, the next press goes out and is drawn."""
@@ -65,30 +88,18 @@ def test_a_press_while_the_playground_reopens_waits_its_turn(page: Page) -> None
     """A press made from an earlier step first reopens the playground at that step. A second press made
     before that reopen is answered (a slow connection holds it back here) goes out after it; it is
     never dropped."""
-    held: list[Route] = []
-    hold = {"on": False}
-
-    def slow(route: Route) -> None:
-        if hold["on"]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route_web_socket("**/ws", lambda ws: ws.close())
-    page.route("**/api/frame", slow)
+    slow = SlowFrames(page)
     outage = open_playground(page, OUTAGE, TITLE)
     expect(connection_status(page)).to_contain_text(message("transport.http"))
     press(outage, "A dies", 1)
     press(outage, "Take a model turn", 2)
     outage.get_by_role("slider", name="Timeline of presses").fill("1")
 
-    hold["on"] = True
+    slow.holding = True
     with page.expect_request("**/api/frame"):  # the reopen at step 1, held back
         outage.get_by_role("button", name="A is back").click()
     outage.get_by_role("button", name="Take a model turn").click()
-    hold["on"] = False
-    for route in held:
-        route.continue_()
+    slow.let_go()
     expect_steps(outage, [("server_dies", {"server": "A"}), ("server_back", {"server": "A"}), ("take_turn", {})])
     expect_status(outage, "A", "connected")
 
@@ -98,17 +109,7 @@ def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     lab in its own lesson goes over HTTP too."""
     frames: list[str] = []
     page.on("request", lambda r: frames.append(r.method) if r.url.endswith("/api/frame") else None)
-    held: list[Route] = []
-    hold = {"on": False}
-
-    def slow(route: Route) -> None:
-        if hold["on"]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route_web_socket("**/ws", lambda ws: ws.close())
-    page.route("**/api/frame", slow)  # the test can hold an answer back, as a slow connection would
+    slow = SlowFrames(page)
     outage = open_playground(page, OUTAGE, TITLE)
     expect(connection_status(page)).to_contain_text(message("transport.http"))
 
@@ -120,7 +121,7 @@ def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     expect(log_labels(outage).last).to_have_text(heading(1, "switch_era", **TO_LEGACY))
 
     # On a slow connection the learner presses "A dies" and, before the answer, "Take a model turn".
-    hold["on"] = True
+    slow.holding = True
     with page.expect_request("**/api/frame"):
         outage.get_by_role("button", name="A dies").click()
     turn = outage.get_by_role("button", name="Take a model turn")
@@ -128,9 +129,7 @@ def test_plain_http_when_the_websocket_is_blocked(page: Page) -> None:
     pressed_on = turn.is_enabled()
     if pressed_on:
         turn.click()
-    hold["on"] = False
-    for route in held:
-        route.continue_()
+    slow.let_go()
     if pressed_on:
         expect(log_labels(outage).last).to_have_text(heading(3, "take_turn"))
         expect(log_labels(outage).nth(2)).to_have_text(heading(2, "server_dies", server="A"))
