@@ -12,6 +12,13 @@ import { need, t } from "./i18n.js";
 
 await need("stepper"); // this module's own messages (i18n.js)
 
+function inLog(log) {
+  if (!log.length) return null;
+  const first = log[0].step;
+  const last = log[log.length - 1].step;
+  return h("p", { class: "subtle in-log" }, t(first === last ? "stepper.log.one" : "stepper.log.many", { first, last }));
+}
+
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
 
 export function mountStepper(section) {
@@ -101,6 +108,8 @@ export function mountStepper(section) {
         "article",
         { class: "moment-card", "aria-labelledby": "churn-moment-title" },
         h("h4", { id: "churn-moment-title" }, t("stepper.moment", { n: step.number, total: steps.length, title: step.title })),
+        // A moment may hold several steps: their numbers are the ones the log and the table's "last change" use.
+        inLog(v.log),
         h("p", { class: "caption" }, step.caption),
         h("div", { class: "moment-grid" },
           h("section", { "aria-labelledby": "churn-servers churn-sep churn-title" }, h("h5", { id: "churn-servers" }, t("stepper.servers")), serverTable(v.servers)),

@@ -113,6 +113,10 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
     changed = re.match(r"step (\d+):", server_cell(card, "A", "Last change").inner_text())
     assert changed, server_cell(card, "A", "Last change").inner_text()
     expect(happened(stepper)).to_contain_text(f"Step {changed[1]}:")
+    # The moment names the steps it holds, the numbers its account and the table use.
+    shown = [int(n) for n in re.findall(r"Step (\d+):", happened(stepper).inner_text())]
+    assert len(shown) > 1, shown  # a moment of two steps: the test covers a range
+    expect(card).to_contain_text(message("stepper.log.many", first=shown[0], last=shown[-1]))
 
     nxt.click()
     expect_moment(stepper, 6)
