@@ -6,7 +6,9 @@
 // origin of the platform's OIDC authorization URL, and only answers from that origin are read.
 import { need, t } from "./i18n.js";
 
-await need("lti"); // this module's own messages (i18n.js)
+// This module's own messages (i18n.js), awaited below before any page that shows them: the login page
+// shows none of its own, and its step on to the platform does not wait for them.
+const messages = need("lti");
 
 const WAIT_MS = 8000; // how long the platform's storage may take to answer
 
@@ -121,6 +123,7 @@ function grade(box) {
 
 const loginBox = document.querySelector("[data-lti-login]");
 if (loginBox) login(loginBox);
+await messages;
 const verifyForm = document.querySelector("form[data-lti-verify]");
 if (verifyForm) verify(verifyForm);
 const returnForm = document.querySelector("form[data-lti-return]");
