@@ -87,3 +87,17 @@ def to_frames(records: list[dict[str, Any]], era: str) -> list[dict[str, Any]]:
             note = f"Built by the host for the model: {server} sent nothing, so nothing crossed the wire."
             out.append(_frame("host_built", era, "host", "model", on_wire=False, payload=body, note=note))
     return out
+
+
+def calls_made(last: Any) -> list[tuple[str, str, dict[str, str]]]:
+    """The tool calls the simulated model made at one step (``Run.last``): (server, tool, arguments), in the
+    order it made them, those the host answered itself included. Only the protocol is real in live mode and
+    in the differential suite, so their SDK hosts make the same calls."""
+    sent: dict[tuple[str, str], dict[str, str]] = {}
+    for f in last.wire:
+        msg = f.payload or {}
+        if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
+            sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
+    if last.turn is not None:
+        return [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in last.turn.calls]
+    return [(server, tool, args) for (server, tool), args in sent.items()]

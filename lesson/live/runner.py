@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -37,8 +36,9 @@ from ..sim import advance, begin, describe
 from ..sim.model import Said, said
 from ..sim.step import changed as change_msg
 from ..sim.step import msg
-from .frames import to_frames
+from .frames import calls_made, to_frames
 from .host import Host
+from .ports import free_port, port_open
 from .proxy import Proxy
 from .record import WAIT, Recorder
 
@@ -61,34 +61,6 @@ class Limits:
     per_playground: int = 3  # LESSON_LIVE_PROCESSES_PER_PLAYGROUND
     lifetime: float = 900.0  # LESSON_LIVE_LIFETIME: seconds a server process may live
     press: float = 45.0  # LESSON_LIVE_PRESS_TIMEOUT: seconds a press (or the opening) may take
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), 0.2).close()
-        return True
-    except OSError:
-        return False
-
-
-def calls_made(last: Any) -> list[tuple[str, str, dict[str, str]]]:
-    """The tool calls the simulated model made at one step (``Run.last``): (server, tool, arguments), in the
-    order it made them, those the host answered itself included. Only the protocol is real in live mode and
-    in the differential suite, so their SDK hosts make the same calls."""
-    sent: dict[tuple[str, str], dict[str, str]] = {}
-    for f in last.wire:
-        msg = f.payload or {}
-        if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
-            sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
-    if last.turn is not None:
-        return [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in last.turn.calls]
-    return [(server, tool, args) for (server, tool), args in sent.items()]
 
 
 class Registry:

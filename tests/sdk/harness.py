@@ -29,7 +29,8 @@ from typing import Any
 import psutil
 import yaml
 
-from lesson.live.runner import calls_made, free_port, port_open
+from lesson.live.frames import calls_made
+from lesson.live.ports import free_port, port_open
 from lesson.sim.run import Playground, advance, begin
 from lesson.sim.starts import STARTS
 from lesson.sim.trace import trace
