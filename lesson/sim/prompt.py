@@ -41,13 +41,18 @@ def prompt_tool(name: str, server: str, origin: str | None = None) -> PromptTool
     return PromptTool(name=name, server=server, origin=origin)
 
 
+def prompt_cached(st: Step) -> bool:
+    """Whether the provider holds a prompt to lose: only once a turn has sent one."""
+    return st.s.host.turns > 0
+
+
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:
     """After a step that was not a turn: a changed tool list costs a cache invalidation now, or at the next turn."""
     if prompt_keys(st.s) == before:
         return
     h = st.s.host
     h.pending_changes += 1
-    if not h.turns:  # no request has gone to the model yet: nothing of it is cached
+    if not prompt_cached(st):
         st.say("narration.no_cache_yet")
     elif h.batching:
         st.say("narration.change_held_for_turn")

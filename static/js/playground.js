@@ -654,14 +654,14 @@ export function mountPlayground(section, transport) {
       eventButtons.classList.toggle("more-after", scrollLeft + clientWidth < scrollWidth - 1);
     };
     eventButtons.addEventListener("scroll", edges, { passive: true });
-    // Chromium's focus leaves a button it can partly see where it is: one the keyboard focuses comes into
-    // view whole. Not one pressed by a pointer: the row would move between its press and its release.
-    eventButtons.addEventListener("focusin", (event) => {
-      if (!event.target.matches(":focus-visible") || eventButtons.scrollWidth <= eventButtons.clientWidth) return;
-      event.target.scrollIntoView({ block: "nearest", inline: "nearest" });
-    });
     new ResizeObserver(edges).observe(eventButtons);
   }
+  // Chromium's focus leaves a button it can partly see where it is: one the keyboard focuses comes into
+  // view whole. Not one pressed by a pointer: the row would move between its press and its release.
+  eventButtons?.addEventListener("focusin", (event) => {
+    if (!event.target.matches(":focus-visible") || eventButtons.scrollWidth <= eventButtons.clientWidth) return;
+    event.target.scrollIntoView({ block: "nearest", inline: "nearest" });
+  });
   let lastEvent = null;
   let placeBack = () => {};
   if (eventButtons) {

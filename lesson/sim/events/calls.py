@@ -9,7 +9,7 @@ from .. import wire as w
 from ..clients import client_for
 from ..model import Client, Message, PromptTool, ToolCall, ToolDef, said
 from ..notify import poll_silent_servers
-from ..prompt import default_calls, prompt_tools
+from ..prompt import default_calls, prompt_cached, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count, word
 from .base import EventBase, handles
 
@@ -52,9 +52,10 @@ def _turn(st: Step, e: TakeTurn) -> None:
     before, now = set(keys_before), set(keys_now)
     new = [t for t, key in zip(prompt, keys_now, strict=True) if key not in before]
     removed = [t for t, key in zip(h.last_prompt, keys_before, strict=True) if key not in now]
+    cached = prompt_cached(st)  # before this turn sends its own
     h.turns += 1
     changed = keys_now != keys_before  # in order
-    if h.batching and h.pending_changes and changed and h.turns > 1:  # the first turn has no cache to lose
+    if h.batching and h.pending_changes and changed and cached:
         h.cache_invalidations += 1
         code = "narration.batched_changes" if h.pending_changes > 1 else "narration.one_change"
         st.say(code, changes=count(h.pending_changes, "change"))
