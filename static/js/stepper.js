@@ -16,7 +16,7 @@ function inLog(log) {
   if (!log.length) return null;
   const first = log[0].step;
   const last = log[log.length - 1].step;
-  return h("p", { class: "subtle in-log" }, t(first === last ? "stepper.log.one" : "stepper.log.many", { first, last }));
+  return h("p", { class: "subtle in-log" }, t(first === last ? "log.steps.one" : "log.steps.many", { first, last }));
 }
 
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments

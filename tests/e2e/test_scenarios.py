@@ -193,7 +193,7 @@ def test_a_scenario_steps_by_keyboard_in_view_and_a_press_of_the_learner_ends_it
         narration = box.get_by_role("paragraph").filter(has_text=s.steps[n - 1].narration[:40]).first
         expect(narration).to_be_in_viewport()
         if n == 4:  # the fourth moment is two presses: steps 4 and 5 of the log
-            expect(box.get_by_text(message("scenario.log.many", first=4, last=5), exact=True)).to_be_visible()
+            expect(box.get_by_text(message("log.steps.many", first=4, last=5), exact=True)).to_be_visible()
     for n in range(len(s.steps) - 1, 1, -1):
         box.get_by_role("button", name="Previous moment").click()
         expect_step(outage, s, n)
@@ -220,7 +220,7 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     expect_step(gateway, s, len(s.steps))
     # A moment's number is not the log's: the box says which steps of the log it made.
     done = sum(1 if isinstance(step.press, str) else len(step.press or []) for step in s.steps)
-    expect(scenario.get_by_text(message("scenario.log.one", first=done), exact=True)).to_be_visible()
+    expect(scenario.get_by_text(message("log.steps.one", first=done), exact=True)).to_be_visible()
     expect(scenario.get_by_role("button", name="Next moment")).to_be_disabled()
     # The focus was on Next, which is now disabled: it moves to Leave rather than to the page.
     expect(scenario.get_by_role("button", name="Leave the scenario")).to_be_focused()
@@ -236,7 +236,7 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
     expect(log_labels(outage)).to_have_count(2)
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
-    expect(scenario_box(outage, s).get_by_text(message("scenario.log.one", first=2), exact=True)).to_be_visible()
+    expect(scenario_box(outage, s).get_by_text(message("log.steps.one", first=2), exact=True)).to_be_visible()
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
 
 

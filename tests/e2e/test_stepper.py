@@ -116,7 +116,7 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
     # The moment names the steps it holds, the numbers its account and the table use.
     shown = [int(n) for n in re.findall(r"Step (\d+):", happened(stepper).inner_text())]
     assert len(shown) > 1, shown  # a moment of two steps: the test covers a range
-    expect(card).to_contain_text(message("stepper.log.many", first=shown[0], last=shown[-1]))
+    expect(card).to_contain_text(message("log.steps.many", first=shown[0], last=shown[-1]))
 
     nxt.click()
     expect_moment(stepper, 6)
