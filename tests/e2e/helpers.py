@@ -63,6 +63,24 @@ def narrated_lead(code: str) -> str:
     return re.split(r"\{", translate("en", code), maxsplit=1)[0]
 
 
+def quiz_score(scope: Page | FrameLocator | Locator) -> Locator:
+    """The quick check's score line: the first status in its region (each question's feedback follows)."""
+    return scope.get_by_role("region", name=translate("en", "quiz.label")).get_by_role("status").first
+
+
+def score_text(correct: int, total: int, answered: int) -> str:
+    return message("quiz.score", correct=correct, total=total, answered=answered)
+
+
+def score_pattern(**known: int) -> re.Pattern[str]:
+    """The score line with the values a test knows, and any number for the others."""
+    parts = re.split(r"(\{\w+\})", translate("en", "js.quiz.score"))
+    body = "".join(
+        (str(known[p[1:-1]]) if p[1:-1] in known else r"\d+") if p.startswith("{") else re.escape(p) for p in parts
+    )
+    return re.compile(f"^{body}$")
+
+
 START = message("log.start")  # the log's first entry, before any press
 TO_LEGACY = {"era": msg("narration.era_name.legacy")}  # a switch to the legacy era, as its heading names it
 

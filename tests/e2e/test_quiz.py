@@ -13,7 +13,7 @@ import pytest
 import yaml
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_2, message, open_playground, press
+from .helpers import LESSON_2, message, open_playground, press, quiz_score
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,7 @@ def feedback(page: Page, n: int) -> Locator:
 
 
 def score(page: Page) -> Locator:
-    return quiz(page).get_by_role("status").filter(has_text=re.compile(r"^Score: "))
+    return quiz_score(page)
 
 
 def choice_text(q: dict, choice_id: str) -> str:

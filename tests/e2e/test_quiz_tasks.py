@@ -14,7 +14,7 @@ import yaml
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import OUTAGE, log_labels, message, open_playground, panel, press
+from .helpers import OUTAGE, log_labels, message, open_playground, panel, press, quiz_score
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +32,7 @@ def quiz(page: Page) -> Locator:
 
 
 def score(page: Page) -> Locator:
-    return quiz(page).get_by_role("status").filter(has_text=re.compile(r"^Score: "))
+    return quiz_score(page)
 
 
 def feedback(page: Page, n: int) -> Locator:

@@ -12,7 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from .helpers import OUTAGE, log_labels, message, open_playground, press
+from .helpers import OUTAGE, log_labels, message, open_playground, press, quiz_score, score_pattern
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +21,7 @@ def answer_first_question(page: Page) -> None:
     quiz = page.get_by_role("region", name="Quick check questions")
     quiz.get_by_role("radio").first.check()
     quiz.get_by_role("button", name="Check answer").first.click()
-    expect(quiz.get_by_role("status").first).to_contain_text("(1 answered)")
+    expect(quiz.get_by_role("status").first).to_have_text(score_pattern(answered=1))
 
 
 def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
@@ -74,14 +74,14 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(outage.get_by_role("status")).to_have_text(message("playground.ready"))
     expect(log_labels(outage)).to_have_count(1)
     quiz = page.get_by_role("region", name="Quick check questions")
-    expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
+    expect(quiz_score(page)).to_have_text(score_pattern(correct=0, answered=0))
     expect(quiz.get_by_role("radio", checked=True)).to_have_count(0)
     expect(page.get_by_role("radio", name="Dark")).to_be_checked()
     # Nothing comes back on a further reload.
     page.reload()
     outage.scroll_into_view_if_needed()
     expect(outage.get_by_role("status")).to_have_text(message("playground.ready"))
-    expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
+    expect(quiz_score(page)).to_have_text(score_pattern(correct=0, answered=0))
     # The progress file has no goal reached any more.
     with page.expect_download() as download:
         page.get_by_role("button", name="Download my progress").click()
@@ -108,5 +108,4 @@ def test_start_over_is_offered_in_a_portal_frame_too(page: Page) -> None:
     expect(dialog).to_be_hidden()
     start_over.click()
     dialog.get_by_role("button", name="Start over").click()
-    quiz = page.get_by_role("region", name="Quick check questions")
-    expect(quiz.get_by_role("status").first).to_contain_text("(0 answered)")
+    expect(quiz_score(page)).to_have_text(score_pattern(correct=0, answered=0))

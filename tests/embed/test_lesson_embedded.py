@@ -19,7 +19,7 @@ from lesson.i18n import translate
 from lesson.portal import xapi
 from tests.threads import serve_in_thread
 
-from ..e2e.helpers import do_task, message
+from ..e2e.helpers import do_task, message, quiz_score, score_pattern, score_text
 from .conftest import site_and_app
 from .test_embed_e2e import parent_snippet
 
@@ -99,27 +99,25 @@ def answer_all(scope: Page | FrameLocator, wrong: int = 0, then_right: bool = Fa
     """Answer every question of the quick check, the first `wrong` of them wrongly (a task is done right);
     with `then_right`, each wrong answer is followed by the right one, which must change no score."""
     quiz = scope.get_by_role("region", name="Quick check questions")
-    score = quiz.get_by_role("status").filter(has_text=re.compile(r"^Score: "))
+    score = quiz_score(scope)
     for n, q in enumerate(QUESTIONS, 1):
         if "task" in q:
             do_task(scope, n)
-            expect(quiz.get_by_role("status").filter(has_text=re.compile(r"^Score: "))).to_contain_text(
-                f"({n} answered)"
-            )
+            expect(score).to_have_text(score_pattern(answered=n))
             continue
         choice = q["answer"] if n > wrong else next(c for c in q["choices"] if c["id"] != q["answer"])["id"]
         text = next(c["text"] for c in q["choices"] if c["id"] == choice)
         quiz.get_by_role("radio", name=text).check()
         quiz.get_by_role("button", name="Check answer").nth(n - 1).click()
-        expect(score).to_contain_text(f"({n} answered)")
+        expect(score).to_have_text(score_pattern(answered=n))
         if then_right and choice != q["answer"]:
             before = score.text_content()
             right = next(c["text"] for c in q["choices"] if c["id"] == q["answer"])
             quiz.get_by_role("radio", name=right).check()
             quiz.get_by_role("button", name="Check answer").nth(n - 1).click()
             form = quiz.locator(f"#q-{q['id']}")
-            expect(form.get_by_text("Correct.")).to_be_visible()  # the explanation of the right answer...
-            expect(form.get_by_text(re.compile("first answer"))).to_be_visible()  # ...and what counted
+            expect(form.get_by_text(message("quiz.right"))).to_be_visible()  # the explanation of the right answer...
+            expect(form.get_by_text(message("quiz.first.wrong", first=text))).to_be_visible()  # ...and what counted
             expect(score).to_have_text(before)
 
 
@@ -170,7 +168,7 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused_scores_and_repo
     answer_all(framed, wrong=1, then_right=True)  # the right answer after the wrong one reports nothing
     n = len(QUESTIONS)
     # The quiz keeps its answers in memory: the score is right without storage.
-    expect(framed.get_by_text(f"Score: {n - 1} of {n} correct")).to_be_visible()
+    expect(quiz_score(framed)).to_have_text(score_text(n - 1, n, n))
     page.wait_for_function(
         """() => window.received.filter(m => m.action === 'statement'
                  && /\\/(passed|failed)$/.test(m.statement.verb.id)).length === 1"""
@@ -331,9 +329,9 @@ def test_under_a_sub_path_answers_are_graded_kept_exported_and_imported_in_a_fre
     answer_all(page, wrong=1, then_right=True)  # the file keeps the first answer, the one that scored
     n = len(QUESTIONS)
     page.reload()  # the answers come back, graded again through /training/mcp/api
-    expect(page.get_by_text(re.compile(r"^Score: "))).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
+    expect(quiz_score(page)).to_have_text(score_text(n - 1, n, n))
     assert sockets and all(u.startswith(mounted.replace("http", "ws") + "/training/mcp/ws") for u in sockets)
-    assert "plain HTTP" not in (page.locator("#connection").text_content() or "")
+    expect(page.locator("#connection")).not_to_contain_text(message("transport.http"))
     ours = [u for u in seen if u.startswith(mounted)]
     assert any("/static/" in u for u in ours) and any("/api/quiz/" in u for u in ours)
     assert all(u.startswith(f"{mounted}/training/mcp/") for u in ours), [u for u in ours if "/training/mcp/" not in u]
@@ -355,22 +353,22 @@ def test_under_a_sub_path_answers_are_graded_kept_exported_and_imported_in_a_fre
     try:
         other = fresh.new_page()
         other.goto(page.url)
-        score = other.get_by_text(re.compile(r"^Score: "))
-        expect(score).to_contain_text("(0 answered)")
+        score = quiz_score(other)
+        expect(score).to_have_text(score_text(0, n, 0))
         # A file that is not progress changes nothing and says so.
         bad = tmp_path / "bad.json"
         bad.write_text('{"hello": 1}')
         other.get_by_label("Load progress from a file").set_input_files(bad)
         expect(other.get_by_text(message("progress.bad_file"), exact=True)).to_be_visible()
-        expect(score).to_contain_text("(0 answered)")
+        expect(score).to_have_text(score_text(0, n, 0))
         other.get_by_label("Load progress from a file").set_input_files(saved)
-        expect(score).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
+        expect(score).to_have_text(score_text(n - 1, n, n))
         loaded = other.get_by_role("status").filter(has_text=message("progress.answers.many", n=n))
         expect(loaded).to_contain_text(message("progress.goals.one", n=1))
-        expect(other.get_by_text("Not quite.")).to_have_count(1)
+        expect(other.get_by_text(message("quiz.wrong"))).to_have_count(1)
         # Held by this page now: a reload keeps it.
         other.reload()
-        expect(other.get_by_text(re.compile(r"^Score: "))).to_have_text(f"Score: {n - 1} of {n} correct ({n} answered)")
+        expect(quiz_score(other)).to_have_text(score_text(n - 1, n, n))
     finally:
         fresh.close()
 
@@ -392,7 +390,7 @@ def test_with_a_record_store_the_page_sends_its_statements_to_the_server(
     sent = [xapi.validate_statement(s) for s in info.value.request.post_data_json]
     answered = next(s for s in sent if s.verb.id.endswith("/answered"))
     assert answered.object.id == f"{app}/lessons/{SLUG}/question/{q['id']}" and answered.result.success is True
-    expect(quiz.get_by_text("Correct.")).to_be_visible()
+    expect(quiz.get_by_text(message("quiz.right"))).to_be_visible()
 
 
 def test_progress_saved_on_the_former_lesson_loads_where_each_part_went(page: Page, live_server: str, tmp_path: Path):
@@ -409,19 +407,19 @@ def test_progress_saved_on_the_former_lesson_loads_where_each_part_went(page: Pa
     saved = tmp_path / "hot-swapping-progress.json"
     saved.write_text(json.dumps(old))
     page.goto(f"{live_server}/lessons/servers-come-and-go")
-    score = page.get_by_text(re.compile(r"^Score: "))
+    score = quiz_score(page)
     page.get_by_label("Load progress from a file").set_input_files(saved)
     # Its two questions came across, graded again: one right, one wrong.
-    expect(score).to_have_text("Score: 1 of 2 correct (2 answered)")
+    expect(score).to_have_text(score_text(1, 2, 2))
     said = page.get_by_role("status").filter(has_text="hot-swapping")
-    expect(said).to_contain_text("2 answers")
-    expect(said).to_contain_text("0 goals")
+    expect(said).to_contain_text(message("progress.answers.many", n=2))
+    expect(said).to_contain_text(message("progress.goals.many", n=0))
     # The outage lesson takes the outage playground's goal and none of the answers.
     page.goto(f"{live_server}/lessons/an-outage")
     page.get_by_label("Load progress from a file").set_input_files(saved)
     said = page.get_by_role("status").filter(has_text="hot-swapping")
-    expect(said).to_contain_text("0 answers")
-    expect(said).to_contain_text("1 goal")
+    expect(said).to_contain_text(message("progress.answers.many", n=0))
+    expect(said).to_contain_text(message("progress.goals.one", n=1))
     # A lesson that was never part of it refuses the file, as any other lesson's.
     page.goto(f"{live_server}/lessons/list-changed")
     page.get_by_label("Load progress from a file").set_input_files(saved)

@@ -5,6 +5,7 @@ checks that it does."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -47,6 +48,12 @@ def methods(frames: list[dict]) -> list[str]:
     return [f["payload"]["method"] for f in frames if f["payload"] and "method" in f["payload"]]
 
 
+def names_in(line: dict, *names: str) -> bool:
+    """Each name is a word of the line's text, however the catalogue words the sentence around it."""
+    words = set(re.findall(r"[\w-]+", line["text"]))
+    return all(name in words for name in names)
+
+
 def test_the_start_names_the_servers_and_the_era(outage: PageClient) -> None:
     start = outage.last
     assert [(r["name"], r["status"]) for r in start["view"]["servers"]] == [("A", "connected"), ("B", "connected")]
@@ -68,7 +75,7 @@ def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
 
     turn = outage.do("press", button="turn")
     prompt_line = turn["view"]["log"][-1]["lines"][0]
-    assert prompt_line["code"] == "narration.turn_prompt" and "5 tools" in prompt_line["text"]
+    assert prompt_line["code"] == "narration.turn_prompt" and "5" in prompt_line["text"].split()
     assert "close_ticket" in prompt_line["text"] and turn["view"]["next_prompt"]["turns"] == 1
 
     add = outage.do("press", button="add-c")
@@ -77,7 +84,7 @@ def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
 
     turn = outage.do("press", button="turn")
     new = turn["view"]["log"][-1]["lines"][1]
-    assert new["code"] == "narration.new_since_last_turn" and "find_slot (C), book_meeting (C)" in new["text"]
+    assert new["code"] == "narration.new_since_last_turn" and names_in(new, "find_slot", "book_meeting", "C")
 
     dies = outage.do("press", button="a-dies")
     assert codes(dies)[:3] == ["narration.process_died", "narration.marked_down", "narration.conversation_survives"]
@@ -86,7 +93,7 @@ def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
     turn = outage.do("press", button="turn")
     lines = turn["view"]["log"][-1]["lines"]
     gone = next(line for line in lines if line["code"] == "narration.gone_since_last_turn")
-    assert "search_docs (A), read_page (A)" in gone["text"]
+    assert names_in(gone, "search_docs", "read_page", "A")
     assert "narration.model_called_gone_tool" in [line["code"] for line in lines]  # A's tool, seen last turn
     # The tool error comes from the host, never from the dead server, and never crossed the wire.
     built = wire(turn)[0]
@@ -104,8 +111,8 @@ def test_the_modern_walk_says_each_step(outage: PageClient) -> None:
 
     turn = outage.do("press", button="turn")
     lines = turn["view"]["log"][-1]["lines"]
-    assert lines[1]["code"] == "narration.new_since_last_turn" and "search_docs (A)" in lines[1]["text"]
-    assert any(ln["code"] == "narration.model_called" and "search_docs on A" in ln["text"] for ln in lines)
+    assert lines[1]["code"] == "narration.new_since_last_turn" and names_in(lines[1], "search_docs", "A")
+    assert any(ln["code"] == "narration.model_called" and names_in(ln, "search_docs", "A") for ln in lines)
     kinds = ["start", "deploy_tool", "take_turn", "add_server", "take_turn", "server_dies", "take_turn"]
     kinds += ["server_back", "take_turn"]
     assert [s["label"]["code"] for s in outage.history] == [f"narration.event.{k}" for k in kinds]

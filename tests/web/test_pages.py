@@ -168,22 +168,31 @@ def test_origin_patterns_admit_subdomains_to_posts_and_a_bare_star_admits_nobody
     assert (answer.status_code == 200) is allowed
 
 
+def msg(key: str, **values: object) -> str:
+    """A catalogue message as the page's HTML carries it."""
+    return html.escape(translate("en", key, **values), quote=False)
+
+
+def score(correct: int, answered: int, total: int = 2) -> str:
+    return msg("quiz.score", correct=correct, total=total, answered=answered)
+
+
 def test_quiz_without_javascript_is_a_plain_form(fixture_client):
     resp = fixture_client.post("/lessons/first/quiz/one", data={"choice": "a"})
     assert resp.status_code == 303 and resp.headers["Location"].endswith("/lessons/first#q-one")
     page = fixture_client.get("/lessons/first").get_data(as_text=True)
-    assert "Not quite." in page and "Score: 0 of 2 correct (1 answered)" in page
+    assert msg("quiz.wrong") in page and score(0, 1) in page
     # The right answer afterwards shows its explanation, but the first answer is the one that scores.
     fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"})
     page = fixture_client.get("/lessons/first").get_data(as_text=True)
-    assert "Correct." in page and "Fixture explanation one." in page and "Score: 0 of 2 correct (1 answered)" in page
+    assert msg("quiz.right") in page and "Fixture explanation one." in page and score(0, 1) in page
     assert "“Choice one A”" in page  # the first answer, named as the one that counted
     assert 'href="#start-here"' in page  # the feedback links the part of the lesson it is about
-    assert "Quick check: 0 of 2 correct" in fixture_client.get("/").get_data(as_text=True)
+    assert msg("index.check.score", correct=0, total=2) in fixture_client.get("/").get_data(as_text=True)
     # Start over forgets both, and the next answer is a first answer again.
     fixture_client.post("/api/progress/first/clear")
     fixture_client.post("/lessons/first/quiz/one", data={"choice": "b"})
-    assert "Score: 1 of 2 correct (1 answered)" in fixture_client.get("/lessons/first").get_data(as_text=True)
+    assert score(1, 1) in fixture_client.get("/lessons/first").get_data(as_text=True)
 
 
 def test_the_first_answer_scores_and_a_later_one_only_explains(fixture_client):
@@ -208,7 +217,7 @@ def test_the_first_answer_scores_and_a_later_one_only_explains(fixture_client):
 
 def test_quiz_form_without_a_choice_says_so(fixture_client):
     resp = fixture_client.post("/lessons/first/quiz/one", data={}, follow_redirects=True)
-    assert "Pick an answer first." in resp.get_data(as_text=True)
+    assert msg("quiz.missing") in resp.get_data(as_text=True)
 
 
 def test_quiz_json_checks_on_the_server(fixture_client):
