@@ -63,6 +63,13 @@ def narrated_lead(code: str) -> str:
     return re.split(r"\{", translate("en", code), maxsplit=1)[0]
 
 
+def lead(key: str, **values: object) -> str:
+    """A catalogue message filled with ``values``, up to its first placeholder not among them."""
+    text = translate("en", f"js.{key}")
+    cut = next((m.start() for m in re.finditer(r"\{(\w+)\}", text) if m.group(1) not in values), len(text))
+    return text[:cut].format(**values).rstrip()
+
+
 def quiz_score(scope: Page | FrameLocator | Locator) -> Locator:
     """The quick check's score line: the first status in its region (each question's feedback follows)."""
     return scope.get_by_role("region", name=translate("en", "quiz.label")).get_by_role("status").first

@@ -17,6 +17,7 @@ from lesson.playground.protocol import ViewAnswer
 from .helpers import (
     GATEWAYS,
     OUTAGE,
+    lead,
     lesson_holding,
     log_labels,
     log_step,
@@ -303,7 +304,7 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
     expect_marked(region(handles, "What happened").locator("li.step").last.get_by_role("listitem"), "failed")
     # Undo: the failure is taken back, not announced again.
     handles.get_by_role("button", name="Undo").click()
-    expect(status).to_contain_text("Undone")
+    expect(status).to_contain_text(lead("playground.undone"))
     expect(status).not_to_contain_text(message("changes.failed", text=""))
 
 

@@ -19,8 +19,10 @@ from .helpers import (
     START,
     expect_step,
     heading,
+    lead,
     log_labels,
     message,
+    narrated,
     open_playground,
     press,
     prompt,
@@ -116,7 +118,7 @@ def test_a_press_marks_its_changes_an_undo_says_it_is_one_and_a_refused_press_sa
     expect(left).to_contain_text("search_docs from A")
     expect_marked(left, "gone")
     said = status(outage)
-    expect(said).to_contain_text("After press 1.")
+    expect(said).to_contain_text(lead("playground.after", k=1))
     # "server A: status (now down), stream, … changed": A's change names its new status first.
     down = message("changes.changed", server="A", fields="\0").split("\0")[0]
     down += message("changes.status_now", status="down")
@@ -138,19 +140,19 @@ def test_a_press_marks_its_changes_an_undo_says_it_is_one_and_a_refused_press_sa
     press(outage, "A is back", 2)
     outage.get_by_role("button", name="Undo").click()
     expect(log_labels(outage)).to_have_count(2)
-    expect(said).to_contain_text("Undone: A is back")
+    expect(said).to_contain_text(lead("playground.undone", label=narrated("narration.event.server_back", server="A")))
     expect(said).to_contain_text(state(1))
-    expect(said).not_to_contain_text("After press")
+    expect(said).not_to_contain_text(lead("playground.after", k=2))
     left = prompt(outage).get_by_text(re.compile("^" + re.escape(opening("playground.left_undo"))))
     expect(left).to_contain_text("search_docs from A")
     outage.get_by_role("button", name="Undo").click()
-    expect(said).to_contain_text("Undone: A dies")
+    expect(said).to_contain_text(lead("playground.undone", label=narrated("narration.event.server_dies", server="A")))
     expect(said).to_contain_text(message("playground.now_start"))
 
     # A press the simulation refuses says why: the log's reason, not only "nothing changed".
     press(outage, "A dies", 1)
     press(outage, "A dies", 2)
-    expect(said).to_contain_text("After press 2.")
+    expect(said).to_contain_text(lead("playground.after", k=2))
     reason = region(outage, "What happened").locator("li.step").last.locator(".tone-rejected")
     expect(reason).to_have_count(1)
     expect(said).to_contain_text(reason.locator("[data-content]").inner_text())
@@ -231,7 +233,7 @@ def test_new_servers_counters_and_the_comparison_are_marked(outage: Locator) -> 
     press(outage, "Take a model turn", 2)
     counters = prompt(outage).get_by_text(re.compile("^Conversation: "))
     expect_marked(counters, "changed")
-    expect(status(outage)).to_contain_text("was")
+    expect(status(outage)).to_contain_text(message("changes.was", now=message("changes.turns", n=1), was=0))
 
     # The comparison sits beside the prompt.
     press(outage, "B deploys a new tool", 3)
@@ -326,8 +328,8 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     # Marked against what was on screen before Undo (A was down there too), not against press 3.
     expect(rowheader(outage, "A")).not_to_have_attribute("data-mark", re.compile("."))
     expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
-    said = outage.get_by_role("status").filter(has_text="Viewing")
-    expect(said).to_contain_text("2 presses")
+    said = outage.get_by_role("status").filter(has_text=lead("playground.viewing"))
+    expect(said).to_contain_text(message("count.press.many", n=2))
     expect(a_status(outage)).to_have_accessible_name("down")
     outage.get_by_role("button", name="Back to the latest").click()
     expect(now(outage, 3)).to_be_visible()
@@ -359,7 +361,7 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     press(outage, "Take a model turn", 2)
     expect(log_labels(outage)).to_have_text([START, heading(1, "server_dies", server="A"), heading(2, "take_turn")])
     # The status says the later presses went.
-    expect(outage.get_by_role("status").filter(has_text="After press 2")).to_contain_text(
+    expect(outage.get_by_role("status").filter(has_text=lead("playground.after", k=2))).to_contain_text(
         message("playground.dropped", presses="2 presses")
     )
     expect(now(outage, 2)).to_be_visible()
@@ -367,9 +369,8 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     # A reset made while looking back clears every press, and says how many: none is set aside.
     slider.fill("1")
     outage.get_by_role("button", name="Reset").click()
-    said = outage.get_by_role("status").filter(has_text=message("playground.restarted", presses="2 presses"))
-    expect(said).to_be_visible()
-    expect(said).not_to_contain_text("set aside")
+    cleared = message("playground.restarted", presses=message("count.press.many", n=2))
+    expect(outage.get_by_role("status")).to_have_text(cleared)  # and nothing of presses set aside
     expect(outage.get_by_role("button", name="Undo")).to_be_disabled()
     press(outage, "A dies", 1)
     press(outage, "Take a model turn", 2)

@@ -23,6 +23,7 @@ from .helpers import (
     expect_status,
     gone_list,
     heading,
+    lead,
     log_labels,
     log_step,
     message,
@@ -64,7 +65,7 @@ def test_gateway_draws_its_backends_and_each_change(page: Page) -> None:
     press(gateway, "Take a model turn", 2)
     # The status line names every change it marks, the turns taken among them.
     turns = message("changes.was", now=message("changes.turns", n=1), was=0)
-    expect(gateway.get_by_role("status").filter(has_text="After press 2")).to_contain_text(turns)
+    expect(gateway.get_by_role("status").filter(has_text=lead("playground.after", k=2))).to_contain_text(turns)
 
     press(gateway, "B recovers", 3)
     expect_status(gateway, "B", "connected")
@@ -154,7 +155,7 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     before = ["create_ticket from P", "assign_ticket from P", "query from Q", "list_tables from Q"]
     press(guide, "Q sends list_changed without declaring it", 1)
     # Nothing changed on screen: the status line gives the step's note, not only that.
-    said = guide.get_by_role("status").filter(has_text="After press 1")
+    said = guide.get_by_role("status").filter(has_text=lead("playground.after", k=1))
     expect(said).to_contain_text(message("changes.none"))
     expect(said).to_contain_text(translate("en", "narration.undeclared_list_changed_not_sent", server="Q"))
     expect(prompt(guide).get_by_role("listitem")).to_have_text(before)

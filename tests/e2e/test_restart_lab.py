@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from lesson.i18n import translate
 
-from .helpers import RESTARTS, message, restart_lab, takes_room
+from .helpers import RESTARTS, message, narrated, restart_lab, takes_room
 
 pytestmark = pytest.mark.e2e
 
@@ -84,7 +84,7 @@ def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
     keys = ("lab.both", "era.legacy", "era.modern")
     sides = [lab.get_by_role("region", name=re.compile("^" + re.escape(message(key)))) for key in keys]
     both, legacy, modern = sides
-    expect(both).to_contain_text("W restarted")
+    expect(both).to_contain_text(narrated("narration.restarted_idle", server="W"))
     expect(legacy).to_contain_text("404")
     expect(modern).not_to_contain_text("404")
     expect(modern).to_contain_text(message("lab.nothing_else"))

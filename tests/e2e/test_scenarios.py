@@ -20,9 +20,10 @@ from .helpers import (
     choose_era,
     expect_status,
     expect_step,
-    heading,
+    lead,
     log_labels,
     message,
+    narrated,
     open_playground,
     press,
     scenario_box,
@@ -60,8 +61,8 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     scenario = scenario_box(outage, s)
     said = scenario.get_by_role("status")
     expect(said).to_contain_text(message("scenario.cleared", presses="1 press"))
-    expect(said).to_contain_text("After press 1")
-    line = outage.get_by_role("status").filter(has_text="After press 1").and_(outage.locator(".announce"))
+    expect(said).to_contain_text(lead("playground.after", k=1))
+    line = outage.get_by_role("status").filter(has_text=lead("playground.after", k=1)).and_(outage.locator(".announce"))
     expect(line).to_have_attribute("aria-live", "off")
     expect(scenario.get_by_role("button", name="Previous moment")).to_be_disabled()
     expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
@@ -203,7 +204,8 @@ def test_a_scenario_steps_by_keyboard_in_view_and_a_press_of_the_learner_ends_it
     # The press's status says the replay ended, as well as what the press did.
     status = outage.get_by_role("status")
     expect(status).to_contain_text(message("scenario.left", n=2))
-    expect(status).to_contain_text(heading(3, "server_dies", server="A"))
+    expect(status).to_contain_text(lead("playground.after", k=3))
+    expect(status).to_contain_text(narrated("narration.event.server_dies", server="A"))
     expect_status(outage, "A", "down")
 
 
@@ -263,7 +265,7 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 3)
     expect(outage.locator('[data-role="goal"]')).to_contain_text(message("goal.open"))
-    said = outage.get_by_role("status").filter(has_text="After press")
+    said = outage.get_by_role("status").filter(has_text=lead("playground.after"))
     expect(said).to_have_count(2)
     reached = opening("goal.reached", "goal")
     for n in range(2):
