@@ -160,8 +160,13 @@ class Service:
             except RecursionError:
                 raise FrameError("bad_json", "frame nests too deeply") from None
             except ValueError as exc:
-                # Python's own advice on over-long integers (a setting of its own) means nothing to a client.
-                why = "a number has too many digits" if "int_max_str_digits" in str(exc) else str(exc)
+                # Python's own advice (on over-long integers, a setting of its own; on a byte-order mark,
+                # a codec to decode with) means nothing to a client.
+                why = str(exc)
+                if "int_max_str_digits" in why:
+                    why = "a number has too many digits"
+                elif why.startswith("Unexpected UTF-8 BOM"):
+                    why = "it starts with a byte-order mark"
                 raise FrameError("bad_json", f"frame is not valid JSON ({why})") from None
             return self.handle_data(data)
         except FrameError as exc:

@@ -29,7 +29,11 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 
 def _origin_of(url: str) -> str:
-    parts = urlsplit(url)
+    """The origin of a Referer; "" for one that names none or cannot be read (``http://[::1/``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
     return f"{parts.scheme}://{parts.netloc}".lower() if parts.scheme and parts.netloc else ""
 
 

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
+from werkzeug.exceptions import NotFound
 
 from .guard import security_headers
 from .strings import localized
@@ -13,6 +14,8 @@ from .strings import localized
 bp = Blueprint("pages", __name__)
 MAX_ANSWERS = 50
 MAX_STATEMENTS = 20
+NO_QUIZ = "this lesson has no quick check"
+NO_QUESTION = "this lesson's quick check has no such question"
 
 
 def _state():
@@ -21,14 +24,27 @@ def _state():
     return lesson_state()
 
 
+def kept(key: str) -> dict[str, dict[str, str]]:
+    """What the session cookie keeps under ``key``, by lesson: answers by question. A cookie of another
+    shape (another app's on this host, an older version's) holds nothing, rather than failing the page."""
+    held = session.get(key)
+    if not isinstance(held, dict):
+        return {}
+    return {
+        slug: {q: a for q, a in answers.items() if isinstance(q, str) and isinstance(a, str)}
+        for slug, answers in held.items()
+        if isinstance(slug, str) and isinstance(answers, dict)
+    }
+
+
 def _answers(slug: str) -> dict[str, str]:
     """The answers that score: the first one given to each question."""
-    return dict(session.get("quiz", {}).get(slug, {}))
+    return kept("quiz").get(slug, {})
 
 
 def _seen(slug: str) -> dict[str, str]:
     """The choice checked last on each question, whose explanation the page shows (the no-JavaScript form)."""
-    return dict(session.get("quiz_seen", {}).get(slug, {}))
+    return kept("quiz_seen").get(slug, {})
 
 
 def _grader():
@@ -81,23 +97,23 @@ def _record(slug: str, qid: str, choice: str) -> tuple[Any, Any]:
     content = _state().content
     quiz = content.quizzes.get(slug)
     if quiz is None:
-        abort(404)
+        abort(404, NO_QUIZ)
     question = next((q for q in quiz.questions if q.id == qid), None)
     if question is None:
-        abort(404)
+        abort(404, NO_QUESTION)
     if question.task is not None or choice not in {c.id for c in question.choices or []}:
         return question, None  # a task is answered in its playground, which needs the page's script
     # The first answer is the one that scores; a later one is kept only to show its explanation.
-    progress = dict(session.get("quiz", {}))
+    progress = kept("quiz")
     progress[slug] = {qid: choice, **progress.get(slug, {})}
     session["quiz"] = progress
-    seen = dict(session.get("quiz_seen", {}))
+    seen = kept("quiz_seen")
     seen[slug] = {**seen.get(slug, {}), qid: choice}
     session["quiz_seen"] = seen
     return question, choice
 
 
-def _json_body() -> Any:
+def json_body() -> Any:
     """The request's JSON, or None when the body is not JSON (nested too deeply to parse included)."""
     try:
         return request.get_json(silent=True)
@@ -232,7 +248,7 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
     """Grade one answer: ``{"choice": id}``, or ``{"log": line}`` for a task (the playground's log as
     the page holds it, replayed here). The page may send the answers it holds (``answers``), so the
     score survives a restart, another worker or a lost cookie; they are graded here, never trusted."""
-    data = _json_body()
+    data = json_body()
     question = _question(slug, qid)
     if question.task is not None:
         return _answer_task(slug, question, data)
@@ -279,7 +295,7 @@ def _question(slug: str, qid: str) -> Any:
     quiz = _state().content.quizzes.get(slug)
     question = next((q for q in quiz.questions if q.id == qid), None) if quiz else None
     if question is None:
-        abort(404)
+        abort(404, NO_QUESTION if quiz else NO_QUIZ)
     return question
 
 
@@ -336,8 +352,8 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
     """Grade the answers a page holds (after a reload): each verdict and the score."""
     quiz = _state().content.quizzes.get(slug)
     if quiz is None:
-        abort(404)
-    data = _json_body()
+        abort(404, NO_QUIZ)
+    data = json_body()
     if not isinstance(data, dict):
         return jsonify(error='send a JSON object like {"answers": {"q1": "a"}}'), 400
     held = _page_answers(data)
@@ -372,7 +388,7 @@ def statements() -> tuple[Response, int]:
     forwarder = current_app.extensions.get("lrs")
     if forwarder is None:
         return jsonify(error="no learning record store is configured"), 404
-    data = _json_body()
+    data = json_body()
     items = data if isinstance(data, list) else [data]
     if not items or len(items) > MAX_STATEMENTS:
         return jsonify(error=f"send one statement or a list of 1 to {MAX_STATEMENTS}"), 400
@@ -402,7 +418,10 @@ def _embed_asked() -> bool:
 
 
 @bp.app_errorhandler(404)
-def not_found(_err: Exception) -> tuple[str, int]:
+def not_found(err: NotFound) -> tuple[str, int] | tuple[Response, int]:
+    if request.path.startswith("/api/"):  # a page's own call reads a JSON error, as from the rest of /api
+        said = err.description if err.description != NotFound.description else "nothing here answers this address"
+        return jsonify(error=said), 404
     # Inside a portal's frame (an /embed/ address or ?embed=1) the page keeps to the frame: no site
     # header, and no link that would take the frame to the site's own index.
     embed = request.path.startswith("/embed/") or _embed_asked()

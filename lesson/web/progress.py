@@ -11,11 +11,12 @@ bp = Blueprint("progress", __name__)
 @bp.post("/api/progress/<slug>/clear")
 def clear(slug: str) -> Response:
     from . import lesson_state
+    from .pages import kept
 
     if lesson_state().content.lesson(slug) is None:
-        abort(404)
+        abort(404, "there is no such lesson")
     for key in ("quiz", "quiz_seen"):  # the answers that score, and the last one checked on each question
-        progress = dict(session.get(key, {}))
+        progress = kept(key)
         if progress.pop(slug, None) is not None:
             session[key] = progress
     return jsonify(cleared=slug)

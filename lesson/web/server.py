@@ -37,8 +37,18 @@ def forwarded_allow_ips(proxy_fix: int) -> str:
     return "*" if proxy_fix > 0 else ""
 
 
+def _unreadable_body(err: Exception) -> Any:
+    from flask import Response, jsonify, request
+
+    said = f"the request's body could not be read ({type(err).__name__})"
+    if request.path.startswith("/api/"):
+        return jsonify(error=said), 400
+    return Response(said + "\n", 400, mimetype="text/plain")
+
+
 def run_gunicorn(host: str, port: int, workers: int, threads: int, proxy_fix: int = 0) -> int:
     from gunicorn.app.base import BaseApplication
+    from gunicorn.http.errors import NoMoreData, ParseException
 
     loaded: dict[str, Any] = {}  # the worker's app, once ``load`` has made it
 
@@ -80,6 +90,10 @@ def run_gunicorn(host: str, port: int, workers: int, threads: int, proxy_fix: in
             from . import create_app
 
             app = create_app()
+            # A body gunicorn cannot read (a malformed chunk, one cut short) surfaces where a view reads
+            # it, as gunicorn's own exception: a 400 that says so, not a 500 with a traceback.
+            app.register_error_handler(ParseException, _unreadable_body)
+            app.register_error_handler(NoMoreData, _unreadable_body)
             # The app's own warnings (sockets refused, the record store unreachable) in gunicorn's error
             # log, stamped like its lines; without a handler Python would print them bare.
             app_log = logging.getLogger("lesson")

@@ -24,6 +24,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed, ConnectionError, Server
+from werkzeug.routing.exceptions import WebsocketMismatch
 from wsproto.utilities import RemoteProtocolError
 
 bp = Blueprint("frames", __name__)
@@ -348,6 +349,23 @@ def _before_handshake() -> None:
 def _bad_handshake(exc: Exception) -> Response:
     """A request to /ws the library cannot take as a handshake (a header missing or wrong)."""
     return Response(f"Not a WebSocket handshake this server can accept: {exc}\n", 400, mimetype="text/plain")
+
+
+@bp.app_errorhandler(WebsocketMismatch)
+def _not_a_socket_address(_err: WebsocketMismatch) -> Response:
+    """A plain request to /ws (often through a proxy that drops the upgrade headers), or an upgrade to
+    an address that takes none: said in words, not as a bare 400 page."""
+    if request.path != "/ws":
+        return Response(
+            "This address takes no WebSocket connection; the playground's is /ws.\n", 400, mimetype="text/plain"
+        )
+    wanted = {"Upgrade": "websocket", "Connection": "Upgrade"}
+    missing = [f"{k}: {v}" for k, v in wanted.items() if v.lower() not in request.headers.get(k, "").lower()]
+    said = (
+        "Not a WebSocket handshake: /ws takes WebSocket connections only, and this request lacks "
+        f"{' and '.join(missing)}. A proxy in front of the server may be dropping those headers.\n"
+    )
+    return Response(said, 400, mimetype="text/plain")
 
 
 @sock.route("/ws", bp=bp)

@@ -153,3 +153,17 @@ def test_a_task_is_graded_by_replaying_its_playground_log(tmp_path, tool_keys):
     launch = launch_id(other.launch(platform.sign(body), state).get_data(as_text=True))
     undone = post("outage:modern::add-c,a-dies,turn").get_json()
     assert (undone["answered"], undone["correct"]) == (1, 0)
+
+
+def test_an_answer_that_cannot_be_read_or_names_no_question_gets_a_json_error(live):
+    """A body nested too deeply to parse, or a question the launched quiz does not have: a JSON error the
+    page can show, never a crash or an HTML page."""
+    lti = live()
+    flow, launch = _launch(lti)
+    deep = '{"a":' * 3000 + "1" + "}" * 3000
+    for body, status in (
+        ({"data": deep, "content_type": "application/json"}, 400),
+        ({"json": {"launch": launch, "question": "nope", "choice": "a"}}, 404),
+    ):
+        resp = flow.client.post("/lti/answer", headers={"Origin": lti.tool}, base_url=lti.tool, **body)
+        assert resp.status_code == status and resp.is_json and resp.get_json()["error"]

@@ -4,7 +4,6 @@ reason in the log, and nothing recorded."""
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 import time
 
@@ -148,13 +147,17 @@ def test_odd_claims_in_a_signed_token_get_a_page_not_a_crash(odd, flow, platform
     assert "<h1>" in resp.get_data(as_text=True)
 
 
-def test_a_deep_link_return_url_that_is_not_http_is_refused(flow, platform):
+@pytest.mark.parametrize("return_url", ["javascript:x", "http://[::1/", None])
+def test_a_deep_linking_launch_with_nowhere_to_return_to_is_refused_before_the_picker(flow, platform, return_url):
+    """An author would pick lessons for nothing: the launch is refused, and the picker never shown."""
     state, nonce = flow.start()
     body = platform.claims(nonce, kind="deeplink")
-    body["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]["deep_link_return_url"] = "javascript:x"
-    page = flow.launch(platform.sign(body), state).get_data(as_text=True)
-    launch = re.search(r'name="launch" value="([^"]+)"', page)[1]
-    resp = flow.client.post(
-        "/lti/deep-link", data={"launch": launch, "lesson": "first"}, headers={"Origin": TOOL}, base_url=TOOL
-    )
-    assert resp.status_code == 400 and "javascript:" not in resp.get_data(as_text=True)
+    settings = body["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]
+    if return_url is None:
+        del settings["deep_link_return_url"]
+    else:
+        settings["deep_link_return_url"] = return_url
+    resp = flow.launch(platform.sign(body), state)
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 400 and "<h1>" in page and 'name="launch"' not in page
+    assert "javascript:" not in page

@@ -103,7 +103,7 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
         ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "id": "ABC DEF"}', "bad_frame", "id"),
         ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "id": "abc\\n"}', "bad_frame", "id"),
         ('{"v": 2, "type": "press", "handle": "%s", "seq": 2, "button": "a-dies", "id": "-abc"}', "bad_frame", "id"),
-        ("\ufeff" + '{"v": 2, "type": "open", "panel": "outage"}', "bad_json", "BOM"),
+        ("\ufeff" + '{"v": 2, "type": "open", "panel": "outage"}', "bad_json", "byte-order mark"),
         ('{"v": 2, "type": "open", "panel": "outage", "id": ' + "9" * 5000 + "}", "bad_json", "too many digits"),
         # A log names its own panel, and a panel without an era choice always starts in its own era.
         (

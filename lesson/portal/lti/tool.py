@@ -30,7 +30,10 @@ NONCE_TTL = 24 * 3600  # a launch's nonce stays claimed as long as pylti1p3 keep
 
 
 def origin_of(url: str | None) -> str | None:
-    parts = urlsplit(url or "")
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:  # "http://[::1/": not an address at all
+        return None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return None
     return canonical_origin(f"{parts.scheme}://{parts.netloc}")

@@ -177,6 +177,9 @@ def _complete(req: FlaskRequest) -> Response:
     if not t.cache.claim(f"nonce:{data.get('iss')}:{data.get('nonce')}", NONCE_TTL):
         return _refuse("replayed")
     launch_id = ml.get_launch_id()
+    if deep_link and _return_url(data) is None:
+        # Refused now, not after the author has picked: there would be nowhere to send the choice.
+        return _refuse("bad_message", "the deep-linking settings name no http(s) return URL")
     if deep_link:
         return _picker(launch_id, data)
     if resource:
@@ -258,6 +261,13 @@ def ml_client(data: dict[str, Any]) -> str | None:
 # deep linking ------------------------------------------------------------------------------------
 
 
+def _return_url(data: dict[str, Any]) -> str | None:
+    """Where a deep-linking launch's choice goes back: its settings' return URL, if an http(s) one."""
+    settings = data.get(DL_SETTINGS)
+    url = settings.get("deep_link_return_url") if isinstance(settings, dict) else None
+    return url if isinstance(url, str) and origin_of(url) is not None else None
+
+
 def _picker(launch_id: str, data: dict[str, Any], error: bool = False) -> Response:
     """The author's picker: the course's lessons (title, summary, minutes), one or several to return."""
     settings = data.get(DL_SETTINGS)
@@ -287,7 +297,7 @@ def deep_link() -> Response:
         if not launch_id.startswith("lti1p3-launch-") or not ml.is_deep_link_launch():
             raise ValueError("not a deep-linking launch")
         link = ml.get_deep_link()
-        settings = ml.get_launch_data()[DL_SETTINGS]
+        return_url = _return_url(ml.get_launch_data())
     except Exception as err:
         return _refuse("unknown_launch", str(err))
     state = _state()
@@ -312,10 +322,9 @@ def deep_link() -> Response:
                 .set_resource_id(item.meta.slug)
             )
         resources.append(res)
-    return_url = settings["deep_link_return_url"]
-    return_origin = origin_of(return_url) if isinstance(return_url, str) else None
-    if return_origin is None:
+    if return_url is None:
         return _refuse("bad_message", "the deep-linking return URL is not an http(s) URL")
+    return_origin = origin_of(return_url)
     token = link.get_response_jwt(resources)
     return _page(
         "lti/return.html",
@@ -334,7 +343,9 @@ def answer() -> tuple[Response, int] | Response:
     """One answer from a launched lesson: graded here (a choice against the key, a task's log by
     replaying it), the first answer of each question kept per attempt, and the attempt's score queued
     for the platform once every question has one. Nothing the page says about correctness is read."""
-    body = request.get_json(silent=True)
+    from lesson.web.pages import json_body
+
+    body = json_body()
     if not isinstance(body, dict) or not all(isinstance(body.get(k), str) for k in ("launch", "question", "choice")):
         return jsonify(error='send {"launch": id, "question": id, "choice": answer}'), 400
     launch = tool().cache.get(f"lti-launch-{body['launch']}")
@@ -343,7 +354,7 @@ def answer() -> tuple[Response, int] | Response:
     quiz = _state().content.quizzes.get(launch["slug"])
     question = next((q for q in quiz.questions if q.id == body["question"]), None) if quiz else None
     if question is None:
-        abort(404)
+        return jsonify(error="the launched lesson's quick check has no such question"), 404
     if question.task is None and body["choice"] not in {c.id for c in question.choices or []}:
         return jsonify(error="that is not one of this question's choices"), 400
     from lesson.web.pages import verdict
