@@ -132,6 +132,19 @@ export function isEmpty(d) {
   );
 }
 
+// "Nothing in the table or the next prompt changed.": naming the regions this panel shows, no others.
+function nothingChanged(shows) {
+  const regions = ["servers", "prompt", "handles"].filter((r) => shows[r]).map((r) => t(`changes.region.${r}`));
+  if (!regions.length) return t("changes.none_on_view");
+  let list;
+  try {
+    list = new Intl.ListFormat(document.documentElement.lang || undefined, { type: "disjunction" }).format(regions);
+  } catch {
+    list = regions.join(", "); // a locale's name that is no language tag
+  }
+  return t("changes.none", { regions: list });
+}
+
 // One sentence a screen reader can take in: what changed, region by region, naming only the regions
 // the panel shows (`shows`: servers, prompt, handles), after the tool error the step ended in or the
 // reason a press was refused, if any (`failure`, `refused`: the text of its log line); when nothing
@@ -161,7 +174,7 @@ export function summarize(d, { failure = null, refused = null, note = null, show
     if (d.stores.current) bits.push(t("changes.current", { store: d.stores.current }));
   }
   const failed = failure ? `${t("changes.failed", { text: failure })} ` : refused ? `${t("changes.rejected", { text: refused })} ` : "";
-  if (!bits.length) return failed + t("changes.none") + (note && !refused ? ` ${t("tone.warn")}${note}` : "");
+  if (!bits.length) return failed + nothingChanged(shows) + (note && !refused ? ` ${t("tone.warn")}${note}` : "");
   return failed + t("changes.summary", { changes: bits.join("; ") });
 }
 

@@ -156,7 +156,8 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     press(guide, "Q sends list_changed without declaring it", 1)
     # Nothing changed on screen: the status line gives the step's note, not only that.
     said = guide.get_by_role("status").filter(has_text=lead("playground.after", k=1))
-    expect(said).to_contain_text(message("changes.none"))
+    regions = " or ".join(message(f"changes.region.{r}") for r in ("servers", "prompt"))
+    expect(said).to_contain_text(message("changes.none", regions=regions))
     expect(said).to_contain_text(translate("en", "narration.undeclared_list_changed_not_sent", server="Q"))
     expect(prompt(guide).get_by_role("listitem")).to_have_text(before)
     expect(prompt(guide)).to_contain_text(message("prompt.turns", turns=0, invalidations=0))

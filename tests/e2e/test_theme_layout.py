@@ -190,8 +190,8 @@ def test_a_playground_on_a_phone(browser: Browser, base_url: str) -> None:
     # have not been above the screen, so nothing leads back to them.
     page.goto(ANSWERING)
     answering = panel(page, "A restart while the user is answering")
+    answering.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
     expect(answering.get_by_role("button", name="Reset")).to_be_enabled()
-    answering.scroll_into_view_if_needed()
     expect(answering.get_by_role("button", name="Back to the events")).to_be_hidden()
     context.close()
 

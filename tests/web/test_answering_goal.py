@@ -10,6 +10,7 @@ import pytest
 
 from lesson.content.course import default_root
 from lesson.content.panels import load_panels
+from lesson.narration import sentence
 from lesson.playground.service import Service
 
 from .pageclient import PageClient
@@ -41,3 +42,31 @@ def test_an_answer_after_a_restart_meets_the_goal_in_either_era(service: Service
         assert "-32602" in json.dumps(answered["view"]["comparison"]["this"]["wire"])
     # Asked again, answered again: the goal stays reached.
     assert page.do("press", button="answer")["goal"] == {"met": True}
+
+
+@pytest.mark.parametrize(
+    "variant, button, finished",
+    [
+        ("key-in-process", "answer", False),  # the new process cannot check the state
+        ("key-outside", "answer", True),  # it can: the retry finishes the call
+        ("key-outside", "answer-late", False),  # it can, but the state has expired
+    ],
+)
+def test_the_lesson_s_two_conditions_for_a_retry_after_a_restart(service: Service, variant, button, finished) -> None:
+    """Lesson 5's quiz asks when the modern retry gets through: the key that signs the requestState must
+    outlive the restart, and the state must not have expired. The playground lets the learner try both;
+    the restart itself tells the key's fate, and only the answer tells the outcome."""
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")
+    page.open()
+    page.do("reset", variant=variant)
+    page.do("press", button="ask")
+    restarted = page.do("press", button="restart")
+    said = next(
+        line for line in restarted["view"]["log"][-1]["lines"] if line["code"] == "narration.restarted_while_asking"
+    )
+    assert sentence("narration.key.durable" if variant == "key-outside" else "narration.key.lost", {}) in said["text"]
+    assert "narration.request_state_rejected" not in codes(restarted)
+    answered = page.do("press", button=button)
+    assert ("narration.retry_verified_after_restart" in codes(answered)) is finished
+    assert ("narration.request_state_rejected" in codes(answered)) is not finished
+    assert ("-32602" in json.dumps(answered["view"]["comparison"]["this"]["wire"])) is not finished

@@ -181,7 +181,7 @@ class LegacyClient(BaseClient):
             event_id=event_id,
         )
         code = "narration.elicitation_asked_again" if again else "narration.elicitation_asked"
-        self.say(code, "model", server=c.server)
+        self.say(code, "info", server=c.server)  # the server asks the user: not the model's doing
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -226,7 +226,7 @@ class LegacyClient(BaseClient):
                     code="narration.note.resumed_call_finishes" if p.resumed else "narration.note.open_call_finishes"
                 ),
             )
-            self.say("narration.answered_call_finished", "model", answer=answer)
+            self.say("narration.answered_call_finished", "info", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         c.in_flight = [x for x in c.in_flight if x.request_id != p.call_id]

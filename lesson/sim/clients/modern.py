@@ -123,7 +123,8 @@ class ModernClient(BaseClient):
             request_state=state,
             generation=srv.generation,
         )
-        self.say("narration.input_required_again" if again else "narration.input_required", "model", server=c.server)
+        # The server asks the user: not the model's doing, so no "Model:" label.
+        self.say("narration.input_required_again" if again else "narration.input_required", "info", server=c.server)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
@@ -142,7 +143,7 @@ class ModernClient(BaseClient):
             if p.generation != srv.generation:
                 self.say("narration.retry_verified_after_restart", "change")
             else:
-                self.say("narration.answered_retry_finished", "model", answer=answer)
+                self.say("narration.answered_retry_finished", "info", answer=answer)
             self.deliver(CallRecord(server=c.server, tool=p.tool, text=text, is_error=err))
             return
         self.link.reply(
