@@ -72,7 +72,8 @@ const eraName = (era) => (era ? t(`era.${era}`) : t("servers.no_era"));
 export function serverTable(rows) {
   if (!rows.length) return h("p", { class: "placeholder" }, t("servers.none"));
   const eras = [...new Set(rows.map((r) => r.era))];
-  const eraOnce = ERA_ONCE && eras.length === 1;
+  // One era for every row goes in the caption; "no era in common" is said in the row it is about.
+  const eraOnce = ERA_ONCE && eras.length === 1 && eras[0] != null;
   const columns = [
     [t("column.status"), (r) => [h("span", { "aria-hidden": "true" }, `${STATUS_MARK[r.status] || ""} `), t(`status.${r.status}`)], "status", "status"],
     eraOnce ? null : [t("column.era"), (r) => eraName(r.era), null, "era"],
