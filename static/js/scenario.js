@@ -115,7 +115,16 @@ async function play(section, scenario, opener) {
   // one sentence (the playground's status line is quiet meanwhile, see drivingBy). The words on show
   // change before the presses go out, so they are not the live region themselves.
   const said = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true" });
-  const status = h("div", {}, position, inLog, narration, said);
+  // The question the next moment answers may sit out of sight (above the box on a phone): one press
+  // brings it into view with its first choice focused.
+  const toQuestion = h("button", { type: "button", class: "to-question", hidden: "" }, t("scenario.show_question"));
+  toQuestion.addEventListener("click", () => {
+    const set = askedSet(scenario.steps[index]?.press[0]);
+    if (!set) return;
+    set.scrollIntoView({ block: "start", behavior: "instant" });
+    set.querySelector("input")?.focus({ preventScroll: true });
+  });
+  const status = h("div", {}, position, inLog, narration, toQuestion, said);
   // The playground's status line keeps showing what each press did, but is quiet while the scenario is
   // on: two live regions at once would talk over each other. A press of the learner's own ends the
   // scenario before it goes out, so its line speaks again.
@@ -161,7 +170,9 @@ async function play(section, scenario, opener) {
     narration.textContent = index === total ? `${step.narration} ${t("scenario.finished")}` : step.narration;
     // The next moment answers a question on show: ask for a guess before it, as the page's own
     // question does for a learner's press (predict.js).
-    if (asked(scenario.steps[index]?.press[0])) narration.textContent += ` ${t("scenario.predict_first")}`;
+    const asking = Boolean(askedSet(scenario.steps[index]?.press[0]));
+    if (asking) narration.textContent += ` ${t("scenario.predict_first")}`;
+    toQuestion.hidden = !asking;
     const focused = document.activeElement;
     prev.disabled = index <= 1;
     next.disabled = index >= total;
@@ -169,8 +180,9 @@ async function play(section, scenario, opener) {
     if (focused === prev && prev.disabled) next.focus();
   }
 
-  const asked = (button) =>
-    [...section.querySelectorAll('[data-role="predict"]')].some(
+  // The question on show, not yet answered, that a press of `button` answers.
+  const askedSet = (button) =>
+    [...section.querySelectorAll('[data-role="predict"]')].find(
       (set) => !set.hidden && set.dataset.predictButton === button && set.querySelector('[data-role="predict-result"]').hidden,
     );
 

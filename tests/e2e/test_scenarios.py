@@ -255,8 +255,12 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     expect(question).to_be_visible()
     scenario = scenario_box(outage, s)
     expect(scenario.get_by_role("status")).to_contain_text(message("scenario.predict_first"))
+    to_question = scenario.get_by_role("button", name=message("scenario.show_question"))
+    to_question.click()
+    expect(question.get_by_role("radio").first).to_be_focused()
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
+    expect(to_question).to_be_hidden()  # nothing asked before the next moment
     expect(question.get_by_role("radio", checked=True)).to_have_count(0)
     verdict = question.get_by_text(opening("predict.none", "right"))
     expect(verdict).to_be_in_viewport()  # beside the outcome it predicts
@@ -279,3 +283,23 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
     expect(question).to_contain_text(opening("predict.right", "right"))
+
+
+def test_on_a_phone_the_walk_through_brings_its_question_into_view(browser, base_url: str) -> None:
+    """The box sits at the foot of a phone's screen and the question it asks about may be far above:
+    "Show the question" brings it into view, clear of the box, its first choice focused."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 375, "height": 667}, has_touch=True)
+    try:
+        page = context.new_page()
+        s = script("outage")
+        outage = open_playground(page, OUTAGE, "Play out an outage")
+        outage.get_by_role("button", name=offer(s)).click()
+        expect_step(outage, s, 1)
+        box = scenario_box(outage, s)
+        box.get_by_role("button", name=message("scenario.show_question")).click()
+        first = outage.get_by_role("group", name=re.compile("^Predict first: ")).get_by_role("radio").first
+        expect(first).to_be_focused()
+        expect(first).to_be_in_viewport()
+        assert first.bounding_box()["y"] + first.bounding_box()["height"] <= box.bounding_box()["y"]
+    finally:
+        context.close()
