@@ -58,6 +58,16 @@ def test_a_bad_token_is_refused(code, lti_app, flow, platform, caplog):
     assert launches_recorded(lti_app) == 0
 
 
+@pytest.mark.parametrize("odd", [{"exp": "soon"}, {"iat": 10**30}, {"iat": "now"}, {"sub": {"id": 1}}])
+def test_a_signed_token_with_a_malformed_claim_is_not_called_forged(odd, lti_app, flow, platform, caplog):
+    """The platform signed it, so the page names the claim, not a signature that does not match."""
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
+    state, nonce = flow.start()
+    token = platform.sign({**_token(platform, nonce), **odd})
+    assert_refused(flow.launch(token, state), "bad_claims", caplog, token)
+    assert launches_recorded(lti_app) == 0
+
+
 def test_a_bad_signature_is_refused(lti_app, flow, platform, caplog):
     caplog.set_level(logging.WARNING, "lesson.portal.lti")
     state, nonce = flow.start()

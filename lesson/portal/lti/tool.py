@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import jwt
 from pylti1p3.contrib.flask import FlaskCacheDataStorage
 from pylti1p3.cookie import CookieService
 from pylti1p3.tool_config import ToolConfJsonFile
@@ -178,6 +179,7 @@ REASONS = {
     "wrong_audience": "the token is addressed to another client id (its audience is not this tool)",
     "expired": "the token has expired",
     "bad_signature": "the token's signature does not match the platform's published keys",
+    "bad_claims": "the token's signature is right, but a standard claim in it (a time stamp, the subject) is malformed",
     "unknown_nonce": "the token's nonce was not issued by this tool's login (or has expired)",
     "replayed": "this launch was already used once: its nonce is spent",
     "no_deployment": "the token names no deployment id",
@@ -192,6 +194,19 @@ REASONS = {
 
 
 def reason_for(err: Exception) -> str:
+    # pylti1p3 wraps whatever PyJWT refused in one "Can't decode id_token": PyJWT's own exception, kept as
+    # the cause, says which check failed, so a signed token with an odd claim is not called forged.
+    cause = err.__cause__
+    if isinstance(cause, jwt.InvalidTokenError):
+        if isinstance(cause, jwt.ExpiredSignatureError):
+            return "expired"
+        if isinstance(cause, jwt.InvalidAudienceError):
+            return "wrong_audience"
+        if isinstance(cause, jwt.InvalidSignatureError):
+            return "bad_signature"
+        if type(cause) is jwt.DecodeError and "claim" not in str(cause):
+            return "bad_signature"  # not a token at all; an "exp" that is no integer is a claim's fault
+        return "bad_claims"
     text = str(err)
     for needle, code in _REASONS:
         if needle in text:
