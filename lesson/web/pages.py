@@ -62,9 +62,20 @@ def verdict(slug: str, question: Any, given: str) -> bool | None:
     from lesson.playground.tasks import TaskLogError
 
     try:
-        return _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, given)
+        return grade_task(slug, question, given)
     except TaskLogError:
         return None
+
+
+def grade_task(slug: str, question: Any, log: str) -> bool:
+    """Whether a task's log does what the question asks, by replaying it; raises TaskLogError (with a
+    code and a reason) for a log that cannot be checked."""
+    return _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, log)
+
+
+def task_log_refused(exc: Any) -> tuple[Response, int]:
+    """The 400 for a task log that cannot be checked: its code and reason, as the page words them."""
+    return _refused(exc.code, f"this playground log cannot be checked: {exc}", **exc.params)
 
 
 def grade(slug: str, answers: dict[str, str]) -> dict[str, int]:
@@ -321,9 +332,9 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
         return _refused("needs_log", f"this question is done in a playground: send {wanted}")
     try:
         # Anything else the page sends about this question (a "correct" of its own) is not read.
-        correct = _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, data["log"])
+        correct = grade_task(slug, question, data["log"])
     except TaskLogError as exc:
-        return _refused(exc.code, f"this playground log cannot be checked: {exc}", **exc.params)
+        return task_log_refused(exc)
     held = {**_answers(slug), **_page_answers(data)}
     earlier = held.get(question.id)
     if not correct and earlier is not None and earlier != data["log"] and verdict(slug, question, earlier):

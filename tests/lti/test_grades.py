@@ -167,3 +167,20 @@ def test_an_answer_that_cannot_be_read_or_names_no_question_gets_a_json_error(li
     ):
         resp = flow.client.post("/lti/answer", headers={"Origin": lti.tool}, base_url=lti.tool, **body)
         assert resp.status_code == status and resp.is_json and resp.get_json()["error"]
+
+
+def test_a_task_log_that_cannot_be_checked_says_why_as_the_page_s_own_quiz_does(live):
+    """The same code and reason /api/quiz gives, so the page can say what is wrong with the log."""
+    from lesson.content.course import default_root
+
+    lti = live(CONTENT_ROOT=str(default_root()))
+    flow, launch = _launch(lti, lesson="an-outage")
+    for log, code in (("nope", "not_a_log"), ("handles:modern::create", "other_panel")):
+        resp = flow.client.post(
+            "/lti/answer",
+            json={"launch": launch, "question": "host-error", "choice": log},
+            headers={"Origin": lti.tool},
+            base_url=lti.tool,
+        )
+        assert resp.status_code == 400 and resp.get_json()["code"] == code, resp.get_data(as_text=True)
+        assert "cannot be checked" in resp.get_json()["error"]

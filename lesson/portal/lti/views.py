@@ -357,11 +357,17 @@ def answer() -> tuple[Response, int] | Response:
         return jsonify(error="the launched lesson's quick check has no such question"), 404
     if question.task is None and body["choice"] not in {c.id for c in question.choices or []}:
         return jsonify(error="that is not one of this question's choices"), 400
-    from lesson.web.pages import verdict
+    from lesson.playground.tasks import TaskLogError
+    from lesson.web.pages import grade_task, task_log_refused
 
-    correct = verdict(launch["slug"], question, body["choice"])
-    if correct is None:
-        return jsonify(error="this playground log cannot be checked"), 400
+    try:
+        correct = (
+            body["choice"] == question.answer
+            if question.task is None
+            else grade_task(launch["slug"], question, body["choice"])
+        )
+    except TaskLogError as exc:
+        return task_log_refused(exc)
     return jsonify(grades.record(tool(), launch, question.id, body["choice"], correct, len(quiz.questions)))
 
 
