@@ -117,14 +117,19 @@ async function play(section, scenario, opener) {
   const said = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true" });
   // The question the next moment answers may sit out of sight (above the box on a phone): one press
   // brings it into view with its first choice focused.
-  const toQuestion = h("button", { type: "button", class: "to-question", hidden: "" }, t("scenario.show_question"));
+  // The words that name the question are the button, so the box at a phone's foot grows by nothing.
+  const toQuestion = h("button", { type: "button", class: "to-question" }, t("scenario.the_question"));
   toQuestion.addEventListener("click", () => {
     const set = askedSet(scenario.steps[index]?.press[0]);
     if (!set) return;
-    set.scrollIntoView({ block: "start", behavior: "instant" });
+    // A phone's box covers the screen's foot: the question goes to the top. A wide screen moves as little
+    // as it can, so the box at the top of the stage stays in view.
+    const narrow = window.matchMedia?.("(max-width: 59.99rem)").matches;
+    set.scrollIntoView({ block: narrow ? "start" : "nearest", behavior: "instant" });
     set.querySelector("input")?.focus({ preventScroll: true });
   });
-  const status = h("div", {}, position, inLog, narration, toQuestion, said);
+  const status = h("div", {}, position, inLog, narration, said);
+  let words = ""; // the narration without the button, for the sentence a screen reader hears
   // The playground's status line keeps showing what each press did, but is quiet while the scenario is
   // on: two live regions at once would talk over each other. A press of the learner's own ends the
   // scenario before it goes out, so its line speaks again.
@@ -171,8 +176,12 @@ async function play(section, scenario, opener) {
     // The next moment answers a question on show: ask for a guess before it, as the page's own
     // question does for a learner's press (predict.js).
     const asking = Boolean(askedSet(scenario.steps[index]?.press[0]));
-    if (asking) narration.textContent += ` ${t("scenario.predict_first")}`;
-    toQuestion.hidden = !asking;
+    words = narration.textContent;
+    if (asking) {
+      const [before, after] = t("scenario.predict_first", { question: "\u0000" }).split("\u0000");
+      narration.append(` ${before}`, toQuestion, after ?? "");
+      words = narration.textContent;
+    }
     const focused = document.activeElement;
     prev.disabled = index <= 1;
     next.disabled = index >= total;
@@ -195,7 +204,7 @@ async function play(section, scenario, opener) {
     try {
       await work();
       show();
-      said.textContent = [position.textContent, narration.textContent, ...heard.slice(-MAX_SAID)].map(sentence).join(" ");
+      said.textContent = [position.textContent, words, ...heard.slice(-MAX_SAID)].map(sentence).join(" ");
     } catch {
       narration.textContent = said.textContent = t("scenario.failed");
       end(false, true);

@@ -254,8 +254,9 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     expect_step(outage, s, 1)
     expect(question).to_be_visible()
     scenario = scenario_box(outage, s)
-    expect(scenario.get_by_role("status")).to_contain_text(message("scenario.predict_first"))
-    to_question = scenario.get_by_role("button", name=message("scenario.show_question"))
+    asks = message("scenario.predict_first", question=message("scenario.the_question"))
+    expect(scenario.get_by_role("status")).to_contain_text(asks)
+    to_question = scenario.get_by_role("button", name=message("scenario.the_question"))
     to_question.click()
     expect(question.get_by_role("radio").first).to_be_focused()
     scenario.get_by_role("button", name="Next moment").click()
@@ -264,7 +265,7 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     expect(question.get_by_role("radio", checked=True)).to_have_count(0)
     verdict = question.get_by_text(opening("predict.none", "right"))
     expect(verdict).to_be_in_viewport()  # beside the outcome it predicts
-    expect(scenario.get_by_role("status")).not_to_contain_text(message("scenario.predict_first"))
+    expect(scenario.get_by_role("status")).not_to_contain_text(asks)
 
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 3)
@@ -296,7 +297,7 @@ def test_on_a_phone_the_walk_through_brings_its_question_into_view(browser, base
         outage.get_by_role("button", name=offer(s)).click()
         expect_step(outage, s, 1)
         box = scenario_box(outage, s)
-        box.get_by_role("button", name=message("scenario.show_question")).click()
+        box.get_by_role("button", name=message("scenario.the_question")).click()
         first = outage.get_by_role("group", name=re.compile("^Predict first: ")).get_by_role("radio").first
         expect(first).to_be_focused()
         expect(first).to_be_in_viewport()
