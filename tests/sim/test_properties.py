@@ -270,6 +270,18 @@ FOUND = {
 }
 
 
+def test_a_call_s_broken_stream_is_resumed_with_a_get_even_without_a_listen_stream() -> None:
+    """2025-11-25 resumability: a client that never opened a GET stream may still GET with Last-Event-ID
+    to resume a call's broken response stream, here after a restart that kept the session and the events
+    outside the process. The wire rules allow that GET, and the call's answer comes back on it."""
+    options = {"listen": False, "sessions_durable": True, "event_store": True}
+    events = [ev.StartCall(server="W", tool="get_forecast"), ev.RestartServer(server="W")]
+    last = drive(Start(name="restart", era="legacy", options=options), events, fresh=False)[-1].last
+    gets = [f for f in last.wire if f.kind == "http_request" and f.method == "GET"]
+    assert [g.headers.get("Last-Event-ID") for g in gets] == ["1"]
+    assert any(f.kind == "sse_event" and f.payload.get("id") == 3 and "result" in f.payload for f in last.wire)
+
+
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_the_wire_rules_hold_on_the_sequences_that_broke_them(name: str) -> None:
     era, options, events = FOUND[name]

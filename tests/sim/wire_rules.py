@@ -50,11 +50,14 @@ class WireWatch:
             if srv is None or srv.transport != event.transport or srv.issues_session_id:
                 self.fresh.add(event.server)
         self._auth_first(run, before, event)
-        # a legacy client GETs a stream only if it listens, or had one open to reopen or resume
+        # a legacy client GETs a stream only if it listens, or had one open to reopen or resume: its GET
+        # stream, or a call's broken response stream, resumed from an event id that stream sent (2025-11-25
+        # resumability; _resumption checks the id)
         for m in frames:
             if isinstance(m, HttpRequest) and m.method == "GET":
                 had = before.host.clients.get(m.receiver)
-                assert before.host.auto_listen or (had is not None and had.listen.open), (
+                resumes = m.headers.get("Last-Event-ID") in self.event_ids.get(m.receiver, {})
+                assert before.host.auto_listen or (had is not None and had.listen.open) or resumes, (
                     f"GET to {m.receiver}, which the host never opened a stream to"
                 )
         for m in frames:
