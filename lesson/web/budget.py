@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from lesson.playground.service import FrameError
@@ -68,19 +69,24 @@ class Replays(Buckets):
         return spend
 
 
-def task_log_events(data: Any) -> int:
-    """The presses in the task logs a quiz request carries (``{"log": ...}``, ``{"answers": {...}}``),
-    each ``panel:era:variant:press,press,...``: what grading it will replay."""
+def task_log_events(data: Any, panel_of: Callable[[str], str | None], question: str | None = None) -> int:
+    """The presses in the task logs a quiz request carries (``{"log": ...}`` for ``question``, or
+    ``{"answers": {question: ...}}``), each ``panel:era:variant:press,press,...``: what grading will
+    replay. A log for no task question, or naming another panel than its task's (``panel_of``), is
+    refused before any replay, so it costs nothing."""
     if not isinstance(data, dict):
         return 0
-    logs = [data.get("log")]
+    logs = [(question, data.get("log"))]
     answers = data.get("answers")
     if isinstance(answers, dict):
-        logs += list(answers.values())
+        logs += list(answers.items())
     count = 0
-    for log_ in logs:
-        if isinstance(log_, str) and log_.count(":") >= 3:
-            presses = log_.rsplit(":", 1)[1]
-            n = presses.count(",") + 1 if presses else 0
-            count += n if n <= MAX_EVENTS else 0  # a longer log is refused before it is replayed
+    for qid, log_ in logs:
+        if not (isinstance(qid, str) and isinstance(log_, str) and log_.count(":") >= 3):
+            continue
+        if log_.split(":", 1)[0] != panel_of(qid):
+            continue
+        presses = log_.rsplit(":", 1)[1]
+        n = presses.count(",") + 1 if presses else 0
+        count += n if n <= MAX_EVENTS else 0  # a longer log is refused before it is replayed
     return count

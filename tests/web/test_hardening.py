@@ -184,3 +184,18 @@ def test_a_page_sending_back_several_long_task_logs_is_graded_on_a_full_budget(c
     too_long = "outage:modern::" + ",".join(["turn"] * 501)
     refused = client.post(TASK, json={"log": too_long})
     assert refused.status_code == 400 and refused.json["code"] == "too_many"
+
+
+def test_a_task_log_the_grader_refuses_unreplayed_costs_no_replay_budget(app):
+    """A log naming another panel than its task's (or sent for a question that is no task) is refused
+    before any replay: sent twice, it gets its own error twice, never a slow_down it did not earn."""
+    app.extensions["lesson.replays"].burst = 600
+    app.extensions["lesson.replays"].rate = 1
+    client = app.test_client()
+    other_panel = "handles:modern::" + ",".join(["create"] * 450)
+    for _ in range(2):
+        refused = client.post(TASK, json={"log": other_panel})
+        assert refused.status_code == 400 and refused.json["code"] == "other_panel"
+    choice = client.post("/api/quiz/an-outage", json={"answers": {"dead-server": TASK_LOG, "nope": TASK_LOG}})
+    assert choice.status_code == 200
+    assert client.post(TASK, json={"log": TASK_LOG}).status_code == 200  # the budget is whole: 500 presses
