@@ -304,7 +304,7 @@ export function mountPlayground(section, transport) {
         promptBox.querySelector(".meta")?.before(note);
         mark(note, "gone");
       }
-      if (d.counters.length) mark(promptBox.querySelector(".counters"), "changed");
+      for (const c of d.counters) mark(promptBox.querySelector(`.counters [data-counter="${c.key}"]`), "changed");
       if (d.turns) mark(promptBox.querySelector(".meta:not(.counters)"), "changed");
     }
     const cmp = region("comparison");

@@ -137,13 +137,18 @@ export function promptList(np) {
 
 // Counters: the conversation and the re-lists always; the "something went wrong" counters only
 // once they have counted something, so a panel where they cannot move does not show a row of zeros.
+// Each counter is an element of its own (named by its key in the view), so a press marks the ones it moved.
 export function counterLine(c) {
-  const bits = [t("counter.conversation", { messages: plural(c.conversation, "message") }), t("counter.refetches", { n: c.refetches })];
-  if (c.wasted_refetches) bits.push(t("counter.wasted", { n: c.wasted_refetches }));
-  if (c.ignored_notifications) bits.push(t("counter.ignored", { n: c.ignored_notifications }));
-  if (c.lost_answers) bits.push(t("counter.lost_answers", { n: c.lost_answers }));
+  const bits = [
+    ["conversation", t("counter.conversation", { messages: plural(c.conversation, "message") })],
+    ["refetches", t("counter.refetches", { n: c.refetches })],
+  ];
+  if (c.wasted_refetches) bits.push(["wasted_refetches", t("counter.wasted", { n: c.wasted_refetches })]);
+  if (c.ignored_notifications) bits.push(["ignored_notifications", t("counter.ignored", { n: c.ignored_notifications })]);
+  if (c.lost_answers) bits.push(["lost_answers", t("counter.lost_answers", { n: c.lost_answers })]);
   // A no-break space before each dot: a wrapped line ends with the dot, never starts with it.
-  return h("p", { class: "meta counters" }, bits.join("\u00a0· "));
+  const parts = bits.map(([key, text], i) => [i ? "\u00a0· " : null, h("span", { "data-counter": key }, text)]);
+  return h("p", { class: "meta counters" }, ...parts);
 }
 
 // One step of the log. The playground appends these one at a time (see playground.js).
