@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import expect_status, log_labels, message, open_playground, press, prompt
+from .helpers import expect_status, log_labels, message, open_playground, press, prompt, step_label
 
 pytestmark = pytest.mark.e2e
 
@@ -66,4 +66,4 @@ def test_a_panel_added_as_yaml_appears_and_works(page: Page, serve_app, content:
     narration = beacon.get_by_role("region", name="Scenario: Beacon run").get_by_role("status")
     expect(narration).to_contain_text(message("scenario.step", n=1, total=2, title="Beacon step one"))
     expect(narration).to_contain_text("Beacon narration one.")
-    expect(log_labels(beacon).last).to_have_text(re.compile(r"^Step 1: "))
+    expect(log_labels(beacon).last).to_have_text(step_label(1))

@@ -19,6 +19,7 @@ from .helpers import (
     message,
     open_playground,
     press,
+    step_label,
     wire,
     wire_region,
 )
@@ -262,7 +263,7 @@ def test_three_lanes_fit_across_a_phone(browser: Browser, base_url: str) -> None
     reset(section)
     # The switch re-connects both servers: initialize, notifications/initialized, ...
     choose_era(section, "legacy")
-    expect(log_labels(section).last).to_have_text(re.compile("^Step 1: "))
+    expect(log_labels(section).last).to_have_text(step_label(1))
     three_lanes_fit(diagram(section, "Legacy (2025-11-25): this playground"))
     page.close()
 

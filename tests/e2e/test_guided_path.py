@@ -16,7 +16,7 @@ from lesson.content.panels import PlaygroundPanel, load_panels
 from lesson.content.scenarios import load_scenarios, presses
 from tests.guided_path import GOAL_PRESSES, WALKS
 
-from .helpers import lesson_holding, message, panel
+from .helpers import lesson_holding, message, panel, step_label
 
 pytestmark = pytest.mark.e2e
 
@@ -187,7 +187,7 @@ def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, panel_id: st
         for n, button_id in enumerate(GOAL_PRESSES[panel_id], start=1):
             button = section.get_by_role("button", name=pg.button(button_id).label, exact=True)
             button.click()
-            expect(log.get_by_text(re.compile(rf"^Step {n}: "))).to_have_count(1)
+            expect(log.get_by_text(step_label(n))).to_have_count(1)
             moment.check(n, [button_id], button)
         # The goal's presses reach it.
         expect(section.locator('[data-role="goal"]')).to_contain_text(message("goal.done"))
@@ -240,11 +240,11 @@ def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(
     cost = section.get_by_text(message("cost.title"))
     turn = section.get_by_role("button", name=pg.button("turn").label, exact=True)
     section.get_by_role("button", name=pg.button("undeclared").label, exact=True).click()
-    expect(log.get_by_text(re.compile(r"^Step 1: "))).to_have_count(1)
+    expect(log.get_by_text(step_label(1))).to_have_count(1)
     expect(cost).to_be_visible()  # one era sends the notice, the other does not
     top = turn.bounding_box()["y"]
     turn.click()
-    expect(log.get_by_text(re.compile(r"^Step 2: "))).to_have_count(1)
+    expect(log.get_by_text(step_label(2))).to_have_count(1)
     expect(cost).to_be_hidden()  # a turn costs the same in both eras
     # At most a line: the status line above the buttons may wrap differently.
     assert abs(turn.bounding_box()["y"] - top) < 30, "the buttons moved when the cost went away"

@@ -29,6 +29,7 @@ from .helpers import (
     region,
     server_row,
     show_tab,
+    step_label,
 )
 
 pytestmark = pytest.mark.e2e
@@ -327,7 +328,7 @@ def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_pr
     expect(viewing(outage, 1, 3)).to_be_visible()
     # Marked against what was on screen before Undo (A was down there too), not against press 3.
     expect(rowheader(outage, "A")).not_to_have_attribute("data-mark", re.compile("."))
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
+    expect(log_labels(outage).last).to_have_text(step_label(3))
     said = outage.get_by_role("status").filter(has_text=lead("playground.viewing"))
     expect(said).to_contain_text(message("count.press.many", n=2))
     expect(a_status(outage)).to_have_accessible_name("down")

@@ -33,6 +33,7 @@ from .helpers import (
     server_cell,
     server_row,
     servers,
+    step_label,
     tool_text,
     wire,
 )
@@ -172,7 +173,7 @@ def test_undo_the_legacy_era_and_reset(outage) -> None:
     expect(cmp.get_by_text(re.compile(r"^\d+ wire message"))).to_have_count(0)
 
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_text([START, re.compile(r"^Step 1: ")])
+    expect(log_labels(outage)).to_have_text([START, step_label(1)])
     expect_status(outage, "A", "connected")
     expect(server_cell(outage, "A", "Tools")).to_have_text("search_docs, read_page")
     expect(prompt_tool(outage, "search_docs", "A")).to_be_visible()
@@ -193,7 +194,7 @@ def test_undo_the_legacy_era_and_reset(outage) -> None:
 
     # The legacy era: a session stream, and A's return costs a 404 and a new initialize.
     outage.get_by_role("radio", name=LEGACY).check()
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    expect(log_labels(outage).last).to_have_text(step_label(1))
     expect(outage.get_by_role("radio", name=LEGACY)).to_be_checked()
     expect_era(outage, "legacy")
     expect(server_cell(outage, "A", "Stream")).to_contain_text(narrated_lead("narration.table.listen.session"))

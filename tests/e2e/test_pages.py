@@ -24,12 +24,14 @@ from .helpers import (
     OUTAGE,
     RESTARTS,
     choose_era,
+    lead,
     message,
     moment_title,
     open_playground,
     panel,
     press,
     restart_lab,
+    step_label,
     wire,
 )
 
@@ -70,7 +72,7 @@ def use_outage(page: Page) -> None:
     press(outage, "Take a model turn", 4)
     # The widest the page gets: A's death on view (the last turn undone), the wire messages (JSON) open.
     outage.get_by_role("button", name="Undo").click()
-    expect(outage.locator('[data-region="log"] li.step > p.step-label').last).to_have_text(re.compile(r"^Step 3: "))
+    expect(outage.locator('[data-region="log"] li.step > p.step-label').last).to_have_text(step_label(3))
     wire(outage)
     check_first(page)
 
@@ -137,7 +139,7 @@ def use_lesson_2(page: Page) -> None:
     press(guide, "P's timer fires list_changed", 1)
     press(guide, "Sign in to P as an admin", 2)
     choose_era(guide, "legacy")
-    expect(guide.get_by_role("status")).to_contain_text("Step 3:")
+    expect(guide.get_by_role("status")).to_contain_text(lead("playground.after", k=3))
     press(guide, "Q sends list_changed without declaring it", 4)
     quiz = page.get_by_role("region", name="Quick check questions")
     quiz.get_by_role("radio").first.check()

@@ -16,13 +16,16 @@ from lesson.content.scenarios import Scenario, load_scenario
 from .helpers import (
     CHURN,
     OUTAGE,
+    STEP_NUMBER,
     go_to_screen_of,
+    heading,
     log_labels,
     message,
     panel,
     position,
     scenario_box,
     screen_number,
+    step_label,
 )
 
 pytestmark = pytest.mark.e2e
@@ -130,7 +133,7 @@ def presses(press: str | list[str]) -> int:
 
 def last_step(section: Locator) -> int:
     """The number of the log's newest step ("Step 7: A dies" is 7; "Start" is 0)."""
-    found = re.match(r"^Step (\d+): ", log_labels(section).last.inner_text())
+    found = STEP_NUMBER.match(log_labels(section).last.inner_text())
     return int(found.group(1)) if found else 0
 
 
@@ -239,7 +242,7 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
             pressed = last_step(outage)
         else:
             pressed += presses(step.press)
-        expect(log_labels(outage).last).to_have_text(re.compile(rf"^Step {pressed}: "))
+        expect(log_labels(outage).last).to_have_text(step_label(pressed))
         if n == 2:
             result = Axe().run(page)  # presenter mode with a walk-through on screen
             assert result.violations_count == 0, result.generate_report()
@@ -269,9 +272,7 @@ def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_pl
     # follows the walk-through's (its last moment undone): no key pressed anything on the way.
     outage.get_by_role("button", name="Take a model turn", exact=True).focus()
     page.keyboard.press("Enter")
-    expect(log_labels(outage).last).to_have_text(
-        re.compile(rf"^Step {pressed - presses(s.steps[-1].press) + 1}: The model takes a turn$")
-    )
+    expect(log_labels(outage).last).to_have_text(heading(pressed - presses(s.steps[-1].press) + 1, "take_turn"))
 
 
 # The clicker's keys, forward and back, as pairs.
@@ -327,7 +328,7 @@ def test_every_clicker_key_moves_a_screen_and_a_moment_without_pressing_the_play
         page.keyboard.press(back)
         expect(moment_shown(box, n, s), back).to_be_visible()
         expect(box.get_by_role("status")).to_contain_text(s.steps[n - 1].narration)
-        expect(log_labels(outage).last).to_have_text(re.compile(rf"^Step {newest[n - 1]}: "))
+        expect(log_labels(outage).last).to_have_text(step_label(newest[n - 1]))
     assert screen_number(page)[0] == at
 
 

@@ -20,6 +20,7 @@ from .helpers import (
     choose_era,
     expect_status,
     expect_step,
+    heading,
     lead,
     log_labels,
     message,
@@ -27,6 +28,7 @@ from .helpers import (
     open_playground,
     press,
     scenario_box,
+    step_label,
 )
 
 pytestmark = pytest.mark.e2e
@@ -55,7 +57,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     press(outage, "B deploys a new tool", 1)  # the replay starts from a fresh playground
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    expect(log_labels(outage).last).to_have_text(step_label(1))
     # The learner's own press is gone, and the moment says so, in the one region that speaks: the
     # playground's own status line shows each press but stays quiet while the scenario plays.
     scenario = scenario_box(outage, s)
@@ -76,13 +78,13 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     scenario.get_by_role("button", name="Previous moment").click()
     expect_step(outage, s, 1)
     expect_status(outage, "A", "connected")
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    expect(log_labels(outage).last).to_have_text(step_label(1))
 
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 3)
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
+    expect(log_labels(outage).last).to_have_text(step_label(3))
 
     scenario.get_by_role("button", name="Leave the scenario").click()
     expect(scenario).to_have_count(0)
@@ -91,7 +93,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     # The playground is the learner's from here: the next press is step 4 of the same run.
     press(outage, "A is back", 4)
     expect_status(outage, "A", "connected")
-    expect(log_labels(outage).nth(3)).to_have_text(re.compile(r"^Step 3: "))
+    expect(log_labels(outage).nth(3)).to_have_text(step_label(3))
 
 
 def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> None:
@@ -119,7 +121,7 @@ def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> Non
     page.keyboard.press("Enter")
     expect(scenario_box(outage, other)).to_have_count(0)  # touching the playground ends the scenario
     expect(log_labels(outage)).to_have_count(3)  # Start and the learner's two steps
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: A dies"))
+    expect(log_labels(outage).last).to_have_text(heading(2, "server_dies", server="A"))
     expect_status(outage, "A", "down")
     expect(outage.get_by_role("status")).to_contain_text(message("playground.aside_back", presses="2 presses"))
     expect(bring_back).to_have_count(0)  # once
@@ -153,7 +155,7 @@ def test_bringing_presses_back_keeps_what_the_learner_did_after_the_scenario(pag
     press(outage, "Take a model turn", steps + 1)  # the learner's own work on the scenario's playground
     one.click()
     expect(log_labels(outage)).to_have_count(2)
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 1: "))
+    expect(log_labels(outage).last).to_have_text(step_label(1))
     swapped = message("playground.bring_back", presses=f"{steps + 1} presses")
     expect(outage.get_by_role("button", name=swapped)).to_be_visible()
 
@@ -226,7 +228,7 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     expect(scenario.get_by_role("button", name="Next moment")).to_be_disabled()
     # The focus was on Next, which is now disabled: it moves to Leave rather than to the page.
     expect(scenario.get_by_role("button", name="Leave the scenario")).to_be_focused()
-    expect(log_labels(gateway).last).to_have_text(re.compile(rf"^Step {done}: "))
+    expect(log_labels(gateway).last).to_have_text(step_label(done))
 
 
 def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Page) -> None:
@@ -239,7 +241,7 @@ def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Pag
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     expect(scenario_box(outage, s).get_by_text(message("log.steps.one", first=2), exact=True)).to_be_visible()
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 2: "))
+    expect(log_labels(outage).last).to_have_text(step_label(2))
 
 
 def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_the_goal(page: Page) -> None:

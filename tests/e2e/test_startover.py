@@ -12,7 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from .helpers import OUTAGE, log_labels, message, open_playground, press, quiz_score, score_pattern
+from .helpers import OUTAGE, log_labels, message, open_playground, press, quiz_score, score_pattern, step_label
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +49,7 @@ def test_start_over_clears_progress_after_confirmation(page: Page) -> None:
     expect(start_over).to_be_focused()
     page.reload()
     outage.scroll_into_view_if_needed()  # the reload keeps the page at Start over, far below
-    expect(log_labels(outage).last).to_have_text(re.compile(r"^Step 3: "))
+    expect(log_labels(outage).last).to_have_text(step_label(3))
 
     # Escape closes it too (once it is open: its code comes at the first press after a load).
     start_over.click()

@@ -13,6 +13,7 @@ from lesson.content.scenarios import load_scenarios
 from .helpers import (
     CHURN,
     NEW,
+    STEP_NUMBER,
     choose_era,
     expect_era,
     expect_status,
@@ -115,9 +116,9 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
     # The table's "last change" names a step by its number; the moment's account shows that step.
     changed = re.match(r"step (\d+):", server_cell(card, "A", "Last change").inner_text())
     assert changed, server_cell(card, "A", "Last change").inner_text()
-    expect(happened(stepper)).to_contain_text(f"Step {changed[1]}:")
+    expect(happened(stepper)).to_contain_text(message("log.step", n=changed[1], label="").strip())
     # The moment names the steps it holds, the numbers its account and the table use.
-    shown = [int(n) for n in re.findall(r"Step (\d+):", happened(stepper).inner_text())]
+    shown = [int(n) for n in STEP_NUMBER.findall(happened(stepper).inner_text())]
     assert len(shown) > 1, shown  # a moment of two steps: the test covers a range
     expect(card).to_contain_text(message("log.steps.many", first=shown[0], last=shown[-1]))
 

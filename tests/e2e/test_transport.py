@@ -18,8 +18,10 @@ from .helpers import (
     choose_era,
     expect_status,
     heading,
+    lead,
     log_labels,
     message,
+    narrated,
     open_playground,
     press,
     prompt_tool,
@@ -224,7 +226,8 @@ def test_a_reload_brings_the_same_playground_back_even_when_the_server_forgot_it
     expect_status(outage, "C", "connected")
     expect(outage.get_by_role("radio", name="Legacy (2025-11-25)")).to_be_checked()
     expect(outage.get_by_role("button", name="Undo")).to_be_enabled()
-    expect(outage.get_by_role("status")).to_contain_text(heading(3, "server_dies", server="A"))
+    expect(outage.get_by_role("status")).to_contain_text(lead("playground.after", k=3))
+    expect(outage.get_by_role("status")).to_contain_text(narrated("narration.event.server_dies", server="A"))
 
     # The server no longer knows the handle (it restarted, or another worker answers): the page hands
     # back its log and the playground goes on where it was, through a press and a reload.

@@ -19,7 +19,7 @@ from lesson.i18n import translate
 from lesson.portal import xapi
 from tests.threads import serve_in_thread
 
-from ..e2e.helpers import do_task, message, quiz_score, score_pattern, score_text
+from ..e2e.helpers import do_task, message, quiz_score, score_pattern, score_text, step_label
 from .conftest import site_and_app
 from .test_embed_e2e import parent_snippet
 
@@ -238,7 +238,7 @@ def test_with_chromium_blocking_third_party_storage_the_frame_fits_and_every_pla
         reveal(section)
         expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))
         section.get_by_role("group", name="Events").get_by_role("button").first.click()
-        expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+        expect(section.get_by_text(step_label(1)).first).to_be_visible()
 
 
 def test_the_embedded_page_passes_axe(page: Page, live_server: str) -> None:
@@ -325,7 +325,7 @@ def test_under_a_sub_path_answers_are_graded_kept_exported_and_imported_in_a_fre
     section = page.locator('[data-panel="playground"]').first
     expect(section.get_by_role("status").first).to_have_text(message("playground.ready"))
     section.get_by_role("group", name="Events").get_by_role("button").first.click()
-    expect(section.get_by_text(re.compile(r"^Step 1: ")).first).to_be_visible()
+    expect(section.get_by_text(step_label(1)).first).to_be_visible()
     answer_all(page, wrong=1, then_right=True)  # the file keeps the first answer, the one that scored
     n = len(QUESTIONS)
     page.reload()  # the answers come back, graded again through /training/mcp/api
