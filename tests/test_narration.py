@@ -250,3 +250,29 @@ def test_the_simulation_says_codes_and_the_answer_carries_their_sentences() -> N
         assert intro["code"] == "narration.start"
         assert intro["text"] == narration.line(begin(panels["outage"].start).log[0].lines[0], locale).text
         assert intro["text"].startswith("⟦") is (locale == PSEUDO)
+
+
+def test_no_test_pins_a_sentence_of_narration() -> None:
+    """A test asserts a line's code and its key facts (names, numbers), or builds the sentence from the
+    catalogue: no string in a test holds a stretch of a narration sentence (25 characters or more), so
+    an author can reword the narration and every test stays green."""
+    stretches = {
+        part.strip(): key
+        for key, text in ENGLISH.items()
+        if key.startswith(("narration.", "refusal."))
+        for part in re.split(r"\{\w+\}", text)
+        if len(part.strip()) >= 25
+    }
+    tests = Path(__file__).parent
+    pinned = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 25:
+                text = node.value
+                # Either way round; a part of a sentence is words (a method name alone is a key fact).
+                pinned += [
+                    f"{path.relative_to(tests)}:{node.lineno} {key}"
+                    for part, key in stretches.items()
+                    if part in text or (text in part and text.count(" ") >= 3)
+                ]
+    assert pinned == []

@@ -22,6 +22,11 @@ from lesson.sim.step import msg
 OUTAGE_COMPARISON = load_panels(default_root())["outage"].titles["comparison"]
 
 
+def button_label(panel_id: str, button_id: str) -> str:
+    """A playground button's label, from its panel file (an author may reword it)."""
+    return load_panels(default_root())[panel_id].button(button_id).label
+
+
 def lesson_holding(panel_id: str) -> str:
     """The address of the lesson page that shows this panel, looked up in the loaded content: a test
     opens a playground wherever the course places it."""

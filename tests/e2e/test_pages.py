@@ -23,6 +23,7 @@ from .helpers import (
     LESSON_2,
     OUTAGE,
     RESTARTS,
+    button_label,
     choose_era,
     lead,
     message,
@@ -136,11 +137,11 @@ def use_moved(page: Page) -> None:
 
 def use_lesson_2(page: Page) -> None:
     guide = open_playground(page, LESSON_2, "Misbehaving servers")
-    press(guide, "P's timer fires list_changed", 1)
-    press(guide, "Sign in to P as an admin", 2)
+    press(guide, button_label("guide", "timer"), 1)
+    press(guide, button_label("guide", "admin"), 2)
     choose_era(guide, "legacy")
     expect(guide.get_by_role("status")).to_contain_text(lead("playground.after", k=3))
-    press(guide, "Q sends list_changed without declaring it", 4)
+    press(guide, button_label("guide", "undeclared"), 4)
     quiz = page.get_by_role("region", name="Quick check questions")
     quiz.get_by_role("radio").first.check()
     quiz.get_by_role("button", name="Check answer").first.click()

@@ -17,6 +17,7 @@ from .helpers import (
     LESSON_2,
     NEW,
     START,
+    button_label,
     choose_era,
     era_sides,
     expect_era,
@@ -153,7 +154,7 @@ def test_handles_storage_choice_keeps_each_choices_presses(page: Page) -> None:
 def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     guide = open_playground(page, LESSON_2, "Misbehaving servers")
     before = ["create_ticket from P", "assign_ticket from P", "query from Q", "list_tables from Q"]
-    press(guide, "Q sends list_changed without declaring it", 1)
+    press(guide, button_label("guide", "undeclared"), 1)
     # Nothing changed on screen: the status line gives the step's note, not only that.
     said = guide.get_by_role("status").filter(has_text=lead("playground.after", k=1))
     regions = " or ".join(message(f"changes.region.{r}") for r in ("servers", "prompt"))
@@ -163,10 +164,10 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     expect(prompt(guide)).to_contain_text(message("prompt.turns", turns=0, invalidations=0))
     expect(wire(guide)).to_contain_text(message("wire.none"))
 
-    press(guide, "P's timer fires list_changed", 2)
+    press(guide, button_label("guide", "timer"), 2)
     expect(prompt(guide)).to_contain_text(message("counter.wasted", n=1))
 
-    press(guide, "Sign in to P as an admin", 3)
+    press(guide, button_label("guide", "admin"), 3)
     expect(prompt_tool(guide, "delete_workspace", "P")).to_be_visible()
     expect(server_cell(guide, "P", "Tools")).to_contain_text("delete_workspace")
     messages = wire(guide)
@@ -174,7 +175,7 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     expect(messages).not_to_contain_text("notifications/tools/list_changed")
 
     press(guide, "Take a model turn", 4)
-    press(guide, "Sign in to P as a member", 5)
+    press(guide, button_label("guide", "member"), 5)
     expect(prompt_tool(guide, "delete_workspace", "P")).to_have_count(0)
     expect(gone_list(guide)).to_contain_text("delete_workspace")
     guide.get_by_role("button", name="Undo").click()
@@ -183,7 +184,7 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
 
     choose_era(guide, "legacy")
     expect_era(guide, "legacy")
-    press(guide, "Q sends list_changed without declaring it", 6)
+    press(guide, button_label("guide", "undeclared"), 6)
     expect(prompt(guide)).to_contain_text(message("counter.ignored", n=1))
     messages = wire(guide)
     expect(messages).to_contain_text("notifications/tools/list_changed")

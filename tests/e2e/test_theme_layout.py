@@ -23,6 +23,7 @@ from .helpers import (
     LESSON_2,
     OUTAGE,
     RESTARTS,
+    button_label,
     log_labels,
     open_playground,
     panel,
@@ -302,7 +303,7 @@ def test_a_long_json_key_breaks_after_a_separator_not_inside_a_word_at_375(brows
     context = browser.new_context(base_url=base_url, viewport=NARROW)
     page = context.new_page()
     guide = open_playground(page, LESSON_2, "Misbehaving servers")
-    press(guide, "P's timer fires list_changed", 1)
+    press(guide, button_label("guide", "timer"), 1)
     wire(guide)
     for pre in json_on_a_phone(page, "subscriptionId", "subscriptionId"):
         expect(pre).to_be_visible()
