@@ -161,7 +161,13 @@ def _charge_grading() -> Response | None:
     args = request.view_args or {}
     quiz = lesson_state().content.quizzes.get(args.get("slug", ""))
     tasks = {q.id: q.task.panel for q in quiz.questions if q.task is not None} if quiz else {}
-    events = task_log_events(data, tasks.get, args.get("qid"))
+    return charge_task_logs(data, tasks, args.get("qid"))
+
+
+def charge_task_logs(data: Any, tasks: dict[str, str], question: str | None = None) -> Response | None:
+    """Charge the task logs in ``data`` (for ``question``, or ``{"answers": ...}``) to the address's replay
+    budget; ``tasks`` names each task question's panel. A 429 when the budget cannot take them."""
+    events = task_log_events(data, tasks.get, question)
     if not events:
         return None
     replays = current_app.extensions["lesson.replays"]

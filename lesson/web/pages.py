@@ -431,7 +431,7 @@ def _embed_asked() -> bool:
 @bp.app_errorhandler(404)
 def not_found(err: NotFound) -> tuple[str, int] | tuple[Response, int]:
     if request.path.startswith("/api/"):  # a page's own call reads a JSON error, as from the rest of /api
-        said = err.description if err.description != NotFound.description else "nothing here answers this address"
+        said = err.description if err.description != NotFound.description else f"no such address: {request.path[:200]}"
         return jsonify(error=said), 404
     # Inside a portal's frame (an /embed/ address or ?embed=1) the page keeps to the frame: no site
     # header, and no link that would take the frame to the site's own index.

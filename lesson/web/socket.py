@@ -359,11 +359,14 @@ def _not_a_socket_address(_err: WebsocketMismatch) -> Response:
         return Response(
             "This address takes no WebSocket connection; the playground's is /ws.\n", 400, mimetype="text/plain"
         )
+    # The headers as werkzeug reads them: comma-separated tokens, any case.
     wanted = {"Upgrade": "websocket", "Connection": "Upgrade"}
-    missing = [f"{k}: {v}" for k, v in wanted.items() if v.lower() not in request.headers.get(k, "").lower()]
+    tokens = {k: {t.strip().lower() for t in request.headers.get(k, "").split(",")} for k in wanted}
+    missing = [f"{k}: {v}" for k, v in wanted.items() if v.lower() not in tokens[k]]
+    lacks = f", and this request lacks {' and '.join(missing)}" if missing else ""
     said = (
-        "Not a WebSocket handshake: /ws takes WebSocket connections only, and this request lacks "
-        f"{' and '.join(missing)}. A proxy in front of the server may be dropping those headers.\n"
+        f"Not a WebSocket handshake: /ws takes WebSocket connections only{lacks}. A proxy in front of the "
+        "server may be dropping or rewriting the Upgrade and Connection headers.\n"
     )
     return Response(said, 400, mimetype="text/plain")
 

@@ -140,7 +140,7 @@ function nothingChanged(shows) {
   try {
     list = new Intl.ListFormat(document.documentElement.lang || undefined, { type: "disjunction" }).format(regions);
   } catch {
-    list = regions.join(", "); // a locale's name that is no language tag
+    list = regions.join(t("changes.or")); // a locale's name that is no language tag
   }
   return t("changes.none", { regions: list });
 }

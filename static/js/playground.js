@@ -304,7 +304,8 @@ export function mountPlayground(section, transport) {
         promptBox.querySelector(".meta")?.before(note);
         mark(note, "gone");
       }
-      for (const c of d.counters) mark(promptBox.querySelector(`.counters [data-counter="${c.key}"]`), "changed");
+      // A counter taken back to zero (an undo) is no longer shown: its line is marked instead.
+      for (const c of d.counters) mark(promptBox.querySelector(`.counters [data-counter="${c.key}"]`) || promptBox.querySelector(".counters"), "changed");
       if (d.turns) mark(promptBox.querySelector(".meta:not(.counters)"), "changed");
     }
     const cmp = region("comparison");

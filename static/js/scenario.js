@@ -118,7 +118,11 @@ async function play(section, scenario, opener) {
   // The question the next moment answers may sit out of sight (above the box on a phone): one press
   // brings it into view with its first choice focused.
   // The words that name the question are the button, so the box at a phone's foot grows by nothing.
-  const toQuestion = h("button", { type: "button", class: "to-question" }, t("scenario.the_question"));
+  const toQuestion = h(
+    "button",
+    { type: "button", class: "to-question", "aria-label": t("scenario.show_question", { question: t("scenario.the_question") }) },
+    t("scenario.the_question"),
+  );
   toQuestion.addEventListener("click", () => {
     const set = askedSet(scenario.steps[index]?.press[0]);
     if (!set) return;
@@ -129,7 +133,6 @@ async function play(section, scenario, opener) {
     set.querySelector("input")?.focus({ preventScroll: true });
   });
   const status = h("div", {}, position, inLog, narration, said);
-  let words = ""; // the narration without the button, for the sentence a screen reader hears
   // The playground's status line keeps showing what each press did, but is quiet while the scenario is
   // on: two live regions at once would talk over each other. A press of the learner's own ends the
   // scenario before it goes out, so its line speaks again.
@@ -176,11 +179,9 @@ async function play(section, scenario, opener) {
     // The next moment answers a question on show: ask for a guess before it, as the page's own
     // question does for a learner's press (predict.js).
     const asking = Boolean(askedSet(scenario.steps[index]?.press[0]));
-    words = narration.textContent;
     if (asking) {
-      const [before, after] = t("scenario.predict_first", { question: "\u0000" }).split("\u0000");
-      narration.append(` ${before}`, toQuestion, after ?? "");
-      words = narration.textContent;
+      const [lead, tail] = t("scenario.predict_first", { question: "\u0000" }).split("\u0000");
+      narration.append(` ${lead}`, toQuestion, tail ?? "");
     }
     const focused = document.activeElement;
     prev.disabled = index <= 1;
@@ -204,7 +205,7 @@ async function play(section, scenario, opener) {
     try {
       await work();
       show();
-      said.textContent = [position.textContent, words, ...heard.slice(-MAX_SAID)].map(sentence).join(" ");
+      said.textContent = [position.textContent, narration.textContent, ...heard.slice(-MAX_SAID)].map(sentence).join(" ");
     } catch {
       narration.textContent = said.textContent = t("scenario.failed");
       end(false, true);
@@ -277,6 +278,13 @@ async function play(section, scenario, opener) {
     // none when those on the playground are an earlier scenario's.
     const kept = {};
     if (pressed) section.dispatchEvent(new CustomEvent("playground:set-aside", { detail: kept }));
+    // A scenario is written for the playground's first start: another storage choice goes aside under
+    // its radio button, and presses kept under the first one go aside with the rest.
+    const first = section.querySelector('[data-role="variant"] input');
+    if (first && !first.checked) {
+      await clickAndWait(section, first);
+      if (Number(section.querySelector(".timeline input")?.max || 0)) section.dispatchEvent(new CustomEvent("playground:set-aside", { detail: kept }));
+    }
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);

@@ -69,9 +69,14 @@ def test_the_scenario_replays_in_the_page_plays_to_its_last_step_and_can_be_left
     expect(goal_state(section)).to_have_text(open_goal)
     walk = section.get_by_role("button", name=f"Walk me through it: {s.title}")
 
+    # The learner chose the other storage: the scenario, written for the first, goes back to it.
+    variants = section.get_by_role("group", name=content_panel().variants_legend).get_by_role("radio")
+    variants.last.check()
+    expect(log_labels(section)).to_have_count(1)
     press(section, label("turn"), 1)  # the replay starts from a fresh playground
     walk.click()
     scenario = scenario_box(section, s)
+    expect(variants.first).to_be_checked()
     for n in range(1, len(s.steps)):
         expect_step(section, s, n)
         if n >= 3:  # the answer sent after the restart is refused: what the goal asks for

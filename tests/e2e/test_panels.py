@@ -166,6 +166,11 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
 
     press(guide, button_label("guide", "timer"), 2)
     expect(prompt(guide)).to_contain_text(message("counter.wasted", n=1))
+    # Undone, that counter is back to 0 and no longer shown: the line it left carries the mark.
+    guide.get_by_role("button", name="Undo").click()
+    expect(prompt(guide)).not_to_contain_text(message("counter.wasted", n=1))
+    expect(prompt(guide).locator("p.counters")).to_have_attribute("data-mark", message("mark.changed"))
+    press(guide, button_label("guide", "timer"), 2)
 
     press(guide, button_label("guide", "admin"), 3)
     expect(prompt_tool(guide, "delete_workspace", "P")).to_be_visible()

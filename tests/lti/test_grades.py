@@ -184,3 +184,20 @@ def test_a_task_log_that_cannot_be_checked_says_why_as_the_page_s_own_quiz_does(
         )
         assert resp.status_code == 400 and resp.get_json()["code"] == code, resp.get_data(as_text=True)
         assert "cannot be checked" in resp.get_json()["error"]
+
+
+def test_a_launched_lesson_s_task_logs_are_charged_to_the_replay_budget(live):
+    """/lti/answer replays a task's log as /api/quiz does, and spends the same budget for the address."""
+    from lesson.content.course import default_root
+
+    lti = live(CONTENT_ROOT=str(default_root()), REPLAY_BURST=600, REPLAY_RATE=0.001)
+    flow, launch = _launch(lti, lesson="an-outage")
+    log = "outage:modern::" + ",".join(["turn"] * 450)
+
+    def answer():
+        body = {"launch": launch, "question": "host-error", "choice": log}
+        return flow.client.post("/lti/answer", json=body, headers={"Origin": lti.tool}, base_url=lti.tool)
+
+    assert answer().status_code == 200
+    refused = answer()
+    assert refused.status_code == 429 and refused.get_json()["code"] == "slow_down"

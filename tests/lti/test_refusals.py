@@ -7,6 +7,7 @@ import logging
 import sqlite3
 import time
 
+import jwt
 import pytest
 
 from .conftest import TOOL, Flow
@@ -66,6 +67,17 @@ def test_a_signed_token_with_a_malformed_claim_is_not_called_forged(odd, lti_app
     token = platform.sign({**_token(platform, nonce), **odd})
     assert_refused(flow.launch(token, state), "bad_claims", caplog, token)
     assert launches_recorded(lti_app) == 0
+
+
+def test_a_forged_token_whose_header_pyjwt_refuses_first_is_still_a_bad_signature(lti_app, flow, platform, caplog):
+    """PyJWT checks a header (here a critical extension it does not know) before the signature: a token
+    signed with another key is still called what it is, never a signed token with an odd claim."""
+    caplog.set_level(logging.WARNING, "lesson.portal.lti")
+    state, nonce = flow.start()
+    pem = platform.other_key.export_to_pem(private_key=True, password=None)
+    headers = {"kid": platform.kid, "crit": ["zzz"], "zzz": 1}
+    token = jwt.encode(_token(platform, nonce), pem, algorithm="RS256", headers=headers)
+    assert_refused(flow.launch(token, state), "bad_signature", caplog, token)
 
 
 def test_a_bad_signature_is_refused(lti_app, flow, platform, caplog):

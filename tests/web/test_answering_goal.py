@@ -53,7 +53,7 @@ def test_an_answer_after_a_restart_meets_the_goal_in_either_era(service: Service
     ],
 )
 def test_the_lesson_s_two_conditions_for_a_retry_after_a_restart(service: Service, variant, button, finished) -> None:
-    """Lesson 5's quiz asks when the modern retry gets through: the key that signs the requestState must
+    """Lesson 5's quiz asks when the modern retry gets through: the key that protects the requestState must
     outlive the restart, and the state must not have expired. The playground lets the learner try both;
     the restart itself tells the key's fate, and only the answer tells the outcome."""
     page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")

@@ -197,16 +197,23 @@ def reason_for(err: Exception) -> str:
     # pylti1p3 wraps whatever PyJWT refused in one "Can't decode id_token": PyJWT's own exception, kept as
     # the cause, says which check failed, so a signed token with an odd claim is not called forged.
     cause = err.__cause__
-    if isinstance(cause, jwt.InvalidTokenError):
-        if isinstance(cause, jwt.ExpiredSignatureError):
+    if isinstance(cause, jwt.exceptions.InvalidTokenError):
+        if isinstance(cause, jwt.exceptions.ExpiredSignatureError):
             return "expired"
-        if isinstance(cause, jwt.InvalidAudienceError):
+        if isinstance(cause, jwt.exceptions.InvalidAudienceError):
             return "wrong_audience"
-        if isinstance(cause, jwt.InvalidSignatureError):
-            return "bad_signature"
-        if type(cause) is jwt.DecodeError and "claim" not in str(cause):
-            return "bad_signature"  # not a token at all; an "exp" that is no integer is a claim's fault
-        return "bad_claims"
+        claims = (
+            jwt.exceptions.ImmatureSignatureError,
+            jwt.exceptions.InvalidIssuedAtError,
+            jwt.exceptions.InvalidSubjectError,
+            jwt.exceptions.InvalidJTIError,
+            jwt.exceptions.MissingRequiredClaimError,
+        )
+        if isinstance(cause, claims) or (
+            type(cause) is jwt.exceptions.DecodeError and "claim" in str(cause)  # an "exp" that is no integer
+        ):
+            return "bad_claims"
+        return "bad_signature"  # a signature, key or header PyJWT refused before it read any claim
     text = str(err)
     for needle, code in _REASONS:
         if needle in text:

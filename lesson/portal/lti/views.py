@@ -17,7 +17,7 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
-from lesson.web.guard import cross_site
+from lesson.web.guard import charge_task_logs, cross_site
 
 from . import grades
 from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
@@ -358,16 +358,19 @@ def answer() -> tuple[Response, int] | Response:
     if question.task is None and body["choice"] not in {c.id for c in question.choices or []}:
         return jsonify(error="that is not one of this question's choices"), 400
     from lesson.playground.tasks import TaskLogError
-    from lesson.web.pages import grade_task, task_log_refused
+    from lesson.web.pages import grade_task, task_log_refused, verdict
 
-    try:
-        correct = (
-            body["choice"] == question.answer
-            if question.task is None
-            else grade_task(launch["slug"], question, body["choice"])
-        )
-    except TaskLogError as exc:
-        return task_log_refused(exc)
+    if question.task is None:
+        correct = verdict(launch["slug"], question, body["choice"])
+    else:
+        # A task's log is replayed: charged to the address's replay budget, as the site's own grading is.
+        refused = charge_task_logs({"log": body["choice"]}, {question.id: question.task.panel}, question.id)
+        if refused is not None:
+            return refused
+        try:
+            correct = grade_task(launch["slug"], question, body["choice"])
+        except TaskLogError as exc:
+            return task_log_refused(exc)
     return jsonify(grades.record(tool(), launch, question.id, body["choice"], correct, len(quiz.questions)))
 
 
