@@ -77,9 +77,9 @@ def narrated_lead(code: str) -> str:
     return re.split(r"\{", translate("en", code), maxsplit=1)[0]
 
 
-def lead(key: str, **values: object) -> str:
+def lead(key: str, lang: str = "en", **values: object) -> str:
     """A catalogue message filled with ``values``, up to its first placeholder not among them."""
-    text = translate("en", f"js.{key}")
+    text = translate(lang, f"js.{key}")
     cut = next((m.start() for m in re.finditer(r"\{(\w+)\}", text) if m.group(1) not in values), len(text))
     return text[:cut].format(**values).rstrip()
 

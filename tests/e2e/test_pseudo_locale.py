@@ -21,11 +21,22 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.i18n import translate
 from lesson.portal import scorm
 
-from .helpers import CHURN, LESSON_2, OUTAGE, RESTARTS
+from .helpers import CHURN, LESSON_2, OUTAGE, RESTARTS, lead
 
 pytestmark = pytest.mark.e2e
 
 WRAPPED = re.compile(r"^⟦.*⟧$", re.S)
+
+
+def pseudo(key: str, **values: object) -> str:
+    """A script's message in the pseudo-locale, from the catalogue."""
+    return translate("pseudo", f"js.{key}", **values)
+
+
+def starts(text: str) -> re.Pattern[str]:
+    return re.compile("^" + re.escape(text))
+
+
 NEUTRAL = re.compile(r"^[\s\d·.,:;()\-–—…/●◐✕↻◌→]*$")
 
 # Text and labels in `root` outside messages and outside content data.
@@ -71,10 +82,10 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
     announce = section.locator('[data-role="announce"]')
     for i in range(min(buttons.count(), 3)):
         buttons.nth(i).click()
-        expect(announce).to_have_text(re.compile(rf"^⟦After press {i + 1}\. .*⟧"))
+        expect(announce).to_have_text(starts(lead("playground.after", "pseudo", k=i + 1)))
     assert left_over(section) == []  # the newest step, as the presses left it
     section.get_by_role("slider").fill("1")
-    expect(announce).to_have_text(re.compile(r"^⟦Viewing: .*⟧$"))
+    expect(announce).to_have_text(starts(lead("playground.viewing", "pseudo")))
     section.get_by_role("tab", name=re.compile("Wire")).click()  # the wire's tab, named in the pseudo-locale
     expect(section.locator(".seq-arrow").first).to_be_visible()
     section.locator(".seq-arrow").first.click()  # the frame's details, from diagram.js
@@ -94,34 +105,36 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(CHURN + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
     stepper.scroll_into_view_if_needed()
-    expect(stepper.get_by_role("heading", level=4)).to_have_text(re.compile(r"^⟦Moment 1 of \d+: .*⟧$"))
-    for name in ("Servers, as the host sees them", "What happened"):
-        expect(stepper.get_by_role("heading", name=f"⟦{name}⟧")).to_be_visible()
+    expect(stepper.get_by_role("heading", level=4)).to_have_text(starts(lead("stepper.moment", "pseudo", n=1)))
+    for key in ("stepper.servers", "stepper.happened"):
+        expect(stepper.get_by_role("heading", name=pseudo(key))).to_be_visible()
     expect(stepper.get_by_role("status")).to_have_text(WRAPPED)
 
     page.goto(RESTARTS + "?lang=pseudo")
     lab = page.locator('[data-panel="restarts"]')
     lab.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
-    lab.get_by_role("button", name="⟦Restart the server⟧").click()
-    expect(lab.get_by_role("status")).to_have_text(re.compile(r"^⟦Restarted while .*⟧$"))
-    expect(lab.locator(".result-for")).to_have_text(re.compile(r"^⟦Result for a restart while .*⟧"))
-    expect(lab.locator("summary").first).to_have_text(re.compile(r"^⟦Wire messages \(\d+\)⟧$"))
+    lab.get_by_role("button", name=translate("pseudo", "lab.restart")).click()
+    expect(lab.get_by_role("status")).to_have_text(starts(lead("lab.done", "pseudo")))
+    expect(lab.locator(".result-for")).to_have_text(starts(lead("lab.result_for", "pseudo")))
+    expect(lab.locator("summary").first).to_have_text(starts(lead("lab.wire", "pseudo")))
 
     quiz = page.locator("[data-quiz]")
-    quiz.get_by_role("button", name=re.compile("^⟦Check answer⟧")).first.click()
-    expect(quiz.locator(".verdict").first).to_have_text(translate("pseudo", "js.quiz.missing"))
+    check = quiz.get_by_role("button", name=starts(translate("pseudo", "quiz.check"))).first
+    check.click()
+    expect(quiz.locator(".verdict").first).to_have_text(pseudo("quiz.missing"))
     quiz.get_by_role("radio").first.check()
-    quiz.get_by_role("button", name=re.compile("^⟦Check answer⟧")).first.click()
-    expect(quiz.locator('[data-role="score"]')).to_have_text(re.compile(r"^⟦Score: \d of \d correct \(1 answered\)⟧$"))
-    expect(quiz.locator(".verdict strong").first).to_have_text(re.compile(r"^⟦(Correct\.|Not quite\.)⟧$"))
+    check.click()
+    expect(quiz.locator('[data-role="score"]')).to_have_text(starts(lead("quiz.score", "pseudo")))
+    verdicts = "|".join(re.escape(pseudo(f"quiz.{v}")) for v in ("right", "wrong"))
+    expect(quiz.locator(".verdict strong").first).to_have_text(re.compile(f"^({verdicts})$"))
 
     page.goto(OUTAGE + "?lang=pseudo")
     outage = page.locator('[data-panel-id="outage"]')
     offers = outage.locator("[data-scenario]")
-    expect(offers.first).to_have_text(re.compile(r"^⟦Walk me through it: .*⟧$"))
+    expect(offers.first).to_have_text(starts(lead("scenario.play", "pseudo")))
     expect(offers).to_have_count(2)
-    expect(page.get_by_role("link", name="⟦Present this lesson⟧")).to_be_visible()
-    page.get_by_role("button", name="⟦Start over⟧").click()
+    expect(page.get_by_role("link", name=pseudo("offer.present"))).to_be_visible()
+    page.get_by_role("button", name=pseudo("offer.start_over")).click()
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_role("heading")).to_have_text(translate("pseudo", "js.startover.heading"))
     expect(dialog.get_by_role("button")).to_have_count(2)  # start over, or keep going
@@ -130,8 +143,8 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.keyboard.press("Escape")
 
     page.goto(OUTAGE + "?lang=pseudo&present=1")
-    bar = page.get_by_role("navigation", name="⟦Presenter controls⟧")
-    expect(bar.get_by_role("status")).to_have_text(re.compile(r"^⟦Screen 1 of \d+⟧$"))
+    bar = page.get_by_role("navigation", name=pseudo("present.bar"))
+    expect(bar.get_by_role("status")).to_have_text(starts(lead("present.position", "pseudo", n=1)))
     controls = bar.get_by_role("button").all() + bar.get_by_role("link").all()
     assert len(controls) >= 5, "Previous, Next, the text sizes and Leave presenter mode"
     for control in controls:
