@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from lesson.playground.service import FrameError
@@ -69,11 +68,11 @@ class Replays(Buckets):
         return spend
 
 
-def task_log_events(data: Any, panel_of: Callable[[str], str | None], question: str | None = None) -> int:
+def task_log_events(data: Any, tasks: dict[str, str], question: str | None = None) -> int:
     """The presses in the task logs a quiz request carries (``{"log": ...}`` for ``question``, or
     ``{"answers": {question: ...}}``), each ``panel:era:variant:press,press,...``: what grading will
-    replay. A log for no task question, or naming another panel than its task's (``panel_of``), is
-    refused before any replay, so it costs nothing."""
+    replay. A log for no task question, or naming another panel than its task's (``tasks``: each task
+    question's panel), is refused before any replay, so it costs nothing."""
     if not isinstance(data, dict):
         return 0
     logs = [(question, data.get("log"))]
@@ -84,7 +83,7 @@ def task_log_events(data: Any, panel_of: Callable[[str], str | None], question: 
     for qid, log_ in logs:
         if not (isinstance(qid, str) and isinstance(log_, str) and log_.count(":") >= 3):
             continue
-        if log_.split(":", 1)[0] != panel_of(qid):
+        if log_.split(":", 1)[0] != tasks.get(qid):
             continue
         presses = log_.rsplit(":", 1)[1]
         n = presses.count(",") + 1 if presses else 0

@@ -28,6 +28,14 @@ GRADING = {"pages.answer_json", "pages.grade_json"}  # routes that replay the ta
 View = TypeVar("View", bound=Callable[..., Any])
 
 
+def json_body() -> Any:
+    """The request's JSON, or None when the body is not JSON (nested too deeply to parse included)."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        return None
+
+
 def _origin_of(url: str) -> str:
     """The origin of a Referer; "" for one that names none or cannot be read (``http://[::1/``)."""
     try:
@@ -152,10 +160,7 @@ def api_guard() -> Response | None:
 def _charge_grading() -> Response | None:
     """Grading replays each task log it is sent: its presses are charged to the address's replay
     budget (as a socket's logs are), and a request over it is refused (429) before any is replayed."""
-    try:
-        data = request.get_json(silent=True)  # parsed once: the view reads the same
-    except RecursionError:
-        return None  # the view says what is wrong with it
+    data = json_body()  # parsed once: the view reads the same (and says what is wrong with it)
     from . import lesson_state
 
     args = request.view_args or {}
@@ -167,7 +172,7 @@ def _charge_grading() -> Response | None:
 def charge_task_logs(data: Any, tasks: dict[str, str], question: str | None = None) -> Response | None:
     """Charge the task logs in ``data`` (for ``question``, or ``{"answers": ...}``) to the address's replay
     budget; ``tasks`` names each task question's panel. A 429 when the budget cannot take them."""
-    events = task_log_events(data, tasks.get, question)
+    events = task_log_events(data, tasks, question)
     if not events:
         return None
     replays = current_app.extensions["lesson.replays"]

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 from werkzeug.exceptions import NotFound
 
-from .guard import security_headers
+from .guard import json_body, security_headers
 from .strings import localized
 
 bp = Blueprint("pages", __name__)
@@ -105,13 +105,7 @@ def _page_answers(data: dict[str, Any]) -> dict[str, str]:
 
 
 def _record(slug: str, qid: str, choice: str) -> tuple[Any, Any]:
-    content = _state().content
-    quiz = content.quizzes.get(slug)
-    if quiz is None:
-        abort(404, NO_QUIZ)
-    question = next((q for q in quiz.questions if q.id == qid), None)
-    if question is None:
-        abort(404, NO_QUESTION)
+    question = _question(slug, qid)
     if question.task is not None or choice not in {c.id for c in question.choices or []}:
         return question, None  # a task is answered in its playground, which needs the page's script
     # The first answer is the one that scores; a later one is kept only to show its explanation.
@@ -122,14 +116,6 @@ def _record(slug: str, qid: str, choice: str) -> tuple[Any, Any]:
     seen[slug] = {**seen.get(slug, {}), qid: choice}
     session["quiz_seen"] = seen
     return question, choice
-
-
-def json_body() -> Any:
-    """The request's JSON, or None when the body is not JSON (nested too deeply to parse included)."""
-    try:
-        return request.get_json(silent=True)
-    except RecursionError:
-        return None
 
 
 @bp.after_app_request

@@ -6,7 +6,7 @@
 // fetched with the first replay.
 import { h } from "./dom.js";
 import { need, t } from "./i18n.js";
-import { plural } from "./render.js";
+import { plural, stepsInLog } from "./render.js";
 
 await need("scenario"); // this module's own messages (i18n.js)
 
@@ -115,9 +115,8 @@ async function play(section, scenario, opener) {
   // one sentence (the playground's status line is quiet meanwhile, see drivingBy). The words on show
   // change before the presses go out, so they are not the live region themselves.
   const said = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true" });
-  // The question the next moment answers may sit out of sight (above the box on a phone): one press
-  // brings it into view with its first choice focused.
-  // The words that name the question are the button, so the box at a phone's foot grows by nothing.
+  // The question the next moment answers may sit out of sight (above the box on a phone): the words
+  // that name it are a button (so the box grows by nothing) that brings it into view, first choice focused.
   const toQuestion = h(
     "button",
     { type: "button", class: "to-question", "aria-label": t("scenario.show_question", { question: t("scenario.the_question") }) },
@@ -173,7 +172,7 @@ async function play(section, scenario, opener) {
     position.textContent = t("scenario.step", { n: index, total, title: step.title });
     const before = startSteps + scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
     const count = step.press.length;
-    inLog.textContent = t(count === 1 ? "log.steps.one" : "log.steps.many", { first: before + 1, last: before + count });
+    inLog.textContent = stepsInLog(before + 1, before + count);
     inLog.hidden = count === 0;
     narration.textContent = index === total ? `${step.narration} ${t("scenario.finished")}` : step.narration;
     // The next moment answers a question on show: ask for a guess before it, as the page's own
@@ -273,22 +272,23 @@ async function play(section, scenario, opener) {
 
   await drive(async () => {
     await ready(section);
-    const pressed = Number(section.querySelector(".timeline input")?.max || 0); // the learner's presses
-    // Kept aside by the playground, with a button that brings them back (the reset below clears them);
-    // none when those on the playground are an earlier scenario's.
+    const steps = () => Number(section.querySelector(".timeline input")?.max || 0); // steps in the log
+    // The learner's presses are kept aside by the playground, with a button that brings them back (the
+    // reset below clears them); none when those on the playground are an earlier scenario's.
     const kept = {};
-    if (pressed) section.dispatchEvent(new CustomEvent("playground:set-aside", { detail: kept }));
+    const setAside = () => steps() && section.dispatchEvent(new CustomEvent("playground:set-aside", { detail: kept }));
+    setAside();
     // A scenario is written for the playground's first start: another storage choice goes aside under
     // its radio button, and presses kept under the first one go aside with the rest.
     const first = section.querySelector('[data-role="variant"] input');
     if (first && !first.checked) {
       await clickAndWait(section, first);
-      if (Number(section.querySelector(".timeline input")?.max || 0)) section.dispatchEvent(new CustomEvent("playground:set-aside", { detail: kept }));
+      setAside();
     }
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
-    startSteps = Number(section.querySelector(".timeline input")?.max || 0);
+    startSteps = steps();
     // Said with the first moment's status line (the reset's own is replaced at once).
     if (kept.setAside) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(kept.setAside, "press") }) }));
     await playStep(1);

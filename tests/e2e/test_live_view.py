@@ -11,7 +11,6 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
 from lesson.content.scenarios import load_scenario
-from lesson.i18n import translate
 
 from .helpers import (
     OUTAGE,
@@ -87,15 +86,9 @@ def now(section: Locator, k: int) -> Locator:
     return section.get_by_text(message("timeline.now", name=state(k)), exact=True)
 
 
-def opening(key: str) -> str:
-    """A catalogue message up to its first placeholder: the words an element starts with."""
-    text = translate("en", f"js.{key}")
-    return (text[: text.index("{")] if "{" in text else text).rstrip()
-
-
 def past_note(section: Locator) -> Locator:
     """The note shown while an earlier state is on view, found by its catalogue text's opening."""
-    return section.get_by_text(re.compile("^" + re.escape(opening("timeline.past.many"))))
+    return section.get_by_text(re.compile("^" + re.escape(lead("timeline.past.many"))))
 
 
 def a_status(section: Locator) -> Locator:
@@ -115,7 +108,7 @@ def test_a_press_marks_its_changes_an_undo_says_it_is_one_and_a_refused_press_sa
     expect_marked(rowheader(outage, "A"), "changed")
     expect(outage.get_by_role("button", name="A dies")).to_be_in_viewport()
     # Its tools leave the next prompt: said in words, beside the list.
-    left = prompt(outage).get_by_text(re.compile("^" + re.escape(opening("playground.left"))))
+    left = prompt(outage).get_by_text(re.compile("^" + re.escape(lead("playground.left"))))
     expect(left).to_contain_text("search_docs from A")
     expect_marked(left, "gone")
     said = status(outage)
@@ -144,7 +137,7 @@ def test_a_press_marks_its_changes_an_undo_says_it_is_one_and_a_refused_press_sa
     expect(said).to_contain_text(lead("playground.undone", label=narrated("narration.event.server_back", server="A")))
     expect(said).to_contain_text(state(1))
     expect(said).not_to_contain_text(lead("playground.after", k=2))
-    left = prompt(outage).get_by_text(re.compile("^" + re.escape(opening("playground.left_undo"))))
+    left = prompt(outage).get_by_text(re.compile("^" + re.escape(lead("playground.left_undo"))))
     expect(left).to_contain_text("search_docs from A")
     outage.get_by_role("button", name="Undo").click()
     expect(said).to_contain_text(lead("playground.undone", label=narrated("narration.event.server_dies", server="A")))

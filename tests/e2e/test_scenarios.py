@@ -38,11 +38,6 @@ def script(name: str) -> Scenario:
     return load_scenario(default_root() / "scenarios" / f"{name}.yaml")[0]
 
 
-def opening(key: str, slot: str) -> str:
-    """A catalogue message's words before its first blank, e.g. "Goal reached: "."""
-    return message(key, **{slot: "\x00"}).split("\x00")[0]
-
-
 def offer(s: Scenario) -> str:
     """The button that plays a scenario beside its playground."""
     return message("scenario.play", title=s.title)
@@ -265,7 +260,7 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     expect_step(outage, s, 2)
     expect(to_question).to_be_hidden()  # nothing asked before the next moment
     expect(question.get_by_role("radio", checked=True)).to_have_count(0)
-    verdict = question.get_by_text(opening("predict.none", "right"))
+    verdict = question.get_by_text(lead("predict.none"))
     expect(verdict).to_be_in_viewport()  # beside the outcome it predicts
     expect(scenario.get_by_role("status")).not_to_contain_text(asks)
 
@@ -274,7 +269,7 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     expect(outage.locator('[data-role="goal"]')).to_contain_text(message("goal.open"))
     said = outage.get_by_role("status").filter(has_text=lead("playground.after"))
     expect(said).to_have_count(2)
-    reached = opening("goal.reached", "goal")
+    reached = lead("goal.reached")
     for n in range(2):
         expect(said.nth(n)).not_to_contain_text(reached)
 
@@ -285,7 +280,7 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     question.get_by_role("radio", name=re.compile("^A tool result marked isError")).check()
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
-    expect(question).to_contain_text(opening("predict.right", "right"))
+    expect(question).to_contain_text(lead("predict.right"))
 
 
 def test_on_a_phone_the_walk_through_brings_its_question_into_view(browser, base_url: str) -> None:

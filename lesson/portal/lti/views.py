@@ -17,7 +17,7 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
-from lesson.web.guard import charge_task_logs, cross_site
+from lesson.web.guard import charge_task_logs, cross_site, json_body
 
 from . import grades
 from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
@@ -343,8 +343,6 @@ def answer() -> tuple[Response, int] | Response:
     """One answer from a launched lesson: graded here (a choice against the key, a task's log by
     replaying it), the first answer of each question kept per attempt, and the attempt's score queued
     for the platform once every question has one. Nothing the page says about correctness is read."""
-    from lesson.web.pages import json_body
-
     body = json_body()
     if not isinstance(body, dict) or not all(isinstance(body.get(k), str) for k in ("launch", "question", "choice")):
         return jsonify(error='send {"launch": id, "question": id, "choice": answer}'), 400
