@@ -151,9 +151,6 @@ export function counterLine(c) {
   return h("p", { class: "meta counters" }, ...parts);
 }
 
-// "In the log: steps 4 to 5.": where a moment of several presses (a stepper's, a walk-through's) is.
-export const stepsInLog = (first, last) => t(first === last ? "log.steps.one" : "log.steps.many", { first, last });
-
 // One step of the log. The playground appends these one at a time (see playground.js).
 export function logEntry(step) {
   return h(

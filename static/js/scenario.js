@@ -6,7 +6,7 @@
 // fetched with the first replay.
 import { h } from "./dom.js";
 import { need, t } from "./i18n.js";
-import { plural, stepsInLog } from "./render.js";
+import { plural } from "./render.js";
 
 await need("scenario"); // this module's own messages (i18n.js)
 
@@ -172,7 +172,7 @@ async function play(section, scenario, opener) {
     position.textContent = t("scenario.step", { n: index, total, title: step.title });
     const before = startSteps + scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
     const count = step.press.length;
-    inLog.textContent = stepsInLog(before + 1, before + count);
+    inLog.textContent = t(count === 1 ? "log.steps.one" : "log.steps.many", { first: before + 1, last: before + count });
     inLog.hidden = count === 0;
     narration.textContent = index === total ? `${step.narration} ${t("scenario.finished")}` : step.narration;
     // The next moment answers a question on show: ask for a guess before it, as the page's own

@@ -7,7 +7,7 @@
 // announces them stays visually hidden throughout, since a status moving in and out of the page's flow
 // stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
 import { fill, h, status } from "./dom.js";
-import { logList, promptList, serverTable, stepsInLog } from "./render.js";
+import { logList, promptList, serverTable } from "./render.js";
 import { need, t } from "./i18n.js";
 
 await need("stepper"); // this module's own messages (i18n.js)
@@ -16,7 +16,7 @@ function inLog(log) {
   if (!log.length) return null;
   const first = log[0].step;
   const last = log[log.length - 1].step;
-  return h("p", { class: "subtle in-log" }, stepsInLog(first, last));
+  return h("p", { class: "subtle in-log" }, t(first === last ? "log.steps.one" : "log.steps.many", { first, last }));
 }
 
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
