@@ -213,13 +213,16 @@ def list_changed(era: Era, sub_id: str | None) -> dict:
     return msg
 
 
-def tools_list_result(era: Era, rid: int, tools: list[ToolDef], title: str, gen: int) -> dict:
+def tools_list_result(era: Era, rid: int, tools: list[ToolDef], title: str, gen: int, list_changed: bool) -> dict:
     body: dict[str, Any] = {"tools": [tool_json(t) for t in tools]}
     if era == "modern":
         body = {
             "resultType": "complete",
             **body,
-            "ttlMs": 300000,
+            # A server that will announce a change lets the list be reused for five minutes; one that never
+            # will says 0, stale at once (the SDK's default), so a client asks again whenever it needs the
+            # list (caching.mdx: with no listChanged, the client relies on the TTL alone).
+            "ttlMs": 300000 if list_changed else 0,
             "cacheScope": "private",
             "_meta": {"io.modelcontextprotocol/serverInfo": server_info(title, gen)},
         }

@@ -795,6 +795,27 @@ def test_undeclared_list_changed_changes_nothing(era: str) -> None:
 
 
 @era_param
+def test_a_server_that_never_promised_the_notice_is_re_listed_before_a_turn(era: str) -> None:
+    """Q never declared listChanged, so only asking shows its new tool. In the modern era its list says
+    it is stale at once (ttlMs 0), which is what makes asking before every turn right; P, which will
+    announce a change, lets its list be reused (a ttlMs above 0) and is not asked."""
+    run = play("guide", era)
+    tool = ToolDef(name="explain_query", description="Explain a query's plan", read_only=True)
+    run, v = step(run, DeployTool(server="Q", tool=tool))
+    assert "tools/list" not in labels(wire(run)) and ("explain_query", "Q") not in prompt(v)
+    run, v = step(run, TakeTurn())
+    asked = [m for m in wire(run) if label(m) == "tools/list"]
+    assert [m.receiver for m in asked] == ["Q"]
+    assert ("explain_query", "Q") in prompt(v)
+    if era == "modern":
+        (answer,) = [m for m in wire(run) if label(m) == "result" and "tools" in m.payload["result"]]
+        assert answer.sender == "Q" and answer.payload["result"]["ttlMs"] == 0
+        run, _ = step(run, TimerListChanged(server="P"))  # P's own notice brings its list
+        (answer,) = [m for m in wire(run) if label(m) == "result" and "tools" in m.payload["result"]]
+        assert answer.sender == "P" and answer.payload["result"]["ttlMs"] > 0
+
+
+@era_param
 def test_timer_list_changed_is_a_wasted_refetch(era: str) -> None:
     run = play("guide", era)
     before = view(run)

@@ -28,6 +28,9 @@ class WireWatch:
     # Bearer tokens: the Authorization each server last saw, and every one a server refused with 401.
     last_bearer: dict[str, str | None] = field(default_factory=dict)
     refused: set[str] = field(default_factory=set)
+    # Modern caching: servers whose last tools/list the host still holds fresh (a ttlMs above 0, and no
+    # list_changed since).
+    fresh_lists: set[str] = field(default_factory=set)
 
     def check(self, run: Run, prev: Run, event: ev.Event) -> None:
         frames = run.last.wire if run.last else []
@@ -60,7 +63,16 @@ class WireWatch:
                 assert before.host.auto_listen or (had is not None and had.listen.open) or resumes, (
                     f"GET to {m.receiver}, which the host never opened a stream to"
                 )
+        polling = isinstance(event, ev.TakeTurn)
         for m in frames:
+            method = (m.payload or {}).get("method") if m.on_wire else None
+            if polling and method == "tools/call":
+                polling = False  # what a call brings on is not the turn's own re-listing
+            if polling and m.sender == "host" and method == "tools/list":
+                # Before a turn the host asks again only for a list it may not reuse: one a server said is
+                # stale at once (ttlMs 0), or that a notice made stale (caching.mdx).
+                assert m.receiver not in self.fresh_lists, f"re-listed {m.receiver}, whose list is still fresh"
+            self._caching(m, method)
             self._one(run, before, m, event)
 
     @staticmethod
@@ -162,6 +174,18 @@ class WireWatch:
         if isinstance(m, HttpResponse) and m.status == 400:
             code = p.get("error", {}).get("code")
             assert (m.era == "modern" and code == -32602) or code == -32022, f"HTTP 400 for {p}"
+
+    def _caching(self, m, method: str | None) -> None:
+        """Which lists the host may still reuse: a modern tools/list result with a ttlMs above 0 is fresh
+        until a list_changed (or a new connection) makes it stale."""
+        p = m.payload if m.on_wire else None
+        if m.receiver == "host" and p is not None and isinstance(p.get("result"), dict) and "tools" in p["result"]:
+            if p["result"].get("ttlMs", 0) > 0:
+                self.fresh_lists.add(m.sender)
+            else:
+                self.fresh_lists.discard(m.sender)
+        if method == "notifications/tools/list_changed" or (m.sender != "host" and not m.on_wire):
+            self.fresh_lists.discard(m.sender)
 
     def _bearer(self, servers, m) -> None:
         """Every HTTP request to a server that wants a token carries ``Authorization: Bearer``, and none to a

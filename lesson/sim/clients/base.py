@@ -213,7 +213,8 @@ class BaseClient:
             return False
         srv = self.srv
         tools = servers.visible_tools(self.st.s, srv, c.role)
-        self.link.reply(w.tools_list_result(c.era, rid, tools, srv.title, srv.generation), "tools/list")
+        result = w.tools_list_result(c.era, rid, tools, srv.title, srv.generation, srv.list_changed)
+        self.link.reply(result, "tools/list")
         c.refetches += 1
         same = [t.name for t in tools] == [t.name for t in c.tools] and c.listed_generation > 0
         if not same and c.listed_generation > 0:
