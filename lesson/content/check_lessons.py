@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from lesson.sim.model import VERSION
 from lesson.sim.wire import SUB_KEY
 
 from .course import GLOSSARY, REFERENCE, lesson_tokens
@@ -14,7 +15,7 @@ from .limits import MAX_PLAYGROUNDS, MAX_VISIBLE_WORDS, word_count
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .models import BUILTIN_WIDGETS, Content, Glossary, Lesson, Quiz
 from .panels import AnyPanel
-from .wire_schema import VERSIONS, message_errors
+from .wire_schema import message_errors
 from .yamlfile import ContentError, did_you_mean
 
 
@@ -27,7 +28,7 @@ def check_messages(lesson: Lesson) -> list[ContentError]:
                 ContentError(
                     lesson.source,
                     m.line,
-                    f"the 'json {m.era} {m.def_name}' block does not fit the {VERSIONS[m.era]} schema: {err}",
+                    f"the 'json {m.era} {m.def_name}' block does not fit the {VERSION[m.era]} schema: {err}",
                 )
             )
     return out

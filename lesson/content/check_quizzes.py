@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lesson.playground.protocol import Log
 from lesson.playground.tasks import TaskLogError, done, done_at_start, parse
+from lesson.sim.model import ERAS
 
 from .check_lessons import LESSON_LINK, anchors
 from .limits import MAX_FEEDBACK_WORDS, MIN_CHOICE_SHARE, word_count
@@ -142,7 +143,7 @@ def _scenario_doing(task: Task, panels: dict[str, AnyPanel], scenarios: dict[str
     if not isinstance(panel, PlaygroundPanel):
         return None
     for scenario in scenarios.get(task.panel, []):
-        for era in ("legacy", "modern") if panel.era_choice else (panel.start.era,):
+        for era in ERAS if panel.era_choice else (panel.start.era,):
             pressed: list[str] = []
             for n, step in enumerate(scenario["steps"], 1):
                 pressed = pressed + step["press"]

@@ -33,7 +33,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 
 from lesson.i18n import DEFAULT, has_locale, translate
-from lesson.sim.model import VERSION
+from lesson.sim.model import VERSION, Era
 
 from .base import ContentModel
 from .yamlfile import ContentError
@@ -54,7 +54,7 @@ class TocEntry(ContentModel):
 class MessageBlock(ContentModel):
     """A wire message shown in a ``json legacy|modern DefName`` code block."""
 
-    era: Literal["legacy", "modern"]
+    era: Era
     def_name: str
     data: Any
     line: int

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from lesson.sim import Event, Playground, Start, advance, begin
-from lesson.sim.model import Era, Strict, ToolDef
+from lesson.sim.model import ERAS, Era, Strict, ToolDef
 from lesson.sim.starts import declared_problems
 
 from .base import no_duplicates
@@ -405,7 +405,7 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
                 problem(("steps", n), f"step {n + 1} {why}")
         if not out:
             try:
-                for era in ("legacy", "modern"):
+                for era in ERAS:
                     stepper_views(panel, era)
             except (KeyError, ValueError) as exc:
                 problem(("steps",), f"the steps do not replay: {exc}")

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from lesson import narration
 from lesson.i18n import DEFAULT
-from lesson.sim import Event, Run, advance, begin, view
+from lesson.sim import Event, Run, advance_all, begin, runs, view
 from lesson.sim.events import RestartServer, StartCall, UserAnswers
-from lesson.sim.model import Era, Strict
+from lesson.sim.model import ERAS, Era, Strict
 from lesson.sim.view import View
 
 if TYPE_CHECKING:  # panels.py replays every panel with this module as it loads it
@@ -55,14 +55,13 @@ def restart_lab(
         return e
 
     sides = []
-    for era in ("legacy", "modern"):
-        run: Run = begin(panel.start.model_copy(update={"era": era, "options": options}))
-        for e in situation.before:
-            run = advance(run, adjust(e))
-        first = len(run.log)
+    for era in ERAS:
+        start = begin(panel.start.model_copy(update={"era": era, "options": options}))
+        before = advance_all(start, map(adjust, situation.before))
+        first = len(before.log)
         steps = []
-        for e in [RestartServer(server=panel.server), *situation.after]:
-            run = advance(run, adjust(e))
+        run: Run = before
+        for run in runs(before, map(adjust, [RestartServer(server=panel.server), *situation.after])):
             assert run.last is not None
             said = narration.words(locale)
             steps.append(

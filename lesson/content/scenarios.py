@@ -13,8 +13,8 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
-from lesson.sim import Event, Start, advance, begin, view
-from lesson.sim.model import Strict
+from lesson.sim import Event, Start, advance_all, begin, view
+from lesson.sim.model import Strict, other_era
 
 from .goals import Condition, describe, holds
 from .limits import MAX_NARRATION_WORDS, word_count
@@ -177,7 +177,7 @@ def check_scenario(path: Path) -> list[ContentError]:
             if step.expect is not None:
                 for loc, why in unknown_condition_servers(start, step.expect, ("steps", n, "expect"), f"step {n + 1}"):
                     out.append(ContentError(path, doc.line(loc), why))
-    for era in (start.era, "legacy" if start.era == "modern" else "modern"):
+    for era in (start.era, other_era(start.era)):
         try:
             run = begin(start.model_copy(update={"era": era}))
         except (KeyError, ValueError) as exc:
@@ -188,8 +188,7 @@ def check_scenario(path: Path) -> list[ContentError]:
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} {why}"))
                 break
             try:
-                for event in events:
-                    run = advance(run, event)
+                run = advance_all(run, events)
             except (KeyError, ValueError) as exc:
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} does not replay ({era}): {exc}"))
                 break

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lesson.sim import advance, begin, view
+from lesson.sim import advance_all, begin, view
 from lesson.sim.model import Era, Strict
 from lesson.sim.view import View
 
@@ -26,8 +26,7 @@ def stepper_views(panel: StepperPanel, era: Era) -> list[StepView]:
     out: list[StepView] = []
     for n, step in enumerate(panel.steps, 1):
         first = len(run.log)
-        for event in step.events:
-            run = advance(run, event)
+        run = advance_all(run, step.events)
         v = view(run)
         out.append(
             StepView(number=n, title=step.title, caption=step.caption, view=v.model_copy(update={"log": v.log[first:]}))

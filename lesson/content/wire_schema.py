@@ -1,22 +1,24 @@
 """Validate wire messages against their era's official MCP schema.
 
 The schemas are read from ``../shared/mcp-schema/<version>/schema.json`` beside the repository (never
-copied into it). Without that folder the check falls back to the per-version wire models of the
-``mcp-types`` package, which the official SDK generates from the same schemas, so it always runs.
+copied into it). Without that folder the check falls back to the wire models of the ``mcp-types``
+package, which the official SDK generates from the same schemas, so it always runs: each reached through
+its public API (``mcp_types.methods``' per-version method maps, ``mcp_types.jsonrpc``'s envelopes).
 ``lesson check`` and the tests share this module.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
+from lesson.sim.model import VERSION
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
-VERSIONS = {"legacy": "2025-11-25", "modern": "2026-07-28"}
 
 # A legacy JSONRPCResultResponse only checks the envelope: its result is checked against the specific
 # result type too, told apart by a key only that result has.
@@ -29,11 +31,11 @@ LEGACY_RESULTS = {
 
 
 def schema_path(era: str) -> Path:
-    return SHARED / "mcp-schema" / VERSIONS[era] / "schema.json"
+    return SHARED / "mcp-schema" / VERSION[era] / "schema.json"
 
 
 def have_shared_schemas() -> bool:
-    return all(schema_path(era).is_file() for era in VERSIONS)
+    return all(schema_path(era).is_file() for era in VERSION)
 
 
 @functools.cache
@@ -47,7 +49,7 @@ def _validator(era: str, def_name: str) -> Any:
 
     schema = _schema(era)
     if def_name not in schema["$defs"]:
-        raise KeyError(f"the {VERSIONS[era]} schema has no definition {def_name!r}")
+        raise KeyError(f"the {VERSION[era]} schema has no definition {def_name!r}")
     wrapper = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$ref": f"#/$defs/{def_name}",
@@ -57,13 +59,70 @@ def _validator(era: str, def_name: str) -> Any:
 
 
 @functools.cache
-def _model(era: str, def_name: str) -> Any:
+def _models(era: str) -> dict[str, Any]:
+    """The wire models ``mcp_types.methods`` maps hold for the era's version, by their schema names:
+    each request and notification whole, each result as its body; and each ``<X>ResultResponse`` as the
+    results its method may return (``CallToolResultResponse``: a CallToolResult or an InputRequiredResult)."""
+    from mcp_types import methods
+
+    found: dict[str, Any] = {}
+    tables = (methods.CLIENT_REQUESTS, methods.CLIENT_NOTIFICATIONS, methods.SERVER_REQUESTS)
+    tables += (methods.SERVER_NOTIFICATIONS, methods.SERVER_RESULTS, methods.CLIENT_RESULTS)
+    for table in tables:
+        for (_, version), target in table.items():
+            if version != VERSION[era]:
+                continue
+            members = typing.get_args(target) or (target,)
+            for cls in members:
+                found.setdefault(cls.__name__, cls)
+            if table in (methods.SERVER_RESULTS, methods.CLIENT_RESULTS):
+                found.setdefault(members[0].__name__ + "Response", target)
+    return found
+
+
+@functools.cache
+def _adapter(target: Any) -> Any:
     from pydantic import TypeAdapter
 
-    module = importlib.import_module("mcp_types._v" + VERSIONS[era].replace("-", "_"))
-    if not hasattr(module, def_name):
-        raise KeyError(f"the {VERSIONS[era]} models have no definition {def_name!r}")
-    return TypeAdapter(getattr(module, def_name))
+    return TypeAdapter(target)
+
+
+def _model_errors(part: Any, era: str, def_name: str) -> list[str]:
+    """The errors of ``part`` against ``def_name`` by the package's models (the fallback)."""
+    from mcp_types import UnsupportedProtocolVersionErrorData, jsonrpc
+    from pydantic import ValidationError
+
+    checks: list[tuple[Any, Any, str]] = []  # (model, value, where)
+    if def_name == "JSONRPCResultResponse" or def_name.endswith("ResultResponse"):
+        checks.append((jsonrpc.JSONRPCResponse, part, ""))
+        if def_name != "JSONRPCResultResponse" and isinstance(part, dict):
+            body = _models(era).get(def_name)
+            if body is None:
+                raise KeyError(f"the {VERSION[era]} models have no definition {def_name!r}")
+            checks.append((body, part.get("result"), "result/"))
+    elif def_name in ("JSONRPCErrorResponse", "UnsupportedProtocolVersionError"):
+        # The schema's error response may leave out its id (a request it could not read), but never sends null.
+        if isinstance(part, dict) and "id" in part and part["id"] is None:
+            return ["id: None is not a request id"]
+        checks.append((jsonrpc.JSONRPCError, {"id": None, **part} if isinstance(part, dict) else part, ""))
+        if def_name == "UnsupportedProtocolVersionError" and isinstance(part, dict):
+            error = part.get("error") if isinstance(part.get("error"), dict) else {}
+            if error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+                return [f"error/code: {error.get('code')} is not {jsonrpc.UNSUPPORTED_PROTOCOL_VERSION}"]
+            checks.append((UnsupportedProtocolVersionErrorData, error.get("data"), "error/data/"))
+    elif def_name in _models(era):
+        checks.append((_models(era)[def_name], part, ""))
+    else:
+        raise KeyError(f"the {VERSION[era]} models have no definition {def_name!r}")
+    found: list[str] = []
+    for model, value, where in checks:
+        try:
+            _adapter(model).validate_python(value)
+        except ValidationError as exc:
+            found += [
+                f"{where}{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors(include_url=False)
+            ]
+    return found
 
 
 def _at(doc: Any, pointer: str) -> Any:
@@ -83,13 +142,7 @@ def errors(message: Any, era: str, def_name: str, pointer: str = "") -> list[str
             f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
             for e in _validator(era, def_name).iter_errors(part)
         ]
-    from pydantic import ValidationError
-
-    try:
-        _model(era, def_name).validate_python(part)
-    except ValidationError as exc:
-        return [f"{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors(include_url=False)]
-    return []
+    return _model_errors(part, era, def_name)
 
 
 def message_errors(message: Any, era: str, def_name: str) -> list[str]:

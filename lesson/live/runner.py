@@ -32,7 +32,7 @@ from lesson.content.panels import PlaygroundPanel
 
 from .. import narration
 from ..i18n import DEFAULT
-from ..sim import advance, begin, describe
+from ..sim import advance, begin
 from ..sim.model import Said, said
 from ..sim.step import changed as change_msg
 from ..sim.step import msg
@@ -284,7 +284,7 @@ class LivePlayground:
             assert run.last is not None
             if run.last.rejected:  # the simulation refuses it: nothing is done for real either
                 self.run = run
-                return self.answer(run.state.step, describe(event), len(self.rec.records), [])
+                return self.answer(run.state.step, event.describe(), len(self.rec.records), [])
             self.run = run
             mark = len(self.rec.records)
             lines: list[dict[str, str]] = []
@@ -297,7 +297,7 @@ class LivePlayground:
                 lines.append(self.line("error", "live.unfinished", why=why))
             except Exception as err:
                 lines.append(self.line("error", "live.press_failed", error=repr(err)))
-            return self.answer(run.state.step, describe(event), mark, lines)
+            return self.answer(run.state.step, event.describe(), mark, lines)
 
     def say(self, code: str, **params: Any) -> str:
         """A message of the catalogue in this playground's locale."""

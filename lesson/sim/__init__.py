@@ -7,7 +7,7 @@ returns the next state and what happened; a playground is a named start plus eve
 from .events import EVENT, EVENTS, Event, parse_event
 from .host import Outcome, apply, prompt_tools
 from .model import State
-from .run import Playground, Run, advance, at_step, begin, describe, replay, undo, view
+from .run import Playground, Run, advance, advance_all, at_step, begin, replay, runs, undo, view
 from .starts import STARTS, Start, start
 from .view import View, build_view
 
@@ -23,14 +23,15 @@ __all__ = [
     "State",
     "View",
     "advance",
+    "advance_all",
     "apply",
     "at_step",
     "begin",
     "build_view",
-    "describe",
     "parse_event",
     "prompt_tools",
     "replay",
+    "runs",
     "start",
     "undo",
     "view",

@@ -30,7 +30,8 @@ Status = Literal["connected", "down", "reconnecting", "hidden"]
 Token = Literal["valid", "expired", "revoked", "none"]
 Role = Literal["member", "admin"]
 
-VERSION = {"legacy": "2025-11-25", "modern": "2026-07-28"}  # the one table of eras; their labels are the catalogue's
+VERSION: dict[Era, str] = {"legacy": "2025-11-25", "modern": "2026-07-28"}  # the one table of eras (labels: catalogue)
+ERAS: tuple[Era, ...] = tuple(VERSION)
 
 
 def other_era(era: Era) -> Era:
@@ -100,7 +101,7 @@ class SimServer:
     generation: int = 1  # process generation: +1 on every restart
     change_seq: int = 0  # +1 whenever its tool list changes
     transport: Transport = "http"
-    speaks: list[Era] = field(default_factory=lambda: ["legacy", "modern"])  # the protocol eras it serves
+    speaks: list[Era] = field(default_factory=lambda: list(ERAS))  # the protocol eras it serves
     issues_session_id: bool = True  # legacy: answers initialize with Mcp-Session-Id
     event_store: bool = False  # legacy: SSE events carry ids and are stored
     sessions_durable: bool = False  # legacy: session, events and unfinished work outlive the process

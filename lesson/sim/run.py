@@ -9,6 +9,7 @@ and ``at_step`` replay a few events from the nearest checkpoint, never the whole
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import Field
@@ -49,11 +50,6 @@ class Run(Strict):
 
 
 _COMPARED = [f for f in Run.model_fields if f != "checkpoint"]
-
-
-def describe(event: Event) -> Said:
-    """The log's heading for a step: what was pressed, as a message."""
-    return event.describe()
 
 
 NO_TWIN = "narration.no_twin"  # an era switch has no counterpart in the other era
@@ -104,18 +100,33 @@ def advance(run: Run, event: Event) -> Run:
         playground=Playground(start=run.playground.start, events=[*run.playground.events, event]),
         state=state,
         twin=twin,
-        log=[*run.log, StepLog(step=state.step, label=describe(event), lines=outcome.lines)],
+        log=[*run.log, StepLog(step=state.step, label=event.describe(), lines=outcome.lines)],
         last=outcome,
         other=other,
         checkpoint=checkpoint,
     )
 
 
-def replay(playground: Playground) -> Run:
-    run = begin(playground.start)
-    for event in playground.events:
+def runs(run: Run, events: Iterable[Event]) -> Iterator[Run]:
+    """The run after each event in turn, from ``run``: the one loop that replays events, whether they come
+    from content (a stepper's steps, a restart lab's situation, a scenario, a trace) or from a page's log
+    (``lesson.playground.replay``, which compacts each run on the way)."""
+    for event in events:
         run = advance(run, event)
-    return run
+        yield run
+
+
+def advance_all(run: Run, events: Iterable[Event]) -> Run:
+    """The run the events lead to from ``run`` (``run`` itself for none)."""
+    last = run
+    for last in runs(run, events):  # noqa: B007 (the last one is the answer)
+        pass
+    return last
+
+
+def replay(playground: Playground) -> Run:
+    """The run a playground's events lead to from its start."""
+    return advance_all(begin(playground.start), playground.events)
 
 
 def at_step(run: Run, n: int) -> Run:

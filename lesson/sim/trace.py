@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .frames import HostBuilt, HttpRequest, HttpResponse, SseEvent, StdioLine, StreamEnd, WireFrame
-from .run import Playground, advance, begin
+from .run import Playground, begin, runs
 from .starts import opening
 from .step import Said
 
@@ -46,9 +46,7 @@ def trace(playground: Playground) -> Iterator[dict[str, Any]]:
     """Every wire message of the playground, in order; ``step`` is the 1-based index of the event that caused
     it, and 0 for the opening (each configured client's greeting, listen stream and first list)."""
     steps = [opening(playground.start)[1]]
-    run = begin(playground.start)
-    for event in playground.events:
-        run = advance(run, event)
+    for run in runs(begin(playground.start), playground.events):
         assert run.last is not None
         steps.append(run.last.wire)
     for n, frames in enumerate(steps):
@@ -123,10 +121,9 @@ def rows(
     _, wire = opening(playground.start)
     for frame in wire:
         yield _row(0, "opening", frame)
-    run = begin(playground.start)
-    for n, event in enumerate(playground.events, 1):
-        run = advance(run, event)
+    for n, run in enumerate(runs(begin(playground.start), playground.events), 1):
         assert run.last is not None
+        event = run.playground.events[-1]
         what = titles[n - 1] if titles and n - 1 < len(titles) and titles[n - 1] else say(event.describe())
         frames = run.last.wire
         for frame in frames:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .model import VERSION, Era, Strict, ToolDef
+from .model import ERAS, VERSION, Era, Strict, ToolDef
 
 CLIENT_INFO = {"name": "LessonHost", "version": "1.0.0"}
 CLIENT_CAPS = {"elicitation": {"form": {}}}
@@ -251,7 +251,7 @@ def _c(*pairs: tuple[str, str]) -> list[SchemaCheck]:
     return [SchemaCheck(definition=d, pointer=p) for d, p in pairs]
 
 
-for _era in ("legacy", "modern"):
+for _era in ERAS:
     CHECKS[(_era, "tools/list")] = _c(("ListToolsRequest", ""))
     CHECKS[(_era, "tools/call")] = _c(("CallToolRequest", ""))
     CHECKS[(_era, "notifications/tools/list_changed")] = _c(("ToolListChangedNotification", ""))

@@ -21,6 +21,7 @@ from simple_websocket import ConnectionClosed, Server
 
 from ..i18n import refuse_locale
 from ..live import LIVE_PANELS, loopback
+from ..sim.model import ERAS
 from .socket import sock
 
 bp = Blueprint("live", __name__)
@@ -75,7 +76,7 @@ def live(ws: Server) -> None:
             try:
                 if kind == "open":
                     panel_id, era = frame.get("panel"), frame.get("era", "modern")
-                    if panel_id not in LIVE_PANELS or panel_id not in panels or era not in ("legacy", "modern"):
+                    if panel_id not in LIVE_PANELS or panel_id not in panels or era not in ERAS:
                         _error(ws, "not_live", f"only {', '.join(LIVE_PANELS)} can run live, in era legacy or modern")
                         continue
                     lang = frame.get("lang") or current_app.config["LOCALE"]
