@@ -98,6 +98,8 @@ def calls_made(last: Any) -> list[tuple[str, str, dict[str, str]]]:
         msg = f.payload or {}
         if f.on_wire and f.sender == "host" and msg.get("method") == "tools/call":
             sent.setdefault((f.receiver, msg["params"]["name"]), msg["params"]["arguments"])
-    if last.turn is not None:
-        return [(c.server, c.tool, sent.get((c.server, c.tool), {})) for c in last.turn.calls]
-    return [(server, tool, args) for (server, tool), args in sent.items()]
+    finished = [(c.server, c.tool) for c in last.turn.calls] if last.turn is not None else []
+    # then any call sent and left running (a turn whose call has not come back)
+    return [(s, t, sent.get((s, t), {})) for s, t in finished] + [
+        (s, t, args) for (s, t), args in sent.items() if (s, t) not in finished
+    ]

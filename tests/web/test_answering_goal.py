@@ -70,3 +70,16 @@ def test_the_lesson_s_two_conditions_for_a_retry_after_a_restart(service: Servic
     assert ("narration.retry_verified_after_restart" in codes(answered)) is finished
     assert ("narration.request_state_rejected" in codes(answered)) is not finished
     assert ("-32602" in json.dumps(answered["view"]["comparison"]["this"]["wire"])) is not finished
+
+
+@pytest.mark.parametrize("variant", ["key-in-process", "key-outside"])
+def test_an_expired_answer_with_no_restart_is_no_answer_lost_to_a_restart(service: Service, variant: str) -> None:
+    """The state expired while the user thought: the retry is refused, but no restart is to blame, so the
+    counter of answers lost to a restart and the goal (a process that never asked) stay where they were."""
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")
+    page.open()
+    page.do("reset", variant=variant)
+    page.do("press", button="ask")
+    late = page.do("press", button="answer-late")
+    assert "narration.request_state_rejected" in codes(late)
+    assert late["view"]["counters"]["lost_answers"] == 0 and late["goal"] == {"met": False}

@@ -152,7 +152,10 @@ class ModernClient(BaseClient):
             note=said("narration.note.state_fails"),
         )
         why = msg("narration.why.state_expired") if after_expiry else msg("narration.why.key_lost")
-        self.c.lost_answers += 1
+        # An expiry alone is the user's slowness, not a restart's doing: only an answer a restart made
+        # unverifiable (its key gone with the process) counts as lost to a restart.
+        if not servers.verifies(srv, p.generation):
+            self.c.lost_answers += 1
         self.say("narration.request_state_rejected", "error", why=why)
         self.begin_input(tool, p.arguments, again=True)
 

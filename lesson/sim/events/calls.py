@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from .. import frames as f
@@ -42,8 +43,15 @@ def deliver(st: Step, rec: CallRecord) -> None:
     st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))
 
 
-@handles(TakeTurn)
-def _turn(st: Step, e: TakeTurn) -> None:
+@dataclass
+class _TurnStart:
+    prompt: list[PromptTool]
+    new: list[PromptTool]
+    removed: list[PromptTool]
+
+
+def _turn_begins(st: Step) -> _TurnStart:
+    """The host calls the model: the tools in this turn's prompt, and what changed since the last one."""
     h = st.s.host
     poll_silent_servers(st)
     prompt = prompt_tools(st.s)
@@ -69,6 +77,26 @@ def _turn(st: Step, e: TakeTurn) -> None:
     if removed:
         st.say("narration.gone_since_last_turn", "model", tools=_listed(removed))
     h.conversation.append(Message(role="assistant", text=f"turn {h.turns}: sees {names}"))
+    return _TurnStart(prompt, new, removed)
+
+
+def _turn_ends(st: Step, turn: _TurnStart, records: list[CallRecord]) -> None:
+    h = st.s.host
+    h.last_prompt = turn.prompt
+    h.pending_changes = 0
+    st.turn = TurnRecord(
+        number=h.turns,
+        tools_seen=turn.prompt,
+        new_tools=turn.new if h.turns > 1 else [],
+        removed_tools=turn.removed,
+        calls=records,
+    )
+
+
+@handles(TakeTurn)
+def _turn(st: Step, e: TakeTurn) -> None:
+    turn = _turn_begins(st)
+    prompt, now = turn.prompt, {(t.name, t.server) for t in turn.prompt}
     if e.calls is not None:
         calls = e.calls
     else:
@@ -91,15 +119,7 @@ def _turn(st: Step, e: TakeTurn) -> None:
             st.say("narration.model_called", "model", tool=call.tool, server=call.server, result=rec.text)
     if not calls:
         st.say("narration.no_tool_called", "model")
-    h.last_prompt = prompt
-    h.pending_changes = 0
-    st.turn = TurnRecord(
-        number=h.turns,
-        tools_seen=prompt,
-        new_tools=new if h.turns > 1 else [],
-        removed_tools=removed,
-        calls=records,
-    )
+    _turn_ends(st, turn, records)
 
 
 def pick_tool(c: Client, tool: str | None) -> ToolDef:
@@ -114,7 +134,8 @@ def pick_tool(c: Client, tool: str | None) -> ToolDef:
 
 
 class StartCall(EventBase):
-    """The model calls a tool whose result has not come back yet."""
+    """A model turn in which the model calls a tool whose result has not come back yet (the model acts
+    only when the host calls it, so this is a turn like any other, with one call left running)."""
 
     kind: Literal["start_call"] = "start_call"
     server: str
@@ -127,7 +148,10 @@ def _start_call(st: Step, e: StartCall) -> None:
     if c.status != "connected":
         raise Rejected("refusal.call_while_not_connected", server=e.server, status=word("status", c.status))
     tool = pick_tool(c, e.tool)
+    turn = _turn_begins(st)
     if not client_for(st, c).start_call(tool):
+        _turn_ends(st, turn, [])
         return
     code = "narration.call_running_idempotent" if tool.idempotent else "narration.call_running_not_idempotent"
     st.say(code, "model", tool=tool.name, server=e.server)
+    _turn_ends(st, turn, [])
