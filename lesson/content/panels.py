@@ -28,6 +28,10 @@ from .stepper import stepper_views
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
+# A button's id is written once per press in a page's log and a task's line: short enough that a full
+# playground (MAX_EVENTS presses) fits in a frame (LESSON_MAX_FRAME_BYTES) and a line (tasks.MAX_LINE).
+BUTTON_ID_MAX = 20
+ButtonId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=BUTTON_ID_MAX)]
 Label = Annotated[str, Field(min_length=1)]
 ViewName = Literal["servers", "prompt", "log", "comparison", "wire", "handles"]
 # The views a playground shows when its file does not say; "handles" (baskets and replicas) only on request.
@@ -36,7 +40,8 @@ VIEWS: tuple[ViewName, ...] = ("servers", "prompt", "log", "comparison", "wire")
 
 class Button(Strict):
     id: Annotated[
-        ID, Field(description="the button's id: what a press, a scenario's 'press' and a task's 'solution' name")
+        ButtonId,
+        Field(description="the button's id: what a press, a scenario's 'press' and a task's 'solution' name"),
     ]
     label: Annotated[Label, Field(description="the button's text")]
     event: Annotated[Event, Field(description="what a press does in the simulation (see Events in docs/content.md)")]
@@ -66,6 +71,9 @@ class Prediction(Strict):
     button: ID = Field(description="the button whose press reveals the answer")
     after: ID | None = Field(
         default=None, description="ask only once this button has been pressed (the moment the question is about)"
+    )
+    variant: ID | None = Field(
+        default=None, description="ask only in this variant (one whose premise the other variants change)"
     )
     question: Annotated[Label, Field(description="asked before the press: what will happen?")]
     choices: Annotated[
@@ -122,6 +130,8 @@ class PlaygroundPanel(Strict):
             for name in filter(None, (p.button, p.after)):
                 if name not in buttons:
                     raise ValueError(f"prediction names button {name!r}, which this panel does not have")
+            if p.variant is not None and p.variant not in {v.id for v in self.variants}:
+                raise ValueError(f"prediction names variant {p.variant!r}, which this panel does not have")
         no_duplicates([v.id for v in self.variants], "variant")
         no_duplicates(list(self.shows), "view")
         return self

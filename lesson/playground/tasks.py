@@ -23,14 +23,14 @@ from cachetools import LRUCache
 
 from lesson.content.goals import holds
 from lesson.content.models import Task
-from lesson.content.panels import PlaygroundPanel
+from lesson.content.panels import BUTTON_ID_MAX, PlaygroundPanel
 from lesson.sim import begin, build_view
 from lesson.sim.run import MAX_EVENTS
 
 from .protocol import Log
 from .replay import LogMismatch, checked, steps
 
-MAX_LINE = 12_000  # 500 presses of up to 20 characters, with room to spare
+MAX_LINE = MAX_EVENTS * (BUTTON_ID_MAX + 1) + 1_500  # every press with its comma, and room for the rest
 _ID = r"[a-z0-9][a-z0-9-]{0,39}"
 _LINE = re.compile(rf"({_ID}):(legacy|modern):((?:{_ID})?):(.*)")  # used with fullmatch
 _PRESS = re.compile(rf"{_ID}|@legacy|@modern")

@@ -1,7 +1,8 @@
 // Predict, then see: a question asked before a press. The learner picks an answer; the press itself
 // reveals what happens, and the explanation says why. A question with `data-predict-after` is asked
 // only right after that button's press (the moment it is about); any other press puts it away. Once
-// its answer has been shown, it is not asked again until the playground is reset.
+// its answer has been shown, it is not asked again until the playground is reset. One with
+// `data-predict-variant` is asked only while the playground plays that variant.
 import { h } from "./dom.js";
 import { need, t } from "./i18n.js";
 
@@ -14,11 +15,15 @@ export function mountPredictions(section) {
   const announce = section.querySelector('[data-role="announce"]');
   // What each answer on its way is for, oldest first: a button id, or "" for any other change.
   const pending = [];
+  // The button behind each step of the log, as far as this page saw them pressed, so an Undo back to
+  // the moment a question is about asks it again (if its answer was not shown).
+  const pressed = [];
 
   const choiceText = (set, id) => set.querySelector(`input[value="${id}"]`).parentElement.textContent.trim();
 
   function ask(set) {
     set.hidden = false;
+    delete set.dataset.seen;
     for (const input of set.querySelectorAll("input")) input.checked = false;
     set.querySelector('[data-role="predict-result"]').hidden = true;
     for (const label of set.querySelectorAll("label")) label.classList.remove("right-answer");
@@ -49,6 +54,29 @@ export function mountPredictions(section) {
     if (announce) announce.textContent = `${announce.textContent} ${verdict.textContent}`;
   }
 
+  // Predict first: a question waiting for a button, out of sight when that button is pressed (on a phone
+  // the page brings a press's changes into view first, and the question lies above them), is brought
+  // into view by the press instead, which presses nothing; the next press goes ahead, picked or not. A
+  // walk-through's presses are its own: they reveal the question as they go.
+  section.addEventListener(
+    "click",
+    (event) => {
+      const button = event.target.closest("button[data-button]");
+      if (!button || button.disabled || section.hasAttribute("data-scenario-driving")) return;
+      const set = sets.find((s) => s.dataset.predictButton === button.dataset.button && !s.hidden && !("revealed" in s.dataset));
+      if (!set || "seen" in set.dataset || set.querySelector("input:checked")) return;
+      set.dataset.seen = "";
+      const r = set.getBoundingClientRect();
+      const bar = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--controls-bar")) || 0;
+      if (r.bottom > 0 && r.top < window.innerHeight - bar) return; // on screen: the learner saw it
+      event.stopImmediatePropagation();
+      set.scrollIntoView({ block: "center", behavior: window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+      set.querySelector("input")?.focus({ preventScroll: true });
+      if (announce) announce.textContent = t("predict.first", { button: button.textContent.trim() });
+    },
+    true,
+  );
+
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled) return;
@@ -57,7 +85,7 @@ export function mountPredictions(section) {
       const set = sets.find((s) => s.dataset.predictButton === button.dataset.button && !s.hidden);
       const picked = set && set.querySelector("input:checked");
       pending.push({ button: button.dataset.button, picked: picked ? picked.value : null });
-    } else if (button.dataset.action === "undo") pending.push({ button: "" });
+    } else if (button.dataset.action === "undo") pending.push({ button: "", undo: true });
     else if (button.dataset.action === "reset") pending.push({ button: "", reset: true });
   });
   section.addEventListener("change", (event) => {
@@ -66,12 +94,21 @@ export function mountPredictions(section) {
     else if (event.target.closest('[data-role="era"]')) pending.push({ button: "" });
   });
 
+  // A question about one variant is put away while another plays (its premise does not hold there).
+  const offVariant = (set, variant) => set.dataset.predictVariant !== undefined && set.dataset.predictVariant !== variant;
+
   section.addEventListener("playground:answer", (event) => {
+    const variant = event.detail?.variant;
     const press = pending.shift();
+    for (const set of sets) if (offVariant(set, variant)) set.hidden = true;
     if (!press) return; // the first view, or a reconnect: nothing was pressed
     // A press the simulation refused ("A is back" while A is up) happened to nothing: it answers no question.
     const refused = (event.detail?.view?.log?.at(-1)?.lines || []).some((line) => line.tone === "rejected");
+    const steps = event.detail?.steps ?? 0;
+    if (!press.undo && !press.reset && steps > 0) pressed[steps - 1] = press.button;
+    pressed.length = steps;
     for (const set of sets) {
+      if (offVariant(set, variant)) continue;
       const after = set.dataset.predictAfter;
       // A question answered once (A back, then a turn) is not asked again until a reset: its moment then
       // puts it away like any other press. One asked from the start is asked afresh.
@@ -83,6 +120,10 @@ export function mountPredictions(section) {
         }
       }
       if (refused && press.button === set.dataset.predictButton) continue;
+      if (press.undo && after && steps > 0 && after === pressed[steps - 1] && !("revealed" in set.dataset)) {
+        ask(set); // back at the moment it is about
+        continue;
+      }
       if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
         // A walk-through's press reveals it too, picked or not: left open, the question would ask about
         // a moment already past ("If A dies now", with A dead).

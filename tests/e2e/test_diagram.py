@@ -229,6 +229,8 @@ def test_the_first_lessons_diagram_on_a_phone(browser: Browser, base_url: str) -
     labels_break_between_words(section)
     reset(section)
     press(section, "The model calls a tool on A", 1)
+    # The press asks what "A dies" will do: a learner answers before pressing it.
+    section.get_by_role("group", name=re.compile("^Predict first: ")).get_by_role("radio").first.check()
     press(section, "A dies", 2)
     labels_break_between_words(section)
     reset(section)

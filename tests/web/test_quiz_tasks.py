@@ -5,6 +5,7 @@ their ids; a score's total is the quiz's own count, so a question added to the q
 from __future__ import annotations
 
 import html
+import json
 
 import pytest
 
@@ -202,3 +203,20 @@ def test_verdicts_are_remembered_per_panel_object(app) -> None:
         panels = {**state.panels, "outage": state.panels["outage"].model_copy(update={"buttons": []})}
         with pytest.raises(TaskLogError, match="no button 'add-c'"):
             grader.grade("k", task, panels, DONE)
+
+
+def test_a_full_playground_of_the_longest_button_ids_fits_a_task_line_and_a_frame() -> None:
+    """The limits agree with the content's: 500 presses of buttons with the longest id `lesson check` lets
+    through (in the longest panel and variant ids) fit in a task's line and in an open frame's log."""
+    from lesson.content.panels import BUTTON_ID_MAX
+    from lesson.playground.protocol import OpenFrame
+    from lesson.settings import Settings
+    from lesson.sim.run import MAX_EVENTS
+
+    ids = "p" * 40, "v" * 40, "b" * BUTTON_ID_MAX
+    line = encode(ids[0], "modern", ids[1], [("p", ids[2])] * MAX_EVENTS)
+    assert len(line) <= MAX_LINE
+    log = {"panel": ids[0], "era": "modern", "variant": ids[1], "seq": 999_999_999}
+    frame = {"v": 2, "type": "open", "panel": ids[0], "log": {**log, "events": [["p", ids[2]]] * MAX_EVENTS}}
+    OpenFrame.model_validate(frame)  # a frame the page could send
+    assert len(json.dumps(frame).encode()) <= Settings.model_fields["MAX_FRAME_BYTES"].default
