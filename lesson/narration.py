@@ -2,9 +2,9 @@
 the sentences are the ``narration.*`` and ``refusal.*`` messages of the catalogue (``lesson/i18n.py``).
 
 This is the one place they meet. The simulation never reads the catalogue; whatever sends a view out
-(the service's answers, the stepper and restart-lab data, live mode, ``lesson trace``) writes it in one
-locale with :func:`words`, and the page receives each line's ``text`` beside its ``code`` (the values
-stay in the run).
+(the service's answers, the stepper and restart-lab data, live mode) writes it in one locale with
+:func:`words` (``lesson trace`` with :func:`line_text`), and the page receives each line's ``text``
+beside its ``code`` (the values stay in the run).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED = PACKAGE_DIR / "_data"
 CHECKOUT = PACKAGE_DIR.parent
-DATA_DIRS = ("templates", "static", "content")
 
 
 def data_root() -> Path:

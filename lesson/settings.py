@@ -229,7 +229,7 @@ class Settings(BaseSettings):
     EMBED_ORIGINS: str = ""  # space-separated origins that may embed the lesson and talk to it
     FRAME_ANCESTORS: str | None = None  # overrides the CSP frame-ancestors value built from EMBED_ORIGINS
     PROXY_FIX: Annotated[int, _whole(0)] = 0  # how many proxies in front set X-Forwarded-*; 0 trusts none
-    PUBLIC_URL: str = ""  # where the lesson is served, for packages that link back to it (SCORM)
+    PUBLIC_URL: str = ""  # where the lesson is served (SCORM links, xAPI ids, share links)
     SESSION_COOKIE_SAMESITE: str | None = "Lax"
     SESSION_COOKIE_SECURE: Flag = False
     SESSION_COOKIE_HTTPONLY: Flag = True

@@ -12,6 +12,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from lesson.settings import Settings
 from lesson.sim import Run, advance, at_step
 from lesson.sim.model import Era
 
@@ -89,7 +90,7 @@ class RunCache:
 
     It is a cache, not a store: losing an entry costs the page one ``need_log`` round trip."""
 
-    def __init__(self, max_bytes: int = 64 << 20) -> None:
+    def __init__(self, max_bytes: int = Settings.model_fields["CACHE_BYTES"].default) -> None:
         self.max_bytes = max_bytes
         # Each entry weighs what it cost when put: its cost grows as its playground is pressed, and
         # the socket puts it again after each answer.

@@ -26,6 +26,7 @@ from lesson.content.goals import holds
 from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel
 from lesson.content.restart_lab import restart_lab
 from lesson.i18n import DEFAULT
+from lesson.settings import Settings
 from lesson.sim import Run, advance, begin, build_view, undo
 from lesson.sim.run import MAX_EVENTS
 from lesson.sim.view import View
@@ -100,7 +101,7 @@ class Service:
         self,
         panels: dict[str, PlaygroundPanel | StepperPanel | RestartLabPanel],
         cache: RunCache | None = None,
-        max_frame_bytes: int = 16384,
+        max_frame_bytes: int = Settings.model_fields["MAX_FRAME_BYTES"].default,
         locale: str = DEFAULT,
     ) -> None:
         self.panels = panels

@@ -7,7 +7,6 @@ Thin on purpose: frames go to ``lesson.playground.service``, content comes from 
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import threading
 from collections.abc import Mapping
@@ -31,11 +30,9 @@ from lesson.playground.service import RunCache, Service
 from lesson.portal import outbox
 from lesson.portal.lrs import from_settings as lrs_from_settings
 
-from ..paths import data_root
+from ..paths import static_dir, templates_dir
 from ..settings import Settings, embed_origins, load_settings
 from .assets import Assets
-
-ROOT = data_root()  # the checkout, or the data bundled in an installed wheel
 
 
 @dataclass
@@ -125,19 +122,19 @@ def _reload_content() -> Response | None:
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. Settings come from defaults, then ``LESSON_*`` environment variables, then
     ``config``. Broken content stops start-up with a ContentError naming the file and line."""
-    app = Flask("lesson", template_folder=str(ROOT / "templates"), static_folder=None)
+    app = Flask("lesson", template_folder=str(templates_dir()), static_folder=None)
     settings = load_settings(config)  # a malformed setting stops start-up, naming the variable
     app.config.from_mapping(settings.config())
     app.config.update({key: value for key, value in (config or {}).items() if key not in Settings.model_fields})
     if not app.config["SECRET_KEY"]:
         # Quiz progress also lives in the page; the cookie only serves the no-JavaScript form.
-        app.config["SECRET_KEY"] = os.environ.get("LESSON_SECRET_KEY") or secrets.token_hex(32)
+        app.config["SECRET_KEY"] = secrets.token_hex(32)
 
     root = Path(app.config["CONTENT_ROOT"])
     stamp = fingerprint(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
     content, panels, steppers = _load(root)
     service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"], app.config["LOCALE"])
-    assets = Assets(ROOT / "static", extra=steppers)
+    assets = Assets(static_dir(), extra=steppers)
     app.extensions["lesson"] = AppState(
         content=content, panels=panels, service=service, steppers=steppers, assets=assets, root=root, fingerprint=stamp
     )

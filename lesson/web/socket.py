@@ -35,7 +35,6 @@ STATUS = {"too_large": 413, "unknown_panel": 404, "need_log": 409, "slow_down": 
 
 # Close codes (RFC 6455 and the private range): the page reads them to decide what to do next.
 POLICY = 1008  # too fast, or frames left unread
-TOO_BIG = 1009
 TRY_LATER = 1013  # too many sockets from this address
 IDLE = 4408  # no frame for a while; the page reconnects on its next press
 GOING_AWAY = 1001  # the server is stopping (a deploy, a restart): the page reconnects

@@ -1,8 +1,8 @@
 """Events: every press in the lesson is one of these named, serializable values.
 
 Each family module declares its event classes (each said as ``narration.event.<kind>``) and registers each class's
-handler beside it. The kinds are a saved format (playgrounds are stored and shared as events):
-new kinds may be added, none renamed.
+handler beside it. The kinds are a saved format (panel and scenario files and ``lesson trace``'s JSON
+name them; pages keep and share button ids, not events): new kinds may be added, none renamed.
 """
 
 from __future__ import annotations
