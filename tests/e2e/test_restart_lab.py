@@ -67,7 +67,7 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
 
     # Back to a situation where it cannot apply: unticked as well as disabled, so nothing claims otherwise.
     box.check()
-    lab.get_by_role("radio", name="waiting for user input").check()
+    lab.get_by_role("radio", name="a listen stream is open").check()
     expect(box).to_be_disabled()
     expect(box).not_to_be_checked()
 

@@ -17,7 +17,6 @@ pytestmark = pytest.mark.e2e
 SITUATIONS = {
     "idle": "idle",
     "in-flight": "a call is in flight",
-    "input": "waiting for user input",
     "listen": "a listen stream is open",
     "token": "the user's token is valid",
 }
@@ -76,10 +75,9 @@ def test_the_lab_draws_each_restart_in_both_eras(page: Page) -> None:
         expect(side.get_by_text(message("wire.host_built"), exact=True)).to_be_visible()
         expect(side.get_by_text(message("wire.stream_end"), exact=True)).to_be_visible()
 
-    restart(lab, "input")
     # Each side ends with its servers table: the stream each era holds after the restart.
     legacy, modern = restart(lab, "listen")
     expect(modern.get_by_role("table")).to_contain_text(narrated("narration.table.listen.acknowledged", id="listen-2"))
     expect(legacy.get_by_role("table")).to_contain_text(narrated_lead("narration.table.listen.session"))
     _, modern = restart(lab, "token")
-    expect(modern).not_to_contain_text("requestState")  # the waiting-for-input result is gone
+    expect(modern).not_to_contain_text(narrated_lead("narration.call_lost_not_idempotent"))  # in-flight's is gone

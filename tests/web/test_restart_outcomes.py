@@ -127,36 +127,6 @@ def test_call_in_flight_not_idempotent(restart) -> None:
         assert "send_alert" in side.text
 
 
-def test_waiting_for_user_input(restart) -> None:
-    legacy, modern = restart("input")
-    # Legacy: the call's stream drops at the restart; the answer gets 404; a new session asks again.
-    assert [m["how"] for m in legacy.kinds("stream_end")] == ["dropped"]
-    assert NOT_FOUND in legacy.https
-    assert {"initialize", "elicitation/create"} <= set(legacy.methods)
-    assert legacy.codes[-2:] == ["narration.answer_lost_404", "narration.elicitation_asked_again"]  # said as again
-    # Modern: the retry's requestState cannot be verified: 400 with -32602, and the flow starts over.
-    assert "HTTP 400 Bad Request" in modern.https
-    assert '"code": -32602' in modern.dump and "requestState" in modern.dump
-    assert '"resultType": "input_required"' in modern.dump
-    assert modern.codes[-2:] == ["narration.request_state_rejected", "narration.input_required_again"]
-    assert not any("404" in h for h in modern.https)
-
-
-def test_waiting_for_user_input_the_state_key_survives(restart) -> None:
-    legacy, modern = restart("input", "state-key")
-    assert '"resultType": "complete"' in modern.dump
-    assert "-32602" not in modern.dump
-    assert "narration.retry_verified_after_restart" in modern.codes
-    # The option is about the modern requestState: legacy still loses the answer.
-    assert NOT_FOUND in legacy.https
-
-
-def test_waiting_for_user_input_the_answer_comes_too_late(restart) -> None:
-    _, modern = restart("input", "state-key", "expired")
-    assert '"code": -32602' in modern.dump
-    assert "narration.request_state_rejected" in modern.codes
-
-
 def test_listen_stream_open(restart) -> None:
     legacy, modern = restart("listen")
     assert {"subscriptions/listen", "notifications/subscriptions/acknowledged"} <= set(modern.methods)
@@ -183,10 +153,10 @@ def test_token_with_the_authorization_server_inside(restart) -> None:
 
 def test_each_situation_answers_only_its_own_outcome(restart) -> None:
     """Run one after another on the same service, each restart shows its own outcome: only the
-    waiting-for-input one speaks of a requestState."""
-    for situation in ("idle", "in-flight", "input", "listen", "token"):
+    listen one speaks of a listen stream's acknowledgement."""
+    for situation in ("idle", "in-flight", "listen", "token"):
         _, modern = restart(situation)
-        assert ("requestState" in modern.dump) == (situation == "input"), situation
+        assert ("subscriptions/acknowledged" in modern.dump) == (situation == "listen"), situation
 
 
 def test_legacy_with_everything_stored_outside_the_process(restart) -> None:
