@@ -1,6 +1,8 @@
 """The WebSocket route (flask-sock) and its plain-HTTP twin: decode, hand to the service, send the answer.
 
-The socket also guards the server, each guard on flask-sock's and simple-websocket's public API:
+The socket also guards the server, each guard on flask-sock's and simple-websocket's public names (the
+``Server``'s ``input_buffer``, ``incoming_message_len``, ``event`` and ``thread`` are public attributes
+its documentation does not describe; docs/classroom.md):
 the origin is checked before the handshake (``guard.check_origin``, a ``before_request``); the
 message size and the pings are ``SOCK_SERVER_OPTIONS``; rate, hello and idle timeouts and the
 per-address cap live in ``Guarded``, a wrapper of the socket object flask-sock hands the route; a

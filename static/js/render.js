@@ -275,7 +275,7 @@ export function comparison(cmp, logShown = false) {
       { class: `era-side era-${s.era}` },
       h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: t(`era.${s.era}`) })),
       lines.length ? h("ul", { class: "lines" }, lines.map(logLine)) : null,
-      lines.length < s.lines.length ? h("p", { class: "subtle" }, t(mine ? "comparison.in_log" : "comparison.same")) : null,
+      lines.length < s.lines.length ? h("p", { class: "subtle" }, t(mine ? "comparison.in_log" : "comparison.same", { era: t(`era.${cmp.this.era}`) })) : null,
       h("p", { class: "meta" }, wireCount(s.wire)),
     );
   };

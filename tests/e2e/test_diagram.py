@@ -1,4 +1,4 @@
-"""The wire as a sequence diagram: an arrow per frame, both eras side by side, host-built items drawn
+"""The wire as a sequence diagram per era: an arrow per frame, host-built items drawn
 apart and labelled, the full JSON on demand, usable from the keyboard and at 375 px."""
 
 from __future__ import annotations

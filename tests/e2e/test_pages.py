@@ -80,9 +80,9 @@ def use_outage(page: Page) -> None:
 
 def use_restarts(page: Page) -> None:
     lab = restart_lab(page)
-    lab.get_by_role("radio", name="waiting for user input").check()
+    lab.get_by_role("radio", name="a call is in flight").check()
     lab.get_by_role("button", name="Restart the server").click()
-    expect(lab.get_by_role("status")).to_have_text(re.compile("waiting for user input"))
+    expect(lab.get_by_role("status")).to_have_text(re.compile("a call is in flight"))
     page.get_by_text("Check your guess: an idle restart").click()
     check_first(page)
     # The widest the lab gets: a restart with a listen stream open, its wire messages open; then a

@@ -220,3 +220,11 @@ def test_a_full_playground_of_the_longest_button_ids_fits_a_task_line_and_a_fram
     frame = {"v": 2, "type": "open", "panel": ids[0], "log": {**log, "events": [["p", ids[2]]] * MAX_EVENTS}}
     OpenFrame.model_validate(frame)  # a frame the page could send
     assert len(json.dumps(frame).encode()) <= Settings.model_fields["MAX_FRAME_BYTES"].default
+
+
+@pytest.mark.parametrize(("slug", "has_task"), [("an-outage", True), ("servers-come-and-go", False)])
+def test_a_quick_check_with_a_task_says_a_task_may_be_checked_again(client, slug: str, has_task: bool) -> None:
+    """The first answer counts, except a task's: its latest check does, so a "Not yet" is no answer lost."""
+    page = client.get(f"/lessons/{slug}").get_data(as_text=True)
+    assert html.escape(translate("en", "quiz.rule")) in page
+    assert (html.escape(translate("en", "quiz.rule.tasks")) in page) is has_task
