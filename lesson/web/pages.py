@@ -8,6 +8,9 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
 from werkzeug.exceptions import NotFound
 
+from lesson.playground.grading import Grading
+from lesson.playground.tasks import Grader, TaskLogError
+
 from .guard import json_body, security_headers
 from .strings import localized
 
@@ -47,30 +50,13 @@ def _seen(slug: str) -> dict[str, str]:
     return kept("quiz_seen").get(slug, {})
 
 
-def _grader():
-    from lesson.playground.tasks import Grader
-
+def grading() -> Grading:
+    """Grading over the app's content as loaded now, with the app's memory of task verdicts."""
+    state = _state()
     grader = current_app.extensions.get("quiz_tasks")
-    return grader if grader is not None else current_app.extensions.setdefault("quiz_tasks", Grader())
-
-
-def verdict(slug: str, question: Any, given: str) -> bool | None:
-    """Whether an answer is right: a choice against the key, a task's log by replaying it. None when a
-    task's log cannot be graded (it then counts as not answered)."""
-    if question.task is None:
-        return given == question.answer
-    from lesson.playground.tasks import TaskLogError
-
-    try:
-        return grade_task(slug, question, given)
-    except TaskLogError:
-        return None
-
-
-def grade_task(slug: str, question: Any, log: str) -> bool:
-    """Whether a task's log does what the question asks, by replaying it; raises TaskLogError (with a
-    code and a reason) for a log that cannot be checked."""
-    return _grader().grade(f"{slug}/{question.id}", question.task, _state().panels, log)
+    if grader is None:
+        grader = current_app.extensions.setdefault("quiz_tasks", Grader())
+    return Grading(state.content, state.panels, grader)
 
 
 def task_log_refused(exc: Any) -> tuple[Response, int]:
@@ -78,22 +64,9 @@ def task_log_refused(exc: Any) -> tuple[Response, int]:
     return _refused(exc.code, f"this playground log cannot be checked: {exc}", **exc.params)
 
 
-def grade(slug: str, answers: dict[str, str]) -> dict[str, int]:
-    """Score answers against the quiz; the answers may come from the page, the key never does."""
-    quiz = _state().content.quizzes.get(slug)
-    if quiz is None:
-        return {"answered": 0, "correct": 0, "total": 0}
-    known = {q.id: q for q in quiz.questions}
-    verdicts = [verdict(slug, known[q], a) for q, a in answers.items() if q in known]
-    return {
-        "answered": sum(1 for v in verdicts if v is not None),
-        "correct": sum(1 for v in verdicts if v),
-        "total": len(quiz.questions),
-    }
-
-
 def score(slug: str) -> dict[str, int]:
-    return grade(slug, _answers(slug))
+    """The score of the answers the session cookie holds."""
+    return grading().score(slug, _answers(slug))
 
 
 def _page_answers(data: dict[str, Any]) -> dict[str, str]:
@@ -271,7 +244,7 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
         counted=first,
         scored=held[qid],
         scored_correct=held[qid] == question.answer,
-        score=grade(slug, held),
+        score=grading().score(slug, held),
     )
 
 
@@ -311,19 +284,17 @@ def _task_result(question: Any, correct: bool) -> dict[str, Any]:
 
 
 def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | Response:
-    from lesson.playground.tasks import TaskLogError
-
     if not isinstance(data, dict) or not isinstance(data.get("log"), str):
         wanted = '{"log": "<panel>:<era>:<variant>:<presses>"}'
         return _refused("needs_log", f"this question is done in a playground: send {wanted}")
     try:
         # Anything else the page sends about this question (a "correct" of its own) is not read.
-        correct = grade_task(slug, question, data["log"])
+        correct = grading().grade_task(slug, question, data["log"])
     except TaskLogError as exc:
         return task_log_refused(exc)
     held = {**_answers(slug), **_page_answers(data)}
     earlier = held.get(question.id)
-    if not correct and earlier is not None and earlier != data["log"] and verdict(slug, question, earlier):
+    if not correct and earlier is not None and earlier != data["log"] and grading().verdict(slug, question, earlier):
         # Done once, the task stays done: the playground has moved on since, which the page says, but the
         # log that did it is kept as the answer (graded again here, like every held answer).
         return jsonify(
@@ -331,7 +302,7 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
             choice=earlier,
             see=_see(slug, question),
             kept=True,
-            score=grade(slug, held),
+            score=grading().score(slug, held),
             **_task_result(question, True),
         )
     held[question.id] = data["log"]
@@ -339,7 +310,7 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
         question=question.id,
         choice=data["log"],
         see=_see(slug, question),
-        score=grade(slug, held),
+        score=grading().score(slug, held),
         **_task_result(question, correct),
     )
 
@@ -360,7 +331,7 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
         if given is None:
             continue
         if q.task is not None:
-            correct = verdict(slug, q, given)
+            correct = grading().verdict(slug, q, given)
             if correct is not None:
                 results[q.id] = {"choice": given, "see": _see(slug, q), **_task_result(q, correct)}
         elif given in {c.id for c in q.choices or []}:
@@ -371,7 +342,7 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
                 "explanation": q.explanation,
                 "see": _see(slug, q),
             }
-    return jsonify(results=results, score=grade(slug, {q: r["choice"] for q, r in results.items()}))
+    return jsonify(results=results, score=grading().score(slug, {q: r["choice"] for q, r in results.items()}))
 
 
 @bp.post("/api/xapi")

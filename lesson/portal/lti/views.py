@@ -220,11 +220,11 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
         "retakes": str(custom.get("retakes", "")).lower() in ("1", "true", "yes"),
     }
     tool().cache.set(f"lti-launch-{launch_id}", record, LAUNCH_TTL)
-    from lesson.web.pages import grade, lesson_context
+    from lesson.web.pages import grading, lesson_context
 
     return _page(
         "lti/lesson.html",
-        **lesson_context(item, {}, {}, grade(item.meta.slug, {})),
+        **lesson_context(item, {}, {}, grading().score(item.meta.slug, {})),
         prev=None,
         next=None,
         form_error=None,
@@ -238,14 +238,14 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
 def lesson_page(slug: str) -> Response:
     """A lesson opened from the course index of a launch: embedded and framable by the platforms (the
     site's own pages may not be), not graded (a link's grade belongs to the lesson it names)."""
-    from lesson.web.pages import grade, lesson_context
+    from lesson.web.pages import grading, lesson_context
 
     item = _state().content.lesson(slug)
     if item is None:
         abort(404)
     return _page(
         "lti/lesson.html",
-        **lesson_context(item, {}, {}, grade(slug, {})),
+        **lesson_context(item, {}, {}, grading().score(slug, {})),
         prev=None,
         next=None,
         form_error=None,
@@ -356,17 +356,17 @@ def answer() -> tuple[Response, int] | Response:
     if question.task is None and body["choice"] not in {c.id for c in question.choices or []}:
         return jsonify(error="that is not one of this question's choices"), 400
     from lesson.playground.tasks import TaskLogError
-    from lesson.web.pages import grade_task, task_log_refused, verdict
+    from lesson.web.pages import grading, task_log_refused
 
     if question.task is None:
-        correct = verdict(launch["slug"], question, body["choice"])
+        correct = grading().verdict(launch["slug"], question, body["choice"])
     else:
         # A task's log is replayed: charged to the address's replay budget, as the site's own grading is.
         refused = charge_task_logs({"log": body["choice"]}, {question.id: question.task.panel}, question.id)
         if refused is not None:
             return refused
         try:
-            correct = grade_task(launch["slug"], question, body["choice"])
+            correct = grading().grade_task(launch["slug"], question, body["choice"])
         except TaskLogError as exc:
             return task_log_refused(exc)
     return jsonify(grades.record(tool(), launch, question.id, body["choice"], correct, len(quiz.questions)))
