@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lesson.playground.protocol import Log
-from lesson.playground.tasks import TaskLogError, done, done_at_start, parse
+from lesson.playground.tasks import TaskLogError, done, done_at_start, line, parse
 from lesson.sim.model import ERAS
 
 from .check_lessons import LESSON_LINK, anchors
@@ -179,7 +179,7 @@ def _task_problems(
     if done_at_start(task, panel):
         out.append(("when", "the task is already done at the start, before anything is pressed"))
     try:
-        solved = done(task, panel, parse(f"{panel.id}:{panel.start.era}::{','.join(task.solution)}").log)
+        solved = done(task, panel, parse(line(panel.id, panel.start.era, None, task.solution)).log)
     except TaskLogError as exc:
         out.append(("solution", f"the solution cannot be replayed: {exc}"))
     else:

@@ -68,10 +68,15 @@ class TaskLog:
     log: Log
 
 
+def line(panel: str, era: str, variant: str | None, items: list[str]) -> str:
+    """The one-line form of a playground log (what the page sends and keeps, quiz.js's ``taskLine``):
+    each item a button id, or ``@<era>`` for an era switch."""
+    return f"{panel}:{era}:{variant or ''}:{','.join(items)}"
+
+
 def encode(panel: str, era: str, variant: str | None, presses: list[tuple[str, str]]) -> str:
-    """The one-line form of a playground log (what the page sends and keeps)."""
-    items = ",".join(f"@{arg}" if kind == "e" else arg for kind, arg in presses)
-    return f"{panel}:{era}:{variant or ''}:{items}"
+    """The one-line form of a log's presses (``("p", button)``, ``("e", era)``)."""
+    return line(panel, era, variant, [f"@{arg}" if kind == "e" else arg for kind, arg in presses])
 
 
 def parse(text: Any) -> TaskLog:

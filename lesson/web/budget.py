@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from lesson.playground.service import FrameError
-from lesson.sim.run import MAX_EVENTS
+from lesson.playground.tasks import TaskLogError, parse
 
 
 class Buckets:
@@ -80,12 +80,13 @@ def task_log_events(data: Any, tasks: dict[str, str], question: str | None = Non
     if isinstance(answers, dict):
         logs += list(answers.items())
     count = 0
-    for qid, log_ in logs:
-        if not (isinstance(qid, str) and isinstance(log_, str) and log_.count(":") >= 3):
+    for qid, text in logs:
+        if not isinstance(qid, str) or qid not in tasks:
             continue
-        if log_.split(":", 1)[0] != tasks.get(qid):
-            continue
-        presses = log_.rsplit(":", 1)[1]
-        n = presses.count(",") + 1 if presses else 0
-        count += n if n <= MAX_EVENTS else 0  # a longer log is refused before it is replayed
+        try:
+            parsed = parse(text)
+        except TaskLogError:
+            continue  # refused before it is replayed (not a log, too long, a press that cannot be read)
+        if parsed.panel == tasks[qid]:
+            count += len(parsed.log.events)
     return count

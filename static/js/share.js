@@ -1,8 +1,9 @@
 // Shareable links: a playground's start and presses in the URL's fragment (never sent to the
 // server), compact and versioned: #pg=<panel>~<base64url of {"v":1,"s":variant,"e":era,"x":[...]}>.
-// A press is its button id; an era switch is "@" and the era.
+// A press is its button id; an era switch is "@" and the era (presses.js).
+import { eventsOf, isId, pressItems } from "./presses.js";
+
 const VERSION = 1;
-const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 function toBase64Url(text) {
   const bytes = new TextEncoder().encode(text);
@@ -17,7 +18,7 @@ function fromBase64Url(text) {
 }
 
 export function encodeLink(panel, log) {
-  const x = log.events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
+  const x = pressItems(log.events);
   const data = toBase64Url(JSON.stringify({ v: VERSION, s: log.variant, e: log.era, x }));
   // The lesson's own address (its public one when configured), not this page's: a link copied inside
   // a portal's frame or in presenter mode opens the ordinary lesson.
@@ -75,13 +76,7 @@ export function decodeLink(data) {
   }
   if (!raw || raw.v !== VERSION || !Array.isArray(raw.x) || raw.x.length > 500) return null;
   if (raw.e !== "legacy" && raw.e !== "modern") return null;
-  if (raw.s !== null && !(typeof raw.s === "string" && ID.test(raw.s))) return null;
-  const events = [];
-  for (const item of raw.x) {
-    if (typeof item !== "string") return null;
-    if (item === "@legacy" || item === "@modern") events.push(["e", item.slice(1)]);
-    else if (ID.test(item)) events.push(["p", item]);
-    else return null;
-  }
-  return { variant: raw.s, era: raw.e, events };
+  if (raw.s !== null && !isId(raw.s)) return null;
+  const events = eventsOf(raw.x);
+  return events && { variant: raw.s, era: raw.e, events };
 }
