@@ -80,15 +80,24 @@ def origin_allowed() -> bool:
     return origin not in ("", "null") and any(_matches(allowed, origin) for allowed in allowed_origins())
 
 
-def security_headers(resp: Response) -> Response:
+def frame_ancestors() -> str:
+    """Who may frame the lesson: LESSON_FRAME_ANCESTORS, else this site and LESSON_EMBED_ORIGINS."""
     cfg = current_app.config
-    ancestors = cfg["FRAME_ANCESTORS"] or " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
-    resp.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        f"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
-        f"frame-ancestors {ancestors}",
+    return cfg["FRAME_ANCESTORS"] or " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
+
+
+def csp(form_action: str = "'self'", ancestors: str | None = None) -> str:
+    """The one Content-Security-Policy: every byte from this site; the LTI pages name their own form
+    target and the platforms that frame them."""
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        f"font-src 'self'; object-src 'none'; base-uri 'self'; form-action {form_action}; "
+        f"frame-ancestors {ancestors or frame_ancestors()}"
     )
+
+
+def security_headers(resp: Response) -> Response:
+    resp.headers.setdefault("Content-Security-Policy", csp())
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
     resp.headers.setdefault("Referrer-Policy", "same-origin")
     resp.headers.setdefault(

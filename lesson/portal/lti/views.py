@@ -17,7 +17,7 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
-from lesson.web.guard import charge_task_logs, cross_site, json_body
+from lesson.web.guard import charge_task_logs, cross_site, csp, frame_ancestors, json_body
 
 from . import grades
 from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
@@ -45,16 +45,11 @@ def _state():
 
 
 def _csp(form_action: str = "'self'") -> str:
-    cfg = current_app.config
-    ancestors = cfg["FRAME_ANCESTORS"] or " ".join(["'self'", *cfg["EMBED_ORIGINS"].split()])
+    ancestors = frame_ancestors()
     if ancestors.strip() == "'none'":  # the site itself may not be framed; the platforms still frame the tool
         ancestors = "'self'"
     extra = [o for o in tool().frame_ancestors() if o not in ancestors.split()]
-    return (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        f"font-src 'self'; object-src 'none'; base-uri 'self'; form-action {form_action}; "
-        f"frame-ancestors {' '.join([ancestors, *extra])}"
-    )
+    return csp(form_action, " ".join([ancestors, *extra]))
 
 
 def _page(template: str, status: int = 200, form_action: str = "'self'", **context: Any) -> Response:
