@@ -11,7 +11,7 @@ from lesson.sim.model import VERSION
 from lesson.sim.wire import SUB_KEY
 
 from .course import GLOSSARY, REFERENCE, lesson_tokens
-from .limits import MAX_PLAYGROUNDS, MAX_VISIBLE_WORDS, word_count
+from .limits import MAX_PANELS, MAX_VISIBLE_WORDS, word_count
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .models import BUILTIN_WIDGETS, Content, Glossary, Lesson, Quiz
 from .panels import AnyPanel
@@ -36,7 +36,7 @@ def check_messages(lesson: Lesson) -> list[ContentError]:
 
 def check_size(lesson: Lesson) -> list[ContentError]:
     """One idea a lesson: at most MAX_VISIBLE_WORDS of prose in view at load (disclosures closed), reported
-    at the line where the budget runs out, and at most MAX_PLAYGROUNDS panels, reported at the one too many."""
+    at the line where the budget runs out, and at most MAX_PANELS panels, reported at the one too many."""
     out = []
     tokens, body_line = lesson_tokens(lesson.source)
     visible, folded, over, panels = 0, False, False, 0
@@ -49,13 +49,13 @@ def check_size(lesson: Lesson) -> list[ContentError]:
         if widget := WIDGET_LINE.match(token.content):
             if widget.group(1) not in BUILTIN_WIDGETS:
                 panels += 1
-                if panels == MAX_PLAYGROUNDS + 1:
+                if panels == MAX_PANELS + 1:
                     out.append(
                         ContentError(
                             lesson.source,
                             line,
-                            f"a lesson shows at most {MAX_PLAYGROUNDS} playgrounds: this is one too many; "
-                            "give its idea a lesson of its own",
+                            f"a lesson shows at most {MAX_PANELS} interactive panels (playgrounds, steppers, labs): "
+                            "this is one too many; give its idea a lesson of its own",
                         )
                     )
             continue

@@ -16,7 +16,7 @@ MINUTES_PER_QUESTION = 1
 MINUTES_PER_TASK = 2
 # One idea a lesson: its prose in view at load (disclosures closed) and its playgrounds stay small.
 MAX_VISIBLE_WORDS = 900
-MAX_PLAYGROUNDS = 2
+MAX_PANELS = 2
 # Quiz feedback (an explanation, a task's hint) is read at a glance after an answer: about 40 words.
 MAX_FEEDBACK_WORDS = 40
 # A choice question cannot be passed by length: the shortest choice is at least this share of the longest.
@@ -50,7 +50,7 @@ __all__ = [
     "MINUTES_PER_QUESTION",
     "MINUTES_PER_TASK",
     "MAX_VISIBLE_WORDS",
-    "MAX_PLAYGROUNDS",
+    "MAX_PANELS",
     "MAX_FEEDBACK_WORDS",
     "MIN_CHOICE_SHARE",
     "MAX_DEFINITION_WORDS",

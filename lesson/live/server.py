@@ -43,11 +43,11 @@ from . import end_after
 
 HOLD = "mcp-churn-lab/hold"  # a _meta key: the call runs until the process ends
 
-ToolDef = SimpleNamespace  # a tool as the simulation defines it (lesson.sim.model.ToolDef's fields)
-Answer = Callable[[ServerRequestContext, types.CallToolRequestParams, ToolDef], Awaitable[Any]]
+ToolSpec = SimpleNamespace  # a tool as the simulation defines it (lesson.sim.model.ToolDef's fields)
+Answer = Callable[[ServerRequestContext, types.CallToolRequestParams, ToolSpec], Awaitable[Any]]
 
 
-def wire_tool(tool: ToolDef) -> types.Tool:
+def wire_tool(tool: ToolSpec) -> types.Tool:
     schema = {"type": "object", "properties": {tool.arg: {"type": "string"}}, "required": [tool.arg]}
     if tool.read_only:
         hints = types.ToolAnnotations(read_only_hint=True)
@@ -91,7 +91,7 @@ class Notices:
                 continue
 
 
-async def held_or_done(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolDef) -> Any:
+async def held_or_done(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolSpec) -> Any:
     """The live servers' answer to a call: held until the process ends when ``_meta`` says ``HOLD``."""
     if (params.meta or {}).get(HOLD):
         await anyio.sleep_forever()
@@ -102,8 +102,8 @@ async def held_or_done(ctx: ServerRequestContext, params: types.CallToolRequestP
 def build(spec: dict[str, Any], answer: Answer = held_or_done, listen: bool = True) -> tuple[Server, Any]:
     """The server ``spec`` defines and its deploy; ``answer``: what a call to one of its tools returns;
     ``listen``: whether it serves ``subscriptions/listen``."""
-    tools = [ToolDef(**t) for t in spec["tools"]]
-    upcoming = [ToolDef(**t) for t in spec["upcoming"]]
+    tools = [ToolSpec(**t) for t in spec["tools"]]
+    upcoming = [ToolSpec(**t) for t in spec["upcoming"]]
     notices = Notices()
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:

@@ -65,7 +65,7 @@ class LrsConfig:
         return self.endpoint.rstrip("/") + "/statements"
 
 
-def post_statements(config: LrsConfig, batch: list[dict[str, Any]]) -> ob.Outcome:
+def post_statements(config: LrsConfig, batch: list[dict[str, Any]]) -> ob.SendOutcome:
     """POST one batch and read the answer as an outcome. 409 (an id the store has already) is a
     delivery only for a single statement: a store may refuse a whole batch for one known id."""
     headers = {"Content-Type": "application/json", "X-Experience-API-Version": XAPI_VERSION}
@@ -90,11 +90,11 @@ def sender(config: LrsConfig) -> ob.Sender:
     """The outbox's sender for ``xapi`` items: the batch at once; on a refusal, one by one, so the
     statement the store objects to is set aside and the others go through, in order."""
 
-    def send(items: list[ob.Item]) -> ob.Outcome | list[ob.Outcome]:
+    def send(items: list[ob.Item]) -> ob.SendOutcome | list[ob.SendOutcome]:
         outcome = post_statements(config, [i.payload for i in items])
         if outcome.status != "give_up" or len(items) == 1:
             return outcome
-        outcomes: list[ob.Outcome] = []
+        outcomes: list[ob.SendOutcome] = []
         for item in items:
             one = post_statements(config, [item.payload])
             outcomes.append(one)

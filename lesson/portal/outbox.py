@@ -4,7 +4,7 @@ answered, and a background sender delivers it, at least once, in order per desti
 
 The store is SQLite in the app's instance folder by default (WAL mode: several worker processes on
 one machine share it; ``outbox_sqlite.py``), or Redis with ``OUTBOX_URL=redis://...`` when several
-machines serve the lesson (``outbox_redis.py``). This module holds what both share: the ``Store``
+machines serve the lesson (``outbox_redis.py``). This module holds what both share: the ``OutboxStore``
 interface and the sender; the items and the outcomes a sender answers with are in ``outbox_items.py``.
 
 Only one process at a time sends: it holds a lease in the store, renewed before every send; when it
@@ -22,7 +22,7 @@ API (what a kind's owner uses)::
     box.put("lti-score", destination, payload)         # True once stored; False when refused
     box.put_many("xapi", destination, [p1, p2])        # all or none: how many were stored
 
-    def send_scores(items: list[outbox.Item]) -> outbox.Outcome | list[outbox.Outcome]:
+    def send_scores(items: list[outbox.Item]) -> outbox.SendOutcome | list[outbox.SendOutcome]:
         item = items[0]                # up to ``batch`` items of one kind, one destination, in order
         status = post(item.destination, item.payload)
         return outbox.outcome_for_status(status, reason_text)
@@ -63,8 +63,8 @@ from .outbox_items import (
     DELIVERED,
     RETRYABLE_STATUS,
     Item,
-    Outcome,
     Sender,
+    SendOutcome,
     give_up,
     outcome_for_status,
     retry,
@@ -80,9 +80,9 @@ __all__ = [
     "Item",
     "Outbox",
     "OutboxError",
-    "Outcome",
+    "SendOutcome",
     "Sender",
-    "Store",
+    "OutboxStore",
     "check_url",
     "for_app",
     "from_settings",
@@ -116,7 +116,7 @@ def encode(payload: Mapping[str, Any]) -> str:
 # --- stores -------------------------------------------------------------------------------------
 
 
-class Store:
+class OutboxStore:
     """What an outbox keeps and where. Every method is one atomic step, safe across processes."""
 
     url: str
@@ -207,7 +207,7 @@ class Outbox:
 
     def __init__(
         self,
-        store: Store,
+        store: OutboxStore,
         *,
         lease: float = 30.0,
         retry_initial: float = 1.0,
@@ -366,7 +366,7 @@ class Outbox:
         except Exception as err:
             log.warning("outbox sender for %r raised: %r", batch[0].kind, err)
             result = retry(f"sender raised {type(err).__name__}: {err}")
-        outcomes = [result] * len(batch) if isinstance(result, Outcome) else list(result)
+        outcomes = [result] * len(batch) if isinstance(result, SendOutcome) else list(result)
         if len(outcomes) != len(batch):
             outcomes = [retry("sender gave a wrong number of outcomes")] * len(batch)
         now = time.time()
@@ -420,7 +420,7 @@ def check_url(url: str) -> None:
         raise ValueError(f"OUTBOX_URL={url!r}: use sqlite:///path or redis://host:port/db (empty: the instance folder)")
 
 
-def open_store(url: str, instance_path: str | Path, max_items: int, max_bytes: int) -> Store:
+def open_store(url: str, instance_path: str | Path, max_items: int, max_bytes: int) -> OutboxStore:
     check_url(url)
     if not url or url.startswith("sqlite:"):
         path = Path(instance_path) / "outbox.sqlite3" if not url else Path(unquote(urlsplit(url).path[1:]))

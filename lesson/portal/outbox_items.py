@@ -25,23 +25,23 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SendOutcome:
     status: Literal["delivered", "retry", "give_up"]
     reason: str = ""
     after: float | None = None  # seconds to wait before the next try (a Retry-After)
 
 
-DELIVERED = Outcome("delivered")
+DELIVERED = SendOutcome("delivered")
 
 
-def retry(reason: str, after: float | None = None) -> Outcome:
+def retry(reason: str, after: float | None = None) -> SendOutcome:
     """The destination could not take it now (down, 5xx, 429): try again later, in the same order."""
-    return Outcome("retry", reason, after)
+    return SendOutcome("retry", reason, after)
 
 
-def give_up(reason: str) -> Outcome:
+def give_up(reason: str) -> SendOutcome:
     """Retrying cannot help (bad credentials, a payload the destination rejects): move it aside."""
-    return Outcome("give_up", reason)
+    return SendOutcome("give_up", reason)
 
 
 def retry_after(value: str | None) -> float | None:
@@ -52,7 +52,7 @@ def retry_after(value: str | None) -> float | None:
         return None
 
 
-def outcome_for_status(status: int, detail: str = "", after: float | None = None) -> Outcome:
+def outcome_for_status(status: int, detail: str = "", after: float | None = None) -> SendOutcome:
     """The usual reading of an HTTP answer: 2xx delivered; 408, 425, 429 and 5xx retried; any other
     status given up, with ``detail`` (the body, say) in the reason."""
     if 200 <= status < 300:
@@ -63,4 +63,4 @@ def outcome_for_status(status: int, detail: str = "", after: float | None = None
     return give_up(reason)
 
 
-Sender = Callable[[list[Item]], "Outcome | Sequence[Outcome]"]
+Sender = Callable[[list[Item]], "SendOutcome | Sequence[SendOutcome]"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import redis
 
-from .outbox import Store, store_stats
+from .outbox import OutboxStore, store_stats
 from .outbox_items import Item
 
 PREFIX = "lesson:outbox:"
@@ -143,7 +143,7 @@ return 1
 """
 
 
-class RedisStore(Store):
+class RedisStore(OutboxStore):
     def __init__(self, url: str, max_items: int, max_bytes: int, timeout: float = 2.0) -> None:
         self.url = url
         self.max_items, self.max_bytes = max_items, max_bytes

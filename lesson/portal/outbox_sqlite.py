@@ -16,7 +16,7 @@ from typing import Any
 
 from lesson.portal import sqlitefile
 
-from .outbox import Store, store_stats
+from .outbox import OutboxStore, store_stats
 from .outbox_items import Item
 
 _SCHEMA = """
@@ -35,7 +35,7 @@ INSERT OR IGNORE INTO counts VALUES ('items', 0), ('bytes', 0), ('refused', 0), 
 """
 
 
-class SqliteStore(Store):
+class SqliteStore(OutboxStore):
     """One SQLite file in WAL mode: writers take turns (``BEGIN IMMEDIATE``), readers never wait.
     A put commits with ``synchronous=FULL``: once it returned, it is on disk."""
 

@@ -16,7 +16,7 @@ def test_list_retry_and_drop(make_box, monkeypatch: pytest.MonkeyPatch, capsys: 
     box = make_box(OUTBOX_RETRY_INITIAL=600, OUTBOX_RETRY_MAX=600)
     monkeypatch.setenv("LESSON_OUTBOX_URL", box.store.url)
 
-    def send(items: list[Item]) -> outbox.Outcome:
+    def send(items: list[Item]) -> outbox.SendOutcome:
         if items[0].destination == "down":
             return outbox.retry("HTTP 503")
         return outbox.give_up("HTTP 401: bad credentials") if items[0].payload["n"] == 1 else outbox.DELIVERED

@@ -23,7 +23,7 @@ class Recorder:
         self.delivered: list[tuple[str, int]] = []
         self.batches: list[list[int]] = []
 
-    def __call__(self, items: list[Item]) -> outbox.Outcome | list[outbox.Outcome]:
+    def __call__(self, items: list[Item]) -> outbox.SendOutcome | list[outbox.SendOutcome]:
         self.batches.append([i.payload["n"] for i in items])
         dest = items[0].destination
         if self.fail_first.get(dest, 0) > 0:
@@ -143,7 +143,7 @@ def test_a_sender_that_raises_or_miscounts_is_retried(make_box) -> None:
     box = make_box()
     calls = []
 
-    def flaky(items: list[Item]) -> list[outbox.Outcome]:
+    def flaky(items: list[Item]) -> list[outbox.SendOutcome]:
         calls.append(len(items))
         if len(calls) == 1:
             raise ConnectionResetError("reset by peer")
@@ -177,7 +177,7 @@ def test_kinds_share_a_destination_in_order_each_with_its_sender(make_box) -> No
     seen: list[tuple[str, int]] = []
 
     def sender(kind: str):
-        def send(items: list[Item]) -> outbox.Outcome:
+        def send(items: list[Item]) -> outbox.SendOutcome:
             seen.extend((kind, i.payload["n"]) for i in items)
             return outbox.DELIVERED
 

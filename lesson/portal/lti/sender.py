@@ -38,7 +38,7 @@ def scores_url(lineitem: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
 
 
-def deliver(tool: Tool, payload: dict[str, Any]) -> outbox.Outcome:
+def deliver(tool: Tool, payload: dict[str, Any]) -> outbox.SendOutcome:
     """Send one score; the outcome tells the outbox to forget it, try again later, or set it aside."""
     iss, client_id = payload.get("iss"), payload.get("client_id")
     conf = tool.conf
@@ -75,7 +75,7 @@ def deliver(tool: Tool, payload: dict[str, Any]) -> outbox.Outcome:
 def make_sender(tool: Tool) -> outbox.Sender:
     """The outbox sender for ``lti-score`` items (one at a time: each has its own learner)."""
 
-    def send(items: list[outbox.Item]) -> outbox.Outcome:
+    def send(items: list[outbox.Item]) -> outbox.SendOutcome:
         return deliver(tool, items[0].payload)
 
     return send

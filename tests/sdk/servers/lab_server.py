@@ -33,7 +33,7 @@ from mcp.server.mcpserver import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from lesson.live.server import ToolDef, each_signal, run, serve_http
+from lesson.live.server import ToolSpec, each_signal, run, serve_http
 from lesson.live.server import build as build_live
 
 QUESTION = "Forecast for which Portland?"
@@ -69,7 +69,7 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
     spec = json.loads(args.spec)
     asked: list[str] = []
 
-    async def answer(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolDef) -> Any:
+    async def answer(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolSpec) -> Any:
         value = (params.arguments or {}).get(tool.arg, "")
         if tool.name == args.hangs:
             await anyio.sleep_forever()  # a call still running when the process dies
