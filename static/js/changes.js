@@ -115,23 +115,6 @@ export function diffViews(before, after) {
   };
 }
 
-export function isEmpty(d) {
-  return (
-    !d.servers.added.length &&
-    !d.servers.removed.length &&
-    !Object.keys(d.servers.changed).length &&
-    !d.prompt.joined.length &&
-    !d.prompt.left.length &&
-    !d.stores.added.length &&
-    !d.stores.removed.length &&
-    !d.stores.changed.length &&
-    !d.stores.current &&
-    !d.stores.held.length &&
-    !d.counters.length &&
-    !d.turns
-  );
-}
-
 // "Nothing in the table or the next prompt changed.": naming the regions this panel shows, no others.
 function nothingChanged(shows) {
   const regions = ["servers", "prompt", "handles"].filter((r) => shows[r]).map((r) => t(`changes.region.${r}`));

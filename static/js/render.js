@@ -253,7 +253,7 @@ export function costStrip(cmp, diagramId) {
   const row = (s) => {
     const bar = h("span", { class: "cost-bar", "aria-hidden": "true" });
     bar.style.setProperty("--share", String(on(s) / most));
-    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t("cost.era", { era: t(`era.${s.era}`) })), bar, h("strong", {}, plural(on(s), "wire_message")));
+    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t(`era.${s.era}`)), bar, h("strong", {}, plural(on(s), "wire_message")));
   };
   return [
     h("p", { class: "cost-title" }, t("cost.title")),
