@@ -8,10 +8,8 @@ import { comparison, costStrip, counterLine, handleState, logEntry, logList, plu
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { mountTabs } from "./tabs.js";
-import { session } from "./store.js";
+import { asideKey, playgroundKey, session } from "./store.js";
 
-const KEY = (id) => `churn-lab:playground:${id}`;
-const ASIDE = (id) => `churn-lab:aside:${id}`; // the learner's presses a scenario set aside
 const LINK_BROKEN = () => t("playground.link_broken");
 
 const MARKED = "data-mark";
@@ -131,7 +129,7 @@ export function mountPlayground(section, transport) {
   section.style.setProperty("--t-later", JSON.stringify(t("log.later")));
   announce.before(timeline.el);
   // The log: { handle, variant, era, events: [["p", button] | ["e", era]], seq }.
-  let log = session.get(KEY(panel));
+  let log = session.get(playgroundKey(panel));
   // The log entries the page holds, one per step; the log region's list mirrors it item by item.
   let history = [];
   // The views this page has drawn, by step: the timeline shows them again without asking.
@@ -159,7 +157,7 @@ export function mountPlayground(section, transport) {
   }
 
   function save() {
-    session.set(KEY(panel), log);
+    session.set(playgroundKey(panel), log);
   }
 
   // The log region holds one list item per step. An answer carries the entries from `log_from` on:
@@ -522,7 +520,7 @@ export function mountPlayground(section, transport) {
     log = null;
     history = [];
     views = [];
-    session.remove(KEY(panel));
+    session.remove(playgroundKey(panel));
     linkNotice = answer.message && !linkNotice ? `${LINK_BROKEN()} (${answer.message})` : LINK_BROKEN();
     const fresh = await transport.send({ type: "open", panel });
     if (fresh.type === "view") render(fresh, { type: "open" });
@@ -549,12 +547,12 @@ export function mountPlayground(section, transport) {
 
   // A scenario starts afresh: the learner's own presses wait here (and in this tab's storage, so a
   // reload keeps them), and a button beside Undo and Reset brings them back.
-  let aside = session.get(ASIDE(panel)); // { variant, era, events, own }
+  let aside = session.get(asideKey(panel)); // { variant, era, events, own }
   let asideViews = []; // the views drawn for them, while this page holds them
   // A press, era or storage choice of the learner's own since the last set-aside (kept with the
   // presses set aside, so a reload does not take the learner's later work for a scenario's).
   let own = Boolean(aside && aside.own);
-  const keepAside = () => (aside ? session.set(ASIDE(panel), { ...aside, own }) : session.remove(ASIDE(panel)));
+  const keepAside = () => (aside ? session.set(asideKey(panel), { ...aside, own }) : session.remove(asideKey(panel)));
   const onPlayground = () => ({ variant: log.variant, era: log.era, events: log.events.slice() });
   function mineNow() {
     if (own) return;

@@ -6,7 +6,7 @@
 // (startover.js) come at their first use: a first view uses neither.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { local } from "./store.js";
+import { local, progressKey } from "./store.js";
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
 const MAX_ITEMS = 200;
@@ -19,7 +19,7 @@ const fileCode = () => import("./progress-file.js");
 
 export function mountProgress({ emitter, slug, quiz, box }) {
   const former = ((box && box.dataset.former) || "").split(" ").filter(Boolean);
-  const KEY = `churn-lab:progress:${slug}`;
+  const KEY = progressKey(slug);
   const saved = local.get(KEY) || {};
   const state = { sections: idList(saved.sections), goals: idList(saved.goals), scored: saved.scored ?? null };
   const save = () => local.set(KEY, state);

@@ -3,14 +3,13 @@
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
 import { pressItems } from "./presses.js";
-import { local, quizKey, session } from "./store.js";
+import { local, playgroundKey, quizKey, session } from "./store.js";
 import { need, t } from "./i18n.js";
 import { appUrl } from "./transport.js";
 
 await need("quiz"); // this module's own messages (i18n.js)
 
 const KEY = quizKey;
-const PLAYGROUND = (panel) => `churn-lab:playground:${panel}`; // the log playground.js keeps
 
 const playgroundOf = (panel) => document.querySelector(`section[data-panel-id="${CSS.escape(panel)}"]`);
 
@@ -28,7 +27,7 @@ function viewedStep(panel) {
 /** A playground's log as one line, panel:era:variant:presses (lesson/playground/tasks.py reads it), cut at the step
  * on view when the learner looks back in time (what they see is what is checked); null before a press. */
 export function taskLine(panel) {
-  const log = session.get(PLAYGROUND(panel));
+  const log = session.get(playgroundKey(panel));
   if (!log || !Array.isArray(log.events) || typeof log.era !== "string") return null;
   const at = viewedStep(panel);
   const events = at === null ? log.events : log.events.slice(0, at);

@@ -6,7 +6,7 @@
 // from. The theme is not progress, so it stays.
 import { h } from "./dom.js";
 import { need, t } from "./i18n.js";
-import { local, session } from "./store.js";
+import { asideKey, local, playgroundKey, progressKey, quizKey, session } from "./store.js";
 import { appUrl } from "./transport.js";
 
 await need("startover"); // this module's own messages (i18n.js)
@@ -53,11 +53,11 @@ function make(button, slug) {
     // A portal that hands progress back on the next visit forgets it too (embed.js tells it).
     window.dispatchEvent(new CustomEvent("lesson:cleared"));
     for (const section of document.querySelectorAll('[data-panel="playground"]')) {
-      session.remove(`churn-lab:playground:${section.dataset.panelId}`);
-      session.remove(`churn-lab:aside:${section.dataset.panelId}`); // presses a scenario set aside
+      session.remove(playgroundKey(section.dataset.panelId));
+      session.remove(asideKey(section.dataset.panelId)); // presses a scenario set aside
     }
-    local.remove(`churn-lab:quiz:${slug}`);
-    local.remove(`churn-lab:progress:${slug}`); // sections read, goals reached, the score reported
+    local.remove(quizKey(slug));
+    local.remove(progressKey(slug)); // sections read, goals reached, the score reported
     try {
       await fetch(appUrl(`api/progress/${encodeURIComponent(slug)}/clear`), { method: "POST" });
     } catch {

@@ -90,5 +90,10 @@ function make(kind) {
 export const session = make("session");
 export const local = make("local");
 
-// Where the page keeps a lesson's quiz answers (quiz.js writes them; app.js looks before loading quiz.js).
+// Where the page keeps what it holds, each written by one module and cleared by Start over (startover.js):
+// a lesson's quiz answers (quiz.js; app.js looks before loading it), its progress (progress.js), a
+// playground's log (playground.js; quiz.js reads it for a task) and the presses a walk-through set aside.
 export const quizKey = (slug) => `churn-lab:quiz:${slug}`;
+export const progressKey = (slug) => `churn-lab:progress:${slug}`;
+export const playgroundKey = (panel) => `churn-lab:playground:${panel}`;
+export const asideKey = (panel) => `churn-lab:aside:${panel}`;
