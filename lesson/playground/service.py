@@ -17,7 +17,7 @@ import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
@@ -59,12 +59,24 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Reply:
-    """An encoded answer; ``code`` names the error, if it is one (the HTTP endpoint maps it to a status).
-    ``after`` is work left until the answer is on its way (see ``Service.handle_text``)."""
+    """An encoded answer; ``code`` names the error, if it is one. ``after`` is work left until the answer
+    is on its way (see ``Service.handle_text``)."""
 
     text: str
     code: str | None = None
     after: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+
+    # The HTTP status of each error over /api/frame (docs/protocol.md); any other error is a 400.
+    STATUS: ClassVar[dict[str, int]] = {"too_large": 413, "unknown_panel": 404, "need_log": 409, "slow_down": 429}
+
+    @property
+    def http_status(self) -> int:
+        return 200 if self.code is None else self.STATUS.get(self.code, 400)
+
+    @property
+    def retry_after(self) -> int | None:
+        """Seconds a refused client should wait before sending again, for a Retry-After header."""
+        return 1 if self.code == "slow_down" else None
 
     def finish(self) -> None:
         """Do the work left for after the answer; never raises (the answer is already sent)."""

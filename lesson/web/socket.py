@@ -33,15 +33,12 @@ bp = Blueprint("frames", __name__)
 sock = Sock()
 log = logging.getLogger(__name__)
 
-STATUS = {"too_large": 413, "unknown_panel": 404, "need_log": 409, "slow_down": 429}
-
 # Close codes (RFC 6455 and the private range): the page reads them to decide what to do next.
 POLICY = 1008  # too fast, or frames left unread
 TRY_LATER = 1013  # too many sockets from this address
 IDLE = 4408  # no frame for a while; the page reconnects on its next press
 GOING_AWAY = 1001  # the server is stopping (a deploy, a restart): the page reconnects
 LEAVING_REASON = "the server is restarting; the page reconnects"
-SLOW_DOWN_PAUSE = 1.0  # seconds a socket's next frame waits after a slow_down answer (its Retry-After)
 
 
 class Refusals:
@@ -322,10 +319,10 @@ def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
             conn.send(reply.text)
         finally:
             reply.finish()  # the cache's accounting can wait until the answer is on its way
-        if reply.code == "slow_down":
+        if reply.retry_after is not None:
             # Its address's replay budget is spent: this socket's next frame waits, so a client that
             # sends its log again at once costs one refusal a second, not one per frame it can send.
-            time.sleep(SLOW_DOWN_PAUSE)
+            time.sleep(reply.retry_after)
 
 
 def _connection_socket() -> socket.socket:
@@ -412,10 +409,9 @@ def frame() -> Response:
         return Response('{"error": "send frames as application/json"}', 415, mimetype="application/json")
     spend = current_app.extensions["lesson.replays"].spender(request.remote_addr or "?", wait=0.0)
     reply = _service().handle_text(request.get_data(cache=False), spend=spend)
-    status = 200 if reply.code is None else STATUS.get(reply.code, 400)
-    resp = Response(reply.text, status=status, mimetype="application/json")
-    if reply.code == "slow_down":
-        resp.headers["Retry-After"] = "1"
+    resp = Response(reply.text, status=reply.http_status, mimetype="application/json")
+    if reply.retry_after is not None:
+        resp.headers["Retry-After"] = str(reply.retry_after)
     return resp
 
 
