@@ -33,9 +33,10 @@ from lesson.content.panels import PlaygroundPanel
 from .. import narration
 from ..i18n import DEFAULT
 from ..sim import advance, begin
-from ..sim.model import Said, said
+from ..sim.model import PromptTool, Said, said
 from ..sim.step import changed as change_msg
 from ..sim.step import msg
+from ..sim.view import NextPrompt, PromptEntry, ServerRow
 from .frames import calls_made, to_frames
 from .host import Host
 from .ports import free_port, port_open
@@ -52,6 +53,12 @@ class LiveRefused(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
+
+
+class LiveServerRow(ServerRow):
+    """A server-table row of a live playground: the simulation's, with the real process's id."""
+
+    pid: int | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,7 @@ class LivePlayground:
         self.holding: set[str] = set()  # servers with a call still running
         self.turns = 0
         self.last_prompt: list[tuple[str, str]] = []
-        self.last_change: dict[str, dict[str, str]] = {}  # the table's "last change" of each server
+        self.last_change: dict[str, Said] = {}  # the table's "last change" of each server
         self.closed = False
         self.host: Host | None = None
         self._portal_cm: Any = None
@@ -303,14 +310,10 @@ class LivePlayground:
         """A message of the catalogue in this playground's locale."""
         return narration.sentence(code, params, self.locale)
 
-    def cell(self, code: str, **params: Any) -> dict[str, Any]:
-        """Something said (a server-table cell, a step's heading) as the simulation's view writes it."""
-        return said(code, **params).model_dump(mode="json", context=narration.words(self.locale))
-
-    def changed(self, step: int, code: str) -> dict[str, Any]:
+    def changed(self, step: int, code: str) -> Said:
         """A server's "last change" cell, built as the simulation's table builds it (``step.changed``)."""
         change = change_msg(step, msg(code))
-        return self.cell(change["code"], **change["params"])
+        return said(change["code"], **change["params"])
 
     def line(self, tone: str, code: str, **params: str) -> dict[str, str]:
         """One line of what the real host did: its message code and its sentence, as the simulation's lines."""
@@ -387,7 +390,7 @@ class LivePlayground:
             lines.append(self.line("change", "live.back", server=name))
         elif kind == "take_turn":
             self.turns += 1
-            self.last_prompt = [(t["name"], t["server"]) for t in self.prompt()]
+            self.last_prompt = [(t.name, t.server) for t in self.prompt()]
             for server, tool, args in self.sim_calls():
                 text = await host.call(server, tool, args)
                 if text is None:
@@ -397,9 +400,9 @@ class LivePlayground:
 
     # --- what the page shows -----------------------------------------------------------------------
 
-    def prompt(self) -> list[dict[str, Any]]:
+    def prompt(self) -> list[PromptEntry]:
         host = self.host
-        out: list[dict[str, Any]] = []
+        out: list[PromptEntry] = []
         if host is None:
             return out
         before = set(self.last_prompt)
@@ -409,58 +412,56 @@ class LivePlayground:
                 continue
             for tool in conn.tools:
                 new = self.turns > 0 and (tool, name) not in before
-                out.append({"name": tool, "server": name, "origin": None, "change": "new" if new else "unchanged"})
+                out.append(PromptEntry(name=tool, server=name, change="new" if new else "unchanged"))
         return out
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[LiveServerRow]:
         host = self.host
         rows = []
         for name in self.configured:
             conn = host.conns.get(name) if host else None
             down = host is None or name in host.down or conn is None
             if down:
-                listen = self.cell("narration.table.listen.none")
+                listen = said("narration.table.listen.none")
             elif self.era == "modern":
-                listen = self.cell("live.table.listen")
+                listen = said("live.table.listen")
             else:
-                listen = self.cell("narration.table.listen.sse")
+                listen = said("narration.table.listen.sse")
             rows.append(
-                {
-                    "name": name,
-                    "title": self.run.state.servers[name].title,
-                    "status": "down" if down else "connected",
-                    "era": self.era,
-                    "transport": "http",
-                    "listen": listen,
-                    "tools": [] if down or conn is None else list(conn.tools),
-                    "last_change": self.last_change.get(name),
-                    "last_error": self.cell("live.table.process_gone") if down else None,
-                    "via": None,
-                    "pid": self.procs[name].pid if name in self.procs else None,
-                }
+                LiveServerRow(
+                    name=name,
+                    title=self.run.state.servers[name].title,
+                    status="down" if down else "connected",
+                    era=self.era,
+                    transport="http",
+                    listen=listen,
+                    tools=[] if down or conn is None else list(conn.tools),
+                    last_change=self.last_change.get(name),
+                    last_error=said("live.table.process_gone") if down else None,
+                    pid=self.procs[name].pid if name in self.procs else None,
+                )
             )
         return rows
 
     def answer(self, step: int, label: Said, mark: int, lines: list[dict[str, str]]) -> dict[str, Any]:
         last = self.run.last
+        words = narration.words(self.locale)
         prompt = self.prompt()
-        now = {(t["name"], t["server"]) for t in prompt}
-        removed = [{"name": n, "server": s} for n, s in self.last_prompt if (n, s) not in now]
+        now = {(t.name, t.server) for t in prompt}
+        removed = [PromptTool(name=n, server=s) for n, s in self.last_prompt if (n, s) not in now]
+        # The same models as the simulation's view (a live row adds its process id): what the page draws
+        # for both cannot drift apart.
+        next_prompt = NextPrompt(
+            tools=prompt, removed=removed, cache_invalidations=0, batching=False, pending_changes=0, turns=self.turns
+        )
         return {
             "type": "live",
             "panel": self.panel.id,
             "era": self.era,
             "step": step,
-            "label": label.model_dump(mode="json", context=narration.words(self.locale)),
-            "servers": self.rows(),
-            "next_prompt": {
-                "tools": prompt,
-                "removed": removed,
-                "cache_invalidations": 0,
-                "batching": False,
-                "pending_changes": 0,
-                "turns": self.turns,
-            },
+            "label": label.model_dump(mode="json", context=words),
+            "servers": [row.model_dump(mode="json", context=words) for row in self.rows()],
+            "next_prompt": next_prompt.model_dump(mode="json", context=words),
             "lines": lines,
             "wire": to_frames(list(self.rec.records[mark:]), self.era),
             "sim": {
