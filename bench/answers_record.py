@@ -19,7 +19,7 @@ from typing import Any
 from lesson import narration
 from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
-from lesson.content.stepper import stepper_views
+from lesson.content.stepper import moment_views
 from lesson.playground.service import Service
 
 WALK = 40  # random changes per playground start
@@ -97,7 +97,7 @@ def record() -> dict[str, Any]:
         elif isinstance(panel, StepperPanel) and panel.start is not None:
             for era in ("legacy", "modern"):
                 out[f"{panel.id}:{era}"] = [
-                    v.model_dump(mode="json", context=narration.words()) for v in stepper_views(panel, era)
+                    v.model_dump(mode="json", context=narration.words()) for v in moment_views(panel, era)
                 ]
         elif isinstance(panel, RestartLabPanel):
             for situation in panel.situations:

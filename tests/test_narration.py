@@ -17,7 +17,7 @@ from lesson.content.course import default_root
 from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
 from lesson.content.restart_lab import restart_lab
 from lesson.content.scenarios import scenario_events
-from lesson.content.stepper import stepper_views
+from lesson.content.stepper import moment_views
 from lesson.i18n import DEFAULT, PSEUDO, catalogue, placeholders
 from lesson.playground.service import Service
 from lesson.sim import advance, begin
@@ -140,7 +140,7 @@ def _every_line() -> list[LogLine]:
                         out += [*run.last.lines, *(run.other.lines if run.other else [])]
                     out += [line for step in run.log for line in step.lines]
         elif isinstance(panel, StepperPanel) and panel.start is not None:
-            out += [line for v in stepper_views(panel, "legacy") for s in v.view.log for line in s.lines]
+            out += [line for v in moment_views(panel, "legacy") for s in v.view.log for line in s.lines]
         elif isinstance(panel, RestartLabPanel):
             for situation in panel.situations:
                 for side in restart_lab(panel, situation.id, [v.id for v in panel.variants[:1]]).sides:

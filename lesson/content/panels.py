@@ -24,7 +24,7 @@ from lesson.sim.starts import declared_problems
 from .base import no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
 from .restart_lab import restart_lab
-from .stepper import stepper_views
+from .stepper import moment_views
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
 ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
@@ -416,7 +416,7 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
         if not out:
             try:
                 for era in ERAS:
-                    stepper_views(panel, era)
+                    moment_views(panel, era)
             except (KeyError, ValueError) as exc:
                 problem(("steps",), f"the steps do not replay: {exc}")
     elif isinstance(panel, RestartLabPanel):

@@ -1,4 +1,6 @@
-"""A stepper's moments: the view after each step's events, with everything that step said."""
+"""A stepper's moments: the view after each moment's events, with everything that moment said (the
+content file lists them under ``steps``; the page calls each a moment, which may hold several steps of
+the log)."""
 
 from __future__ import annotations
 
@@ -12,23 +14,22 @@ if TYPE_CHECKING:  # panels.py replays every panel with this module as it loads 
     from .panels import StepperPanel
 
 
-class StepView(Strict):
+class MomentView(Strict):
     number: int
     title: str
     caption: str
     view: View
 
 
-def stepper_views(panel: StepperPanel, era: Era) -> list[StepView]:
-    """Each step of a stepper: the view after its events, with everything the step said (in words where
-    it is written out: ``model_dump(context=narration.words(locale))``)."""
+def moment_views(panel: StepperPanel, era: Era) -> list[MomentView]:
+    """Each moment of a stepper: the view after its events, with everything the moment said (in words
+    where it is written out: ``model_dump(context=narration.words(locale))``)."""
     run = begin(panel.start.model_copy(update={"era": era}))
-    out: list[StepView] = []
-    for n, step in enumerate(panel.steps, 1):
+    out: list[MomentView] = []
+    for n, moment in enumerate(panel.steps, 1):
         first = len(run.log)
-        run = advance_all(run, step.events)
+        run = advance_all(run, moment.events)
         v = view(run)
-        out.append(
-            StepView(number=n, title=step.title, caption=step.caption, view=v.model_copy(update={"log": v.log[first:]}))
-        )
+        shown = v.model_copy(update={"log": v.log[first:]})
+        out.append(MomentView(number=n, title=moment.title, caption=moment.caption, view=shown))
     return out

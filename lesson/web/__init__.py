@@ -25,7 +25,7 @@ from lesson.content.markup import breakable
 from lesson.content.models import Content
 from lesson.content.panels import StepperPanel, load_panels
 from lesson.content.scenarios import page_scenarios
-from lesson.content.stepper import stepper_views
+from lesson.content.stepper import moment_views
 from lesson.playground.service import RunCache, Service
 from lesson.portal import outbox
 from lesson.portal.lrs import from_settings as lrs_from_settings
@@ -69,7 +69,7 @@ def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
     steppers = {
         (pid if locale == i18n.DEFAULT else f"{pid}.{locale}"): Assets.json_text(
             {
-                era: [s.model_dump(mode="json", context=narration.words(locale)) for s in stepper_views(p, era)]
+                era: [s.model_dump(mode="json", context=narration.words(locale)) for s in moment_views(p, era)]
                 for era in ("modern", "legacy")
             }
         )
