@@ -5,13 +5,11 @@
 import { fill, h } from "./dom.js";
 import { need, t } from "./i18n.js";
 import { logLine, promptList, serverTable, wireList } from "./render.js";
-import { appUrl } from "./transport.js";
+import { LANG, socketUrl } from "./transport.js";
 
 await need("live"); // this module's own messages (i18n.js)
 
 const LIVE_PANELS = ["outage"];
-// An open frame carries the page's locale: the real host's lines and the simulated ones come in it.
-const LANG = document.documentElement.dataset.locale;
 
 function mount(section) {
   const panel = section.dataset.panelId;
@@ -62,8 +60,7 @@ function mount(section) {
   }
 
   function connect() {
-    const url = appUrl("live");
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const url = socketUrl("live");
     ws = new WebSocket(url);
     ws.addEventListener("open", () => send({ type: "open", panel, era: era() }));
     ws.addEventListener("message", (e) => {

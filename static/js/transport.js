@@ -8,12 +8,19 @@ const IDLE = 4408; // the server closed a silent socket: reconnect on the next f
 
 export const PROTOCOL = 2;
 // The page's locale (<html data-locale>): the server writes each answer's narration in it.
-const LANG = document.documentElement.dataset.locale;
+export const LANG = document.documentElement.dataset.locale;
 
 // Where the app is mounted (<html data-base>, e.g. "/training/mcp/"): every URL is built from it.
 export function appUrl(path) {
   const base = new URL(document.documentElement.dataset.base || "/", window.location.href);
   return new URL(path, base);
+}
+
+// A socket's address under the app's: ws:, or wss: on a page served over https.
+export function socketUrl(path) {
+  const url = appUrl(path);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url;
 }
 
 export class Transport {
@@ -37,8 +44,7 @@ export class Transport {
   }
 
   connect() {
-    const url = appUrl("ws");
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const url = socketUrl("ws");
     let opened = false;
     let openedAt = 0;
     let socket;
