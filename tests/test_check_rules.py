@@ -115,3 +115,17 @@ def test_a_panel_after_the_quick_check_is_reported(root: Path) -> None:
     (problem,) = [p for p in found(root) if "quick check" in p]
     assert problem.startswith(f"{lesson}:{line}: ")
     says(problem, "'lights'")
+
+
+def test_a_prediction_whose_premise_names_an_unknown_server_is_reported(root: Path) -> None:
+    """A prediction's premise (`when`) is checked as a goal is: a server the start does not have is named."""
+    panel = root / "panels" / "lights.yaml"
+    question = (
+        'predictions:\n  - button: revive\n    when: {path: "servers[name=Z].status", equals: down}\n'
+        '    question: "What does reviving A bring?"\n'
+        '    choices:\n      - {id: a, text: "Its tools again"}\n      - {id: b, text: "Nothing at all"}\n'
+        '    answer: a\n    explanation: "A back is A listed again."\n'
+    )
+    panel.write_text(panel.read_text() + question)
+    (problem,) = found(root)
+    says(problem, "'Z'", "prediction")

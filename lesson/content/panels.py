@@ -75,6 +75,10 @@ class Prediction(Strict):
     variant: ID | None = Field(
         default=None, description="ask only in this variant (one whose premise the other variants change)"
     )
+    when: Condition | None = Field(
+        default=None,
+        description="ask only while this holds in the playground's view (the question's premise: A is down)",
+    )
     question: Annotated[Label, Field(description="asked before the press: what will happen?")]
     choices: Annotated[
         list[PredictChoice], Field(description="two to five answers to pick from", min_length=2, max_length=5)
@@ -446,6 +450,11 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
         if panel.goal is not None:
             for loc, why in unknown_condition_servers(panel.start, panel.goal.when, ("goal", "when"), "the goal"):
                 problem(loc, why)
+        for n, p in enumerate(panel.predictions):
+            if p.when is not None:
+                said = f"the prediction on {p.button!r}"
+                for loc, why in unknown_condition_servers(panel.start, p.when, ("predictions", n, "when"), said):
+                    problem(loc, why)
         for n, button in enumerate(panel.buttons):
             also = deployed([b.event for b in panel.buttons])
             if why := unknown_servers(panel.start, [button.event]) or unknown_tools(panel.start, [button.event], also):

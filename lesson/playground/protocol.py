@@ -185,6 +185,7 @@ class ViewAnswer(Strict):
     notice: str | None
     log_from: int  # view.log holds the log's entries from this index on; the page keeps the rest
     goal: GoalState | None  # null when the panel declares no goal
+    asks: list[str]  # the buttons whose prediction's premise (its `when`) holds for this view
     view: View
 
 

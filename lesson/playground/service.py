@@ -129,6 +129,14 @@ class Service:
             return None
         return _GOAL[holds(panel.goal.when, shown)]
 
+    def asks(self, panel_id: str, shown: View) -> list[str]:
+        """The buttons whose prediction has a premise (``when``) that holds for the view: the page asks
+        such a question only then (a question about A's return, only while A is down)."""
+        panel = self.panels.get(panel_id)
+        if not isinstance(panel, PlaygroundPanel):
+            return []
+        return [p.button for p in panel.predictions if p.when is not None and holds(p.when, shown)]
+
     # --- decoding ---------------------------------------------------------------------------
 
     def handle_text(self, text: str | bytes, defer: bool = False, spend: Callable[[int], None] | None = None) -> Reply:
@@ -394,6 +402,7 @@ class Service:
                 notice=notice,
                 log_from=log_from,
                 goal=self.goal(entry.panel, shown),
+                asks=self.asks(entry.panel, shown),
                 view=shown,
             ).model_dump_json(context=narration.words(locale or self.locale))
         )

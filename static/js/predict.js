@@ -94,42 +94,53 @@ export function mountPredictions(section) {
     else if (event.target.closest('[data-role="era"]')) pending.push({ button: "" });
   });
 
-  // A question about one variant is put away while another plays (its premise does not hold there).
+  // A question about one variant is put away while another plays; one with a premise (`when`, which
+  // the server evaluates: the answer's `asks`) is asked only while it holds (A's return, while A is down).
   const offVariant = (set, variant) => set.dataset.predictVariant !== undefined && set.dataset.predictVariant !== variant;
+  const premiseHolds = (set, asks) => set.dataset.predictWhen === undefined || asks.includes(set.dataset.predictButton);
+  const unanswered = (set) => !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])');
 
   section.addEventListener("playground:answer", (event) => {
     const variant = event.detail?.variant;
+    const asks = event.detail?.asks || [];
     const press = pending.shift();
     for (const set of sets) if (offVariant(set, variant)) set.hidden = true;
-    if (!press) return; // the first view, or a reconnect: nothing was pressed
-    // A press the simulation refused ("A is back" while A is up) happened to nothing: it answers no question.
-    const refused = (event.detail?.view?.log?.at(-1)?.lines || []).some((line) => line.tone === "rejected");
+    if (!press) {
+      // The first view, or a reconnect: nothing was pressed. A question asked from the start waits for its premise.
+      for (const set of sets) if (unanswered(set) && !premiseHolds(set, asks)) set.hidden = true;
+      return;
+    }
     const steps = event.detail?.steps ?? 0;
     if (!press.undo && !press.reset && steps > 0) pressed[steps - 1] = press.button;
     pressed.length = steps;
+    // A press the simulation refused ("A is back" while A is up) happened to nothing: it answers no
+    // question, asks none and puts none away.
+    if ((event.detail?.view?.log?.at(-1)?.lines || []).some((line) => line.tone === "rejected")) return;
     for (const set of sets) {
       if (offVariant(set, variant)) continue;
       const after = set.dataset.predictAfter;
+      const holds = premiseHolds(set, asks);
       // A question answered once (A back, then a turn) is not asked again until a reset: its moment then
       // puts it away like any other press. One asked from the start is asked afresh.
       if (press.reset) {
         delete set.dataset.revealed;
         if (!after) {
-          ask(set);
+          if (holds) ask(set);
+          else set.hidden = true;
           continue;
         }
       }
-      if (refused && press.button === set.dataset.predictButton) continue;
       if (press.undo && after && steps > 0 && after === pressed[steps - 1] && !("revealed" in set.dataset)) {
-        ask(set); // back at the moment it is about
+        if (holds) ask(set); // back at the moment it is about
+        else set.hidden = true;
         continue;
       }
-      if (press.button === set.dataset.predictButton && !set.hidden && !set.querySelector('[data-role="predict-result"]:not([hidden])')) {
+      if (press.button === set.dataset.predictButton && unanswered(set)) {
         // A walk-through's press reveals it too, picked or not: left open, the question would ask about
         // a moment already past ("If A dies now", with A dead).
         reveal(set, press.picked);
-      } else if (after && press.button === after && !("revealed" in set.dataset)) ask(set);
-      else if (after) set.hidden = true;
+      } else if (after && press.button === after && !("revealed" in set.dataset) && holds) ask(set);
+      else if (after || (unanswered(set) && !holds)) set.hidden = true;
     }
   });
 }

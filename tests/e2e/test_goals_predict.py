@@ -194,6 +194,8 @@ def test_revealed_prediction_open_hint_and_baskets_pass_axe(outage: Locator) -> 
 
 
 def test_the_question_waits_for_its_moment(outage: Locator) -> None:
+    """A question is asked right after the press it follows, and only while its premise holds: what
+    A's return costs waits for a turn taken with A down."""
     press(outage, "A dies", 1)
     expect(prediction(outage)).to_be_hidden()
     press(outage, "A is back", 2)
@@ -201,28 +203,35 @@ def test_the_question_waits_for_its_moment(outage: Locator) -> None:
     expect(prediction(outage)).to_be_visible()
     press(outage, "Take a model turn", 4)
     expect(prediction(outage)).to_be_hidden()
-    # The next question waits for the turn: what A's return costs, asked before "A is back".
-    expect(prediction(outage, RESTART_COST)).to_be_visible()
+    expect(prediction(outage, RESTART_COST)).to_be_hidden()  # A is up: there is no return to ask about
     press(outage, "A dies", 5)
+    press(outage, "Take a model turn", 6)
+    expect(prediction(outage, RESTART_COST)).to_be_visible()
+    press(outage, "B deploys a new tool", 7)
     expect(prediction(outage, RESTART_COST)).to_be_hidden()
     # Undo goes back to the moment the question is about, its answer still unshown: it is asked again.
     outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_count(5)
+    expect(log_labels(outage)).to_have_count(7)
     expect(prediction(outage, RESTART_COST)).to_be_visible()
 
 
-def test_a_refused_press_answers_no_question(outage: Locator) -> None:
-    """After a turn the page asks what A's return costs; "A is back" while A is up is refused and
-    changes nothing, so the question stays asked, the learner's pick with it, and nothing is revealed."""
-    press(outage, "Take a model turn", 1)
+def test_a_refused_press_answers_no_question_and_asks_none(outage: Locator) -> None:
+    """A press the simulation refuses changes nothing: "A dies" while A is down leaves the question about
+    A's return asked, the learner's pick with it, nothing revealed; "The model calls a tool on A" while
+    A is down asks nothing about a call that never started."""
+    press(outage, "A dies", 1)
+    press(outage, "Take a model turn", 2)
     question = prediction(outage, RESTART_COST)
     pick = question.get_by_role("radio").first
     pick.check()
-    outage.get_by_role("button", name="A is back").click()
-    expect(log_labels(outage)).to_have_count(3)  # the refused press is logged as refused
+    outage.get_by_role("button", name="A dies").click()
+    expect(log_labels(outage)).to_have_count(4)  # the refused press is logged as refused
     expect(question).to_be_visible()
     expect(pick).to_be_checked()
     expect(question.locator('[data-role="predict-result"]')).to_be_hidden()
+    outage.get_by_role("button", name="The model calls a tool on A").click()
+    expect(log_labels(outage)).to_have_count(5)
+    expect(prediction(outage)).to_be_hidden()
 
 
 def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page) -> None:

@@ -83,3 +83,14 @@ def test_an_expired_answer_with_no_restart_is_no_answer_lost_to_a_restart(servic
     late = page.do("press", button="answer-late")
     assert "narration.request_state_rejected" in codes(late)
     assert late["view"]["counters"]["lost_answers"] == 0 and late["goal"] == {"met": False}
+
+
+def test_the_question_about_a_return_is_asked_only_while_the_server_is_down(service: Service) -> None:
+    """The outage playground's question on "A is back" has a premise (A is down): each answer lists the
+    buttons whose premise holds, and the page asks only those."""
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="outage")
+    assert page.open()["asks"] == []
+    assert page.do("press", button="turn")["asks"] == []  # A is up: no return to ask about
+    assert page.do("press", button="a-dies")["asks"] == ["a-back"]
+    assert page.do("press", button="turn")["asks"] == ["a-back"]
+    assert page.do("press", button="a-back")["asks"] == []
