@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..clients import client_for
+from ..model import Said
 from ..step import Rejected, Step, word
 from .base import EventBase, handles
 from .calls import pick_tool
@@ -36,6 +37,13 @@ class UserAnswers(EventBase):
     server: str
     answer: str = "OR"
     after_expiry: bool = False  # the user took longer than the state's expiry
+
+    def describe(self) -> Said:
+        """A late answer says so in its heading, or it would read like the answer in time."""
+        heading = super().describe()
+        if not self.after_expiry:
+            return heading
+        return heading.model_copy(update={"code": "narration.event.user_answers_late"})
 
 
 @handles(UserAnswers)
