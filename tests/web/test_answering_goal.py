@@ -94,3 +94,14 @@ def test_the_question_about_a_return_is_asked_only_while_the_server_is_down(serv
     assert page.do("press", button="a-dies")["asks"] == ["a-back"]
     assert page.do("press", button="turn")["asks"] == ["a-back"]
     assert page.do("press", button="a-back")["asks"] == []
+
+
+def test_a_late_answer_says_so_in_its_heading(service: Service) -> None:
+    """The step's heading tells the late answer from the answer in time: the learner chose the expiry."""
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")
+    page.open()
+    page.do("press", button="ask")
+    late = page.do("press", button="answer-late")["view"]["log"][-1]["label"]
+    assert late["code"] == "narration.event.user_answers_late" and "W" in late["text"]
+    on_time = page.do("press", button="answer")["view"]["log"][-1]["label"]  # W asked again: answered in time
+    assert on_time["code"] == "narration.event.user_answers"
