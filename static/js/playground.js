@@ -288,8 +288,10 @@ export function mountPlayground(section, transport) {
       }
       const items = promptBox.querySelectorAll("ul.prompt:not(.removed) > li");
       const joined = new Set(d.prompt.joined.map(toolKey));
+      // A tool that joined is outlined; it is also named "joined" unless its badge already says it is new
+      // since the last turn (one word for one change).
       v.next_prompt.tools.forEach((t, i) => {
-        if (joined.has(toolKey(t))) mark(items[i], "joined");
+        if (joined.has(toolKey(t))) mark(items[i], t.change === "new" ? "" : "joined");
       });
       // A tool that left with this press and that the model saw last turn is already listed, struck
       // through, as gone since that turn: it is outlined there, not named a second time in a note.

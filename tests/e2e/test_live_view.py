@@ -229,8 +229,12 @@ def test_new_servers_counters_and_the_comparison_are_marked(outage: Locator) -> 
     expect_marked(counters, "changed")
     expect(status(outage)).to_contain_text(message("changes.was", now=message("changes.turns", n=1), was=0))
 
-    # The comparison sits beside the prompt.
+    # After a turn, a tool that joins is new since that turn: outlined, and said once, by its badge.
     press(outage, "B deploys a new tool", 3)
+    close = prompt(outage).get_by_role("listitem").filter(has_text=re.compile("^close_ticket from B"))
+    expect(close).to_have_attribute("data-mark", "")
+    expect(close).to_contain_text(message("prompt.new"))
+    # The comparison sits beside the prompt.
     show_tab(outage, "Both eras")
     cmp = region(outage, OUTAGE_COMPARISON)
     next_prompt = region(outage, "Tools in the model's next prompt")
