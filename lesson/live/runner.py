@@ -341,6 +341,9 @@ class LivePlayground:
             self.last_change[name] = self.changed(step, "narration.table.added")
             lines.append(self.line("change", "live.added", server=name))
         elif kind == "start_call":
+            # A turn whose call is left running, as in the simulation beside it.
+            self.turns += 1
+            self.last_prompt = [(t.name, t.server) for t in self.prompt()]
             for server, tool, args in self.sim_calls():
                 mark = len(self.rec.records)
                 self._tg.start_soon(host.call, server, tool, args, True)

@@ -24,7 +24,7 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     st = Step(state)
     st.s.step += 1
     # The prompt before the step; a turn accounts for the prompt's changes itself.
-    before = None if event.kind == "take_turn" else prompt_keys(state)
+    before = None if event.kind in ("take_turn", "start_call") else prompt_keys(state)
     try:
         HANDLERS[event.kind](st, event)
     except Rejected as why:

@@ -15,9 +15,6 @@ export function mountPredictions(section) {
   const announce = section.querySelector('[data-role="announce"]');
   // What each answer on its way is for, oldest first: a button id, or "" for any other change.
   const pending = [];
-  // The button behind each step of the log, as far as this page saw them pressed, so an Undo back to
-  // the moment a question is about asks it again (if its answer was not shown).
-  const pressed = [];
 
   const choiceText = (set, id) => set.querySelector(`input[value="${id}"]`).parentElement.textContent.trim();
 
@@ -110,12 +107,9 @@ export function mountPredictions(section) {
       for (const set of sets) if (unanswered(set) && !premiseHolds(set, asks)) set.hidden = true;
       return;
     }
-    const steps = event.detail?.steps ?? 0;
-    if (!press.undo && !press.reset && steps > 0) pressed[steps - 1] = press.button;
-    pressed.length = steps;
     // A press the simulation refused ("A is back" while A is up) happened to nothing: it answers no
     // question, asks none and puts none away.
-    if ((event.detail?.view?.log?.at(-1)?.lines || []).some((line) => line.tone === "rejected")) return;
+    if (press.button && !press.undo && !press.reset && (event.detail?.view?.log?.at(-1)?.lines || []).some((line) => line.tone === "rejected")) return;
     for (const set of sets) {
       if (offVariant(set, variant)) continue;
       const after = set.dataset.predictAfter;
@@ -129,11 +123,6 @@ export function mountPredictions(section) {
           else set.hidden = true;
           continue;
         }
-      }
-      if (press.undo && after && steps > 0 && after === pressed[steps - 1] && !("revealed" in set.dataset)) {
-        if (holds) ask(set); // back at the moment it is about
-        else set.hidden = true;
-        continue;
       }
       if (press.button === set.dataset.predictButton && unanswered(set)) {
         // A walk-through's press reveals it too, picked or not: left open, the question would ask about

@@ -209,10 +209,6 @@ def test_the_question_waits_for_its_moment(outage: Locator) -> None:
     expect(prediction(outage, RESTART_COST)).to_be_visible()
     press(outage, "B deploys a new tool", 7)
     expect(prediction(outage, RESTART_COST)).to_be_hidden()
-    # Undo goes back to the moment the question is about, its answer still unshown: it is asked again.
-    outage.get_by_role("button", name="Undo").click()
-    expect(log_labels(outage)).to_have_count(7)
-    expect(prediction(outage, RESTART_COST)).to_be_visible()
 
 
 def test_a_refused_press_answers_no_question_and_asks_none(outage: Locator) -> None:

@@ -144,11 +144,13 @@ class StartCall(EventBase):
 
 @handles(StartCall)
 def _start_call(st: Step, e: StartCall) -> None:
+    # The turn first: the model picks from the tools this turn shows it (a refusal after it discards
+    # the whole step, its lines included).
+    turn = _turn_begins(st)
     c = st.client(e.server)
     if c.status != "connected":
         raise Rejected("refusal.call_while_not_connected", server=e.server, status=word("status", c.status))
     tool = pick_tool(c, e.tool)
-    turn = _turn_begins(st)
     if not client_for(st, c).start_call(tool):
         _turn_ends(st, turn, [])
         return
