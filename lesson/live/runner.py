@@ -341,9 +341,7 @@ class LivePlayground:
             self.last_change[name] = self.changed(step, "narration.table.added")
             lines.append(self.line("change", "live.added", server=name))
         elif kind == "start_call":
-            # A turn whose call is left running, as in the simulation beside it.
-            self.turns += 1
-            self.last_prompt = [(t.name, t.server) for t in self.prompt()]
+            self.take_turn()  # a turn whose call is left running, as in the simulation beside it
             for server, tool, args in self.sim_calls():
                 mark = len(self.rec.records)
                 self._tg.start_soon(host.call, server, tool, args, True)
@@ -392,14 +390,18 @@ class LivePlayground:
             self.last_change[name] = self.changed(step, "live.table.back_relisted")
             lines.append(self.line("change", "live.back", server=name))
         elif kind == "take_turn":
-            self.turns += 1
-            self.last_prompt = [(t.name, t.server) for t in self.prompt()]
+            self.take_turn()
             for server, tool, args in self.sim_calls():
                 text = await host.call(server, tool, args)
                 if text is None:
                     lines.append(self.line("failed", "live.call_failed", tool=tool, server=server))
                 else:
                     lines.append(self.line("model", "live.call_answered", tool=tool, server=server, text=text))
+
+    def take_turn(self) -> None:
+        """The host calls the model: one more turn, and the prompt it saw is the last one."""
+        self.turns += 1
+        self.last_prompt = [(t.name, t.server) for t in self.prompt()]
 
     # --- what the page shows -----------------------------------------------------------------------
 

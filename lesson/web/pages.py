@@ -287,14 +287,15 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
     if not isinstance(data, dict) or not isinstance(data.get("log"), str):
         wanted = '{"log": "<panel>:<era>:<variant>:<presses>"}'
         return _refused("needs_log", f"this question is done in a playground: send {wanted}")
+    quiz_grading = grading()
     try:
         # Anything else the page sends about this question (a "correct" of its own) is not read.
-        correct = grading().grade_task(slug, question, data["log"])
+        correct = quiz_grading.grade_task(slug, question, data["log"])
     except TaskLogError as exc:
         return task_log_refused(exc)
     held = {**_answers(slug), **_page_answers(data)}
     earlier = held.get(question.id)
-    if not correct and earlier is not None and earlier != data["log"] and grading().verdict(slug, question, earlier):
+    if not correct and earlier is not None and earlier != data["log"] and quiz_grading.verdict(slug, question, earlier):
         # Done once, the task stays done: the playground has moved on since, which the page says, but the
         # log that did it is kept as the answer (graded again here, like every held answer).
         return jsonify(
@@ -302,7 +303,7 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
             choice=earlier,
             see=_see(slug, question),
             kept=True,
-            score=grading().score(slug, held),
+            score=quiz_grading.score(slug, held),
             **_task_result(question, True),
         )
     held[question.id] = data["log"]
@@ -310,7 +311,7 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
         question=question.id,
         choice=data["log"],
         see=_see(slug, question),
-        score=grading().score(slug, held),
+        score=quiz_grading.score(slug, held),
         **_task_result(question, correct),
     )
 
@@ -325,13 +326,14 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
     if not isinstance(data, dict):
         return jsonify(error='send a JSON object like {"answers": {"q1": "a"}}'), 400
     held = _page_answers(data)
+    quiz_grading = grading()
     results: dict[str, dict[str, Any]] = {}
     for q in quiz.questions:
         given = held.get(q.id)
         if given is None:
             continue
         if q.task is not None:
-            correct = grading().verdict(slug, q, given)
+            correct = quiz_grading.verdict(slug, q, given)
             if correct is not None:
                 results[q.id] = {"choice": given, "see": _see(slug, q), **_task_result(q, correct)}
         elif given in {c.id for c in q.choices or []}:
@@ -342,7 +344,7 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
                 "explanation": q.explanation,
                 "see": _see(slug, q),
             }
-    return jsonify(results=results, score=grading().score(slug, {q: r["choice"] for q, r in results.items()}))
+    return jsonify(results=results, score=quiz_grading.score(slug, {q: r["choice"] for q, r in results.items()}))
 
 
 @bp.post("/api/xapi")
