@@ -64,9 +64,14 @@ def _key_line(text: str, key: str) -> int | None:
 
 def _read(path: Path) -> tuple[str, dict[str, Any] | None, CatalogueProblem | None]:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         return "", None, CatalogueProblem(path, None, f"cannot read the file: {exc.strerror or exc}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return "", None, CatalogueProblem(path, line, "this file is not UTF-8: save it again with the encoding UTF-8")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

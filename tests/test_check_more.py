@@ -146,6 +146,29 @@ def test_a_catalogue_that_is_not_json_is_reported_at_its_line(tmp_path: Path) ->
     assert [(p.path.name, p.line) for p in errors] == [("de.json", 4)]
 
 
+@pytest.mark.parametrize(
+    "file", ["lessons/01-first.md", "panels/lights.yaml", "quizzes/first.yaml", "scenarios/story.yaml"]
+)
+def test_a_file_saved_in_another_encoding_is_one_problem_at_its_line(root: Path, file: str) -> None:
+    """An editor that saves Latin-1 (a Windows default) writes "é" as one byte that is not UTF-8: the
+    check names the file and the line once, and every other check still runs."""
+    path = root / file
+    text = path.read_text(encoding="utf-8")
+    path.write_bytes(text.encode("utf-8") + "# café\n".encode("latin-1"))
+    report = check(root)
+    (problem,) = report.problems
+    assert (problem.path, problem.line) == (path, text.count("\n") + 1)
+    assert "UTF-8" in problem.message
+
+
+def test_a_catalogue_in_another_encoding_is_reported_at_its_line(tmp_path: Path) -> None:
+    folder = _catalogues(tmp_path)
+    (folder / "de.json").write_bytes('{\n  "index.lessons": "Lektionen für alle"\n}\n'.encode("latin-1"))
+    errors, _ = check_catalogues(folder)
+    assert [(p.path.name, p.line) for p in errors] == [("de.json", 2)]
+    assert "UTF-8" in errors[0].message
+
+
 def test_the_shipped_catalogues_pass() -> None:
     errors, _ = check_catalogues()
     assert errors == []
@@ -173,3 +196,16 @@ def test_an_unknown_glossary_term_gets_the_closest_one(tmp_path: Path) -> None:
     lesson.write_text(text.replace("(/glossary#tool)", "(/glossary#tol)", 1))
     (found,) = [m for m in _at(check(root), lesson, line) if "'tol'" in m]
     assert "did you mean 'tool'" in found
+
+
+def test_a_glossary_that_does_not_load_is_reported_at_its_own_lines_only(tmp_path: Path) -> None:
+    """The pages that link the glossary are not broken because the glossary is: no "no glossary.yaml"
+    for each of their links (the reference page's included)."""
+    shipped = Path(__file__).resolve().parents[1] / "content"
+    root = tmp_path / "content"
+    shutil.copytree(shipped, root)
+    glossary = root / "glossary.yaml"
+    _edit(glossary, "    see: [host, server]\n  - id: host\n", "    see: [hots, server]\n  - id: host\n")
+    report = check(root)
+    assert {p.path for p in report.problems} == {glossary}
+    assert any("'hots'" in p.message for p in report.problems)

@@ -15,8 +15,10 @@ This module runs the check; the rules are in ``check_lessons``, ``check_quizzes`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .check_lessons import check_links, check_messages, check_quiz_last, check_size, check_subscription_ids, check_terms
 from .check_panels import check_challenges, check_goals, check_presses_of_broken_panels
@@ -25,7 +27,7 @@ from .check_translations import check_catalogues, check_locales
 from .course import GLOSSARY, load_content
 from .panels import load_panels
 from .scenarios import check_scenario
-from .yamlfile import ContentError, did_you_mean
+from .yamlfile import ContentError, did_you_mean, read_text
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
 ROOT_SCHEMAS = {GLOSSARY: "glossary"}
@@ -55,35 +57,49 @@ class Report:
         )
 
 
+def _checked(check_one: Callable[..., list[ContentError]], *args: Any) -> list[ContentError]:
+    """One check's problems. A check that reads a file again stops at a file it cannot read (not UTF-8,
+    say); the loaders have reported that file already, and the other checks still run."""
+    try:
+        return check_one(*args)
+    except ContentError as err:
+        return err.problems
+
+
 def check(root: Path) -> Report:
     """Check everything under the content root; never raises on bad content."""
     root = Path(root)
     report = Report(root)
     problems = report.problems
     content = load_content(root, problems)
+    # Lessons and quizzes that did not load: the link check must not count them as missing.
+    unread = frozenset(
+        {p for p in (root / "lessons").glob("*.md") if p not in {lesson.source for lesson in content.lessons}}
+        | {p for p in (root / "quizzes").glob("*.yaml") if p.stem not in content.quizzes}
+    )
     panels = load_panels(root, problems)
     for lesson in content.lessons:
-        problems.extend(check_messages(lesson))
-        problems.extend(check_subscription_ids(lesson))
-        problems.extend(check_size(lesson))
-        problems.extend(check_quiz_last(lesson))
+        problems.extend(_checked(check_messages, lesson))
+        problems.extend(_checked(check_subscription_ids, lesson))
+        problems.extend(_checked(check_size, lesson))
+        problems.extend(_checked(check_quiz_last, lesson))
     if content.reference is not None:
-        problems.extend(check_messages(content.reference))
-        problems.extend(check_subscription_ids(content.reference))
-    problems.extend(check_links(content))
+        problems.extend(_checked(check_messages, content.reference))
+        problems.extend(_checked(check_subscription_ids, content.reference))
+    problems.extend(_checked(check_links, content, unread))
     scenario_files = sorted((root / "scenarios").glob("*.yaml"))
     for path in scenario_files:
-        problems.extend(check_scenario(path))
-    problems.extend(check_goals(root, panels))
-    problems.extend(check_tasks(root, content, panels))
-    problems.extend(check_schema_pointers(root))
-    problems.extend(check_feedback(root, content))
-    problems.extend(check_choices(root, content))
-    problems.extend(check_challenges(root, panels))
+        problems.extend(_checked(check_scenario, path))
+    problems.extend(_checked(check_goals, root, panels))
+    problems.extend(_checked(check_tasks, root, content, panels))
+    problems.extend(_checked(check_schema_pointers, root))
+    problems.extend(_checked(check_feedback, root, content))
+    problems.extend(_checked(check_choices, root, content))
+    problems.extend(_checked(check_challenges, root, panels))
     if content.glossary is not None:
-        problems.extend(check_terms(content, content.glossary, panels))
-    problems.extend(check_presses_of_broken_panels(root, panels))
-    problems.extend(check_locales(root, content, report.notes))
+        problems.extend(_checked(check_terms, content, content.glossary, panels))
+    problems.extend(_checked(check_presses_of_broken_panels, root, panels))
+    problems.extend(_checked(check_locales, root, content, report.notes))
     catalogue_errors, notes = check_catalogues()
     report.notes += notes
     problems.extend(catalogue_errors)
@@ -120,7 +136,7 @@ def suggest(problem: ContentError) -> ContentError:
 
 def schema_pointer(path: Path) -> str | None:
     """The JSON Schema a YAML file's first line points an editor at, if it points at one."""
-    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    first = read_text(path).split("\n", 1)[0]
     match = _SCHEMA_LINE.match(first)
     return match.group(1) if match else None
 

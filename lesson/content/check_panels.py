@@ -11,7 +11,7 @@ from lesson.sim import begin, view
 
 from .goals import holds
 from .panels import AnyPanel, PlaygroundPanel
-from .yamlfile import ContentError, did_you_mean, parse_yaml
+from .yamlfile import ContentError, did_you_mean, parse_yaml, read_text
 
 
 def check_goals(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:
@@ -35,7 +35,7 @@ def check_challenges(root: Path, panels: dict[str, AnyPanel]) -> list[ContentErr
         if not isinstance(panel, PlaygroundPanel):
             continue
         path = root / "panels" / f"{panel.id}.yaml"
-        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        doc = parse_yaml(read_text(path), path)
         labels = [b.label for b in panel.buttons]
         for n, label in enumerate(labels):
             if "(" in label:
@@ -70,7 +70,7 @@ def check_challenges(root: Path, panels: dict[str, AnyPanel]) -> list[ContentErr
 def _listed_buttons(path: Path) -> list[str] | None:
     """The button ids a panel file lists, read without validating it; None when the file does not parse."""
     try:
-        data = parse_yaml(path.read_text(encoding="utf-8"), path).data
+        data = parse_yaml(read_text(path), path).data
     except (ContentError, OSError):
         return None
     buttons = data.get("buttons") if isinstance(data, dict) else None
@@ -99,7 +99,7 @@ def check_presses_of_broken_panels(root: Path, panels: dict[str, AnyPanel]) -> l
 
     for path in sorted((root / "scenarios").glob("*.yaml")):
         try:
-            doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+            doc = parse_yaml(read_text(path), path)
         except ContentError:
             continue  # reported by the scenario's own check
         data = doc.data if isinstance(doc.data, dict) else {}
@@ -112,7 +112,7 @@ def check_presses_of_broken_panels(root: Path, panels: dict[str, AnyPanel]) -> l
                 check_one(path, doc.line(("steps", n, "press")), panel_id, pid, f"step {n + 1}")
     for path in sorted((root / "quizzes").glob("*.yaml")):
         try:
-            doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+            doc = parse_yaml(read_text(path), path)
         except ContentError:
             continue
         questions = doc.data.get("questions") if isinstance(doc.data, dict) else None
@@ -128,7 +128,7 @@ def check_presses_of_broken_panels(root: Path, panels: dict[str, AnyPanel]) -> l
 
 
 def _line_of(path: Path, prefix: str) -> int | None:
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_text(path).splitlines(), 1):
         if line.startswith(prefix):
             return n
     return None

@@ -16,7 +16,7 @@ from .limits import MAX_FEEDBACK_WORDS, MIN_CHOICE_SHARE, word_count
 from .models import Content, Lesson, Task
 from .panels import AnyPanel, PlaygroundPanel, unknown_condition_servers
 from .scenarios import page_scenarios
-from .yamlfile import ContentError, parse_yaml
+from .yamlfile import ContentError, parse_yaml, read_text
 
 
 def check_feedback(root: Path, content: Content) -> list[ContentError]:
@@ -25,7 +25,7 @@ def check_feedback(root: Path, content: Content) -> list[ContentError]:
     out = []
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
-        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        doc = parse_yaml(read_text(path), path)
         lesson = content.lesson(quiz.id)
         for n, q in enumerate(quiz.questions):
             for name in ("explanation", "hint"):
@@ -75,7 +75,7 @@ def check_choices(root: Path, content: Content) -> list[ContentError]:
     out = []
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
-        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        doc = parse_yaml(read_text(path), path)
         for n, q in enumerate(quiz.questions):
             if q.choices is None:
                 continue  # a task has no choices to balance
@@ -122,7 +122,7 @@ def check_tasks(root: Path, content: Content, panels: dict[str, AnyPanel]) -> li
     scenarios = page_scenarios(root)
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
-        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        doc = parse_yaml(read_text(path), path)
         lesson = content.lesson(quiz.id)
         for n, q in enumerate(quiz.questions):
             if q.task is not None:

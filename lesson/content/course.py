@@ -35,7 +35,16 @@ from .markup import (
     links as inline_links,
 )
 from .models import BUILTIN_WIDGETS, Block, Content, Glossary, Lesson, LessonMeta, Moved, MovedList, PageMeta, Quiz
-from .yamlfile import ContentError, YamlDoc, load_yaml_file, load_yaml_model, parse_yaml, raise_first, validate
+from .yamlfile import (
+    ContentError,
+    YamlDoc,
+    load_yaml_file,
+    load_yaml_model,
+    parse_yaml,
+    raise_first,
+    read_text,
+    validate,
+)
 
 
 @dataclass
@@ -59,7 +68,7 @@ def _split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
 def lesson_tokens(path: Path) -> tuple[list[Token], int]:
     """A lesson's body as Markdown tokens (its disclosure lines already made HTML), and the file line of
     the body's first line; for checks that read the prose again."""
-    _front, body, body_line = _split_front_matter(path, path.read_text(encoding="utf-8"))
+    _front, body, body_line = _split_front_matter(path, read_text(path))
     tokens = MD.parse(body)
     disclosures(path, tokens, body_line)
     return tokens, body_line
@@ -72,7 +81,7 @@ def _parse_lesson(
     found; None when it cannot be used at all. ``locale`` is the language it is written in (the era
     labels of its wire-message figures are the catalogue's in it)."""
     try:
-        fm_text, body, body_line = _split_front_matter(path, path.read_text(encoding="utf-8"))
+        fm_text, body, body_line = _split_front_matter(path, read_text(path))
         front = parse_yaml(fm_text, path, first_line=2, top_line=1)
     except ContentError as err:
         problems.extend(err.problems)

@@ -211,14 +211,12 @@ def load_scenarios(root: Path) -> dict[str, Scenario]:
 def page_scenarios(root: Path) -> dict[str, list[dict]]:
     """What the page needs to replay scenarios, by panel id: each scenario's title and its steps as
     presses of that panel's buttons. Scenarios without a playground panel, or with a step that is not a
-    press, are left out (``lesson check`` reports the latter)."""
+    press, are left out (``lesson check`` reports the latter). A scenario file that does not load raises
+    ContentError, as any broken content does: it stops start-up, and a reload shows it."""
     out: dict[str, list[dict]] = {}
     for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
-        try:
-            scenario, start, _steps = load_scenario(path)
-            panel = _panel_of(scenario, path)
-        except ContentError:
-            continue
+        scenario, start, _steps = load_scenario(path)
+        panel = _panel_of(scenario, path)
         if not isinstance(panel, PlaygroundPanel) or any(s.press is None for s in scenario.steps):
             continue
         out.setdefault(panel.id, []).append(

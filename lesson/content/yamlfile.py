@@ -241,14 +241,29 @@ def validate(doc: YamlDoc, model: type[T], prefix: str = "") -> T:
         raise ContentError(doc.path, doc.top_line, prefix + str(exc)) from None
 
 
+def read_text(path: Path) -> str:
+    """A content file's text. Content is UTF-8; a file saved in another encoding (an editor's Latin-1 or
+    Windows-1252) is refused at the line of its first byte that is not UTF-8, with what to do about it."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ContentError(path, None, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ContentError(
+            path,
+            line,
+            f"this file is not UTF-8 (byte 0x{data[exc.start]:02x}): save it again with the encoding UTF-8",
+        ) from None
+
+
 def load_yaml_file(path: Path, model: type[T]) -> tuple[T, YamlDoc]:
     """Read, parse and validate one YAML file; the document comes back too, for line look-ups."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ContentError(path, None, f"cannot read the file: {exc.strerror or exc}") from None
-    doc = parse_yaml(text, path)
+    doc = parse_yaml(read_text(path), path)
     return validate(doc, model), doc
 
 

@@ -57,6 +57,15 @@ def test_a_catalogue_that_is_not_json_serves_english(messages: Path, caplog) -> 
     assert any("de.json" in r.getMessage() for r in caplog.records)
 
 
+def test_a_catalogue_that_is_not_utf8_serves_english(messages: Path, caplog) -> None:
+    (messages / "de.json").write_bytes('{"index.lessons": "Lektionen für alle"}'.encode("latin-1"))
+    with caplog.at_level(logging.ERROR):
+        page = _client().get("/?lang=de")
+    assert page.status_code == 200
+    assert FOOTER_EN in page.get_data(as_text=True)
+    assert any("de.json" in r.getMessage() and "UTF-8" in r.getMessage() for r in caplog.records)
+
+
 def test_html_lang_is_english_without_a_choice(client) -> None:
     assert '<html lang="en"' in client.get("/").get_data(as_text=True)
 

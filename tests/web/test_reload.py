@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lesson.content.yamlfile import ContentError
 from lesson.web import create_app
 from tests.facts import says
 
@@ -51,6 +52,19 @@ def test_a_broken_edit_names_the_problem_and_keeps_the_last_good_content(root: P
     assert client.get("/healthz").get_json()["ok"] is True  # so a health check does not restart it
     edit(root / "quizzes" / "first.yaml", "answer: q", "answer: b")
     assert client.get("/lessons/first").status_code == 200
+
+
+def test_a_broken_scenario_is_named_too(root: Path) -> None:
+    """A scenario that does not load is broken content like any other: the page names it (its walk-through
+    is not just left out), and the app does not start on it."""
+    client = create_app({"SECRET_KEY": "x", "CONTENT_ROOT": str(root), "CONTENT_RELOAD": True}).test_client()
+    edit(root / "scenarios" / "story.yaml", "  - press: turn\n", "  - press: trun\n")
+    resp = client.get("/lessons/first")
+    assert resp.status_code == 500
+    says(resp.get_data(as_text=True), "scenarios/story.yaml", "&#39;trun&#39;")
+    with pytest.raises(ContentError) as err:
+        create_app({"SECRET_KEY": "x", "CONTENT_ROOT": str(root)})
+    assert err.value.path.name == "story.yaml"
 
 
 def test_without_reload_the_content_stays_as_loaded(root: Path) -> None:
