@@ -209,3 +209,38 @@ def test_a_glossary_that_does_not_load_is_reported_at_its_own_lines_only(tmp_pat
     report = check(root)
     assert {p.path for p in report.problems} == {glossary}
     assert any("'hots'" in p.message for p in report.problems)
+
+
+def test_a_former_lesson_points_at_sections_that_exist(root: Path) -> None:
+    """``moved.yaml`` sends old links somewhere: to a lesson and a section that must exist."""
+    moved = root / "moved.yaml"
+    moved.write_text(
+        "moved:\n"
+        "  - slug: old-one\n"
+        "    title: Old one\n"
+        "    parts:\n"
+        "      - {section: a, title: A, to: /lessons/first}\n"
+        "      - {section: b, title: B, to: /lessons/frist}\n"
+        "      - {section: c, title: C, to: '/lessons/first#no-such-part'}\n"
+        "  - slug: second\n"
+        "    title: Second again\n"
+        "    parts:\n"
+        "      - {section: d, title: D, to: /lessons/second}\n"
+    )
+    report = check(root)
+    (lesson,) = _at(report, moved, 6)
+    assert "'frist'" in lesson and "did you mean 'first'" in lesson
+    (section,) = _at(report, moved, 7)
+    assert "'no-such-part'" in section
+    (slug,) = _at(report, moved, 8)
+    assert "'second'" in slug
+    assert len(report.problems) == 3
+
+
+@pytest.mark.parametrize("name", ["panels/extra.yml", "lessons/03-extra.markdown", "quizzes/second.yml"])
+def test_a_content_file_nothing_reads_is_named(root: Path, name: str) -> None:
+    path = root / name
+    path.write_text("id: extra\n")
+    report = check(root)
+    (problem,) = [p for p in report.problems if p.path == path]
+    assert path.with_suffix(".md" if name.startswith("lessons") else ".yaml").name in problem.message

@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .check_lessons import check_links, check_messages, check_quiz_last, check_size, check_subscription_ids, check_terms
+from .check_lessons import (
+    check_links,
+    check_messages,
+    check_moved,
+    check_quiz_last,
+    check_size,
+    check_subscription_ids,
+    check_terms,
+)
 from .check_panels import check_challenges, check_goals, check_presses_of_broken_panels
 from .check_quizzes import check_choices, check_feedback, check_tasks
 from .check_translations import check_catalogues, check_locales
@@ -66,6 +74,24 @@ def _checked(check_one: Callable[..., list[ContentError]], *args: Any) -> list[C
         return err.problems
 
 
+# What each content folder reads. A content file under another name there is read by nothing.
+_FOLDER_FILES = {"lessons": ".md", "panels": ".yaml", "quizzes": ".yaml", "scenarios": ".yaml"}
+_CONTENT_SUFFIXES = {".md", ".markdown", ".yaml", ".yml"}
+
+
+def check_file_names(root: Path) -> list[ContentError]:
+    """A lesson saved as ``.markdown`` or a panel as ``.yml`` would be skipped without a word: say so."""
+    out = []
+    for folder, suffix in _FOLDER_FILES.items():
+        for path in sorted((root / folder).glob("*")):
+            if path.suffix.lower() in _CONTENT_SUFFIXES and path.suffix != suffix:
+                want = path.with_suffix(suffix).name
+                out.append(
+                    ContentError(path, None, f"nothing reads this file: {folder}/ reads *{suffix} (rename it {want})")
+                )
+    return out
+
+
 def check(root: Path) -> Report:
     """Check everything under the content root; never raises on bad content."""
     root = Path(root)
@@ -87,12 +113,14 @@ def check(root: Path) -> Report:
         problems.extend(_checked(check_messages, content.reference))
         problems.extend(_checked(check_subscription_ids, content.reference))
     problems.extend(_checked(check_links, content, unread))
+    problems.extend(_checked(check_moved, content, root))
     scenario_files = sorted((root / "scenarios").glob("*.yaml"))
     for path in scenario_files:
         problems.extend(_checked(check_scenario, path))
     problems.extend(_checked(check_goals, root, panels))
     problems.extend(_checked(check_tasks, root, content, panels))
     problems.extend(_checked(check_schema_pointers, root))
+    problems.extend(check_file_names(root))
     problems.extend(_checked(check_feedback, root, content))
     problems.extend(_checked(check_choices, root, content))
     problems.extend(_checked(check_challenges, root, panels))

@@ -11,7 +11,7 @@ from pathlib import Path
 from lesson.sim.model import VERSION
 from lesson.sim.wire import SUB_KEY
 
-from .course import GLOSSARY, REFERENCE, lesson_tokens
+from .course import GLOSSARY, MOVED, REFERENCE, lesson_tokens
 from .limits import MAX_PANELS, MAX_VISIBLE_WORDS, word_count
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .models import BUILTIN_WIDGETS, Content, Glossary, Lesson, Quiz
@@ -188,6 +188,35 @@ def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list
                 continue
             if fragment and fragment not in anchors(content, target):
                 broken(lesson, link.line, href, f"lesson {target.meta.slug!r} has no section or question {fragment!r}")
+    return out
+
+
+def check_moved(content: Content, root: Path) -> list[ContentError]:
+    """Each part of a former lesson (``moved.yaml``) points at a lesson or the reference page that exists,
+    and at one of its sections: that address is where an old link or saved progress is sent."""
+    path = root / MOVED
+    if not content.moved or not path.is_file():
+        return []
+    doc = parse_yaml(read_text(path), path)
+    out = []
+    for i, former in enumerate(content.moved):
+        if content.lesson(former.slug) is not None:
+            why = f"{former.slug!r} is the slug of a lesson again: its old links open that lesson"
+            out.append(ContentError(path, doc.line(("moved", i, "slug")), why))
+        for j, part in enumerate(former.parts):
+            page, _, fragment = part.to.partition("#")
+            slug = page.removeprefix("/lessons/")
+            target = content.reference if page == "/reference" else content.lesson(slug)
+            if target is None:
+                slugs = [x.meta.slug for x in content.lessons]
+                why = f"there is no {REFERENCE}" if page == "/reference" else f"there is no lesson {slug!r}"
+                hint = "" if page == "/reference" else did_you_mean(slug, slugs)
+            elif fragment and fragment not in anchors(content, target):
+                why = f"{page} has no section {fragment!r}"
+                hint = did_you_mean(fragment, sorted(anchors(content, target)))
+            else:
+                continue
+            out.append(ContentError(path, doc.line(("moved", i, "parts", j, "to")), f"{part.to!r}: {why}{hint}"))
     return out
 
 
