@@ -244,3 +244,14 @@ def test_a_content_file_nothing_reads_is_named(root: Path, name: str) -> None:
     report = check(root)
     (problem,) = [p for p in report.problems if p.path == path]
     assert path.with_suffix(".md" if name.startswith("lessons") else ".yaml").name in problem.message
+
+
+def test_a_walk_through_step_the_simulation_refuses_is_reported(root: Path) -> None:
+    """Bringing A back while it is up changes nothing: as a step of a walk-through it would show a press
+    that only says why not."""
+    story = root / "scenarios" / "story.yaml"
+    line = _edit(story, "  - press: kill\n", '  - press: revive\n    narration: "A comes back."\n  - press: kill\n')
+    report = check(root)
+    (refused,) = _at(report, story, line)
+    assert "step 1" in refused and "A" in refused
+    assert len(report.problems) == 1

@@ -13,7 +13,8 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
-from lesson.sim import Event, Start, advance_all, begin, view
+from lesson.narration import sentence
+from lesson.sim import Event, Start, begin, runs, view
 from lesson.sim.model import Strict, other_era
 
 from .goals import Condition, describe, holds
@@ -188,10 +189,18 @@ def check_scenario(path: Path) -> list[ContentError]:
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} {why}"))
                 break
             try:
-                run = advance_all(run, events)
+                refused = None
+                for after in runs(run, events):
+                    if after.last is not None and after.last.rejected and refused is None:
+                        refused = after.last.lines[0]
+                    run = after
             except (KeyError, ValueError) as exc:
                 out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} does not replay ({era}): {exc}"))
                 break
+            if refused is not None and era == start.era:
+                # The page would show a press that does nothing but say why not: no step of a walk-through.
+                why = sentence(refused.code, refused.params)
+                out.append(ContentError(path, doc.line(("steps", n)), f"step {n + 1} is refused ({era}): {why}"))
             if step.expect is not None and era == start.era and not holds(step.expect, view(run)):
                 out.append(
                     ContentError(
