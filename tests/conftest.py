@@ -81,8 +81,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     A browser test that fails runs again, twice at most, after a pause of 2 s (pytest-rerunfailures).
     The tests wait on conditions, never on a clock, yet Chromium on two busy cores still loses a race
     now and then, in one or two tests of a full run, a different one each time: a Share link press that
-    showed no link; an LTI launch whose cross-site frame never showed its next page, twice in a row
-    while the other process ran its heaviest tests. A real fault fails every run the same way, and
+    showed no link. A real fault fails every run the same way, and
     ``-rR`` lists every rerun, so none goes unseen."""
     rerun = config.pluginmanager.hasplugin("rerunfailures")
     for item in items:
@@ -127,16 +126,22 @@ def blocking_context(browser_type, browser_type_launch_args: dict, browser_conte
     (profile / "Default").mkdir(parents=True)
     prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
     (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
-    args = dict(browser_type_launch_args)
+    # One renderer for every frame (site isolation off). The launch's frame goes from the tool's site to
+    # the platform's (its authorization page) and back; with site isolation each move swaps the frame's
+    # renderer process, and Playwright, tracking the frame across those swaps, now and then lost it and
+    # waited for ever. Which cookies and storage a cross-site frame gets is the profile's setting, the
+    # same in either process model.
+    args = {**browser_type_launch_args}
+    args["args"] = [*args.get("args", []), "--disable-site-isolation-trials", "--disable-features=site-per-process"]
     full = find_chromium()  # the headless shell reads no profile settings
     if full:
         args["executable_path"] = full
     context = browser_type.launch_persistent_context(
         str(profile), reduced_motion=browser_context_args["reduced_motion"], **args
     )
-    # The full browser has, rarely, stopped answering mid-test; Playwright's calls on it (closing
-    # included) then wait for ever and the run stalls. If the test and its close are not done within
-    # the deadline, the browser is killed: the waiting call fails, and the test fails (and reruns).
+    # Should the browser stop answering mid-test all the same, Playwright's calls on it (closing included)
+    # would wait for ever and the run stall. If the test and its close are not done within the deadline,
+    # the browser is killed: the waiting call fails, and the test fails (and reruns).
     watchdog = threading.Timer(BLOCKING_CONTEXT_DEADLINE_S, kill_browsers_of, args=(profile,))
     watchdog.daemon = True
     watchdog.start()

@@ -92,7 +92,22 @@ def test_solution_that_does_not_do_the_task(tmp_path: Path) -> None:
     quiz, problems = with_task(tmp_path, GOOD.replace("solution: [kill, turn]", "solution: [turn, kill]"))
     (found,) = problems
     assert found.startswith(f"{quiz}:{line_of(quiz, 'solution:')}: ")
-    says(found, "'task'", "do not do the task")
+    says(found, "'task'", "do not do the task", "'earlier'", "last press")
+
+
+@pytest.mark.parametrize(
+    ("solution", "facts"),
+    [
+        ("[turn]", ["'earlier'", "servers[name=A].status is 'connected'"]),  # A never went down
+        ("[kill, revive]", ["'when'", "after press 1", "turn.number is None"]),  # no turn after A went down
+    ],
+)
+def test_a_solution_that_falls_short_says_where_and_what_the_view_shows(
+    tmp_path: Path, solution: str, facts: list[str]
+) -> None:
+    _quiz, problems = with_task(tmp_path, GOOD.replace("solution: [kill, turn]", f"solution: {solution}"))
+    (found,) = problems
+    says(found, "do not do the task", *facts)
 
 
 def test_solution_pressing_a_button_the_panel_lacks(tmp_path: Path) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lesson.playground.protocol import Log
-from lesson.playground.tasks import TaskLogError, done, done_at_start, line, parse
+from lesson.playground.tasks import TaskLogError, done, done_at_start, line, parse, views
+from lesson.sim import View
 from lesson.sim.model import ERAS
 
 from .check_lessons import LESSON_LINK, anchors
+from .goals import All, Condition, Not, Test, describe, holds, resolve
 from .limits import MAX_FEEDBACK_WORDS, MIN_CHOICE_SHARE, word_count
 from .models import Content, Lesson, Task
 from .panels import AnyPanel, PlaygroundPanel, unknown_condition_servers
@@ -159,6 +161,40 @@ def _scenario_doing(task: Task, panels: dict[str, AnyPanel], scenarios: dict[str
     return None
 
 
+def _short_of(task: Task, panel: PlaygroundPanel) -> str:
+    """Where a solution that does not do its task falls short, with the values the view shows there."""
+    shown = views(panel, parse(line(panel.id, panel.start.era, None, task.solution)).log)
+
+    def facts(condition: Condition, view: View) -> str:
+        return "; ".join(f"{t.path} is {resolve(view, t.path)!r}" for t in _tests(condition))
+
+    if not shown:
+        return "it presses nothing"
+    if task.earlier is not None:
+        first = next((n for n, v in enumerate(shown) if holds(task.earlier, v)), None)
+        if first is None:
+            last = facts(task.earlier, shown[-1])
+            return f"'earlier' ({describe(task.earlier)}) holds after none of them; after the last, {last}"
+        if first == len(shown) - 1:
+            earlier = describe(task.earlier)
+            return f"'earlier' ({earlier}) first holds after the last press, and 'when' needs a press after it"
+        return (
+            f"'when' ({describe(task.when)}) holds after none of the presses after press {first + 1}, where "
+            f"'earlier' first holds; after the last, {facts(task.when, shown[-1])}"
+        )
+    return f"'when' ({describe(task.when)}) holds after none of them; after the last, {facts(task.when, shown[-1])}"
+
+
+def _tests(condition: Condition) -> list[Test]:
+    """The tests a condition is made of, each naming a path in the view."""
+    if isinstance(condition, Test):
+        return [condition]
+    if isinstance(condition, Not):
+        return _tests(condition.not_)
+    parts = condition.all if isinstance(condition, All) else condition.any
+    return [t for part in parts for t in _tests(part)]
+
+
 def _task_problems(
     task: Task, panels: dict[str, AnyPanel], lesson: Lesson | None, broken: frozenset[str] = frozenset()
 ) -> list[tuple[str | tuple[int | str, ...], str]]:
@@ -184,7 +220,7 @@ def _task_problems(
         out.append(("solution", f"the solution cannot be replayed: {exc}"))
     else:
         if not solved:
-            out.append(("solution", "the solution's presses do not do the task"))
+            out.append(("solution", "the solution's presses do not do the task: " + _short_of(task, panel)))
     return out
 
 

@@ -24,7 +24,7 @@ from cachetools import LRUCache
 from lesson.content.goals import holds
 from lesson.content.models import Task
 from lesson.content.panels import BUTTON_ID_MAX, PlaygroundPanel
-from lesson.sim import begin, build_view
+from lesson.sim import View, begin, build_view
 from lesson.sim.run import MAX_EVENTS
 
 from .protocol import Log
@@ -129,6 +129,12 @@ def done(task: Task, panel: PlaygroundPanel, log: Log) -> bool:
     except LogMismatch as err:
         raise TaskLogError(err.code, str(err), **err.params) from None
     return False
+
+
+def views(panel: PlaygroundPanel, log: Log) -> list[View]:
+    """The view after each of the log's presses (what ``lesson check`` shows of a solution that falls
+    short of its task)."""
+    return [build_view(run.state, list(history), run.last, run.other) for run, history in steps(*checked(panel, log))]
 
 
 def done_at_start(task: Task, panel: PlaygroundPanel) -> bool:
