@@ -126,6 +126,18 @@ def test_a_path_must_name_something_in_a_view() -> None:
         TypeAdapter(Goal).validate_python({"text": "x", "when": {"all": [{"path": "nope", "equals": 1}]}})
 
 
+def test_a_value_a_closed_set_never_holds_is_refused() -> None:
+    """A status the view never shows (``dead`` for ``down``) would make a goal no press can meet."""
+    with pytest.raises(ValidationError, match="never 'dead'"):
+        cond({"path": "servers[name=A].status", "equals": "dead"})
+    with pytest.raises(ValidationError, match="never 'gone'"):
+        cond({"path": "servers[*].status", "contains": "gone"})
+    with pytest.raises(ValidationError, match="did you mean 'legacy'"):
+        cond({"path": "era", "equals": "legasy"})
+    cond({"path": "servers[name=A].status", "equals": "down"})
+    cond({"path": "next_prompt.tools[*].server", "contains": "Z"})  # a name is no closed set
+
+
 def test_a_panel_goal_is_met_by_playing_it() -> None:
     panel = load_panels(FIXTURE)["lights"]
     assert panel.goal is not None

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_val
 from lesson.sim.view import View
 
 from .base import ContentModel
+from .yamlfile import did_you_mean
 
 Value = str | int | bool
 
@@ -64,6 +65,10 @@ class Test(_Condition):
         if len(given) != 1:
             raise ValueError(f"a test needs exactly one of equals, contains, at_least, at_most (got {given or 'none'})")
         problem = path_problem(self.path)
+        if problem is None and self.equals is not None:
+            problem = value_problem(self.path, self.equals)
+        if problem is None and self.contains is not None:
+            problem = value_problem(self.path, self.contains, contains=True)
         if problem:
             raise ValueError(problem)
         return self
@@ -146,25 +151,43 @@ def _deref(schema: dict[str, Any]) -> dict[str, Any]:
             return schema
 
 
-def path_problem(path: str) -> str | None:
-    """Why ``path`` cannot name anything in a view, or None when it can."""
+def _walk(path: str) -> tuple[str | None, dict[str, Any]]:
+    """Why ``path`` cannot name anything in a view (or None when it can), and the schema of what it names."""
     try:
         segments = _segments(path)
     except ValueError as exc:
-        return str(exc)
+        return str(exc), {}
     schema = _deref(_view_schema())
     for key, selector in segments:
         props = schema.get("properties", {})
         if key not in props:
-            return f"path {path!r}: no {key!r} here; known: {', '.join(props) or 'nothing (a plain value)'}"
+            return f"path {path!r}: no {key!r} here; known: {', '.join(props) or 'nothing (a plain value)'}", {}
         schema = _deref(props[key])
         if selector is not None:
             if schema.get("type") != "array":
-                return f"path {path!r}: {key!r} is not a list, so [{selector}] does not apply"
+                return f"path {path!r}: {key!r} is not a list, so [{selector}] does not apply", {}
             schema = _deref(schema.get("items", {}))
             if "=" in selector and selector.split("=", 1)[0] not in schema.get("properties", {}):
-                return f"path {path!r}: the items of {key!r} have no field {selector.split('=', 1)[0]!r}"
-    return None
+                return f"path {path!r}: the items of {key!r} have no field {selector.split('=', 1)[0]!r}", {}
+    return None, schema
+
+
+def path_problem(path: str) -> str | None:
+    """Why ``path`` cannot name anything in a view, or None when it can."""
+    return _walk(path)[0]
+
+
+def value_problem(path: str, value: Any, contains: bool = False) -> str | None:
+    """Why ``value`` can never be found at ``path`` (a status the view never shows), or None when it can.
+    Only closed sets are checked: a status or a kind has a list of values, a server's name has none."""
+    schema = _walk(path)[1]
+    if contains and schema.get("type") == "array":
+        schema = _deref(schema.get("items", {}))
+    allowed = schema.get("enum")
+    if allowed is None or value in allowed:
+        return None
+    hint = did_you_mean(value, allowed)
+    return f"path {path!r} is one of {', '.join(repr(a) for a in allowed)}, never {value!r}{hint}"
 
 
 def _get(value: Any, key: str) -> Any:
