@@ -119,20 +119,27 @@ def browser_context_args(browser_context_args: dict) -> dict:
 
 
 @pytest.fixture
-def blocking_context(browser_type, browser_type_launch_args: dict, browser_context_args: dict, tmp_path: Path):
+def blocking_context_flags() -> list[str]:
+    """Chromium flags the blocking context adds to the usual ones (a folder's conftest may give some)."""
+    return []
+
+
+@pytest.fixture
+def blocking_context(
+    browser_type,
+    browser_type_launch_args: dict,
+    browser_context_args: dict,
+    tmp_path: Path,
+    blocking_context_flags: list[str],
+):
     """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
     storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
     profile = tmp_path / "profile"
     (profile / "Default").mkdir(parents=True)
     prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
     (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
-    # One renderer for every frame (site isolation off). The launch's frame goes from the tool's site to
-    # the platform's (its authorization page) and back; with site isolation each move swaps the frame's
-    # renderer process, and Playwright, tracking the frame across those swaps, now and then lost it and
-    # waited for ever. Which cookies and storage a cross-site frame gets is the profile's setting, the
-    # same in either process model.
     args = {**browser_type_launch_args}
-    args["args"] = [*args.get("args", []), "--disable-site-isolation-trials", "--disable-features=site-per-process"]
+    args["args"] = [*args.get("args", []), *blocking_context_flags]
     full = find_chromium()  # the headless shell reads no profile settings
     if full:
         args["executable_path"] = full
