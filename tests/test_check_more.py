@@ -255,3 +255,34 @@ def test_a_walk_through_step_the_simulation_refuses_is_reported(root: Path) -> N
     (refused,) = _at(report, story, line)
     assert "step 1" in refused and "A" in refused
     assert len(report.problems) == 1
+
+
+QUESTION = (
+    '    question: "Q?"\n    choices: [{id: a, text: "A"}, {id: b, text: "B"}]\n'
+    '    answer: a\n    explanation: "Why."\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("predictions", "at", "facts"),
+    [
+        # an unknown `after`, at its own line, with the nearest button
+        ("  - button: kill\n    after: reviv\n" + QUESTION, "after: reviv", ["'reviv'", "did you mean 'revive'"]),
+        # a second question on one button, at the second
+        (
+            "  - button: kill\n" + QUESTION + "  - button: kill  # again\n" + QUESTION,
+            "# again",
+            ["duplicate", "'kill'"],
+        ),
+    ],
+)
+def test_a_prediction_problem_is_at_the_line_of_its_entry(
+    root: Path, predictions: str, at: str, facts: list[str]
+) -> None:
+    lights = root / "panels" / "lights.yaml"
+    text = lights.read_text() + "predictions:\n" + predictions
+    lights.write_text(text)
+    (problem,) = check(root).problems
+    assert (problem.path, problem.line) == (lights, text[: text.index(at)].count("\n") + 1)
+    for fact in facts:
+        assert fact in problem.message

@@ -55,7 +55,7 @@ def test_the_restart_cost_prediction_counts_what_each_era_sends() -> None:
     ("change", "words"),
     [
         ({"answer": "nope"}, "answer 'nope' is not one of the choices"),
-        ({"button": "no-such-button"}, "prediction names button 'no-such-button'"),
+        ({"button": "no-such-button"}, "'no-such-button' is not a button"),
         ({"after": "a-dies"}, "cannot wait for the button that reveals it"),
         ({"choices": [{"id": "x", "text": "X"}, {"id": "x", "text": "Y"}], "answer": "x"}, "duplicate choice id"),
     ],

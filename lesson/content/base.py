@@ -14,10 +14,20 @@ class ContentModel(Strict):
     model_config = ConfigDict(strict=True, frozen=True)
 
 
-def no_duplicates(ids: list[str], what: str) -> None:
-    """For a model's validator: the first id given twice is an error that names it."""
+class At(ValueError):
+    """A validator's error about one part of what it validates: ``loc`` leads from the validated value
+    to that part (``("predictions", 2, "after")``), so ``lesson check`` names the part's own line."""
+
+    def __init__(self, loc: tuple[int | str, ...], message: str) -> None:
+        super().__init__(message)
+        self.loc = loc
+
+
+def no_duplicates(ids: list[str], what: str, loc: tuple[int | str, ...] = ()) -> None:
+    """For a model's validator: the first id given twice is an error that names it, at the second use
+    (``loc`` leads from the validated value to the list of ids' items)."""
     seen: set[str] = set()
-    for i in ids:
+    for n, i in enumerate(ids):
         if i in seen:
-            raise ValueError(f"duplicate {what} id {i!r}")
+            raise At((*loc, n), f"duplicate {what} id {i!r}")
         seen.add(i)

@@ -11,10 +11,11 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from .base import ContentModel, no_duplicates
+from .base import At, ContentModel, no_duplicates
 from .goals import Condition
 from .limits import MAX_DEFINITION_WORDS, word_count
 from .markup import Link, MessageBlock, TocEntry
+from .yamlfile import did_you_mean
 
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
 BUILTIN_WIDGETS = ("quiz",)
@@ -237,17 +238,18 @@ class Glossary(ContentModel):
     def _distinct(cls, terms: list[Term]) -> list[Term]:
         no_duplicates([t.id for t in terms], "term")
         seen: dict[str, str] = {}
-        for t in terms:
+        for n, t in enumerate(terms):
             for spelling in t.spellings:
                 key = spelling.casefold()
                 if key in seen:
-                    raise ValueError(f"{spelling!r} is a spelling of both {seen[key]!r} and {t.id!r}")
+                    raise At((n,), f"{spelling!r} is a spelling of both {seen[key]!r} and {t.id!r}")
                 seen[key] = t.id
         ids = {t.id for t in terms}
-        for t in terms:
+        for n, t in enumerate(terms):
             for other in t.see:
                 if other not in ids:
-                    raise ValueError(f"term {t.id!r} sees {other!r}, which is not in the glossary")
+                    hint = did_you_mean(other, sorted(ids))
+                    raise At((n, "see"), f"term {t.id!r} sees {other!r}, which is not in the glossary{hint}")
         return terms
 
     def term(self, term_id: str) -> Term | None:

@@ -21,7 +21,7 @@ from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import ERAS, Era, Strict, ToolDef
 from lesson.sim.starts import declared_problems
 
-from .base import no_duplicates
+from .base import At, no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
 from .restart_lab import restart_lab
 from .stepper import moment_views
@@ -89,7 +89,7 @@ class Prediction(Strict):
     @model_validator(mode="after")
     def _answer_is_a_choice(self) -> Prediction:
         ids = [c.id for c in self.choices]
-        no_duplicates(ids, "choice")
+        no_duplicates(ids, "choice", ("choices",))
         if self.answer not in ids:
             raise ValueError(f"answer {self.answer!r} is not one of the choices {', '.join(ids)}")
         if self.after == self.button:
@@ -127,17 +127,19 @@ class PlaygroundPanel(Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> PlaygroundPanel:
-        no_duplicates([b.id for b in self.buttons], "button")
-        no_duplicates([p.button for p in self.predictions], "prediction button")
+        no_duplicates([b.id for b in self.buttons], "button", ("buttons",))
+        no_duplicates([p.button for p in self.predictions], "prediction button", ("predictions",))
         buttons = {b.id for b in self.buttons}
-        for p in self.predictions:
-            for name in filter(None, (p.button, p.after)):
-                if name not in buttons:
-                    raise ValueError(f"prediction names button {name!r}, which this panel does not have")
+        for n, p in enumerate(self.predictions):
+            for key, name in (("button", p.button), ("after", p.after)):
+                if name is not None and name not in buttons:
+                    hint = did_you_mean(name, sorted(buttons))
+                    raise At(("predictions", n, key), f"{key} {name!r} is not a button of this panel{hint}")
             if p.variant is not None and p.variant not in {v.id for v in self.variants}:
-                raise ValueError(f"prediction names variant {p.variant!r}, which this panel does not have")
-        no_duplicates([v.id for v in self.variants], "variant")
-        no_duplicates(list(self.shows), "view")
+                hint = did_you_mean(p.variant, [v.id for v in self.variants])
+                raise At(("predictions", n, "variant"), f"variant {p.variant!r} is not one of this panel's{hint}")
+        no_duplicates([v.id for v in self.variants], "variant", ("variants",))
+        no_duplicates(list(self.shows), "view", ("shows",))
         return self
 
     def button(self, button_id: str) -> Button | None:
@@ -210,8 +212,8 @@ class RestartLabPanel(Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> RestartLabPanel:
-        no_duplicates([s.id for s in self.situations], "situation")
-        no_duplicates([v.id for v in self.variants], "variant")
+        no_duplicates([s.id for s in self.situations], "situation", ("situations",))
+        no_duplicates([v.id for v in self.variants], "variant", ("variants",))
         return self
 
 

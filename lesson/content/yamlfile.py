@@ -17,6 +17,8 @@ import yaml
 from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .base import At
+
 T = TypeVar("T")
 
 
@@ -200,6 +202,11 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "") -> list[Co
     for err in exc.errors(include_url=False):
         loc = _clean_loc(doc.data, tuple(err["loc"]))
         kind = err["type"]
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, At):  # a validator's error about one part: at that part's line
+            loc = (*loc, *cause.loc)
+            out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{cause}"))
+            continue
         if kind == "missing" and loc:
             parent = where(loc[:-1])
             message = f"{parent + ': ' if parent else ''}missing required key {loc[-1]!r}"
