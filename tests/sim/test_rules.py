@@ -180,6 +180,24 @@ def test_each_change_invalidates_the_prompt_cache_without_batching(era: str) -> 
 
 @pytest.mark.parametrize("batching", [False, True])
 @era_param
+def test_a_change_found_when_the_turn_re_lists_costs_an_invalidation(era: str, batching: bool) -> None:
+    """Q never promised list_changed: its new tool is found only when the host re-lists it for the next
+    turn. That prompt differs from the cached one all the same, so it costs one invalidation."""
+    run = play("guide", era)
+    if batching:
+        run, _ = step(run, SetBatching(on=True))
+    run, v = step(run, TakeTurn())
+    run, v = step(run, DeployTool(server="Q", tool=ToolDef(name="explain_query", description="Explain a plan")))
+    assert v.next_prompt.cache_invalidations == 0  # nothing the host knows has changed yet
+    run, v = step(run, TakeTurn())
+    assert [t.name for t in run.last.turn.new_tools] == ["explain_query"]
+    assert (v.next_prompt.cache_invalidations, v.next_prompt.pending_changes) == (1, 0)
+    run, v = step(run, TakeTurn())  # re-listed again, nothing changed: nothing to pay
+    assert v.next_prompt.cache_invalidations == 1
+
+
+@pytest.mark.parametrize("batching", [False, True])
+@era_param
 def test_before_the_first_turn_a_change_invalidates_nothing(era: str, batching: bool) -> None:
     """No request has gone to the model yet, so the provider has cached nothing: the change is counted
     as one since the last turn, and costs no invalidation, at once or at the first turn."""

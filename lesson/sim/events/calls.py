@@ -10,7 +10,7 @@ from .. import wire as w
 from ..clients import client_for
 from ..model import Client, Message, PromptTool, ToolCall, ToolDef, said
 from ..notify import poll_silent_servers
-from ..prompt import default_calls, prompt_cached, prompt_tools
+from ..prompt import default_calls, prompt_cached, prompt_keys, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count, word
 from .base import EventBase, handles
 
@@ -53,14 +53,21 @@ class _TurnStart:
 def _turn_begins(st: Step) -> _TurnStart:
     """The host calls the model: the tools in this turn's prompt, and what changed since the last one."""
     h = st.s.host
+    cached = prompt_cached(st)  # before this turn sends its own
+    listed = prompt_keys(st.s)
     poll_silent_servers(st)
+    if prompt_keys(st.s) != listed:
+        # A server re-listed for this turn changed its tools: a change like any other, found only now.
+        h.pending_changes += 1
+        if cached and not h.batching:
+            h.cache_invalidations += 1
+            st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
     prompt = prompt_tools(st.s)
     # Compared as (name, server) pairs: all a PromptTool holds, without pydantic's __eq__.
     keys_now, keys_before = [(t.name, t.server) for t in prompt], [(t.name, t.server) for t in h.last_prompt]
     before, now = set(keys_before), set(keys_now)
     new = [t for t, key in zip(prompt, keys_now, strict=True) if key not in before]
     removed = [t for t, key in zip(h.last_prompt, keys_before, strict=True) if key not in now]
-    cached = prompt_cached(st)  # before this turn sends its own
     h.turns += 1
     changed = keys_now != keys_before  # in order
     if h.batching and h.pending_changes and changed and cached:
