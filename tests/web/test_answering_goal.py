@@ -1,6 +1,7 @@
-"""The restart-while-answering playground's goal, as the service answers it: an answer that reaches a
-process which never asked the question meets it, in either era, and a later answer keeps it met. The
-page draws the verdict (tests/e2e/test_answering.py)."""
+"""The restart-while-answering playground's goal, as the service answers it: a restart that throws the
+user's answer away (the user is asked again) meets it, in either era, and a later answer keeps it met;
+an answer the restarted process can still verify does not. The page draws the verdict
+(tests/e2e/test_answering.py)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,17 @@ def test_an_answer_after_a_restart_meets_the_goal_in_either_era(service: Service
     assert page.do("press", button="answer")["goal"] == {"met": True}
 
 
+def test_an_answer_the_restarted_process_can_verify_does_not_meet_the_goal(service: Service) -> None:
+    """With the key outside the process, the modern retry gets through the restart: nothing is lost."""
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")
+    page.open()
+    page.do("reset", variant="key-outside")
+    for button in ("ask", "restart"):
+        page.do("press", button=button)
+    answered = page.do("press", button="answer")
+    assert answered["goal"] == {"met": False} and answered["view"]["counters"]["lost_answers"] == 0
+
+
 @pytest.mark.parametrize(
     "variant, button, finished",
     [
@@ -75,7 +87,7 @@ def test_the_lesson_s_two_conditions_for_a_retry_after_a_restart(service: Servic
 @pytest.mark.parametrize("variant", ["key-in-process", "key-outside"])
 def test_an_expired_answer_with_no_restart_is_no_answer_lost_to_a_restart(service: Service, variant: str) -> None:
     """The state expired while the user thought: the retry is refused, but no restart is to blame, so the
-    counter of answers lost to a restart and the goal (a process that never asked) stay where they were."""
+    counter of answers lost to a restart and the goal stay where they were."""
     page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="answering")
     page.open()
     page.do("reset", variant=variant)
