@@ -162,6 +162,13 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     )
 
 
+def test_a_double_click_is_one_press(outage) -> None:
+    """The second click of a double click presses nothing: no refused step the learner never meant."""
+    outage.get_by_role("button", name="A dies", exact=True).dblclick()
+    press(outage, "Take a model turn", 2)  # answered in order: a second "A dies" would come before it
+    expect(log_labels(outage)).to_have_count(3)  # the start and two steps
+
+
 def test_undo_the_legacy_era_and_reset(outage) -> None:
     # A dies while a call on it runs: the era tabs count the host's own items as nothing on the wire.
     press(outage, "The model calls a tool on A", 1)
