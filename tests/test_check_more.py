@@ -286,3 +286,30 @@ def test_a_prediction_problem_is_at_the_line_of_its_entry(
     assert (problem.path, problem.line) == (lights, text[: text.index(at)].count("\n") + 1)
     for fact in facts:
         assert fact in problem.message
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "facts"),
+    [
+        # a typo of a required key: the missing one beside it is the suggestion
+        ("    answer: b\n", "    answr: b\n", ["'answr'", "did you mean 'answer'"]),
+        # an id of the wrong form: the form in words, not the regular expression
+        ("  - id: one\n", "  - id: One_1\n", ["'One_1'", "lowercase letters, digits and dashes"]),
+        # a list where text belongs
+        ('    prompt: "Fixture question one?"\n', "    prompt: [one, two]\n", ["prompt", "text", "a list"]),
+    ],
+)
+def test_schema_problems_are_in_an_author_s_words(root: Path, old: str, new: str, facts: list[str]) -> None:
+    quiz = root / "quizzes" / "first.yaml"
+    line = _edit(quiz, old, new)
+    (problem,) = _at(check(root), quiz, line)
+    for fact in facts:
+        assert fact in problem
+    assert "should match pattern" not in problem and "Input should be" not in problem
+
+
+def test_an_empty_file_says_so(root: Path) -> None:
+    quiz = root / "quizzes" / "first.yaml"
+    quiz.write_text("# nothing yet\n")
+    (problem,) = [p for p in check(root).problems if p.path == quiz]
+    assert "empty" in problem.message

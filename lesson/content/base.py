@@ -14,6 +14,24 @@ class ContentModel(Strict):
     model_config = ConfigDict(strict=True, frozen=True)
 
 
+# The forms an id or an address in a content file takes, and how an author is told them when one does
+# not fit (pydantic would quote the regular expression).
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+ITEM_PATTERN = r"^[a-z0-9-]+$"
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+PRESS_PATTERN = r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$"
+SEE_PATTERN = r"^(#|/lessons/)[A-Za-z0-9/#_-]+$"
+MOVED_TO_PATTERN = r"^/(lessons/[a-z0-9-]+|reference)(#[a-z0-9-]+)?$"
+PATTERN_WORDS = {
+    ID_PATTERN: "lowercase letters, digits and dashes, starting with a letter or a digit",
+    ITEM_PATTERN: "lowercase letters, digits and dashes",
+    SLUG_PATTERN: "lowercase words of letters and digits joined by single dashes",
+    PRESS_PATTERN: "a button id (lowercase letters, digits and dashes), @legacy or @modern",
+    SEE_PATTERN: "'#section' or '/lessons/<slug>#section'",
+    MOVED_TO_PATTERN: "'/lessons/<slug>', '/lessons/<slug>#section' or '/reference#section'",
+}
+
+
 class At(ValueError):
     """A validator's error about one part of what it validates: ``loc`` leads from the validated value
     to that part (``("predictions", 2, "after")``), so ``lesson check`` names the part's own line."""

@@ -11,7 +11,16 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from .base import At, ContentModel, no_duplicates
+from .base import (
+    ITEM_PATTERN,
+    MOVED_TO_PATTERN,
+    PRESS_PATTERN,
+    SEE_PATTERN,
+    SLUG_PATTERN,
+    At,
+    ContentModel,
+    no_duplicates,
+)
 from .goals import Condition
 from .limits import MAX_DEFINITION_WORDS, word_count
 from .markup import Link, MessageBlock, TocEntry
@@ -20,11 +29,8 @@ from .yamlfile import did_you_mean
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
 BUILTIN_WIDGETS = ("quiz",)
 
-_SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-
-
-Slug = Annotated[str, Field(pattern=_SLUG, max_length=60)]
-ItemId = Annotated[str, Field(pattern=r"^[a-z0-9-]+$", max_length=40)]
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=60)]
+ItemId = Annotated[str, Field(pattern=ITEM_PATTERN, max_length=40)]
 Text = Annotated[str, Field(min_length=1)]
 
 
@@ -96,7 +102,7 @@ class Choice(ContentModel):
     text: Annotated[Text, Field(description="what the learner reads and picks")]
 
 
-PressId = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9-]*|@legacy|@modern)$", max_length=40)]
+PressId = Annotated[str, Field(pattern=PRESS_PATTERN, max_length=40)]
 
 
 class Task(ContentModel):
@@ -150,7 +156,7 @@ class Question(ContentModel):
         Text, Field(description="the feedback after an answer: why the right choice is right, at most 40 words")
     ]
     see: Annotated[
-        Annotated[str, Field(pattern=r"^(#|/lessons/)[A-Za-z0-9/#_-]+$")] | None,
+        Annotated[str, Field(pattern=SEE_PATTERN)] | None,
         Field(
             description="where the lesson explains this ('#section' or '/lessons/<slug>#section'), linked "
             "from the feedback",
@@ -282,7 +288,7 @@ class MovedPart(ContentModel):
 
     section: ItemId
     title: Text
-    to: Annotated[str, Field(pattern=r"^/(lessons/[a-z0-9-]+|reference)(#[a-z0-9-]+)?$")]
+    to: Annotated[str, Field(pattern=MOVED_TO_PATTERN)]
 
 
 class Moved(ContentModel):

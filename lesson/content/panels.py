@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -21,17 +21,17 @@ from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import ERAS, Era, Strict, ToolDef
 from lesson.sim.starts import declared_problems
 
-from .base import At, no_duplicates
+from .base import ID_PATTERN, At, no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
 from .restart_lab import restart_lab
 from .stepper import moment_views
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
-ID = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
+ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=40)]
 # A button's id is written once per press in a page's log and a task's line: short enough that a full
 # playground (MAX_EVENTS presses) fits in a frame (LESSON_MAX_FRAME_BYTES) and a line (tasks.MAX_LINE).
 BUTTON_ID_MAX = 20
-ButtonId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=BUTTON_ID_MAX)]
+ButtonId = Annotated[str, Field(pattern=ID_PATTERN, max_length=BUTTON_ID_MAX)]
 Label = Annotated[str, Field(min_length=1)]
 ViewName = Literal["servers", "prompt", "log", "comparison", "wire", "handles"]
 # The views a playground shows when its file does not say; "handles" (baskets and replicas) only on request.
@@ -229,6 +229,10 @@ class PanelFile(Strict):
 
 class _PanelAdapter:
     """Lets ``load_yaml_model`` validate the union of panel kinds."""
+
+    @staticmethod
+    def model_json_schema() -> dict[str, Any]:
+        return PanelFile.model_json_schema()
 
     @staticmethod
     def model_validate(data: object) -> AnyPanel:

@@ -10,6 +10,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,7 +18,7 @@ import yaml
 from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .base import At
+from .base import PATTERN_WORDS, At
 
 T = TypeVar("T")
 
@@ -196,10 +197,45 @@ def _clean_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     return tuple(out)
 
 
-def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "") -> list[ContentError]:
-    """Every error of a pydantic validation, each at the line of its key."""
+def _kind_of(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", bool: "true or false", type(None): "nothing"}.get(
+        type(value), "a number"
+    )
+
+
+def _in_words(kind: str, ctx: dict[str, Any], value: object) -> str | None:
+    """Pydantic's message for the common mistakes, in an author's words (None: its own words will do)."""
+    if kind == "string_pattern_mismatch" and isinstance(value, str):
+        form = PATTERN_WORDS.get(str(ctx.get("pattern")), f"text matching {ctx.get('pattern')}")
+        return f"{value!r} does not have the right form: write {form}"
+    if kind in ("string_type", "int_type", "bool_type", "list_type", "dict_type", "model_type"):
+        want = {"string": "text", "int": "a whole number", "bool": "true or false", "list": "a list"}
+        return f"this should be {want.get(kind.split('_')[0], 'a mapping of keys')}, not {_kind_of(value)}"
+    if kind == "too_short" and "min_length" in ctx:
+        return f"needs at least {ctx['min_length']} (has {ctx.get('actual_length', 0)})"
+    if kind == "too_long" and "max_length" in ctx:
+        return f"holds at most {ctx['max_length']} (has {ctx.get('actual_length', '')})"
+    if kind == "string_too_long" and "max_length" in ctx:
+        return f"is at most {ctx['max_length']} characters long"
+    if kind == "string_too_short" and "min_length" in ctx:
+        return "is empty" if ctx["min_length"] == 1 else f"is at least {ctx['min_length']} characters long"
+    return None
+
+
+def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "", keys: Iterable[str] = ()) -> list[ContentError]:
+    """Every error of a pydantic validation, each at the line of its key; an unknown key comes with the
+    closest of ``keys`` (the names the file's model knows)."""
+    if doc.data is None:  # an empty file (or front matter), or one of comments only
+        return [ContentError(doc.path, doc.top_line or 1, f"{prefix}nothing is written here: it is empty")]
     out = []
-    for err in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    # A mistyped key is most likely a required one that is missing beside it.
+    missing: dict[tuple[int | str, ...], list[str]] = {}
+    for err in errors:
+        loc = _clean_loc(doc.data, tuple(err["loc"]))
+        if err["type"] == "missing" and loc:
+            missing.setdefault(loc[:-1], []).append(str(loc[-1]))
+    for err in errors:
         loc = _clean_loc(doc.data, tuple(err["loc"]))
         kind = err["type"]
         cause = (err.get("ctx") or {}).get("error")
@@ -207,13 +243,17 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "") -> list[Co
             loc = (*loc, *cause.loc)
             out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{cause}"))
             continue
+        if (words := _in_words(kind, err.get("ctx") or {}, err.get("input"))) is not None:
+            out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{words}"))
+            continue
         if kind == "missing" and loc:
             parent = where(loc[:-1])
             message = f"{parent + ': ' if parent else ''}missing required key {loc[-1]!r}"
             line = doc.line(loc[:-1])
         elif kind == "extra_forbidden" and loc:
             parent = where(loc[:-1])
-            message = f"{parent + ': ' if parent else ''}unknown key {loc[-1]!r}"
+            hint = did_you_mean(loc[-1], missing.get(loc[:-1], [])) or did_you_mean(loc[-1], keys)
+            message = f"{parent + ': ' if parent else ''}unknown key {loc[-1]!r}{hint}"
             line = doc.line(loc)
         elif kind == "union_tag_invalid" and isinstance(err.get("ctx"), dict):
             ctx = err["ctx"]
@@ -236,13 +276,31 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "") -> list[Co
     return out
 
 
+@cache
+def _keys(model: object) -> frozenset[str]:
+    """Every key a file of ``model`` may hold, at any depth: what a mistyped key is measured against."""
+    schema_of = getattr(model, "model_json_schema", None) or getattr(model, "json_schema", None)
+    if schema_of is None:
+        return frozenset()
+    out: set[str] = set()
+    stack: list[Any] = [schema_of()]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            out.update(item.get("properties", {}) if isinstance(item.get("properties"), dict) else ())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return frozenset(out)
+
+
 def validate(doc: YamlDoc, model: type[T], prefix: str = "") -> T:
     """Validate the document into ``model``; raise a ContentError carrying every problem found."""
     try:
         # Duck-typed on purpose: any class with a pydantic-style model_validate works (e.g. a union adapter).
         return model.model_validate(doc.data)  # type: ignore[attr-defined,no-any-return]
     except ValidationError as exc:
-        raise_first(problems_of(doc, exc, prefix))
+        raise_first(problems_of(doc, exc, prefix, _keys(model)))
         raise AssertionError("unreachable") from None
     except ValueError as exc:
         raise ContentError(doc.path, doc.top_line, prefix + str(exc)) from None
