@@ -81,7 +81,9 @@ def test_a_task_solution_on_a_broken_panel_is_checked_against_the_panels_buttons
         ("id: x\nstart:\n  name: outage\n era: modern\n", 4),  # a key less indented than its siblings
         ("id: x\nbuttons:\n  - a\n  - b\n title: t\n", 5),
         ("id: x\nstart:\n\tname: outage\n", 3),  # a tab
-        ("id: x\ntitle: 'never closed\n", 3),
+        ("id: x\ntitle: 'never closed\n", 2),  # at the line that opens the quote
+        ('id: x\ntitle: "A dies\nkind: playground\n', 2),
+        ('id: x\ntitle: "A dies\nkind: "# the quote above closes here; the rest is a comment\n', 2),
     ],
 )
 def test_yaml_syntax_errors_are_in_plain_words_at_their_line(root: Path, text: str, line: int) -> None:
@@ -90,6 +92,8 @@ def test_yaml_syntax_errors_are_in_plain_words_at_their_line(root: Path, text: s
     found = [p for p in check(root).problems if p.path == path]
     assert [p.line for p in found] == [line]
     assert "<block" not in found[0].message and "token" not in found[0].message
+    if "'never" in text or '"A dies' in text:
+        assert "quote" in found[0].message
 
 
 def _catalogues(tmp_path: Path, **translations: dict | str) -> Path:

@@ -144,17 +144,55 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
         node = loader.get_single_node()
         if node is not None:
             _check_duplicate_keys(node, path, first_line)
+            _check_quotes(node, text, path, first_line)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else None
         plain = plain_yaml_problem(exc.problem or "invalid YAML", exc.context)
+        if mark is not None and (opened := _unclosed_quote(text, mark.line)) is not None:
+            # The parser stumbles lines later, where the quoted value it is still reading meets a key.
+            line, plain = opened + first_line, "a quote is not closed: this value opens one and its line ends"
         raise ContentError(path, line, f"YAML syntax error: {plain}") from None
     except yaml.YAMLError as exc:
         raise ContentError(path, None, f"YAML syntax error: {exc}") from None
     finally:
         loader.dispose()
     return YamlDoc(path, node, data, first_line, top_line)
+
+
+_OPEN_QUOTE = re.compile(r"""^\s*(?:-\s+)?(?:[\w-]+:\s+)?(?:"(?:[^"\\]|\\.)*|'(?:[^']|'')*)$""")
+
+
+def _unclosed_quote(text: str, upto: int) -> int | None:
+    """The (0-based) index of the last line up to ``upto`` whose value opens a quote it does not close."""
+    lines = text.split("\n")[: upto + 1]
+    return next((n for n in range(len(lines) - 1, -1, -1) if _OPEN_QUOTE.match(lines[n])), None)
+
+
+_KEY_LINE = re.compile(r"^\s*(?:-\s+)?[\w-]+:(?:\s|$)")
+
+
+def _check_quotes(node: Node, text: str, path: Path, first_line: int) -> None:
+    """A quoted value whose quote is not closed runs on over the lines below it, keys and all, until the
+    next quote closes it: YAML reads that without an error, and the keys it swallowed go missing."""
+    lines = text.split("\n")
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, MappingNode):
+            stack.extend(v for kv in item.value for v in kv)
+        elif isinstance(item, SequenceNode):
+            stack.extend(item.value)
+        elif isinstance(item, ScalarNode) and item.style in ('"', "'"):
+            start, end = item.start_mark.line, item.end_mark.line
+            swallowed = next((n for n in range(start + 1, end + 1) if _KEY_LINE.match(lines[n])), None)
+            if swallowed is not None:
+                raise ContentError(
+                    path,
+                    start + first_line,
+                    f"a quote is not closed: this value runs on into line {swallowed + first_line}, a key of its own",
+                )
 
 
 def _check_duplicate_keys(node: Node, path: Path, first_line: int) -> None:
