@@ -317,3 +317,14 @@ def test_an_empty_file_says_so(root: Path) -> None:
     quiz.write_text("# nothing yet\n")
     (problem,) = [p for p in check(root).problems if p.path == quiz]
     assert "empty" in problem.message
+
+
+def test_a_line_that_almost_places_a_panel_is_named_and_the_panel_left_unplaced_is_noted(root: Path) -> None:
+    """``:: lights`` shows as text and the panel goes missing from the page: the check says how to write
+    it, and notes the panel file that no lesson places now."""
+    first = root / "lessons" / "01-first.md"
+    line = _edit(first, "::: lights\n", ":: lights\n")
+    report = check(root)
+    (problem,) = _at(report, first, line)
+    assert "'::: lights'" in problem
+    assert any("lights.yaml" in note for note in report.notes)

@@ -28,6 +28,7 @@ from .check_lessons import (
     check_size,
     check_subscription_ids,
     check_terms,
+    check_widget_lines,
 )
 from .check_panels import check_challenges, check_goals, check_presses_of_broken_panels
 from .check_quizzes import check_choices, check_feedback, check_tasks
@@ -109,6 +110,7 @@ def check(root: Path) -> Report:
         problems.extend(_checked(check_subscription_ids, lesson))
         problems.extend(_checked(check_size, lesson))
         problems.extend(_checked(check_quiz_last, lesson))
+        problems.extend(_checked(check_widget_lines, lesson))
     if content.reference is not None:
         problems.extend(_checked(check_messages, content.reference))
         problems.extend(_checked(check_subscription_ids, content.reference))
@@ -128,6 +130,9 @@ def check(root: Path) -> Report:
         problems.extend(_checked(check_terms, content, content.glossary, panels))
     problems.extend(_checked(check_presses_of_broken_panels, root, panels))
     problems.extend(_checked(check_locales, root, content, report.notes))
+    placed = {name for lesson in content.lessons for name in lesson.widgets}
+    for name in sorted(set(panels) - placed):
+        report.notes.append(f"{root / 'panels' / name}.yaml: no lesson places this panel (a '::: {name}' line)")
     catalogue_errors, notes = check_catalogues()
     report.notes += notes
     problems.extend(catalogue_errors)

@@ -220,6 +220,24 @@ def check_moved(content: Content, root: Path) -> list[ContentError]:
     return out
 
 
+_ALMOST_WIDGET = re.compile(r"^:+\s*([a-z][a-z0-9-]*)\s*$")
+
+
+def check_widget_lines(lesson: Lesson) -> list[ContentError]:
+    """A line that almost places a panel (``:: outage``, ``:::outage``) is shown as text, and the panel is
+    missing from the page without a word: say how to write it."""
+    tokens, body_line = lesson_tokens(lesson.source)
+    out = []
+    for token in tokens:
+        if token.type != "inline" or WIDGET_LINE.match(token.content):
+            continue
+        if almost := _ALMOST_WIDGET.match(token.content):
+            line = body_line + token.map[0] if token.map else body_line
+            write = f"::: {almost.group(1)}"
+            out.append(ContentError(lesson.source, line, f"write {write!r} (three colons, a space) to place a panel"))
+    return out
+
+
 def check_quiz_last(lesson: Lesson) -> list[ContentError]:
     """The quick check closes a lesson's idea: no panel comes after ``::: quiz``."""
     tokens, body_line = lesson_tokens(lesson.source)
