@@ -242,6 +242,7 @@ export function mountQuiz(section) {
   section.addEventListener("click", (event) => {
     const link = event.target.closest('a[data-action="go-to-playground"]');
     if (link && goToPlayground(link)) event.preventDefault();
+    else if (event.target.closest('.see a[href^="#"]')) keepPlace(event.target.closest("form"));
   });
   // Answers from a progress file or the portal: held like the learner's own, then graded again. An
   // answer this page already holds for a choice question was the first, and stays.
@@ -254,6 +255,19 @@ export function mountQuiz(section) {
   });
   restore();
 }
+
+// A feedback link goes up to the part of the lesson the question is about. The panels between draw
+// themselves as they come near (a stepper's moment, a playground's view) and push the question down,
+// so the browser's own Back, which returns to the old scroll offset, would land a screen or more above
+// it. The history entry keeps the question instead, and Back brings it to where it was on the screen.
+function keepPlace(form) {
+  if (!form?.id) return;
+  history.replaceState({ ...history.state, quizAt: form.id, quizTop: form.getBoundingClientRect().top }, "");
+}
+window.addEventListener("popstate", (event) => {
+  const form = event.state?.quizAt && document.getElementById(event.state.quizAt);
+  if (form) requestAnimationFrame(() => window.scrollBy(0, form.getBoundingClientRect().top - event.state.quizTop));
+});
 
 // The course index: each lesson's quick-check progress from the answers this browser holds,
 // graded on the server (the server renders the cookie's answers for pages without JavaScript).

@@ -13,7 +13,8 @@ import pytest
 import yaml
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import LESSON_2, message, open_playground, press, quiz_score
+from .helpers import CHURN, LESSON_2, message, open_playground, press, quiz_score
+from .helpers import panel as titled
 
 pytestmark = pytest.mark.e2e
 
@@ -212,3 +213,23 @@ def test_quiz_with_javascript(page: Page) -> None:
     quiz(page).get_by_role("button", name=f"Check my playground to question {n}").click()
     expect(feedback(page, n)).to_contain_text(f"{message('quiz.right')} {task['explanation']}")
     expect_score(page, 2, total, 4)
+
+
+def test_back_from_a_feedback_link_returns_to_the_question(page: Page) -> None:
+    """On a phone, the feedback's link goes up past the stepper, which draws its moment as it comes near
+    and grows by a screen or more: Back still lands on the question, not on the old offset above it."""
+    page.set_viewport_size({"width": 375, "height": 740})
+    questions = load("servers-come-and-go")
+    page.goto(CHURN)
+    q1 = question(page, questions, 1)
+    q1.scroll_into_view_if_needed()
+    answer(page, questions, 1, questions[0]["answer"])
+    link = feedback(page, 1).get_by_role("link")
+    expect(link).to_be_visible()
+    link.click()
+    expect(page).to_have_url(re.compile(re.escape(questions[0]["see"]) + "$"))
+    expect(link).not_to_be_in_viewport()
+    # The stepper above has drawn its moment (its server table) by the time the learner goes back.
+    expect(titled(page, "A session with churn").get_by_role("table")).to_be_visible()
+    page.go_back()
+    expect(link).to_be_in_viewport()  # where the learner left it, though the stepper above has grown
