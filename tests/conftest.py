@@ -119,27 +119,21 @@ def browser_context_args(browser_context_args: dict) -> dict:
 
 
 @pytest.fixture
-def blocking_context_flags() -> list[str]:
-    """Chromium flags the blocking context adds to the usual ones (a folder's conftest may give some)."""
-    return []
-
-
-@pytest.fixture
-def blocking_context(
-    browser_type,
-    browser_type_launch_args: dict,
-    browser_context_args: dict,
-    tmp_path: Path,
-    blocking_context_flags: list[str],
-):
+def blocking_context(browser_type, browser_type_launch_args: dict, browser_context_args: dict, tmp_path: Path):
     """Chromium with its own "block third-party cookies" setting on, which also refuses third-party
     storage: a cross-site frame's sessionStorage throws SecurityError, as in many portals."""
     profile = tmp_path / "profile"
     (profile / "Default").mkdir(parents=True)
     prefs = {"profile": {"cookie_controls_mode": 1, "block_third_party_cookies": True}}
     (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+    # One renderer for every frame (site isolation off). An LTI launch moves its frame from the tool's
+    # site to the platform's (the authorization page) and back; with site isolation each move swaps the
+    # frame's renderer process, and Playwright, following the frame across the swaps, now and then lost
+    # it and waited for ever. Cookies and storage are refused to a cross-site frame all the same (the
+    # embedded-page tests check that). Only this flag: a --disable-features of our own would replace
+    # Playwright's list, whose entries keep third-party storage as these tests expect it.
     args = {**browser_type_launch_args}
-    args["args"] = [*args.get("args", []), *blocking_context_flags]
+    args["args"] = [*args.get("args", []), "--disable-site-isolation-trials"]
     full = find_chromium()  # the headless shell reads no profile settings
     if full:
         args["executable_path"] = full

@@ -19,17 +19,6 @@ FIXTURE_CONTENT = Path(__file__).parent.parent / "fixtures" / "content"
 TOOL = "http://127.0.0.1:5000"
 
 
-@pytest.fixture
-def blocking_context_flags() -> list[str]:
-    """One renderer for every frame (site isolation off). A launch moves its frame from the tool's site to
-    the platform's (the authorization page) and back; with site isolation each move swaps the frame's
-    renderer process, and Playwright, following the frame across the swaps, now and then lost it and
-    waited for ever. Third-party cookies stay blocked (the launch test checks that none is sent); a
-    cross-site frame's own storage is then not refused, which these tests do not depend on (tests/embed,
-    which do, keep site isolation on)."""
-    return ["--disable-site-isolation-trials", "--disable-features=site-per-process"]
-
-
 @pytest.fixture(scope="session")
 def tool_keys(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("lti-keys")

@@ -1,7 +1,7 @@
 """LTI 1.3 in Chromium, against the test platform on loopback: the platform's course page on
 http://localhost:P frames the tool on http://127.0.0.1:T (another site), in a profile that blocks
 third-party cookies (Chromium's own setting, as in tests/embed; site isolation off, see
-``blocking_context_flags`` in conftest.py)."""
+``blocking_context`` in tests/conftest.py)."""
 
 from __future__ import annotations
 
