@@ -66,7 +66,8 @@ function mountNear(section, load) {
     if (button && !failed?.contains(button)) {
       event.preventDefault();
       event.stopPropagation();
-      held.push(button);
+      // A double click is one press (playground.js): its second click is not held for replay.
+      if (!(event.detail > 1 && button.dataset.button)) held.push(button);
     }
     start();
   };
