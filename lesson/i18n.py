@@ -68,7 +68,7 @@ def _read(path: Path) -> tuple[str, dict[str, Any] | None, CatalogueProblem | No
     except OSError as exc:
         return "", None, CatalogueProblem(path, None, f"cannot read the file: {exc.strerror or exc}")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Notepad writes one) is no part of the text
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         return "", None, CatalogueProblem(path, line, "this file is not UTF-8: save it again with the encoding UTF-8")

@@ -328,3 +328,55 @@ def test_a_line_that_almost_places_a_panel_is_named_and_the_panel_left_unplaced_
     (problem,) = _at(report, first, line)
     assert "'::: lights'" in problem
     assert any("lights.yaml" in note for note in report.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "quote"),
+    [
+        # a value wrapped on purpose, with a "Word:" on a deeper line, and a later error of another kind
+        ('id: x\ntitle: "A long title,\n  Remember: wrapped"\nbuttons:\n  - a\n - b\n', 6, False),
+        ('id: x\nbody: |\n  "Quoted start\nbuttons:\n  - a\n - b\n', 6, False),  # a block scalar's quote
+        ('id: x\ntitle: "a line\\u2028break"\nkind: playground\nbuttons: [\n', None, False),  # no crash
+    ],
+)
+def test_a_quote_that_is_closed_is_not_blamed(root: Path, text: str, line: int | None, quote: bool) -> None:
+    path = root / "panels" / "x.yaml"
+    path.write_text(text.replace("\\u2028", "\u2028"))
+    found = [p for p in check(root).problems if p.path == path]
+    assert found and not any("quote is not closed" in p.message for p in found)
+    if line is not None:
+        assert found[0].line == line
+
+
+def test_a_wrapped_quoted_value_passes(root: Path) -> None:
+    quiz = root / "quizzes" / "first.yaml"
+    _edit(quiz, '    explanation: "Fixture explanation one."\n', '    explanation: "Fixture\n      Remember: one."\n')
+    assert check(root).ok
+
+
+def test_a_lesson_that_does_not_load_hides_only_the_links_to_it(root: Path) -> None:
+    """The second lesson's front matter has a typo: links to it are not called broken (its slug is read
+    from the front matter all the same), but a link to a lesson that does not exist still is."""
+    second, first = root / "lessons" / "02-second.md", root / "lessons" / "01-first.md"
+    _edit(second, "order:", "ordr:")
+    line = _edit(first, "(/lessons/second#the-story)", "(/lessons/second#the-story) and [x](/lessons/nowhere)")
+    report = check(root)
+    (broken,) = _at(report, first, line)
+    assert "'nowhere'" in broken and "'second'" not in broken
+    assert not [n for n in report.notes if "no lesson places" in n]  # the unread lesson's panels are unknown
+
+
+def test_a_value_of_several_possible_kinds_is_one_problem(root: Path) -> None:
+    """A condition's value may be text, a number or true or false: a list there is one problem that
+    names them, not one per kind."""
+    lights = root / "panels" / "lights.yaml"
+    line = _edit(lights, "{path: counters.conversation, at_least: 1}", "{path: era, equals: [modern]}")
+    (problem,) = _at(check(root), lights, line)
+    assert "text" in problem and "true or false" in problem and "a list" in problem
+
+
+def test_a_byte_order_mark_is_no_problem(root: Path) -> None:
+    """Windows Notepad starts a UTF-8 file with a byte-order mark: the file reads as if it had none."""
+    for path in (root / "lessons" / "01-first.md", root / "quizzes" / "first.yaml"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert check(root).ok

@@ -136,6 +136,7 @@ def test_a_value_a_closed_set_never_holds_is_refused() -> None:
         cond({"path": "era", "equals": "legasy"})
     cond({"path": "servers[name=A].status", "equals": "down"})
     cond({"path": "next_prompt.tools[*].server", "contains": "Z"})  # a name is no closed set
+    cond({"path": "servers[name=A].status", "contains": "connect"})  # a piece of one text: "connected"
 
 
 def test_a_panel_goal_is_met_by_playing_it() -> None:

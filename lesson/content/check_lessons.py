@@ -11,7 +11,7 @@ from pathlib import Path
 from lesson.sim.model import VERSION
 from lesson.sim.wire import SUB_KEY
 
-from .course import GLOSSARY, MOVED, REFERENCE, lesson_tokens
+from .course import GLOSSARY, MOVED, REFERENCE, lesson_tokens, split_front_matter
 from .limits import MAX_PANELS, MAX_VISIBLE_WORDS, word_count
 from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_uses
 from .models import BUILTIN_WIDGETS, Content, Glossary, Lesson, Quiz
@@ -110,6 +110,22 @@ _EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
 LESSON_LINK = re.compile(r"^/lessons/([^/#?]+)/?(?:#(.*))?$")
 
 
+def unread_slugs(unread: frozenset[Path]) -> set[str | None]:
+    """The slugs of the lessons among ``unread`` (files that did not load), read from their front matter
+    as far as it goes; None among them stands for a lesson whose slug cannot be read at all."""
+    out: set[str | None] = set()
+    for path in unread:
+        if path.parent.name != "lessons" or path.suffix != ".md":
+            continue
+        try:
+            front = parse_yaml(split_front_matter(path, read_text(path))[0], path).data
+        except ContentError:
+            front = None
+        slug = front.get("slug") if isinstance(front, dict) else None
+        out.add(slug if isinstance(slug, str) else None)
+    return out
+
+
 def _question_ids(path: Path) -> set[str] | None:
     """The question ids a quiz file that did not validate still names, or None when it is no YAML."""
     try:
@@ -131,7 +147,7 @@ def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list
     them its slug is unknown, so no link is called broken for naming a missing lesson; while a quiz is,
     no link is for naming one of its questions."""
     out = []
-    lessons_unread = any(p.parent.name == "lessons" and p.suffix == ".md" for p in unread)
+    lessons_unread = unread_slugs(unread)
     quizzes_unread = {p.stem: _question_ids(p) for p in unread if p.parent.name == "quizzes"}
 
     def broken(lesson: Lesson, line: int, href: str, why: str) -> None:
@@ -165,7 +181,7 @@ def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list
                 target, fragment = content.reference, href.partition("#")[2]
             elif match := LESSON_LINK.match(href):
                 found = content.lesson(match.group(1))
-                if found is None and lessons_unread:
+                if found is None and (match.group(1) in lessons_unread or None in lessons_unread):
                     continue
                 if found is None:
                     slugs = ", ".join(x.meta.slug for x in content.lessons)
@@ -191,13 +207,14 @@ def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list
     return out
 
 
-def check_moved(content: Content, root: Path) -> list[ContentError]:
+def check_moved(content: Content, root: Path, unread: frozenset[Path] = frozenset()) -> list[ContentError]:
     """Each part of a former lesson (``moved.yaml``) points at a lesson or the reference page that exists,
     and at one of its sections: that address is where an old link or saved progress is sent."""
     path = root / MOVED
     if not content.moved or not path.is_file():
         return []
     doc = parse_yaml(read_text(path), path)
+    lessons_unread = unread_slugs(unread)
     out = []
     for i, former in enumerate(content.moved):
         if content.lesson(former.slug) is not None:
@@ -207,6 +224,11 @@ def check_moved(content: Content, root: Path) -> list[ContentError]:
             page, _, fragment = part.to.partition("#")
             slug = page.removeprefix("/lessons/")
             target = content.reference if page == "/reference" else content.lesson(slug)
+            if target is None and (
+                (page == "/reference" and (root / REFERENCE).is_file())
+                or (page != "/reference" and (slug in lessons_unread or None in lessons_unread))
+            ):
+                continue  # a page that did not load is reported at its own lines
             if target is None:
                 slugs = [x.meta.slug for x in content.lessons]
                 why = f"there is no {REFERENCE}" if page == "/reference" else f"there is no lesson {slug!r}"
@@ -220,11 +242,12 @@ def check_moved(content: Content, root: Path) -> list[ContentError]:
     return out
 
 
-_ALMOST_WIDGET = re.compile(r"^:+\s*([a-z][a-z0-9-]*)\s*$")
+# One or two colons; a line of three or more that is no widget line is reported where lessons are read.
+_ALMOST_WIDGET = re.compile(r"^:{1,2}\s*([a-z][a-z0-9-]*)\s*$")
 
 
 def check_widget_lines(lesson: Lesson) -> list[ContentError]:
-    """A line that almost places a panel (``:: outage``, ``:::outage``) is shown as text, and the panel is
+    """A line that almost places a panel (``:: outage``) is shown as text, and the panel is
     missing from the page without a word: say how to write it."""
     tokens, body_line = lesson_tokens(lesson.source)
     out = []

@@ -54,7 +54,7 @@ class _LessonFile:
     widget_lines: dict[str, int] = field(default_factory=dict)
 
 
-def _split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
+def split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
     """Return (front matter, body, file line of the body's first line)."""
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != "---":
@@ -68,7 +68,7 @@ def _split_front_matter(path: Path, text: str) -> tuple[str, str, int]:
 def lesson_tokens(path: Path) -> tuple[list[Token], int]:
     """A lesson's body as Markdown tokens (its disclosure lines already made HTML), and the file line of
     the body's first line; for checks that read the prose again."""
-    _front, body, body_line = _split_front_matter(path, read_text(path))
+    _front, body, body_line = split_front_matter(path, read_text(path))
     tokens = MD.parse(body)
     disclosures(path, tokens, body_line)
     return tokens, body_line
@@ -81,7 +81,7 @@ def _parse_lesson(
     found; None when it cannot be used at all. ``locale`` is the language it is written in (the era
     labels of its wire-message figures are the catalogue's in it)."""
     try:
-        fm_text, body, body_line = _split_front_matter(path, read_text(path))
+        fm_text, body, body_line = split_front_matter(path, read_text(path))
         front = parse_yaml(fm_text, path, first_line=2, top_line=1)
     except ContentError as err:
         problems.extend(err.problems)
@@ -358,4 +358,5 @@ __all__ = [
     "messages",
     "panel_ids",
     "slugify",
+    "split_front_matter",
 ]

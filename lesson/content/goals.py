@@ -186,6 +186,8 @@ def value_problem(path: str, value: Any, contains: bool = False) -> str | None:
     allowed = schema.get("enum")
     if allowed is None or value in allowed:
         return None
+    if contains and "[*]" not in path and isinstance(value, str) and any(value in a for a in allowed):
+        return None  # `contains` on one text is a piece of it ("connect" in "connected")
     hint = did_you_mean(value, allowed)
     return f"path {path!r} is one of {', '.join(repr(a) for a in allowed)}, never {value!r}{hint}"
 

@@ -6,6 +6,7 @@ Validation reports every problem a file has, not only the first, so ``lesson che
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import re
 from collections.abc import Iterable
@@ -150,9 +151,15 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else None
         plain = plain_yaml_problem(exc.problem or "invalid YAML", exc.context)
-        if mark is not None and (opened := _unclosed_quote(text, mark.line)) is not None:
-            # The parser stumbles lines later, where the quoted value it is still reading meets a key.
-            line, plain = opened + first_line, "a quote is not closed: this value opens one and its line ends"
+        # A quote that is not closed makes the parser stumble lines later, where the quoted value it is
+        # still reading meets a key, or at the file's end: point at the quote instead.
+        if (swallowed := _swallowed_key(text, _quoted_spans(text))) is not None:
+            line, plain = (
+                swallowed[0] + first_line,
+                f"a quote is not closed: this value runs on into line {swallowed[1] + first_line}, a key of its own",
+            )
+        elif exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
+            line, plain = exc.context_mark.line + first_line, "a quote is not closed: the file ends inside it"
         raise ContentError(path, line, f"YAML syntax error: {plain}") from None
     except yaml.YAMLError as exc:
         raise ContentError(path, None, f"YAML syntax error: {exc}") from None
@@ -161,22 +168,42 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
     return YamlDoc(path, node, data, first_line, top_line)
 
 
-_OPEN_QUOTE = re.compile(r"""^\s*(?:-\s+)?(?:[\w-]+:\s+)?(?:"(?:[^"\\]|\\.)*|'(?:[^']|'')*)$""")
+# Where PyYAML breaks lines, so that line numbers agree with its marks.
+_LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
+_KEY_LINE = re.compile(r"^ *(?:- +)?[\w-]+:(?:\s|$)")
+_KEY_COLUMN = re.compile(r"^ *(?:- +)?")
 
 
-def _unclosed_quote(text: str, upto: int) -> int | None:
-    """The (0-based) index of the last line up to ``upto`` whose value opens a quote it does not close."""
-    lines = text.split("\n")[: upto + 1]
-    return next((n for n in range(len(lines) - 1, -1, -1) if _OPEN_QUOTE.match(lines[n])), None)
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The first and last lines (0-based) of each quoted value the scanner reads before any error."""
+    spans = []
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.ScalarToken) and token.style in ('"', "'"):
+                spans.append((token.start_mark.line, token.end_mark.line))
+    except yaml.YAMLError:
+        pass
+    return spans
 
 
-_KEY_LINE = re.compile(r"^\s*(?:-\s+)?[\w-]+:(?:\s|$)")
+def _swallowed_key(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """A quoted value that runs on over a line holding a key of its own level or above (the line that
+    opens it, the line of that key), or None. A value wrapped on purpose indents its lines deeper."""
+    lines = _LINE_BREAK.split(text)
+    for first, last in spans:
+        if first >= len(lines):
+            continue
+        column = len(_KEY_COLUMN.match(lines[first]).group(0))  # type: ignore[union-attr]
+        for n in range(first + 1, min(last, len(lines) - 1) + 1):
+            if _KEY_LINE.match(lines[n]) and len(lines[n]) - len(lines[n].lstrip(" ")) <= column:
+                return first, n
+    return None
 
 
 def _check_quotes(node: Node, text: str, path: Path, first_line: int) -> None:
     """A quoted value whose quote is not closed runs on over the lines below it, keys and all, until the
     next quote closes it: YAML reads that without an error, and the keys it swallowed go missing."""
-    lines = text.split("\n")
+    spans = []
     stack = [node]
     while stack:
         item = stack.pop()
@@ -184,15 +211,14 @@ def _check_quotes(node: Node, text: str, path: Path, first_line: int) -> None:
             stack.extend(v for kv in item.value for v in kv)
         elif isinstance(item, SequenceNode):
             stack.extend(item.value)
-        elif isinstance(item, ScalarNode) and item.style in ('"', "'"):
-            start, end = item.start_mark.line, item.end_mark.line
-            swallowed = next((n for n in range(start + 1, end + 1) if _KEY_LINE.match(lines[n])), None)
-            if swallowed is not None:
-                raise ContentError(
-                    path,
-                    start + first_line,
-                    f"a quote is not closed: this value runs on into line {swallowed + first_line}, a key of its own",
-                )
+        elif isinstance(item, ScalarNode) and item.style in ('"', "'") and item.end_mark.line > item.start_mark.line:
+            spans.append((item.start_mark.line, item.end_mark.line))
+    if (swallowed := _swallowed_key(text, sorted(spans))) is not None:
+        raise ContentError(
+            path,
+            swallowed[0] + first_line,
+            f"a quote is not closed: this value runs on into line {swallowed[1] + first_line}, a key of its own",
+        )
 
 
 def _check_duplicate_keys(node: Node, path: Path, first_line: int) -> None:
@@ -236,9 +262,29 @@ def _clean_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
 
 
 def _kind_of(value: object) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", bool: "true or false", type(None): "nothing"}.get(
-        type(value), "a number"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return f"the number {value}"
+    if isinstance(value, datetime.date):
+        return "a date (put it in quotes to keep it as text)"
+    return {dict: "a mapping", list: "a list", str: "text", type(None): "nothing"}.get(
+        type(value), "another kind of value"
     )
+
+
+# Pydantic's type errors, by the kind of value each wants.
+_WANTS = {
+    "string_type": "text",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "a mapping of keys",
+    "model_type": "a mapping of keys",
+}
 
 
 def _in_words(kind: str, ctx: dict[str, Any], value: object) -> str | None:
@@ -246,17 +292,17 @@ def _in_words(kind: str, ctx: dict[str, Any], value: object) -> str | None:
     if kind == "string_pattern_mismatch" and isinstance(value, str):
         form = PATTERN_WORDS.get(str(ctx.get("pattern")), f"text matching {ctx.get('pattern')}")
         return f"{value!r} does not have the right form: write {form}"
-    if kind in ("string_type", "int_type", "bool_type", "list_type", "dict_type", "model_type"):
-        want = {"string": "text", "int": "a whole number", "bool": "true or false", "list": "a list"}
-        return f"this should be {want.get(kind.split('_')[0], 'a mapping of keys')}, not {_kind_of(value)}"
+    if kind in _WANTS:
+        return f"this should be {_WANTS[kind]}, not {_kind_of(value)}"
     if kind == "too_short" and "min_length" in ctx:
         return f"needs at least {ctx['min_length']} (has {ctx.get('actual_length', 0)})"
     if kind == "too_long" and "max_length" in ctx:
         return f"holds at most {ctx['max_length']} (has {ctx.get('actual_length', '')})"
     if kind == "string_too_long" and "max_length" in ctx:
-        return f"is at most {ctx['max_length']} characters long"
+        has = f" (has {len(value)})" if isinstance(value, str) else ""
+        return f"is too long: at most {ctx['max_length']} characters{has}"
     if kind == "string_too_short" and "min_length" in ctx:
-        return "is empty" if ctx["min_length"] == 1 else f"is at least {ctx['min_length']} characters long"
+        return "is empty" if ctx["min_length"] == 1 else f"is too short: at least {ctx['min_length']} characters"
     return None
 
 
@@ -269,10 +315,14 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "", keys: Iter
     errors = exc.errors(include_url=False)
     # A mistyped key is most likely a required one that is missing beside it.
     missing: dict[tuple[int | str, ...], list[str]] = {}
+    type_errors: dict[tuple[int | str, ...], list[str]] = {}
+    merged: set[tuple[int | str, ...]] = set()
     for err in errors:
         loc = _clean_loc(doc.data, tuple(err["loc"]))
         if err["type"] == "missing" and loc:
             missing.setdefault(loc[:-1], []).append(str(loc[-1]))
+        if err["type"] in _WANTS and _WANTS[err["type"]] not in type_errors.setdefault(loc, []):
+            type_errors[loc].append(_WANTS[err["type"]])
     for err in errors:
         loc = _clean_loc(doc.data, tuple(err["loc"]))
         kind = err["type"]
@@ -280,6 +330,14 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "", keys: Iter
         if isinstance(cause, At):  # a validator's error about one part: at that part's line
             loc = (*loc, *cause.loc)
             out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{cause}"))
+            continue
+        if kind in _WANTS and len(wants := type_errors.get(loc, [])) > 1:
+            # A value that may be one of several kinds (a union): one problem naming them all.
+            if loc not in merged:
+                merged.add(loc)
+                either = ", ".join(wants[:-1]) + f" or {wants[-1]}"
+                words = f"this should be {either}, not {_kind_of(err.get('input'))}"
+                out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{words}"))
             continue
         if (words := _in_words(kind, err.get("ctx") or {}, err.get("input"))) is not None:
             out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{words}"))
@@ -353,7 +411,7 @@ def read_text(path: Path) -> str:
     except OSError as exc:
         raise ContentError(path, None, f"cannot read the file: {exc.strerror or exc}") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark (Notepad writes one) is no part of the text
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ContentError(
