@@ -948,3 +948,20 @@ def test_the_tables_last_change_follows_every_new_list() -> None:
     _, v = step(play("outage", "modern"), RemoveTool(server="B", tool="assign_ticket"))
     # A list_changed names the change as the notice says it.
     assert last_change(row(v, "B")) == (1, "narration.why.tool_removed", {"tool": "assign_ticket"})
+
+
+@era_param
+def test_no_model_turn_while_a_call_waits_for_the_user(era: str) -> None:
+    """The model's call asked the user a question: the model waits for that call's result, so the host
+    calls the model again only once the user has answered. A turn pressed meanwhile changes nothing."""
+    run, before = step(play("restart", era), AskUserInput(server="W", tool="get_forecast"))
+    for event in (TakeTurn(), StartCall(server="W", tool="get_forecast")):
+        run, v = step(run, event)
+        assert run.last.rejected and codes(run)[-1] == "refusal.turn_waits_for_answer"
+        assert (v.next_prompt.turns, v.counters.conversation) == (
+            before.next_prompt.turns,
+            before.counters.conversation,
+        )
+    run, _ = step(run, UserAnswers(server="W"))
+    run, v = step(run, TakeTurn())
+    assert not run.last.rejected and v.next_prompt.turns == before.next_prompt.turns + 1

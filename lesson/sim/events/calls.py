@@ -53,6 +53,10 @@ class _TurnStart:
 def _turn_begins(st: Step) -> _TurnStart:
     """The host calls the model: the tools in this turn's prompt, and what changed since the last one."""
     h = st.s.host
+    for name in h.configured:
+        # The model's last call waits for the user's answer: the host calls the model again with its result.
+        if (asked := h.clients[name].pending_input) is not None:
+            raise Rejected("refusal.turn_waits_for_answer", server=name, tool=asked.tool)
     cached = prompt_cached(st)  # before this turn sends its own
     listed = prompt_keys(st.s)
     poll_silent_servers(st)
