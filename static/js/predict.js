@@ -130,6 +130,8 @@ export function mountPredictions(section) {
         reveal(set, press.picked);
       } else if (after && press.button === after && !("revealed" in set.dataset) && holds) ask(set);
       else if (after || (unanswered(set) && !holds)) set.hidden = true;
+      // One asked from the start and put away while its premise failed is asked again once it holds.
+      else if (!after && set.hidden && holds && !("revealed" in set.dataset)) ask(set);
     }
   });
 }

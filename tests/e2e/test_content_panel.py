@@ -67,3 +67,43 @@ def test_a_panel_added_as_yaml_appears_and_works(page: Page, serve_app, content:
     expect(narration).to_contain_text(message("scenario.step", n=1, total=2, title="Beacon step one"))
     expect(narration).to_contain_text("Beacon narration one.")
     expect(log_labels(beacon).last).to_have_text(step_label(1))
+
+
+PREMISE_PANEL = """\
+id: premise
+kind: playground
+title: Premise playground
+start: {name: outage, era: modern}
+era_choice: false
+buttons:
+  - {id: kill, label: "Premise kill A", event: {kind: server_dies, server: A}}
+  - {id: revive, label: "Premise revive A", event: {kind: server_back, server: A}}
+  - {id: turn, label: "Premise turn", event: {kind: take_turn}}
+shows: [servers, prompt, log]
+predictions:
+  - button: turn
+    when: {path: "servers[name=A].status", equals: connected}
+    question: "Premise question: with A up, whose tools does the next turn offer?"
+    choices:
+      - {id: both, text: "Both A's and B's tools"}
+      - {id: only-b, text: "Only B's tools"}
+    answer: both
+    explanation: "A is up, so its tools are in the prompt beside B's."
+"""
+
+
+def test_a_question_asked_from_the_start_comes_back_when_its_premise_holds_again(
+    page: Page, serve_app, content: Path
+) -> None:
+    """Its premise (A is up) fails while A is down, and the question is put away; A's return asks it again."""
+    (content / "panels" / "premise.yaml").write_text(PREMISE_PANEL)
+    lesson = content / "lessons" / "01-first.md"
+    lesson.write_text(lesson.read_text() + "\n## Premise\n\n::: premise\n")
+    base = serve_app(CONTENT_ROOT=str(content))
+    section = open_playground(page, base + "/lessons/first", "Premise playground")
+    question = section.get_by_role("group", name=re.compile("Premise question"))
+    expect(question).to_be_visible()
+    press(section, "Premise kill A", 1)
+    expect(question).to_be_hidden()
+    press(section, "Premise revive A", 2)
+    expect(question).to_be_visible()
