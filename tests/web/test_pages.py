@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import html
+import os
 import shutil
 import subprocess
 import sys
@@ -417,6 +418,16 @@ def test_lesson_check_exits_non_zero_on_broken_content(broken_content):
         [sys.executable, "-m", "lesson.cli", "check", "--content", str(broken_content)], capture_output=True, text=True
     )
     assert bad.returncode == 1 and "lights.yaml" in bad.stderr
+
+
+def test_flasks_own_command_line_says_a_content_error_in_words(broken_content):
+    """``flask --app lesson run`` (the README's other way to run it) stops on broken content with the
+    problem's file and line, as ``lesson serve`` does, not with Python's traceback."""
+    env = {**os.environ, "LESSON_CONTENT_ROOT": str(broken_content)}
+    bad = subprocess.run(
+        [sys.executable, "-m", "flask", "--app", "lesson", "routes"], capture_output=True, text=True, env=env
+    )
+    assert bad.returncode == 1 and "lights.yaml" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_behind_a_proxy_the_forwarded_scheme_counts_only_when_configured():
