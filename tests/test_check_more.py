@@ -380,3 +380,15 @@ def test_a_byte_order_mark_is_no_problem(root: Path) -> None:
     for path in (root / "lessons" / "01-first.md", root / "quizzes" / "first.yaml"):
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert check(root).ok
+
+
+def test_an_unknown_key_is_measured_against_the_keys_of_its_own_place(root: Path) -> None:
+    """`solution` belongs under a question's `task`, not beside its `prompt`: no such suggestion there."""
+    quiz = root / "quizzes" / "first.yaml"
+    line = _edit(quiz, '    see: "#start-here"\n', '    solutions: [kill]\n    see: "#start-here"\n')
+    (problem,) = _at(check(root), quiz, line)
+    assert "'solutions'" in problem and "did you mean" not in problem
+    lights = root / "panels" / "lights.yaml"
+    line = _edit(lights, "shows: [servers, prompt, log]\n", "shows: [servers, prompt, log]\nshow: []\n") + 1
+    (problem,) = _at(check(root), lights, line)
+    assert "did you mean 'shows'" in problem

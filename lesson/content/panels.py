@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, TypeAdapter, ValidationError, model_validator
 
 from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import ERAS, Era, Strict, ToolDef
@@ -232,7 +232,7 @@ class _PanelAdapter:
 
     @staticmethod
     def model_json_schema() -> dict[str, Any]:
-        return PanelFile.model_json_schema()
+        return TypeAdapter(Panel).json_schema()
 
     @staticmethod
     def model_validate(data: object) -> AnyPanel:

@@ -306,9 +306,11 @@ def _in_words(kind: str, ctx: dict[str, Any], value: object) -> str | None:
     return None
 
 
-def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "", keys: Iterable[str] = ()) -> list[ContentError]:
+def problems_of(
+    doc: YamlDoc, exc: ValidationError, prefix: str = "", schema: dict[str, Any] | None = None
+) -> list[ContentError]:
     """Every error of a pydantic validation, each at the line of its key; an unknown key comes with the
-    closest of ``keys`` (the names the file's model knows)."""
+    closest key the file's model (its JSON ``schema``) knows at that place."""
     if doc.data is None:  # an empty file (or front matter), or one of comments only
         return [ContentError(doc.path, doc.top_line or 1, f"{prefix}nothing is written here: it is empty")]
     out = []
@@ -348,7 +350,10 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "", keys: Iter
             line = doc.line(loc[:-1])
         elif kind == "extra_forbidden" and loc:
             parent = where(loc[:-1])
-            hint = did_you_mean(loc[-1], missing.get(loc[:-1], [])) or did_you_mean(loc[-1], keys)
+            here = _keys_at(schema, loc[:-1]) if schema else set()
+            hint = did_you_mean(loc[-1], missing.get(loc[:-1], [])) or did_you_mean(loc[-1], sorted(here))
+            if not here and schema:  # the schema cannot say what belongs here: any key of the file's
+                hint = hint or did_you_mean(loc[-1], sorted(_all_keys(schema)))
             message = f"{parent + ': ' if parent else ''}unknown key {loc[-1]!r}{hint}"
             line = doc.line(loc)
         elif kind == "union_tag_invalid" and isinstance(err.get("ctx"), dict):
@@ -373,13 +378,44 @@ def problems_of(doc: YamlDoc, exc: ValidationError, prefix: str = "", keys: Iter
 
 
 @cache
-def _keys(model: object) -> frozenset[str]:
-    """Every key a file of ``model`` may hold, at any depth: what a mistyped key is measured against."""
+def _schema(model: object) -> dict[str, Any]:
+    """The JSON Schema of a file's model (empty for a model that has none): the keys it may hold."""
     schema_of = getattr(model, "model_json_schema", None) or getattr(model, "json_schema", None)
-    if schema_of is None:
-        return frozenset()
+    return schema_of() if schema_of is not None else {}
+
+
+def _keys_at(schema: dict[str, Any], loc: tuple[int | str, ...]) -> set[str]:
+    """The keys the mapping at ``loc`` may hold, by the schema (every branch of a union), or an empty set
+    when the schema cannot say."""
+    defs = schema.get("$defs", {})
+
+    def branches(node: Any) -> list[dict[str, Any]]:
+        out, stack, seen = [], [node], 0
+        while stack and seen < 200:  # a bound, should a schema refer to itself
+            seen += 1
+            item = stack.pop()
+            if not isinstance(item, dict):
+                continue
+            if "$ref" in item:
+                stack.append(defs.get(str(item["$ref"]).rsplit("/", 1)[-1]))
+            for key in ("anyOf", "oneOf", "allOf"):
+                stack.extend(item.get(key, []))
+            out.append(item)
+        return out
+
+    nodes: list[Any] = [schema]
+    for part in loc:
+        nodes = [
+            (n.get("items") if isinstance(part, int) else n.get("properties", {}).get(part))
+            for n in (b for node in nodes for b in branches(node))
+        ]
+        nodes = [n for n in nodes if n is not None]
+    return {key for node in nodes for b in branches(node) for key in b.get("properties", {})}
+
+
+def _all_keys(schema: dict[str, Any]) -> set[str]:
     out: set[str] = set()
-    stack: list[Any] = [schema_of()]
+    stack: list[Any] = [schema]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -387,7 +423,7 @@ def _keys(model: object) -> frozenset[str]:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return frozenset(out)
+    return out
 
 
 def validate(doc: YamlDoc, model: type[T], prefix: str = "") -> T:
@@ -396,7 +432,7 @@ def validate(doc: YamlDoc, model: type[T], prefix: str = "") -> T:
         # Duck-typed on purpose: any class with a pydantic-style model_validate works (e.g. a union adapter).
         return model.model_validate(doc.data)  # type: ignore[attr-defined,no-any-return]
     except ValidationError as exc:
-        raise_first(problems_of(doc, exc, prefix, _keys(model)))
+        raise_first(problems_of(doc, exc, prefix, _schema(model)))
         raise AssertionError("unreachable") from None
     except ValueError as exc:
         raise ContentError(doc.path, doc.top_line, prefix + str(exc)) from None
