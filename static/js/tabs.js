@@ -10,12 +10,15 @@ export function mountTabs(root) {
   const panelOf = (tab) => document.getElementById(tab.getAttribute("aria-controls"));
 
   function select(tab, focus = false) {
+    const y = tab.getBoundingClientRect().top;
     for (const t of tabs) {
       const on = t === tab;
       t.setAttribute("aria-selected", String(on));
       t.tabIndex = on ? 0 : -1;
       panelOf(t).hidden = !on;
     }
+    // The wire's panel takes the full width, below: the page follows, so the tab stays under the eye.
+    window.scrollBy(0, tab.getBoundingClientRect().top - y);
     if (focus) tab.focus();
     root.dispatchEvent(new CustomEvent("tabs:select", { detail: tab.dataset.tab }));
   }

@@ -118,6 +118,22 @@ def test_the_wire_list_and_one_arrow_per_frame_in_both_eras_read_by_keyboard(out
     expect(items.first).to_contain_text(" to ")
 
 
+def test_the_tab_chosen_stays_where_it_was_on_the_screen(outage: Locator) -> None:
+    """The wire's panel takes the full width, below the prompt, so the tab strip moves down the page when
+    it is chosen: the page follows it, and the tab (and the focus on it) stays under the learner's eye."""
+    press(outage, "The model calls a tool on A", 1)
+    tabs = [outage.get_by_role("tab", name=name) for name in ("What happened", "Both eras", "Wire")]
+    tabs[0].click()
+    for before, after in zip(tabs, tabs[1:], strict=False):
+        y = before.bounding_box()["y"]
+        before.press("ArrowRight")
+        expect(after).to_be_focused()
+        assert abs(after.bounding_box()["y"] - y) < 2
+    tabs[2].press("Home")
+    expect(tabs[0]).to_be_focused()
+    assert abs(tabs[0].bounding_box()["y"] - y) < 2
+
+
 def test_a_chosen_frame_opens_under_its_arrow_and_the_host_built_error_is_apart(outage: Locator) -> None:
     """The ends of A's stream are marked when A dies. After the model's next turn a chosen frame is read
     where it was chosen: between its arrow and the next one, not under the whole diagram; choosing the
