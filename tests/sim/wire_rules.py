@@ -31,6 +31,8 @@ class WireWatch:
     # Modern caching: servers whose last tools/list the host still holds fresh (a ttlMs above 0, and no
     # list_changed since).
     fresh_lists: set[str] = field(default_factory=set)
+    # The body of the host's last POST to each server: a 401 to it means the server read none of it.
+    last_post: dict[str, dict] = field(default_factory=dict)
 
     def check(self, run: Run, prev: Run, event: ev.Event) -> None:
         frames = run.last.wire if run.last else []
@@ -118,6 +120,14 @@ class WireWatch:
             return
         self._resumption(m)
         self._bearer(servers, m)
+        if isinstance(m, HttpRequest) and m.method == "POST" and m.sender == "host":
+            self.last_post[m.receiver] = m.payload or {}
+        elif isinstance(m, HttpResponse) and m.status == 401 and (refused := self.last_post.pop(m.sender, None)):
+            # Refused before it was read: a request it carried is not open, an answer it carried not given.
+            if "method" in refused and "id" in refused:
+                self.open.get(("host", m.sender), set()).discard(refused["id"])
+            elif "id" in refused:
+                self.open.setdefault((m.sender, "host"), set()).add(refused["id"])
         # no frame comes from a server that was not running before the step and is not running after it
         if m.sender in servers and m.sender in before.servers:
             assert before.servers[m.sender].up or servers[m.sender].up, f"{m.sender} is down but sent {m.http}"
@@ -164,6 +174,7 @@ class WireWatch:
             ids = self.open.setdefault((m.receiver, m.sender), set())
             assert p["id"] in ids, f"{m.sender} answered {p['id']}, which {m.receiver} never asked or was answered"
             ids.discard(p["id"])
+
         # status by era: a modern -32602 over HTTP is a 400; a legacy request is answered 200 with its body,
         # whatever the handler returned (400 is only for a body that is not JSON-RPC)
         if isinstance(m, HttpResponse) and "error" in p and p["error"]["code"] == -32602:
