@@ -50,7 +50,10 @@ def joined(names: list[str]) -> str | dict[str, Any]:
 
 
 def changed(step: int, what: dict[str, Any]) -> dict[str, Any]:
-    """A server's "last change" in the server table: the step, and what happened then (a message)."""
+    """A server's "last change" in the server table: the step, and what happened then (a message); a
+    change at the start is said as such, not as a step 0 no log shows."""
+    if step == 0:
+        return msg("narration.table.change_at_start", what=what)
     return msg("narration.table.change", step=step, what=what)
 
 
