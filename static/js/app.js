@@ -5,6 +5,10 @@ import { mountProgress, relayStatements } from "./progress.js";
 import { local, quizKey, safeStorage } from "./store.js";
 import { Transport } from "./transport.js";
 
+// A double click on an event button is one press, whoever handles it (the playground, the hold below,
+// live mode): its second click would press again, and most presses are then refused ("C is already in
+// the host's config"), a step the learner never meant.
+document.addEventListener("click", (e) => e.detail > 1 && e.target.closest?.("button[data-button]") && e.stopImmediatePropagation(), true);
 // First the storage probe, so a refusal is said at load rather than at the first save.
 safeStorage("session");
 // Statements and auto-height for a parent frame (only to the configured origins): embed.js only in a
@@ -66,8 +70,7 @@ function mountNear(section, load) {
     if (button && !failed?.contains(button)) {
       event.preventDefault();
       event.stopPropagation();
-      // A double click is one press (playground.js): its second click is not held for replay.
-      if (!(event.detail > 1 && button.dataset.button)) held.push(button);
+      held.push(button);
     }
     start();
   };

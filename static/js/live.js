@@ -86,8 +86,7 @@ function mount(section) {
       if (!button || !section.contains(button)) return;
       if (button.dataset.action === "reset") send({ type: "open", panel, era: era() });
       else if (button.dataset.action === "undo") status.textContent = t("live.no_undo");
-      else if (button.dataset.button && e.detail <= 1) {
-        // The second click of a double click is no press (playground.js), live or not.
+      else if (button.dataset.button) {
         if (era() !== liveEra) send({ type: "open", panel, era: era() }); // the era changed: start over live
         send({ type: "press", button: button.dataset.button });
       }

@@ -695,15 +695,6 @@ export function mountPlayground(section, transport) {
     window.addEventListener("resize", placeBack, { passive: true });
   }
 
-  // A double click on an event button is one press: the second click would press again, and most
-  // presses are then refused ("C is already in the host's config"), a step the learner never meant.
-  section.addEventListener(
-    "click",
-    (event) => {
-      if (event.detail > 1 && event.target.closest("button[data-button]")) event.stopImmediatePropagation();
-    },
-    true,
-  );
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled || !log || button.getAttribute("role") === "tab") return;
