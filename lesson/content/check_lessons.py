@@ -140,6 +140,21 @@ def _question_ids(path: Path) -> set[str] | None:
     )
 
 
+def page_of(
+    content: Content, root: Path, page: str, lessons_unread: set[str | None]
+) -> tuple[Lesson | None, str | None]:
+    """The page an internal address names (``/reference`` or ``/lessons/<slug>``): the page, or None and
+    why the address is broken, or None and None for a page that did not load (reported at its own lines)."""
+    if page == "/reference":
+        if content.reference is not None:
+            return content.reference, None
+        return None, None if (root / REFERENCE).is_file() else f"there is no {REFERENCE}"
+    slug = page.removeprefix("/lessons/")
+    if (found := content.lesson(slug)) is not None:
+        return found, None
+    return None, None if slug in lessons_unread or None in lessons_unread else f"there is no lesson {slug!r}"
+
+
 def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list[ContentError]:
     """Every internal link lands on a lesson that exists and, with a ``#fragment``, on one of its anchors.
 
@@ -173,21 +188,16 @@ def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list
                 continue
             if href.startswith("#"):
                 target, fragment = lesson, href[1:]
-            elif href == "/reference" or href.startswith("/reference#"):
-                if content.reference is None:
-                    if not (root / REFERENCE).is_file():
-                        broken(lesson, link.line, href, f"there is no {REFERENCE}")
-                    continue
-                target, fragment = content.reference, href.partition("#")[2]
-            elif match := LESSON_LINK.match(href):
-                found = content.lesson(match.group(1))
-                if found is None and (match.group(1) in lessons_unread or None in lessons_unread):
-                    continue
+            elif href == "/reference" or href.startswith("/reference#") or LESSON_LINK.match(href):
+                page, _, fragment = href.partition("#")
+                found, why = page_of(content, root, page.rstrip("/"), lessons_unread)
                 if found is None:
-                    slugs = ", ".join(x.meta.slug for x in content.lessons)
-                    broken(lesson, link.line, href, f"there is no lesson {match.group(1)!r} ({slugs})")
+                    if why and page != "/reference":
+                        why += f" ({', '.join(x.meta.slug for x in content.lessons)})"
+                    if why:
+                        broken(lesson, link.line, href, why)
                     continue
-                target, fragment = found, match.group(2)
+                target = found
             else:
                 broken(
                     lesson,
@@ -222,17 +232,12 @@ def check_moved(content: Content, root: Path, unread: frozenset[Path] = frozense
             out.append(ContentError(path, doc.line(("moved", i, "slug")), why))
         for j, part in enumerate(former.parts):
             page, _, fragment = part.to.partition("#")
-            slug = page.removeprefix("/lessons/")
-            target = content.reference if page == "/reference" else content.lesson(slug)
-            if target is None and (
-                (page == "/reference" and (root / REFERENCE).is_file())
-                or (page != "/reference" and (slug in lessons_unread or None in lessons_unread))
-            ):
-                continue  # a page that did not load is reported at its own lines
+            target, why = page_of(content, root, page, lessons_unread)
             if target is None:
+                if why is None:
+                    continue  # a page that did not load is reported at its own lines
                 slugs = [x.meta.slug for x in content.lessons]
-                why = f"there is no {REFERENCE}" if page == "/reference" else f"there is no lesson {slug!r}"
-                hint = "" if page == "/reference" else did_you_mean(slug, slugs)
+                hint = did_you_mean(page.removeprefix("/lessons/"), slugs) if page != "/reference" else ""
             elif fragment and fragment not in anchors(content, target):
                 why = f"{page} has no section {fragment!r}"
                 hint = did_you_mean(fragment, sorted(anchors(content, target)))
