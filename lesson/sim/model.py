@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_seri
 
 Era = Literal["legacy", "modern"]
 Transport = Literal["http", "stdio"]
-Status = Literal["connected", "down", "reconnecting", "hidden"]
+Status = Literal["connected", "down", "signed_out", "hidden"]
 Token = Literal["valid", "expired", "revoked", "none"]
 Role = Literal["member", "admin"]
 
@@ -172,7 +172,6 @@ class Client:
     greeted: bool = False  # has done its era's opening (legacy initialize, modern server/discover)
     session_id: str | None = None
     tools: list[ToolDef] = field(default_factory=list)  # cached tools/list result
-    stale: bool = False
     listed_generation: int = 0
     listed_seq: int = -1
     listen: ListenStream = field(default_factory=ListenStream)
@@ -191,6 +190,11 @@ class Client:
     ignored_notifications: int = 0
     lost_answers: int = 0  # the user's answers a restart threw away (the user is asked again)
     era_refused: bool = False  # the server speaks no era this client can: it refused the greeting
+
+    def shown_status(self) -> str:
+        """The status the host shows and says: a server that refused the greeting is running, but the
+        host cannot use it, which is not the same as down."""
+        return "incompatible" if self.era_refused and self.status == "down" else self.status
 
 
 class ToolCall(Value):

@@ -22,7 +22,6 @@ def tools_changed(st: Step, srv: SimServer, why: dict[str, Any]) -> None:
     ``why`` is the change (a message, ``msg``), as the log and the table's last change say it."""
     srv.change_seq += 1
     for c in listeners(st, srv.name):
-        c.stale = True
         if not srv.list_changed:
             st.say("narration.changed_undeclared", "warn", server=srv.name, server2=c.server)
             continue

@@ -11,9 +11,11 @@ from .model import Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, Said, TurnRecord
 
-# A row's status, an id the page names from its catalogue (``js.status.*``) and a goal can test:
-# "stale" is connected with a tool list the server has changed since.
-RowStatus = Literal["connected", "stale", "down", "reconnecting", "hidden"]
+# A row's status, an id the page names from its catalogue (``js.status.*``) and a goal can test. The
+# table shows what the host knows, so a change nobody announced leaves a row "connected" with its old
+# tools (a notice is answered with a re-list at once). "incompatible" is a server that refused the
+# greeting: running, but unusable; "signed_out" waits for the user to sign in again.
+RowStatus = Literal["connected", "down", "incompatible", "signed_out", "hidden"]
 
 
 class ServerRow(Strict):
@@ -128,14 +130,11 @@ def server_rows(state: State) -> list[ServerRow]:
     for name in state.host.configured:
         c = state.host.clients[name]
         srv = state.servers[name]
-        status: RowStatus = c.status
-        if status == "connected" and (c.stale or c.listed_seq != srv.change_seq):
-            status = "stale"
         rows.append(
             ServerRow(
                 name=name,
                 title=srv.title,
-                status=status,
+                status=c.shown_status(),
                 era=None if c.era_refused else c.era,
                 transport=srv.transport,
                 listen=_listen(c, srv),
@@ -147,9 +146,9 @@ def server_rows(state: State) -> list[ServerRow]:
         if srv.gateway:
             for b in srv.backends:
                 backend = state.servers[b]
-                # The gateway hides a backend once it fails a health check, not the moment it dies.
+                # The gateway hides a backend once it fails a health check, not the moment it dies: until
+                # then the host, told nothing, still lists the backend's tools.
                 hidden = b in srv.unhealthy
-                unnoticed = not hidden and not backend.up
                 rows.append(
                     ServerRow(
                         name=b,
@@ -160,11 +159,7 @@ def server_rows(state: State) -> list[ServerRow]:
                         listen=Said(code="narration.table.listen.via", params={"gateway": name}),
                         tools=[] if hidden else [t.name for t in backend.tools],
                         last_change=_said(srv.backend_changes[b]) if b in srv.backend_changes else None,
-                        last_error=Said(code="narration.table.failing_health_checks")
-                        if hidden
-                        else Said(code="narration.table.not_checked_yet")
-                        if unnoticed
-                        else None,
+                        last_error=Said(code="narration.table.failing_health_checks") if hidden else None,
                         via=name,
                     )
                 )

@@ -7,9 +7,9 @@ const TONE = { change: "tone.change", error: "tone.error", failed: "tone.failed"
 
 const STATUS_MARK = {
   connected: "●",
-  stale: "◐",
   down: "✕",
-  reconnecting: "↻",
+  incompatible: "≠",
+  signed_out: "⊘",
   hidden: "◌",
 };
 

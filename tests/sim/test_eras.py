@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lesson.sim import view
 from lesson.sim.events import AddServer, ServerBack, ServerDies, SwitchEra
 from lesson.sim.frames import HttpResponse
 from tests import schemas
@@ -13,7 +14,8 @@ def test_initialize_to_a_modern_only_server_gets_the_schema_s_unsupported_versio
     run = play("eras", "legacy", AddServer(server="M"))
     (reply,) = [m for m in wire(run) if m.sender == "M"]
     assert schemas.errors(reply.payload, "modern", "UnsupportedProtocolVersionError", "") == []
-    assert run.state.host.clients["M"].era_refused
+    (m,) = [r for r in view(run).servers if r.name == "M"]
+    assert (m.status, m.era) == ("incompatible", None), "M is running: the host cannot use it, which is not down"
 
 
 def test_over_http_the_unsupported_version_error_is_a_400() -> None:

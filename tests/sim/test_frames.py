@@ -249,7 +249,7 @@ def test_a_revoked_token_gets_401_before_any_session_work_on_a_legacy_restart(li
     assert [r.status for r in responses] == [401], "one 401, and the client stops: the user must sign in"
     assert "initialize" not in labels(wire(run))
     assert not [r for r in responses if "Mcp-Session-Id" in r.headers]
-    assert v.servers[0].status == "reconnecting"
+    assert v.servers[0].status == "signed_out"
     run, _ = step(run, TokenRefreshed(server="W"))
     statuses = [m.status for m in wire(run) if isinstance(m, HttpResponse)]
     assert 401 not in statuses and 404 in statuses and "initialize" in labels(wire(run))

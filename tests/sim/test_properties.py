@@ -303,7 +303,7 @@ def test_after_a_401_for_good_a_new_era_waits_for_sign_in(era: str, before: list
     # drive's WireWatch fails the test if a token refused with 401 is sent again
     runs = drive(Start(name="restart", era=era, options=options), events, fresh=False)
     switched, signed_in = runs[-2], runs[-1]
-    assert switched.state.host.clients["W"].status == "reconnecting"
+    assert switched.state.host.clients["W"].status == "signed_out"
     assert "narration.era_waits_for_sign_in" in codes(switched)
     assert not [m for m in wire(switched) if m.sender == "host" and m.on_wire and m.method == "POST"]
     client = signed_in.state.host.clients["W"]

@@ -635,7 +635,7 @@ def test_restart_token_in_process_authorization_server_means_sign_in_again(era: 
     assert "HTTP 401 Unauthorized" in [m.http for m in wire(run)]
     (rec,) = run.last.turn.calls
     assert rec.host_made and rec.is_error
-    assert row(v, "W").status == "reconnecting" and row(v, "W").last_error.code == "narration.table.token_gone"
+    assert row(v, "W").status == "signed_out" and row(v, "W").last_error.code == "narration.table.token_gone"
     assert prompt(v) == []
     run, v = step(run, TokenRefreshed(server="W"))
     assert row(v, "W").status == "connected" and prompt(v)
@@ -656,7 +656,7 @@ def test_restart_token_in_process_with_a_stream_open_the_stream_is_refused_too(e
     msgs = wire(run)
     assert "notifications/subscriptions/acknowledged" not in labels(msgs)
     assert [m.http for m in msgs].count("HTTP 401 Unauthorized") >= 1
-    assert row(v, "W").status == "reconnecting" and row(v, "W").listen.code == "narration.table.listen.none"
+    assert row(v, "W").status == "signed_out" and row(v, "W").listen.code == "narration.table.listen.none"
     run, v = step(run, TokenRefreshed(server="W"))
     assert row(v, "W").status == "connected" and row(v, "W").listen.code != "narration.table.listen.none"
     assert "tools/list" in labels(wire(run))
@@ -668,7 +668,7 @@ def test_restart_token_in_process_nobody_signs_in_while_the_process_is_gone(era:
     run, _ = step(run, ServerDies(server="W"))
     run, v = step(run, TokenRefreshed(server="W"))
     assert run.last.rejected and wire(run) == []  # nothing reaches a server that is not running
-    assert row(v, "W").status == "reconnecting" and prompt(v) == []
+    assert row(v, "W").status == "signed_out" and prompt(v) == []
 
 
 # --- 7. gateway ----------------------------------------------------------------------------------
@@ -714,6 +714,7 @@ def test_gateway_one_client_hides_and_restores_backends(era: str) -> None:
 def test_gateway_dead_backend_is_hidden_only_after_its_health_check(era: str) -> None:
     run, v = step(play("gateway", era), ServerDies(server="B"))
     assert row(v, "B").status != "hidden" and "B" in origins(v), "the gateway has not noticed yet"
+    assert row(v, "B").status == "connected" and row(v, "B").last_error is None, "nor has the host: nobody told it"
     run, _ = step(run, TakeTurn(calls=[ToolCall(server="G", tool="create_ticket")]))
     (rec,) = run.last.turn.calls
     assert rec.is_error and not rec.host_made, "the gateway is up and answers with a tool error"
@@ -821,6 +822,7 @@ def test_a_server_that_never_promised_the_notice_is_re_listed_before_a_turn(era:
     tool = ToolDef(name="explain_query", description="Explain a query's plan", read_only=True)
     run, v = step(run, DeployTool(server="Q", tool=tool))
     assert "tools/list" not in labels(wire(run)) and ("explain_query", "Q") not in prompt(v)
+    assert row(v, "Q").status == "connected", "the host cannot know of a change nobody announced"
     run, v = step(run, TakeTurn())
     asked = [m for m in wire(run) if label(m) == "tools/list"]
     assert [m.receiver for m in asked] == ["Q"]

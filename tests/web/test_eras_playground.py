@@ -48,7 +48,7 @@ def test_a_legacy_only_host_meets_a_modern_only_server_with_32022(service: Servi
     assert sender == "M" and reply["id"] == ask["id"]
     assert reply["error"]["code"] == -32022
     assert reply["error"]["data"] == {"supported": [MODERN], "requested": LEGACY}
-    assert row(answer, "M")["status"] == "down" and not row(answer, "M")["tools"]
+    assert row(answer, "M")["status"] == "incompatible" and not row(answer, "M")["tools"]
     assert row(answer, "M")["era"] is None  # no era in common
     assert not [t for t in answer["view"]["next_prompt"]["tools"] if t["server"] == "M"]
 
@@ -60,7 +60,7 @@ def test_a_modern_only_host_meets_a_legacy_only_server_and_sends_no_initialize(s
     assert ask["method"] == "server/discover"
     assert ask["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == MODERN
     assert reply["id"] == ask["id"] and reply["error"]["code"] == -32601
-    assert row(answer, "L")["status"] == "down"
+    assert row(answer, "L")["status"] == "incompatible"
     # The other era's host, beside it, is the legacy-only one: it gets on with L.
     other = answer["view"]["comparison"]["other"]["wire"]
     assert [f["payload"]["method"] for f in other if f["sender"] == "host" and f["payload"]][0] == "initialize"

@@ -156,7 +156,7 @@ class BaseClient:
     def token_gone(self) -> None:
         """The server refused the token for good: nothing goes to it until the user signs in again."""
         c = self.c
-        c.status = "reconnecting"
+        c.status = "signed_out"
         c.last_error = msg("narration.table.token_gone")
         c.listen = ListenStream()
 
@@ -221,7 +221,6 @@ class BaseClient:
             # The table's "last change" follows what the host saw, whichever path brought the new list.
             c.last_change = changed(self.st.s.step, _difference(c.tools, tools))
         c.tools = tools
-        c.stale = False
         c.listed_generation, c.listed_seq = srv.generation, srv.change_seq
         if why:
             self.say(why)
@@ -231,25 +230,33 @@ class BaseClient:
         """The server refused the greeting: it speaks no era this client speaks. The host cannot use it."""
         c, srv = self.c, self.srv
         c.era_refused = True
-        self.mark_down(
+        why = msg(
             "narration.down.no_common_era",
             server=c.server,
             theirs=joined([VERSION[e] for e in srv.speaks]),
             ours=VERSION[c.era],
         )
+        self.unusable(why, msg("narration.table.incompatible"))
+        self.say("narration.marked_incompatible", "error", why=why, server=c.server)
         return False
 
     def mark_down(self, code: str, **params: Any) -> None:
         """The host marks the server down; ``code`` and ``params`` say why, in the log and as the table's last error."""
+        why = msg(code, **params)
+        self.unusable(why, msg("narration.table.down"))
+        self.say("narration.marked_down", "error", why=why, server=self.c.server)
+
+    def unusable(self, why: dict[str, Any], change: dict[str, Any]) -> None:
+        """The host stops using the server (``c.shown_status()`` tells down from incompatible): ``why`` is
+        the table's last error, ``change`` its last change."""
         c = self.c
         if c.status != "down":
             c.status = "down"
-            c.last_change = changed(self.st.s.step, msg("narration.table.down"))
-        c.last_error = msg(code, **params)
+            c.last_change = changed(self.st.s.step, change)
+        c.last_error = why
         c.listen = ListenStream()
         if self.srv.transport == "stdio":
             c.session_id, c.greeted, c.next_id = None, False, 1  # the next process is a new one, met from scratch
-        self.say("narration.marked_down", "error", why=msg(code, **params), server=c.server)
 
     def call(self, name: str, args: dict[str, str], **extra: Any) -> Callable[[int], dict]:
         return lambda rid: w.call(self.era, rid, name, args, **extra)
@@ -263,7 +270,7 @@ class BaseClient:
         return CallRecord(server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
 
     def unreachable(self, tool: str) -> CallRecord:
-        why = "needs the user to sign in again" if self.c.status == "reconnecting" else "is not reachable"
+        why = "needs the user to sign in again" if self.c.status == "signed_out" else "is not reachable"
         return self.host_error(
             tool, f"MCP server '{self.srv.title}' ({self.c.server}) {why}; the call was not executed."
         )

@@ -46,7 +46,7 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
     c.token_serial += 1  # a new access token
     if was == "revoked":  # only an in-process authorization server revokes: its server is up
         st.say("narration.signed_in_again", "change", server=e.server)
-        if c.status == "reconnecting":
+        if c.status == "signed_out":
             c.status = "connected"
             c.last_error = None
             client = client_for(st, c)
@@ -74,7 +74,7 @@ def _reauth(st: Step, e: Reauthenticate) -> None:
     if c.role == e.role:
         raise Rejected("refusal.already_signed_in_as", server=e.server, role=word("role", e.role))
     if c.status != "connected":
-        raise Rejected("refusal.server_status", server=e.server, status=word("status", c.status))
+        raise Rejected("refusal.server_status", server=e.server, status=word("status", c.shown_status()))
     c.role = e.role
     st.say("narration.signed_in_as", "change", server=e.server, role=word("role", e.role))
     # Nothing changed on the server, so it has nothing to announce: the client knows its credentials

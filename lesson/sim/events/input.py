@@ -24,7 +24,7 @@ class AskUserInput(EventBase):
 def _ask(st: Step, e: AskUserInput) -> None:
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected("refusal.server_status", server=e.server, status=word("status", c.status))
+        raise Rejected("refusal.server_status", server=e.server, status=word("status", c.shown_status()))
     if c.pending_input:
         raise Rejected("refusal.already_asking", server=e.server)
     client = client_for(st, c)

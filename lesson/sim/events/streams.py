@@ -126,7 +126,7 @@ def _switch_era(st: Step, e: SwitchEra) -> None:
         c.listen = ListenStream()
         c.pending_input, c.in_flight = None, []
         st.say("narration.client_now_speaks", "change", server=c.server, era=era_label(e.era))
-        if c.status == "reconnecting":
+        if c.status == "signed_out":
             # The server refused the token with 401 (said then): the new connection would only carry it
             # again. It opens once the user signs in (TokenRefreshed greets in the new era).
             st.say("narration.era_waits_for_sign_in", "warn", server=c.server)
