@@ -87,6 +87,7 @@ class Store(Strict):
 class View(Strict):
     start: str  # the name of the playground's start
     era: Era
+    dual_era: bool = False  # the host speaks both eras: the era the playground names changes nothing
     step: int
     servers: list[ServerRow]
     next_prompt: NextPrompt
@@ -242,6 +243,7 @@ def build_view(
     return View(
         start=state.start,
         era=era,
+        dual_era=state.host.dual_era,
         step=state.step,
         servers=server_rows(state),
         next_prompt=next_prompt(state),

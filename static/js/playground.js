@@ -257,7 +257,8 @@ export function mountPlayground(section, transport) {
   // into view. Returns the sentence that says what changed.
   function draw(v, prev, k, button = null, undo = false) {
     const d = diffViews(prev, v);
-    for (const input of section.querySelectorAll('[data-role="era"] input')) input.checked = input.value === v.era;
+    // A host of both eras has no era to choose.
+    for (const input of section.querySelectorAll('[data-role="era"] input')) [input.checked, input.disabled] = [input.value === v.era, v.dual_era];
     for (const el of section.querySelectorAll(`[${MARKED}]`)) el.removeAttribute(MARKED);
     const marked = [];
     const mark = (el, word) => {

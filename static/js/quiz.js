@@ -273,10 +273,10 @@ window.addEventListener("popstate", (event) => {
 // graded on the server (the server renders the cookie's answers for pages without JavaScript).
 // The bar counts correct answers; the text also says how many are still to answer.
 function describeProgress(score) {
-  if (!score.total) return `${t("index.check")} ${t("index.check.none")}`;
+  if (!score.total) return `${t("quiz.index.check")} ${t("quiz.index.check.none")}`;
   const rest = score.total - score.answered;
-  const tail = rest ? t("index.check.left", { left: rest }) : t("index.check.all");
-  return `${t("index.check")} ${t("index.check.score", { correct: score.correct, total: score.total })}${tail}`;
+  const tail = rest ? t("quiz.index.check.left", { left: rest }) : t("quiz.index.check.all");
+  return `${t("quiz.index.check")} ${t("quiz.index.check.score", { correct: score.correct, total: score.total })}${tail}`;
 }
 
 async function fillProgress(item) {
@@ -299,7 +299,7 @@ async function fillProgress(item) {
   if (bar) {
     bar.max = score.total;
     bar.value = score.correct;
-    bar.textContent = t("index.progress.text", { correct: score.correct, total: score.total });
+    bar.textContent = t("quiz.index.progress.text", { correct: score.correct, total: score.total });
   }
 }
 

@@ -233,7 +233,8 @@ def test_a_refused_press_answers_no_question_and_asks_none(outage: Locator) -> N
 def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page) -> None:
     """The eras playground asks about M from the start; once its answer is shown, Reset (or another
     choice of the eras the host speaks, which begins the playground again) asks it afresh. A dual-era
-    host, which can use M, is not asked it at all: the question's premise does not hold there."""
+    host, which can use M, is not asked it at all: the question's premise does not hold there. Nor does
+    it offer an era to choose, which would change nothing."""
     eras = open_playground(page, lesson_holding("eras"), PANELS["eras"].title)
     question = eras.get_by_role("group", name=re.compile("^Predict first: "))
     result = question.locator('[data-role="predict-result"]')
@@ -251,9 +252,14 @@ def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page
             eras.get_by_role("button", name="Reset").click()
         else:
             choices = eras.locator('[data-role="variant"]').get_by_role("radio")
+            era_choice = eras.locator('[data-role="era"]').get_by_role("radio")
             choices.last.check()
             expect(question).to_be_hidden()
+            for era in era_choice.all():
+                expect(era).to_be_disabled()
             choices.first.check()
+            for era in era_choice.all():
+                expect(era).to_be_enabled()
         expect(question).to_be_visible()
         expect(result).to_be_hidden()
         expect(question.get_by_role("radio", checked=True)).to_have_count(0)

@@ -98,8 +98,8 @@ def expect_score(page: Page, correct: int, total: int, answered: int) -> None:
 
 
 def index_line(correct: int, total: int, left: int) -> str:
-    rest = message("index.check.left", left=left) if left else message("index.check.all")
-    return f"{message('index.check')} {message('index.check.score', correct=correct, total=total)}{rest}"
+    rest = message("quiz.index.check.left", left=left) if left else message("quiz.index.check.all")
+    return f"{message('quiz.index.check')} {message('quiz.index.check.score', correct=correct, total=total)}{rest}"
 
 
 def test_quiz_with_javascript(page: Page) -> None:

@@ -154,8 +154,8 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     page.goto("/")
     bar = page.get_by_role("progressbar", name=f"Questions answered correctly in {title}")
     expect(bar).to_have_attribute("value", str(total))
-    done = message("index.check.score", correct=total, total=total) + message("index.check.all")
-    expect(page.get_by_text(f"{message('index.check')} {done}")).to_have_count(1)
+    done = message("quiz.index.check.score", correct=total, total=total) + message("quiz.index.check.all")
+    expect(page.get_by_text(f"{message('quiz.index.check')} {done}")).to_have_count(1)
 
 
 def test_a_refused_log_is_explained_in_the_learners_language(page: Page) -> None:

@@ -83,3 +83,7 @@ def test_a_dual_era_host_sends_server_discover_first_and_falls_back_to_initializ
     assert row(answer, "M")["era"] == "modern"
     servers = {t["server"] for t in answer["view"]["next_prompt"]["tools"]}
     assert servers == {"L", "M"}
+    # Either era's playground did the same: the view says the host speaks both, so the page offers no era to choose.
+    cmp = answer["view"]["comparison"]
+    assert answer["view"]["dual_era"] and cmp["this"]["lines"] == cmp["other"]["lines"]
+    assert not page(service, "one-era", era).last["view"]["dual_era"]
