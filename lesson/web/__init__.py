@@ -10,7 +10,6 @@ import json
 import secrets
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,24 +31,10 @@ from lesson.portal.lrs import from_settings as lrs_from_settings
 
 from ..paths import static_dir, templates_dir
 from ..settings import Settings, embed_origins, load_settings
+from . import guard, live, pages, progress, socket, strings
 from .assets import Assets
-
-
-@dataclass
-class AppState:
-    """What the app holds for its lifetime: validated content, panels, the service and assets."""
-
-    content: Content
-    panels: dict[str, Any]
-    service: Service
-    steppers: dict[str, str]  # panel id (English), "<panel id>.<locale>" -> its moments as JSON, served on demand
-    assets: Assets
-    root: Path | None = None
-    fingerprint: tuple = ()
-
-
-def lesson_state() -> AppState:
-    return current_app.extensions["lesson"]
+from .state import AppState, lesson_state
+from .strings import current_locale
 
 
 def fingerprint(root: Path) -> tuple:
@@ -83,8 +68,6 @@ def _load(root: Path) -> tuple[Content, dict[str, Any], dict[str, str]]:
 
 def _data_name(name: str) -> str:
     """A generated document's name: a stepper's moments are kept per language, and a page gets its own."""
-    from .strings import current_locale
-
     localized = f"{name}.{current_locale()}"
     return localized if current_locale() != i18n.DEFAULT and localized in lesson_state().steppers else name
 
@@ -154,8 +137,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if app.config["CONTENT_RELOAD"]:
         app.jinja_env.auto_reload = True
     app.before_request(_reload_content)
-
-    from . import guard, live, pages, progress, socket, strings
 
     guard.init_app(app)  # first: a request it refuses does no other work
     strings.init_app(app)

@@ -15,6 +15,7 @@ from flask import Blueprint, request
 from simple_websocket import Server
 
 from .socket import sock
+from .state import lesson_state
 
 bp = Blueprint("echo", __name__)
 _SAMPLE: list[str] = []
@@ -27,8 +28,6 @@ def _sample() -> str:
     """A real answer repeated to 1 MiB (made once): every echo answer is a slice of it."""
     with _SAMPLE_LOCK:
         if not _SAMPLE:
-            from . import lesson_state
-
             service = lesson_state().service
             handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
             text = ""

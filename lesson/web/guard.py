@@ -22,6 +22,7 @@ from werkzeug.exceptions import MethodNotAllowed
 from ..settings import canonical_origin
 from .budget import Buckets, task_log_events
 from .hints import origin_refusal
+from .state import lesson_state
 
 GRADING = {"pages.answer_json", "pages.grade_json"}  # routes that replay the task logs they are sent
 
@@ -170,8 +171,6 @@ def _charge_grading() -> Response | None:
     """Grading replays each task log it is sent: its presses are charged to the address's replay
     budget (as a socket's logs are), and a request over it is refused (429) before any is replayed."""
     data = json_body()  # parsed once: the view reads the same (and says what is wrong with it)
-    from . import lesson_state
-
     args = request.view_args or {}
     quiz = lesson_state().content.quizzes.get(args.get("slug", ""))
     tasks = {q.id: q.task.panel for q in quiz.questions if q.task is not None} if quiz else {}

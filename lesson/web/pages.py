@@ -12,6 +12,7 @@ from lesson.playground.grading import Grading
 from lesson.playground.tasks import Grader, TaskLogError
 
 from .guard import json_body, security_headers
+from .state import lesson_state
 from .strings import localized
 
 bp = Blueprint("pages", __name__)
@@ -22,8 +23,6 @@ NO_QUESTION = "this lesson's quick check has no such question"
 
 
 def _state():
-    from . import lesson_state
-
     return lesson_state()
 
 

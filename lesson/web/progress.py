@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, jsonify, session
 
+from .pages import kept
+from .state import lesson_state
+
 bp = Blueprint("progress", __name__)
 
 
 @bp.post("/api/progress/<slug>/clear")
 def clear(slug: str) -> Response:
-    from . import lesson_state
-    from .pages import kept
-
     if lesson_state().content.lesson(slug) is None:
         abort(404, "there is no such lesson")
     for key in ("quiz", "quiz_seen"):  # the answers that score, and the last one checked on each question

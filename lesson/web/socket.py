@@ -29,6 +29,9 @@ from simple_websocket import ConnectionClosed, ConnectionError, Server
 from werkzeug.routing.exceptions import WebsocketMismatch
 from wsproto.utilities import RemoteProtocolError
 
+from .budget import Replays
+from .state import lesson_state
+
 bp = Blueprint("frames", __name__)
 sock = Sock()
 log = logging.getLogger(__name__)
@@ -68,8 +71,6 @@ class Refusals:
 
 
 def _service():
-    from . import lesson_state
-
     return lesson_state().service
 
 
@@ -424,8 +425,6 @@ def frame_too_large(err: Exception) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    from .budget import Replays
-
     cfg = app.config
     # The library's own guards: a frame over the limit closes with 1009, a ping unanswered by the next
     # one closes with 1008.

@@ -31,6 +31,7 @@ from lesson.content.yamlfile import ContentError
 from .. import i18n
 from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages
 from .assets import Assets
+from .state import lesson_state
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +66,6 @@ def localized(lesson: Lesson) -> Lesson:
 
 def _translations() -> dict[str, dict[str, Lesson]]:
     # Loaded on first use and again whenever the content is (a reload makes a new Content object).
-    from . import lesson_state
-
     state = lesson_state()
     held = current_app.extensions.get("lesson.content.locales")
     if held is not None and held[0] is state.content:

@@ -18,6 +18,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
 from lesson.web.guard import charge_task_logs, cross_site, csp, frame_ancestors, json_body
+from lesson.web.state import lesson_state
 
 from . import grades
 from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
@@ -39,8 +40,6 @@ def tool() -> Tool:
 
 
 def _state():
-    from lesson.web import lesson_state
-
     return lesson_state()
 
 
