@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # panels.py replays every panel with this module as it loads 
 
 class RestartSide(Strict):
     era: Era
-    steps: list[dict]  # {label, lines, wire}
+    steps: list[dict]  # {step, label, lines, wire}: ``step`` is the number the table's "last change" uses
     view: View
 
 
@@ -66,6 +66,7 @@ def restart_lab(
             said = narration.words(locale)
             steps.append(
                 {
+                    "step": run.log[-1].step,
                     "label": run.log[-1].label.model_dump(context=said),
                     "lines": [line.model_dump(context=said) for line in run.last.lines],
                     "wire": [m.model_dump(context=said) for m in run.last.wire],

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_seri
 
 Era = Literal["legacy", "modern"]
 Transport = Literal["http", "stdio"]
-Status = Literal["connected", "down", "signed_out", "hidden"]
+Status = Literal["connected", "down", "signed_out"]
 Token = Literal["valid", "expired", "revoked", "none"]
 Role = Literal["member", "admin"]
 
@@ -118,7 +118,6 @@ class SimServer:
     gateway: bool = False
     backends: list[str] = field(default_factory=list)
     unhealthy: list[str] = field(default_factory=list)
-    backend_changes: dict[str, dict[str, Any]] = field(default_factory=dict)  # each backend's "last change" (a message)
     other_listeners: list[str] = field(default_factory=list)  # other hosts listening to a gateway
     behind: str | None = None  # a backend: the gateway it sits behind
     handle_seq: int = 0

@@ -6,7 +6,7 @@ from typing import Any
 
 from . import gateway
 from .clients import client_for
-from .model import Client, Said, SimServer
+from .model import Client, Said, SimServer, State
 from .step import Step
 
 
@@ -36,12 +36,16 @@ def tools_changed(st: Step, srv: SimServer, why: dict[str, Any]) -> None:
         gateway.fan_out(st, srv)
 
 
+def silent_servers(state: State) -> list[str]:
+    """The connected servers that never promised list_changed: the host lists them again before each turn."""
+    h = state.host
+    return [n for n in h.configured if h.clients[n].status == "connected" and not state.servers[n].list_changed]
+
+
 def poll_silent_servers(st: Step) -> None:
     """Before a turn, the host re-lists every server that never promised list_changed: without the
     notification, asking is the only way to see a change."""
-    for name in st.s.host.configured:
-        if st.s.host.clients[name].status != "connected" or st.s.servers[name].list_changed:
-            continue
+    for name in silent_servers(st.s):
         changed = client_for(st, st.s.host.clients[name]).relist()
         if changed:
             st.say("narration.polled_changed", "change", server=name)

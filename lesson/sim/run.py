@@ -73,7 +73,11 @@ def _begin(spec_json: str) -> Run:
     state = start(spec)
     twin = start(spec.model_copy(update={"era": other_era(spec.era)}))
     # The start's summary is a message of its own (``narration.starts.<name>``), filled in here.
-    intro = LogLine(code="narration.start", params={"summary": summary(spec), "era": era_label(spec.era)})
+    intro = (
+        LogLine(code="narration.start_dual_era", params={"summary": summary(spec)})
+        if state.host.dual_era
+        else LogLine(code="narration.start", params={"summary": summary(spec), "era": era_label(spec.era)})
+    )
     return Run(
         playground=Playground(start=spec),
         state=state,

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from .frames import WireFrame
 from .model import Client, Era, PromptTool, SimServer, State, Strict, other_era
+from .notify import silent_servers
 from .prompt import prompt_defs, tool_keys
 from .step import CallRecord, LogLine, Outcome, Said, TurnRecord
 
@@ -15,7 +16,7 @@ from .step import CallRecord, LogLine, Outcome, Said, TurnRecord
 # table shows what the host knows, so a change nobody announced leaves a row "connected" with its old
 # tools (a notice is answered with a re-list at once). "incompatible" is a server that refused the
 # greeting: running, but unusable; "signed_out" waits for the user to sign in again.
-RowStatus = Literal["connected", "down", "incompatible", "signed_out", "hidden"]
+RowStatus = Literal["connected", "down", "incompatible", "signed_out"]
 
 
 class ServerRow(Strict):
@@ -28,7 +29,6 @@ class ServerRow(Strict):
     tools: list[str]
     last_change: Said | None
     last_error: Said | None
-    via: str | None = None  # a backend: the gateway it is reached through
 
 
 class PromptEntry(Strict):
@@ -45,6 +45,8 @@ class NextPrompt(Strict):
     batching: bool
     pending_changes: int
     turns: int
+    # Listed again before the turn (they never announce a change): their tools here may not be the turn's.
+    relisted_first: list[str] = Field(default_factory=list)
 
 
 class StepLog(Strict):
@@ -127,6 +129,8 @@ def _listen(c: Client, srv: SimServer) -> Said:
 
 
 def server_rows(state: State) -> list[ServerRow]:
+    """One row per server the host connects to. A gateway is one server to the host: what sits behind it
+    shows only as its tool list changing (the gateway's list_changed names no backend)."""
     rows: list[ServerRow] = []
     for name in state.host.configured:
         c = state.host.clients[name]
@@ -144,26 +148,6 @@ def server_rows(state: State) -> list[ServerRow]:
                 last_error=_said(c.last_error) if c.last_error else None,
             )
         )
-        if srv.gateway:
-            for b in srv.backends:
-                backend = state.servers[b]
-                # The gateway hides a backend once it fails a health check, not the moment it dies: until
-                # then the host, told nothing, still lists the backend's tools.
-                hidden = b in srv.unhealthy
-                rows.append(
-                    ServerRow(
-                        name=b,
-                        title=backend.title,
-                        status="hidden" if hidden else "connected",
-                        era=c.era,
-                        transport="via gateway",
-                        listen=Said(code="narration.table.listen.via", params={"gateway": name}),
-                        tools=[] if hidden else [t.name for t in backend.tools],
-                        last_change=_said(srv.backend_changes[b]) if b in srv.backend_changes else None,
-                        last_error=Said(code="narration.table.failing_health_checks") if hidden else None,
-                        via=name,
-                    )
-                )
     return rows
 
 
@@ -187,6 +171,7 @@ def next_prompt(state: State) -> NextPrompt:
         batching=h.batching,
         pending_changes=h.pending_changes,
         turns=h.turns,
+        relisted_first=silent_servers(state),
     )
 
 

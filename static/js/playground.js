@@ -312,7 +312,7 @@ export function mountPlayground(section, transport) {
     const cmp = region("comparison");
     if (cmp) {
       // Beside the log, the comparison leaves this era's lines to it; as a tab of its own it says them.
-      fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts));
+      fill(cmp, comparison(v.comparison, Boolean(region("log")) && !accounts, v.dual_era));
       if (d.comparison) mark(cmp.querySelector(".eras"), "new step");
     }
     drawWire(v);

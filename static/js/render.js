@@ -10,7 +10,6 @@ const STATUS_MARK = {
   down: "✕",
   incompatible: "≠",
   signed_out: "⊘",
-  hidden: "◌",
 };
 
 // Text from the simulation's view (names, narration, the server table's cells) is content data, not UI
@@ -95,7 +94,7 @@ export function serverTable(rows) {
           h(
             "tr",
             { class: `status-${r.status}`, "data-server": r.name },
-            h("th", { scope: "row" }, content(r.name), " ", h("span", { class: "subtle" }, r.via ? t("servers.behind", { title: r.title, via: r.via }) : t("servers.title", { title: r.title }))),
+            h("th", { scope: "row" }, content(r.name), " ", h("span", { class: "subtle" }, t("servers.title", { title: r.title }))),
             columns.map(([name, cell, cls, field]) => h("td", { class: cls, "data-label": name, "data-field": field }, cell(r))),
           ),
         ),
@@ -132,6 +131,7 @@ export function promptList(np) {
       np.batching ? t(np.pending_changes === 1 ? "prompt.batching.one" : "prompt.batching.many", { changes: plural(np.pending_changes, "change") }) : "",
       !np.batching && np.pending_changes ? t("prompt.pending", { n: np.pending_changes }) : "",
     ),
+    np.relisted_first.length ? h("p", { class: "meta" }, t("prompt.relisted_first", { servers: np.relisted_first.join(", ") })) : null,
   ];
 }
 
@@ -264,8 +264,8 @@ export function costStrip(cmp, diagramId) {
 
 // With the log on view, this era's side names its wire count only (its lines are the log's newest
 // step), and the other era's side says only what differs: each press is said once.
-export function comparison(cmp, logShown = false) {
-  if (!cmp) return h("p", { class: "placeholder" }, t("comparison.empty"));
+export function comparison(cmp, logShown = false, dual = false) {
+  if (!cmp || dual) return h("p", { class: "placeholder" }, t(dual ? "comparison.dual" : "comparison.empty"));
   // The other era says only what differs from this one: a line this era has too is said once, here.
   const said = new Set(cmp.this.lines.map((line) => line.text));
   const side = (s, mine) => {

@@ -9,6 +9,8 @@ import { need, t } from "./i18n.js";
 await need("lab"); // this module's own messages (i18n.js)
 
 const LABEL = (era) => t(`era.${era}`);
+// A step by its number, as the table's "last change" names it ("step 2: new session").
+const stepLabel = (step) => h("p", { class: "step-label" }, t("lab.step", { step: step.step, label: step.label.text }));
 
 function signature(form) {
   const data = new FormData(form);
@@ -104,7 +106,7 @@ export function mountRestarts(section, transport) {
             "section",
             { class: "era-both", "aria-labelledby": `${pid}-both ${pid}-sep ${pid}-title` },
             h("h4", { id: `${pid}-both` }, t("lab.both")),
-            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, h("p", { class: "step-label" }, step.label.text), lines(same[i])) : null)),
+            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, stepLabel(step), lines(same[i])) : null)),
           )
         : null,
       h("div", { class: "sides" }, r.sides.map((side) =>
@@ -115,7 +117,7 @@ export function mountRestarts(section, transport) {
           side.steps.map((step, i) => {
             const own = step.lines.filter((l) => !same[i]?.some((x) => x.text === l.text));
             return h("div", { class: "restart-step" },
-              h("p", { class: "step-label" }, step.label.text),
+              stepLabel(step),
               own.length ? lines(own) : h("p", { class: "subtle" }, t("lab.nothing_else")),
               h("details", {}, h("summary", {}, t("lab.wire", { n: step.wire.length })), wireList(step.wire)),
             );
@@ -128,5 +130,10 @@ export function mountRestarts(section, transport) {
     shown = asked;
     markStale();
     status(announce, t("lab.done", { situation: r.label }), true); // the result line shows it
+    // The result is the payoff: a result that starts low on the screen (or below it) is brought up.
+    if (out.getBoundingClientRect().top > window.innerHeight / 2) {
+      out.style.scrollMarginTop = "0.75rem";
+      out.scrollIntoView({ block: "start" });
+    }
   });
 }

@@ -27,6 +27,7 @@ from .helpers import (
     region,
     server_row,
     servers,
+    show_tab,
     step_label,
     wire,
 )
@@ -257,6 +258,10 @@ def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page
             expect(question).to_be_hidden()
             for era in era_choice.all():
                 expect(era).to_be_disabled()
+            # Nor are two eras compared: both sides would be this one host.
+            show_tab(eras, "Both eras")
+            expect(region(eras, PANELS["eras"].titles["comparison"])).to_contain_text(message("comparison.dual"))
+            show_tab(eras, "What happened")
             choices.first.check()
             for era in era_choice.all():
                 expect(era).to_be_enabled()

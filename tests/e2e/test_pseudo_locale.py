@@ -37,7 +37,7 @@ def starts(text: str) -> re.Pattern[str]:
     return re.compile("^" + re.escape(text))
 
 
-NEUTRAL = re.compile(r"^[\s\d·.,:;()\-–—…/●✕≠⊘↻◌→]*$")
+NEUTRAL = re.compile(r"^[\s\d·.,:;()\-–—…/●✕≠⊘↻→]*$")
 
 # Text and labels in `root` outside messages and outside content data.
 LEFT_OVER = """(root) => {

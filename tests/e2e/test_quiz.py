@@ -13,7 +13,7 @@ import pytest
 import yaml
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import CHURN, LESSON_2, message, open_playground, press, quiz_score
+from .helpers import CHURN, LESSON_2, message, open_playground, press, prompt, quiz_score
 from .helpers import panel as titled
 
 pytestmark = pytest.mark.e2e
@@ -209,6 +209,8 @@ def test_quiz_with_javascript(page: Page) -> None:
     n, task = next((n, q) for n, q in enumerate(questions, 1) if "task" in q)
     guide = open_playground(page, LESSON_2, "Misbehaving servers")
     press(guide, "Q deploys a new tool", 1)
+    # Q's new tool is not in the host's list yet, and the next prompt says why that may change.
+    expect(prompt(guide)).to_contain_text(message("prompt.relisted_first", servers="Q"))
     press(guide, "Take a model turn", 2)
     quiz(page).get_by_role("button", name=f"Check my playground to question {n}").click()
     expect(feedback(page, n)).to_contain_text(f"{message('quiz.right')} {task['explanation']}")

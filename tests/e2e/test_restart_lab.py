@@ -45,6 +45,12 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
     expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation="idle"))
     assert not takes_room(lab.get_by_role("status"))  # announced; the result line shows it already
     expect(lab.get_by_text(result_for_none("idle"))).to_be_visible()
+    # The result is brought up the screen (its first line in the top half, the eras below it), and its
+    # steps carry the numbers its tables' "last change" names.
+    top = lab.get_by_text(result_for_none("idle")).bounding_box()
+    assert top and 0 <= top["y"] < page.viewport_size["height"] / 2, top
+    restarted = message("lab.step", step=1, label=narrated("narration.event.restart_server", server="W"))
+    expect(lab.get_by_text(restarted, exact=True).first).to_be_visible()
     expect(stale).to_be_hidden()
 
     lab.get_by_role("checkbox", name=STDIO).check()

@@ -95,11 +95,14 @@ def check_step(prev: Run, run: Run, event: ev.Event, *, fresh: bool) -> None:
     if added:
         assert isinstance(event, ev.AddServer) and added == {event.server}
 
-    # nothing the host marks down, or the gateway hides, is in the prompt
+    # nothing the host cannot use, or the gateway hides, is in the prompt
     for r in v.servers:
-        if r.status in ("down", "hidden"):
-            shown = [t for t in v.next_prompt.tools if (t.origin if r.via else t.server) == r.name]
+        if r.status != "connected":
+            shown = [t for t in v.next_prompt.tools if t.server == r.name]
             assert shown == [], f"{r.name} is {r.status} but {shown} are in the next prompt"
+    for gw in [srv for srv in s.servers.values() if srv.gateway]:
+        shown = [t for t in v.next_prompt.tools if t.server == gw.name and t.origin in gw.unhealthy]
+        assert shown == [], f"{gw.name} hides {gw.unhealthy} but {shown} are in the next prompt"
 
     # every tool in the prompt comes from a connected client with an up-to-date list
     for t in v.next_prompt.tools:

@@ -87,3 +87,11 @@ def test_a_dual_era_host_sends_server_discover_first_and_falls_back_to_initializ
     cmp = answer["view"]["comparison"]
     assert answer["view"]["dual_era"] and cmp["this"]["lines"] == cmp["other"]["lines"]
     assert not page(service, "one-era", era).last["view"]["dual_era"]
+
+
+def test_the_question_about_a_server_of_another_era_is_asked_only_of_a_legacy_host(service: Service) -> None:
+    """The question about M assumes a host M cannot speak with: a legacy host. A modern host uses M, so
+    it is not asked it (its answer would say what did not happen). A dual-era host is left out by the
+    question's variant, on the page (tests/e2e/test_goals_predict.py)."""
+    asked = {era: "add-m" in page(service, "one-era", era).last["asks"] for era in ("legacy", "modern")}
+    assert asked == {"legacy": True, "modern": False}

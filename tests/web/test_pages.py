@@ -80,7 +80,7 @@ def test_a_new_panel_is_a_yaml_file_and_a_line(tmp_path: Path):
     pressed = client.post(
         "/api/frame", json={"v": 2, "type": "press", "handle": opened["handle"], "seq": 1, "button": "c-joins"}
     ).get_json()
-    assert pressed["type"] == "view" and "C" in [r["name"] for r in pressed["view"]["servers"]]
+    assert pressed["type"] == "view" and "find_slot" in pressed["view"]["servers"][0]["tools"]
 
 
 def test_every_shipped_panel_renders_with_its_controls(client):

@@ -156,6 +156,8 @@ class BaseClient:
     def token_gone(self) -> None:
         """The server refused the token for good: nothing goes to it until the user signs in again."""
         c = self.c
+        if c.status != "signed_out":
+            c.last_change = changed(self.st.s.step, msg("narration.table.signed_out"))
         c.status = "signed_out"
         c.last_error = msg("narration.table.token_gone")
         c.listen = ListenStream()
@@ -230,12 +232,15 @@ class BaseClient:
         """The server refused the greeting: it speaks no era this client speaks. The host cannot use it."""
         c, srv = self.c, self.srv
         c.era_refused = True
-        why = msg(
-            "narration.down.no_common_era",
-            server=c.server,
-            theirs=joined([VERSION[e] for e in srv.speaks]),
-            ours=VERSION[c.era],
-        )
+        if self.era == "modern":  # -32601 says only that server/discover is unknown, not which eras it speaks
+            why = msg("narration.down.no_discover", server=c.server, ours=VERSION[c.era])
+        else:  # -32022 names the versions the server supports
+            why = msg(
+                "narration.down.no_common_era",
+                server=c.server,
+                theirs=joined([VERSION[e] for e in srv.speaks]),
+                ours=VERSION[c.era],
+            )
         self.unusable(why, msg("narration.table.incompatible"))
         self.say("narration.marked_incompatible", "error", why=why, server=c.server)
         return False
@@ -358,13 +363,14 @@ class BaseClient:
 
     def list_changed(self, why: dict[str, Any], note: Said) -> None:
         """The server's list changed and it says so on the open stream: re-list. ``why`` is the change
-        (a message), as the log and the table's last change say it."""
+        (a message), as the log says it."""
         c = self.c
         self.link.event(w.list_changed(c.era, c.listen.request_id), note=note)
         new_list = self.relist()
         code = "narration.list_changed_relisted" if new_list else "narration.list_changed_same_list"
         self.say(code, "change", server=c.server, why=why)
-        c.last_change = changed(self.st.s.step, why)
+        # The table's last change stays what the new list showed (``relist``): the notice says no more
+        # than that the list changed, and a gateway's names no backend.
 
     # --- the process dies and comes back --------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from ..clients import client_for
 from ..model import Role
-from ..step import Rejected, Step, word
+from ..step import Rejected, Step, changed, msg, word
 from .base import EventBase, handles
 
 
@@ -49,6 +49,7 @@ def _token_refreshed(st: Step, e: TokenRefreshed) -> None:
         if c.status == "signed_out":
             c.status = "connected"
             c.last_error = None
+            c.last_change = changed(st.s.step, msg("narration.table.signed_in"))  # a new list says more, below
             client = client_for(st, c)
             if not c.greeted and not client.greet():
                 return

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from ..model import SimServer
 from ..notify import tools_changed
-from ..step import Rejected, Step, changed, msg
+from ..step import Rejected, Step, msg
 from .base import EventBase, handles
 
 
@@ -34,7 +34,6 @@ def _joins(st: Step, e: BackendJoins) -> None:
         raise Rejected("refusal.reached_directly", backend=e.backend)
     gw.backends.append(e.backend)
     b.behind = e.gateway
-    gw.backend_changes[e.backend] = changed(st.s.step, msg("narration.table.joined", gateway=e.gateway))
     st.say("narration.backend_joined", "change", backend=e.backend, gateway=e.gateway)
     _announce(st, gw, msg("narration.why.backend_joined", backend=e.backend))
 
@@ -52,7 +51,6 @@ def _leaves(st: Step, e: BackendLeaves) -> None:
         raise Rejected("refusal.not_behind", backend=e.backend, gateway=e.gateway)
     gw.backends.remove(e.backend)
     gw.unhealthy = [n for n in gw.unhealthy if n != e.backend]
-    gw.backend_changes.pop(e.backend, None)
     b.behind = None
     st.say("narration.backend_left", "change", backend=e.backend, gateway=e.gateway)
     _announce(st, gw, msg("narration.why.backend_left", backend=e.backend))
@@ -72,7 +70,6 @@ def _fails(st: Step, e: BackendFailsHealthCheck) -> None:
     if e.backend in gw.unhealthy:
         raise Rejected("refusal.already_unhealthy", backend=e.backend)
     gw.unhealthy.append(e.backend)
-    gw.backend_changes[e.backend] = changed(st.s.step, msg("narration.table.hidden"))
     st.say("narration.backend_unhealthy", "error", backend=e.backend)
     _announce(st, gw, msg("narration.why.backend_failed", backend=e.backend))
 
@@ -90,7 +87,6 @@ def _recovers(st: Step, e: BackendRecovers) -> None:
         raise Rejected("refusal.not_unhealthy", backend=e.backend)
     gw.unhealthy.remove(e.backend)
     b.up = True
-    gw.backend_changes[e.backend] = changed(st.s.step, msg("narration.table.shown_again"))
     st.say("narration.backend_recovered", "change", backend=e.backend)
     _announce(st, gw, msg("narration.why.backend_recovered", backend=e.backend))
 
