@@ -17,7 +17,8 @@ The stylesheet is served without its comments and spare whitespace (rcssmin, onc
 comments explain the rules to whoever edits them, and were a third of its compressed bytes. The
 scripts lose their whole-line ``//`` comments (a quarter of their compressed bytes), each left as an
 empty line so the line numbers in a browser's errors stay those of the file; nothing else of them
-changes, since the Python JavaScript minifiers tried mangle nested template literals.
+changes, since the Python JavaScript minifiers tried mangle nested template literals. So a comment goes
+on a line of its own, above what it explains: one at the end of a line of code is sent to every reader.
 """
 
 from __future__ import annotations

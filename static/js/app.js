@@ -39,7 +39,8 @@ const shared = () => (transport ??= new Transport(document.getElementById("conne
 function mountNear(section, load) {
   let started = null;
   let tries = 0;
-  let failed = null; // the note with "Try again", while one is on show
+  // the note with "Try again", while one is on show
+  let failed = null;
   const held = [];
   const start = () => {
     started ??= load(tries++).then(

@@ -23,7 +23,8 @@ export function diffServers(before, after) {
   const added = [...now.keys()].filter((n) => !old.has(n));
   const removed = [...old.keys()].filter((n) => !now.has(n));
   const changed = {};
-  const status = {}; // the new status of each row whose status changed
+  // the new status of each row whose status changed
+  const status = {};
   for (const [name, row] of now) {
     const prev = old.get(name);
     if (!prev) continue;
@@ -123,7 +124,8 @@ function nothingChanged(shows) {
   try {
     list = new Intl.ListFormat(document.documentElement.lang || undefined, { type: "disjunction" }).format(regions);
   } catch {
-    list = regions.join(t("changes.or")); // a locale's name that is no language tag
+    // a locale's name that is no language tag
+    list = regions.join(t("changes.or"));
   }
   return t("changes.none", { regions: list });
 }

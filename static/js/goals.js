@@ -35,7 +35,8 @@ export function mountGoal(section) {
   const state = block.querySelector('[data-role="goal-state"]');
   const announce = section.querySelector('[data-role="announce"]');
   const text = block.dataset.goalText;
-  let met = null; // unknown until the first answer
+  // unknown until the first answer
+  let met = null;
   let everMet = false;
 
   const known = (panels) => {
@@ -49,7 +50,8 @@ export function mountGoal(section) {
 
   section.addEventListener("playground:answer", (event) => {
     const goal = event.detail && event.detail.goal;
-    if (!goal || typeof goal.met !== "boolean") return; // no goal to check, or a server that does not say
+    // no goal to check, or a server that does not say
+    if (!goal || typeof goal.met !== "boolean") return;
     // A scenario's presses are not the learner reaching the goal: the block waits for their own.
     if (section.hasAttribute("data-scenario-driving")) return;
     const nowMet = goal.met;

@@ -26,8 +26,10 @@ function lazy(name) {
       throw err;
     }));
 }
-const shareCode = lazy("share.js"); // shared links: a page opened from one, or the first "Share link"
-const scenarioCode = lazy("scenario.js"); // the walk-throughs' replay, at the first "Walk me through it"
+// shared links: a page opened from one, or the first "Share link"
+const shareCode = lazy("share.js");
+// the walk-throughs' replay, at the first "Walk me through it"
+const scenarioCode = lazy("scenario.js");
 
 
 export function mountPlayground(section, transport) {
@@ -39,7 +41,8 @@ export function mountPlayground(section, transport) {
   // The wire's diagrams, when their tab is not on view, are drawn when it is chosen, not at every press:
   // they are the costliest part of a view to build.
   const offView = (el) => Boolean(el?.closest('[role="tabpanel"]')?.hidden);
-  const waiting = new Map(); // region name -> draws it with the newest view, once its tab is on view
+  // region name -> draws it with the newest view, once its tab is on view
+  const waiting = new Map();
   const drawOnView = (name, drawIt) => {
     if (offView(region(name))) return void waiting.set(name, drawIt);
     waiting.delete(name);
@@ -54,8 +57,10 @@ export function mountPlayground(section, transport) {
   // JSON is the costliest part of a view to build.
   const wireBox = region("wire");
   const wireDetails = wireBox?.closest("details") ?? null;
-  let wireWanted = null; // the view whose wire the list should show
-  let wireDrawn = null; // the view whose wire it shows
+  // the view whose wire the list should show
+  let wireWanted = null;
+  // the view whose wire it shows
+  let wireDrawn = null;
   function drawWanted() {
     if (!wireBox || !wireWanted || wireDrawn === wireWanted) return;
     fill(wireBox, wireList(stepWire(wireWanted)));
@@ -134,13 +139,20 @@ export function mountPlayground(section, transport) {
   let history = [];
   // The views this page has drawn, by step: the timeline shows them again without asking.
   let views = [];
-  let shown = null; // the view on screen, to find what the next one changed
-  let pressed = null; // the control behind the change on its way, kept in view with what it changed
-  let logMoved = false; // the log grew: scroll it to its end once the page has been laid out
-  let reveal = null; // scrolls the log and brings the marks into view, once the words above are in
-  let pastShown = false; // log entries are marked "later" (an earlier step is on view)
-  let freshReveal = null; // a prediction's result the answer being drawn revealed
-  let freshAsk = null; // a question the answer being drawn asked (predict.js shows it after a press)
+  // the view on screen, to find what the next one changed
+  let shown = null;
+  // the control behind the change on its way, kept in view with what it changed
+  let pressed = null;
+  // the log grew: scroll it to its end once the page has been laid out
+  let logMoved = false;
+  // scrolls the log and brings the marks into view, once the words above are in
+  let reveal = null;
+  // log entries are marked "later" (an earlier step is on view)
+  let pastShown = false;
+  // a prediction's result the answer being drawn revealed
+  let freshReveal = null;
+  // a question the answer being drawn asked (predict.js shows it after a press)
+  let freshAsk = null;
   let linkNotice = null;
   // A notice for the next answer's status line (a scenario left by this press says so there).
   section.addEventListener("playground:notice", (event) => {
@@ -184,7 +196,8 @@ export function mountPlayground(section, transport) {
     // What an undo takes back is the newest step before it: say so, or it reads as a new press.
     const undone = frame.type === "undo" ? history[history.length - 1] : null;
     updateLog(answer.log_from, v.log);
-    const dropped = frame.type === "reset" ? log.events.length : 0; // presses a reset sets aside
+    // presses a reset sets aside
+    const dropped = frame.type === "reset" ? log.events.length : 0;
     const events = frame.type === "open" ? (log && log.events) || [] : log.events.slice();
     if (frame.type === "press") events.push(["p", frame.button]);
     else if (frame.type === "era") events.push(["e", frame.era]);
@@ -241,7 +254,8 @@ export function mountPlayground(section, transport) {
   // Whether a region must be drawn again: not when it already shows the same data (a press that
   // changes only the log leaves the table's and the prompt's nodes, and their layout, alone); then only
   // what the last press added to it (a note, a changed cell) goes.
-  const drawnData = new Map(); // region -> the data it shows, as JSON
+  // region -> the data it shows, as JSON
+  const drawnData = new Map();
   function redraw(box, data) {
     const json = JSON.stringify(data);
     if (!box.firstChild || drawnData.get(box) !== json) {
@@ -263,7 +277,8 @@ export function mountPlayground(section, transport) {
     const marked = [];
     const mark = (el, word) => {
       if (!el) return;
-      el.setAttribute(MARKED, word && t(`mark.${word.replace(" ", "_")}`)); // shown by the stylesheet
+      // shown by the stylesheet
+      el.setAttribute(MARKED, word && t(`mark.${word.replace(" ", "_")}`));
       marked.push(el);
     };
     const servers = region("servers");
@@ -371,12 +386,18 @@ export function mountPlayground(section, transport) {
       // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep, freshAsk);
-      } else if (marked.length || freshReveal || freshAsk) {
+      } else if (marked.some((el) => el.getClientRects().length) || freshReveal || freshAsk) {
         // A prediction's verdict, just revealed above the regions, comes first; then a question just asked
         // (the learner's next move is to answer it), when it fits on screen with the changes; then them.
         const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
         const first = verdict ? [verdict, ...marked] : marked;
         bringIntoView(first, keep, quiet, section.querySelector(".stage > .controls"), freshAsk);
+      } else if (!firstView) {
+        // Nothing on view changed (a mark in a tab not on view is not seen): the press's own lines in
+        // the log say what it did (a notice ignored, a press refused), so they come into view, above
+        // the controls' bar.
+        const entry = box?.querySelector('ol.log > [aria-current="step"]');
+        if (entry) bringIntoView([entry], keep, quiet, section.querySelector(".stage > .controls"));
       }
       freshReveal = freshAsk = null;
     };
@@ -441,7 +462,8 @@ export function mountPlayground(section, transport) {
     const notice = linkNotice;
     linkNotice = null;
     const lead = notice ? `${notice} ` : "";
-    say(lead + t("playground.viewing", { where, changes }), lead.trim()); // the timeline's line says where, in view
+    // the timeline's line says where, in view
+    say(lead + t("playground.viewing", { where, changes }), lead.trim());
     settle();
   }
 
@@ -531,12 +553,14 @@ export function mountPlayground(section, transport) {
 
   // Each storage choice keeps the presses made under it while another is tried: arrow keys in a
   // radio group choose every option they pass, and going back must not have cost the learner's work.
-  const setAside = new Map(); // variant -> { era, events }
+  // variant -> { era, events }
+  const setAside = new Map();
   const chooseVariant = (v) => {
     branch = null;
     chain = chain.then(continueFromPast).catch(failed);
     return send(() => {
-      if (!log || !log.handle) return null; // the reopen before it failed: said already
+      // the reopen before it failed: said already
+      if (!log || !log.handle) return null;
       if (log.events.length) setAside.set(log.variant, { era: log.era, events: log.events.slice() });
       const kept = setAside.get(v);
       setAside.delete(v);
@@ -550,8 +574,10 @@ export function mountPlayground(section, transport) {
 
   // A scenario starts afresh: the learner's own presses wait here (and in this tab's storage, so a
   // reload keeps them), and a button beside Undo and Reset brings them back.
-  let aside = session.get(asideKey(panel)); // { variant, era, events, own }
-  let asideViews = []; // the views drawn for them, while this page holds them
+  // { variant, era, events, own }
+  let aside = session.get(asideKey(panel));
+  // the views drawn for them, while this page holds them
+  let asideViews = [];
   // A press, era or storage choice of the learner's own since the last set-aside (kept with the
   // presses set aside, so a reload does not take the learner's later work for a scenario's).
   let own = Boolean(aside && aside.own);
@@ -601,7 +627,8 @@ export function mountPlayground(section, transport) {
       linkNotice = t("playground.aside_back", { presses: plural(a.events.length, "press") });
       return openFrame();
     }).then(() => {
-      if (!log || log.events.length !== a.events.length) return; // the open failed: said already
+      // the open failed: said already
+      if (!log || log.events.length !== a.events.length) return;
       views = av.map((v, i) => views[i] || v);
     });
   }
@@ -610,7 +637,8 @@ export function mountPlayground(section, transport) {
   let branch = null;
   const change = (type, extra = {}) => {
     if (type === "undo" && branch && !timeline.past && log.events.length === branch.k + 1) return restoreBranch();
-    if (!timeline.past || type === "reset") branch = null; // what was set aside is gone for good
+    // what was set aside is gone for good
+    if (!timeline.past || type === "reset") branch = null;
     // A reset clears every press, the later ones too: no cut first, so it says how many it cleared.
     if (type !== "reset") chain = chain.then(continueFromPast).catch(failed);
     return send(() => (log && log.handle ? { type, handle: log.handle, seq: log.seq + 1, ...extra } : null));
@@ -620,14 +648,16 @@ export function mountPlayground(section, transport) {
   // earlier state on view and every press after it back.
   function restoreBranch() {
     const b = branch;
-    const before = shown; // what the learner saw before Undo: the changes are marked against it
+    // what the learner saw before Undo: the changes are marked against it
+    const before = shown;
     branch = null;
     const label = history[history.length - 1]?.label.text || "";
     return send(() => {
       log = { handle: null, variant: b.variant, era: b.era, events: b.events, seq: b.events.length };
       return openFrame();
     }).then(() => {
-      if (!log || log.events.length !== b.events.length) return; // the open failed: said already
+      // the open failed: said already
+      if (!log || log.events.length !== b.events.length) return;
       views = b.views.map((v, i) => views[i] || v);
       shown = before;
       linkNotice = t("playground.branch_back", { label, presses: plural(b.events.length - b.k, "press") });
@@ -670,7 +700,8 @@ export function mountPlayground(section, transport) {
     const back = h("button", { type: "button", class: "to-events", hidden: "" }, t("playground.to_events"));
     section.append(h("div", { class: "to-events-dock" }, back));
     back.addEventListener("click", (event) => {
-      event.stopPropagation(); // not a change to the playground
+      // not a change to the playground
+      event.stopPropagation();
       const target = lastEvent.disabled ? eventButtons.querySelector("button:not(:disabled)") || lastEvent : lastEvent;
       target.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
       target.focus({ preventScroll: true });
@@ -679,7 +710,8 @@ export function mountPlayground(section, transport) {
     // screen's edge: a jump past them, or a disclosure opened below them, crosses no edge.
     let queued = false;
     placeBack = () => {
-      if (queued || !lastEvent) return; // nothing pressed yet: nothing to go back to, no layout to read
+      // nothing pressed yet: nothing to go back to, no layout to read
+      if (queued || !lastEvent) return;
       queued = true;
       requestAnimationFrame(() => {
         queued = false;
@@ -689,7 +721,8 @@ export function mountPlayground(section, transport) {
         const seen = last.height > 0 && last.bottom > 0 && last.top < window.innerHeight;
         const show = lastEvent.isConnected && r.height > 0 && r.bottom < 0 && !seen;
         back.hidden = !show;
-        section.classList.toggle("backing", show); // the focus is brought into view above the button (lesson.css)
+        // the focus is brought into view above the button (lesson.css)
+        section.classList.toggle("backing", show);
       });
     };
     window.addEventListener("scroll", placeBack, { passive: true });
@@ -706,7 +739,8 @@ export function mountPlayground(section, transport) {
     pressed = button;
     if (button.dataset.button || button.dataset.action === "undo" || button.dataset.action === "reset") {
       lastEvent = button;
-      section.classList.add("dock-room"); // room for the way back, kept from now on (lesson.css)
+      // room for the way back, kept from now on (lesson.css)
+      section.classList.add("dock-room");
       placeBack();
     }
     if (button.dataset.button) change("press", { button: button.dataset.button });

@@ -34,11 +34,13 @@ export function mountProgress({ emitter, slug, quiz, box }) {
     if (el) el.textContent = text;
   };
   const safely = (fn) => {
-    if (!emitter) return; // not in a frame, no record store: nobody to tell
+    // not in a frame, no record store: nobody to tell
+    if (!emitter) return;
     try {
       fn();
     } catch (err) {
-      console.warn("statement not sent:", err.message); // a malformed id never stops the lesson
+      // a malformed id never stops the lesson
+      console.warn("statement not sent:", err.message);
     }
   };
 
@@ -64,7 +66,8 @@ export function mountProgress({ emitter, slug, quiz, box }) {
     safely(() => emitter.answered(question, choice, correct, title, Boolean(task)));
     if (score && score.total > 0 && score.answered >= score.total) {
       const key = `${score.correct}/${score.total}`;
-      if (state.scored === key) return; // the same result again says nothing new
+      // the same result again says nothing new
+      if (state.scored === key) return;
       state.scored = key;
       save();
       const name = document.querySelector("article.lesson h1")?.textContent.trim();
@@ -99,7 +102,8 @@ export function mountProgress({ emitter, slug, quiz, box }) {
   });
 
   if (!box) return;
-  box.hidden = false; // the buttons need this script
+  // the buttons need this script
+  box.hidden = false;
   // Each answer of the file's code says what it did; a fetch that fails says so in the same line.
   const failed = () => say(t("panel.failed"));
   box.querySelector('[data-action="export-progress"]').addEventListener("click", () => {
@@ -131,10 +135,12 @@ export function relayStatements(url) {
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(batch),
         keepalive: true,
-      }).catch(() => {}); // the server queues and retries; the lesson never waits for the store
+      // the server queues and retries; the lesson never waits for the store
+      }).catch(() => {});
     }
   };
   window.addEventListener("lesson:statement", (event) => {
-    if (queue.push(event.detail) === 1) setTimeout(flush, 0); // statements made together go together
+    // statements made together go together
+    if (queue.push(event.detail) === 1) setTimeout(flush, 0);
   });
 }

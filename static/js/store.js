@@ -10,7 +10,8 @@ export const STORAGE_NOTICE =
   "This page cannot use your browser's storage here, so your progress is kept only until you reload or leave.";
 
 const memory = { session: new Map(), local: new Map() };
-let storageRefused = null; // the error name, once storage has been refused
+// the error name, once storage has been refused
+let storageRefused = null;
 
 function reportStorage(err) {
   if (storageRefused !== null) return;
@@ -49,7 +50,8 @@ export function safeStorage(kind = "session") {
       try {
         return fn(store);
       } catch (err) {
-        store = null; // refused mid-way (quota, policy change): memory from now on
+        // refused mid-way (quota, policy change): memory from now on
+        store = null;
         reportStorage(err);
       }
     }
@@ -67,7 +69,8 @@ export function safeStorage(kind = "session") {
 
 function make(kind) {
   let area = null;
-  const get = () => (area ??= safeStorage(kind)); // probed on first use
+  // probed on first use
+  const get = () => (area ??= safeStorage(kind));
   return {
     get(key) {
       const text = get().getItem(key);
@@ -75,7 +78,8 @@ function make(kind) {
       try {
         return JSON.parse(text);
       } catch {
-        return null; // damaged: as if nothing were stored
+        // damaged: as if nothing were stored
+        return null;
       }
     },
     set(key, value) {

@@ -26,10 +26,12 @@ export function makeTimeline(section, onView) {
     const name = stepName(at, total);
     where.textContent = t(at === total ? "timeline.now" : "timeline.viewing", { name });
     slider.setAttribute("aria-valuetext", name);
-    slider.max = String(total); // first: a value above the old max would be clamped to it
+    // first: a value above the old max would be clamped to it
+    slider.max = String(total);
     slider.value = String(at);
     slider.disabled = total === 0;
-    box.hidden = total === 0; // nothing to scrub before the first press
+    // nothing to scrub before the first press
+    box.hidden = total === 0;
     latest.hidden = at === total;
     note.hidden = at === total;
     note.textContent =
@@ -47,7 +49,8 @@ export function makeTimeline(section, onView) {
   latest.addEventListener("click", () => {
     at = total;
     const hadFocus = document.activeElement === latest;
-    show(); // hides this button: the focus goes to the slider, not to the page
+    // hides this button: the focus goes to the slider, not to the page
+    show();
     if (hadFocus) slider.focus();
     onView(at);
   });

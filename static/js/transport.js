@@ -4,7 +4,8 @@
 // server applies a retried change once.
 import { t } from "./i18n.js";
 const OPEN_TIMEOUT_MS = 4000;
-const IDLE = 4408; // the server closed a silent socket: reconnect on the next frame, not before
+// the server closed a silent socket: reconnect on the next frame, not before
+const IDLE = 4408;
 
 export const PROTOCOL = 2;
 // The page's locale (<html data-locale>): the server writes each answer's narration in it.
@@ -28,7 +29,8 @@ export class Transport {
     this.statusEl = statusEl;
     this.mode = "connecting";
     this.nextId = 1;
-    this.pending = new Map(); // id -> { frame, resolve, reject }
+    // id -> { frame, resolve, reject }
+    this.pending = new Map();
     this.listeners = [];
     this.retry = 250;
     this.everOpened = false;
@@ -79,7 +81,8 @@ export class Transport {
       } catch {
         return;
       }
-      this.retry = 250; // the server answers: the next drop is news, not a refusal repeating
+      // the server answers: the next drop is news, not a refusal repeating
+      this.retry = 250;
       this.settle(answer);
     });
     socket.addEventListener("close", (event) => {

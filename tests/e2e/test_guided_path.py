@@ -289,3 +289,15 @@ def test_the_question_a_press_asks_comes_into_view_with_the_buttons(page: Page) 
     for b in pg.buttons:
         control = section.get_by_role("button", name=b.label, exact=True)
         assert in_view(page, control), f"{b.id} is out of view"
+
+
+def test_on_a_phone_a_press_that_changes_nothing_above_shows_its_lines(page: Page) -> None:
+    """A notice the host ignores changes no table, prompt or counter: the press's own entry in the log
+    is what it did, so it comes into view above the controls' bar rather than staying under it."""
+    width, height = SIZES["375"]
+    pg, section = open_panel(page, "guide", width, height)
+    log = section.get_by_role("group", name="What happened, newest last")
+    section.get_by_role("button", name=pg.button("undeclared").label, exact=True).click()
+    entry = log.get_by_text(step_label(1))
+    expect(entry).to_have_count(1)
+    assert in_view(page, entry), "the press's lines in the log are out of view"
