@@ -29,6 +29,8 @@ def _ask(st: Step, e: AskUserInput) -> None:
         raise Rejected("refusal.already_asking", server=e.server)
     client = client_for(st, c)
     tool = pick_tool(c, e.tool)
+    # Who made the call the question belongs to: the model, which now waits for its result.
+    st.say("narration.model_calls_for_input", "model", tool=tool.name, server=e.server)
     client.begin_input(tool, client.default_args(tool.name))
 
 
