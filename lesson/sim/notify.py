@@ -19,7 +19,7 @@ def listeners(st: Step, server: str) -> list[Client]:
 
 def tools_changed(st: Step, srv: SimServer, why: dict[str, Any]) -> None:
     """Tell whoever listens (list_changed is a SHOULD, so some never hear), and let them re-list.
-    ``why`` is the change (a message, ``msg``), as the log and the table's last change say it."""
+    ``why`` is the change (a message, ``msg``), as the log says it."""
     srv.change_seq += 1
     for c in listeners(st, srv.name):
         if not srv.list_changed:
