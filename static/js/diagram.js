@@ -209,7 +209,8 @@ const LEGEND = ["http_request", "http_response", "sse_event", "stdio_line", "hos
 export function eraDiagrams(view) {
   const cmp = view.comparison;
   const legend = h("ul", { class: "seq-legend", "aria-label": t("diagram.legend") }, LEGEND.map((kind) => h("li", { class: `kind-${kind}` }, t(`diagram.legend.${kind}`))));
-  if (!cmp) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram([], t("diagram.this_step")));
+  // A host of both eras has one step to draw: two diagrams under era names would be the same host twice.
+  if (!cmp || view.dual_era) return h("div", { class: "seq-pair one" }, legend, sequenceDiagram(cmp ? cmp.this.wire : [], t("diagram.this_step")));
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   return h(
     "div",

@@ -272,7 +272,7 @@ export function mountPlayground(section, transport) {
   function draw(v, prev, k, button = null, undo = false) {
     const d = diffViews(prev, v);
     // A host of both eras has no era to choose.
-    for (const input of section.querySelectorAll('[data-role="era"] input')) [input.checked, input.disabled] = [input.value === v.era, v.dual_era];
+    for (const input of section.querySelectorAll('[data-role="era"] input')) [input.checked, input.disabled] = [input.value === v.era && !v.dual_era, v.dual_era];
     for (const el of section.querySelectorAll(`[${MARKED}]`)) el.removeAttribute(MARKED);
     const marked = [];
     const mark = (el, word) => {
@@ -383,6 +383,7 @@ export function mountPlayground(section, transport) {
       if (logMoved && box) box.scrollTop = box.scrollHeight;
       else if (box) showLogEntry(box, k);
       logMoved = false;
+      const entry = box?.querySelector('ol.log > [aria-current="step"]');
       // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep, freshAsk);
@@ -391,12 +392,12 @@ export function mountPlayground(section, transport) {
         // (the learner's next move is to answer it), when it fits on screen with the changes; then them.
         const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
         const first = verdict ? [verdict, ...marked] : marked;
-        bringIntoView(first, keep, quiet, section.querySelector(".stage > .controls"), freshAsk);
+        // A walk-through's moment points at its lines in the log: they come too, when all fits.
+        bringIntoView(first, keep, quiet, section.querySelector(".stage > .controls"), freshAsk || (scenarioBox && entry));
       } else if (!firstView) {
         // Nothing on view changed (a mark in a tab not on view is not seen): the press's own lines in
         // the log say what it did (a notice ignored, a press refused), so they come into view, above
         // the controls' bar.
-        const entry = box?.querySelector('ol.log > [aria-current="step"]');
         if (entry) bringIntoView([entry], keep, quiet, section.querySelector(".stage > .controls"));
       }
       freshReveal = freshAsk = null;

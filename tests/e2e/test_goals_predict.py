@@ -258,9 +258,13 @@ def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page
             expect(question).to_be_hidden()
             for era in era_choice.all():
                 expect(era).to_be_disabled()
-            # Nor are two eras compared: both sides would be this one host.
+                expect(era).not_to_be_checked()
+            # Nor are two eras compared, or drawn: both would be this one host.
             show_tab(eras, "Both eras")
             expect(region(eras, PANELS["eras"].titles["comparison"])).to_contain_text(message("comparison.dual"))
+            eras.get_by_role("button", name=PANELS["eras"].button("add-l").label).click()
+            show_tab(eras, "Wire")
+            expect(region(eras, "Wire").get_by_role("figure")).to_have_count(1)
             show_tab(eras, "What happened")
             choices.first.check()
             for era in era_choice.all():

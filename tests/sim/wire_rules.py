@@ -65,7 +65,7 @@ class WireWatch:
                 assert before.host.auto_listen or (had is not None and had.listen.open) or resumes, (
                     f"GET to {m.receiver}, which the host never opened a stream to"
                 )
-        polling = isinstance(event, (ev.TakeTurn, ev.StartCall))  # a call is a turn of its own too
+        polling = isinstance(event, (ev.TakeTurn, ev.StartCall, ev.AskUserInput))  # a call is a turn of its own too
         for m in frames:
             method = (m.payload or {}).get("method") if m.on_wire else None
             if polling and method == "tools/call":

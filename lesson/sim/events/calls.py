@@ -50,7 +50,7 @@ class _TurnStart:
     removed: list[PromptTool]
 
 
-def _turn_begins(st: Step) -> _TurnStart:
+def turn_begins(st: Step) -> _TurnStart:
     """The host calls the model: the tools in this turn's prompt, and what changed since the last one."""
     h = st.s.host
     for name in h.configured:
@@ -91,7 +91,7 @@ def _turn_begins(st: Step) -> _TurnStart:
     return _TurnStart(prompt, new, removed)
 
 
-def _turn_ends(st: Step, turn: _TurnStart, records: list[CallRecord]) -> None:
+def turn_ends(st: Step, turn: _TurnStart, records: list[CallRecord]) -> None:
     h = st.s.host
     h.last_prompt = turn.prompt
     h.pending_changes = 0
@@ -106,7 +106,7 @@ def _turn_ends(st: Step, turn: _TurnStart, records: list[CallRecord]) -> None:
 
 @handles(TakeTurn)
 def _turn(st: Step, e: TakeTurn) -> None:
-    turn = _turn_begins(st)
+    turn = turn_begins(st)
     prompt, now = turn.prompt, {(t.name, t.server) for t in turn.prompt}
     if e.calls is not None:
         calls = e.calls
@@ -130,7 +130,7 @@ def _turn(st: Step, e: TakeTurn) -> None:
             st.say("narration.model_called", "model", tool=call.tool, server=call.server, result=rec.text)
     if not calls:
         st.say("narration.no_tool_called", "model")
-    _turn_ends(st, turn, records)
+    turn_ends(st, turn, records)
 
 
 def pick_tool(c: Client, tool: str | None) -> ToolDef:
@@ -157,14 +157,14 @@ class StartCall(EventBase):
 def _start_call(st: Step, e: StartCall) -> None:
     # The turn first: the model picks from the tools this turn shows it (a refusal after it discards
     # the whole step, its lines included).
-    turn = _turn_begins(st)
+    turn = turn_begins(st)
     c = st.client(e.server)
     if c.status != "connected":
-        raise Rejected("refusal.call_while_not_connected", server=e.server, status=word("status", c.status))
+        raise Rejected("refusal.call_while_not_connected", server=e.server, status=word("status", c.shown_status()))
     tool = pick_tool(c, e.tool)
     if not client_for(st, c).start_call(tool):
-        _turn_ends(st, turn, [])
+        turn_ends(st, turn, [])
         return
     code = "narration.call_running_idempotent" if tool.idempotent else "narration.call_running_not_idempotent"
     st.say(code, "model", tool=tool.name, server=e.server)
-    _turn_ends(st, turn, [])
+    turn_ends(st, turn, [])

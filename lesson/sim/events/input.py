@@ -9,11 +9,12 @@ from ..clients import client_for
 from ..model import Said
 from ..step import Rejected, Step, word
 from .base import EventBase, handles
-from .calls import pick_tool
+from .calls import pick_tool, turn_begins, turn_ends
 
 
 class AskUserInput(EventBase):
-    """A tool needs the user to answer a question before it can finish."""
+    """A model turn in which the model calls a tool that needs the user to answer a question before it
+    can finish (the model acts only when the host calls it, as in ``StartCall``)."""
 
     kind: Literal["ask_user_input"] = "ask_user_input"
     server: str
@@ -27,11 +28,13 @@ def _ask(st: Step, e: AskUserInput) -> None:
         raise Rejected("refusal.server_status", server=e.server, status=word("status", c.shown_status()))
     if c.pending_input:
         raise Rejected("refusal.already_asking", server=e.server)
+    turn = turn_begins(st)
     client = client_for(st, c)
     tool = pick_tool(c, e.tool)
     # Who made the call the question belongs to: the model, which now waits for its result.
     st.say("narration.model_calls_for_input", "model", tool=tool.name, server=e.server)
     client.begin_input(tool, client.default_args(tool.name))
+    turn_ends(st, turn, [])
 
 
 class UserAnswers(EventBase):
