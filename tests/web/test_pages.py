@@ -104,6 +104,25 @@ def test_every_shipped_panel_renders_with_its_controls(client):
                     assert situation.label in page
 
 
+def test_only_a_playground_whose_era_the_learner_chooses_shows_the_eras_cost(client):
+    """The cost strip compares the eras: a playground without an era choice (the baskets) shows one era
+    only, so a count for the other would be about something the learner cannot see."""
+    panels = load_panels(default_root())
+    seen = set()
+    for lesson in load_content(default_root()).lessons:
+        page = client.get(f"/lessons/{lesson.meta.slug}").get_data(as_text=True)
+        for name in lesson.widgets:
+            panel = panels.get(name)
+            if not isinstance(panel, PlaygroundPanel):
+                continue
+            start = page.index(f'data-panel-id="{panel.id}"')
+            end = page.find('data-panel-id="', start + 1)
+            has_cost = 'data-role="cost"' in page[start : end if end > 0 else None]
+            assert has_cost == (panel.era_choice and bool({"comparison", "wire"} & set(panel.shows))), panel.id
+            seen.add(has_cost)
+    assert seen == {True, False}, "every playground is alike: the check covers one side only"
+
+
 def test_a_lesson_page_is_sent_the_prediction_script_only_when_a_playground_of_it_asks_one(client):
     content = load_content(default_root())
     panels = load_panels(default_root())
