@@ -243,7 +243,7 @@ def test_the_wire_of_the_outage_lesson_on_a_phone(browser: Browser, base_url: st
     outage = open_playground(page, OUTAGE, "Play out an outage")
     press(outage, "B deploys a new tool", 1)
     wire(outage)
-    for pre in json_on_a_phone(page, '"method": "tools/list"', "connection refused"):
+    for pre in json_on_a_phone(page, '"method": "tools/list"', "is not reachable"):
         expect(pre).to_be_visible()
         wrapped = pre.evaluate(WRAPS)
         assert wrapped, "no line wraps at 375 px: the test no longer covers a long line"
