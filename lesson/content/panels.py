@@ -158,7 +158,7 @@ class PlaygroundPanel(Strict):
 class Moment(Strict):
     """One moment of a stepper: what it is called, what it shows, and the events that bring it about."""
 
-    title: Annotated[Label, Field(description="the moment's heading")]
+    title: Annotated[Label | None, Field(description="the moment's heading (none: the page numbers it only)")] = None
     caption: Annotated[Label, Field(description="what the moment shows, in a sentence or two")]
     events: Annotated[list[Event], Field(description="the events played at this moment, in order")]
 

@@ -38,7 +38,9 @@ from .yamlfile import ContentError, YamlDoc, load_yaml_file
 class ScenarioStep(Strict):
     """One step: a press of the panel's button, or one or more events, and what to say about it."""
 
-    title: Annotated[Label | None, Field(description="the step's heading (default: 'Step <n>')")] = None
+    title: Annotated[
+        Label | None, Field(description="the step's heading (none: the page numbers it only, in its own language)")
+    ] = None
     press: ID | list[ID] | None = Field(
         default=None, description="the id of a button of the scenario's panel, or several pressed in turn"
     )
@@ -141,10 +143,7 @@ def load_scenario(path: Path) -> tuple[Scenario, Start, list[Moment]]:
     """Read a scenario file into its model, its start and its steps (as a stepper shows them)."""
     scenario, doc = load_yaml_file(Path(path), Scenario)
     start, events = _resolve(scenario, doc, _panel_of(scenario, Path(path)))
-    steps = [
-        Moment(title=s.title or f"Step {n}", caption=s.narration, events=e)
-        for n, (s, e) in enumerate(zip(scenario.steps, events, strict=True), 1)
-    ]
+    steps = [Moment(title=s.title, caption=s.narration, events=e) for s, e in zip(scenario.steps, events, strict=True)]
     return scenario, start, steps
 
 
@@ -234,10 +233,7 @@ def page_scenarios(root: Path) -> dict[str, list[dict]]:
                 "title": scenario.title,
                 "summary": scenario.summary,
                 "era": start.era,
-                "steps": [
-                    {"title": s.title or f"Step {n}", "narration": s.narration, "press": presses(s)}
-                    for n, s in enumerate(scenario.steps, 1)
-                ],
+                "steps": [{"title": s.title, "narration": s.narration, "press": presses(s)} for s in scenario.steps],
             }
         )
     return out

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # panels.py replays every panel with this module as it loads 
 
 class MomentView(Strict):
     number: int
-    title: str
+    title: str | None  # none: the page numbers the moment only
     caption: str
     view: View
 

@@ -19,6 +19,9 @@ function inLog(log) {
   return h("p", { class: "subtle in-log" }, t(first === last ? "log.steps.one" : "log.steps.many", { first, last }));
 }
 
+// A moment by its number, and its title when it has one.
+const momentName = (step, total) => t(step.title ? "stepper.moment" : "stepper.moment_untitled", { n: step.number, total, title: step.title });
+
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
 
 export function mountStepper(section) {
@@ -107,7 +110,7 @@ export function mountStepper(section) {
       h(
         "article",
         { class: "moment-card", "aria-labelledby": "churn-moment-title" },
-        h("h4", { id: "churn-moment-title" }, t("stepper.moment", { n: step.number, total: steps.length, title: step.title })),
+        h("h4", { id: "churn-moment-title" }, momentName(step, steps.length)),
         // A moment may hold several steps: their numbers are the ones the log and the table's "last change" use.
         inLog(v.log),
         h("p", { class: "caption" }, step.caption),
@@ -139,7 +142,7 @@ export function mountStepper(section) {
     next.disabled = index === steps.length - 1;
     if (focused === prev && prev.disabled) next.focus();
     if (focused === next && next.disabled) prev.focus();
-    const moment = t("stepper.moment", { n: step.number, total: steps.length, title: step.title });
+    const moment = momentName(step, steps.length);
     // The moment's heading shows it. After an era choice the moment is the same one: the era, said
     // first, makes the line new, so a screen reader reads it again.
     const chosen = eraChosen && section.querySelector('input[name="churn-era"]:checked')?.closest("label");
