@@ -16,12 +16,12 @@ const STATUS_MARK = {
 // text: it is marked so the pseudo-locale check can tell it apart. (The server renders the narration and
 // the cells in the page's language; a status is an id, named here from the catalogue.)
 const content = (text) => h("span", { "data-content": "" }, text);
-// Long identifiers ("subscriptions/listen", "delete_workspace") may break after a slash or an
-// underscore, so the server table fits its box rather than scrolling sideways. Shorter ones stay
-// whole: a break would make the table's columns narrower than they need to be ("search_" / "docs").
+// Long identifiers ("subscriptions/listen") may break after a slash or an underscore, so the server
+// table fits its box rather than scrolling sideways. Shorter ones stay whole ("delete_workspace," and
+// "create_ticket" fit a phone's card): a break there reads as two words ("create_" / "ticket").
 export const breakAfter = (word, at = /(?<=[/_])/) => String(word).split(at).flatMap((bit, i) => (i ? [h("wbr"), bit] : [bit]));
 // split() with a group puts each long word at an odd index.
-const breakable = (text) => h("span", { "data-content": "" }, String(text).split(/(\S{14,})/).flatMap((part, i) => (i % 2 ? breakAfter(part) : [part])));
+const breakable = (text) => h("span", { "data-content": "" }, String(text).split(/(\S{18,})/).flatMap((part, i) => (i % 2 ? breakAfter(part) : [part])));
 
 export function logLine(line) {
   const label = TONE[line.tone];
