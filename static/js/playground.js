@@ -384,9 +384,14 @@ export function mountPlayground(section, transport) {
       else if (box) showLogEntry(box, k);
       logMoved = false;
       const entry = box?.querySelector('ol.log > [aria-current="step"]');
-      // The page's first view (the page opening, a link landing on its heading) leaves the page where it is.
+      // The page's first view (the page opening, a link landing on its heading) leaves the page where it is;
+      // so does a step chosen on a phone with the timeline's slider, which must stay under the keys moving
+      // it (its status line says what changed).
+      const still = firstView || keep?.type === "range";
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep, freshAsk);
+      } else if (still) {
+        // nothing to bring into view
       } else if (marked.some((el) => el.getClientRects().length) || freshReveal || freshAsk) {
         // A prediction's verdict, just revealed above the regions, comes first; then a question just asked
         // (the learner's next move is to answer it), when it fits on screen with the changes; then them.
@@ -394,7 +399,7 @@ export function mountPlayground(section, transport) {
         const first = verdict ? [verdict, ...marked] : marked;
         // A walk-through's moment points at its lines in the log: they come too, when all fits.
         bringIntoView(first, keep, quiet, section.querySelector(".stage > .controls"), freshAsk || (scenarioBox && entry));
-      } else if (!firstView) {
+      } else {
         // Nothing on view changed (a mark in a tab not on view is not seen): the press's own lines in
         // the log say what it did (a notice ignored, a press refused), so they come into view, above
         // the controls' bar.

@@ -301,3 +301,21 @@ def test_on_a_phone_a_press_that_changes_nothing_above_shows_its_lines(page: Pag
     entry = log.get_by_text(step_label(1))
     expect(entry).to_have_count(1)
     assert in_view(page, entry), "the press's lines in the log are out of view"
+
+
+def test_on_a_phone_the_timeline_slider_stays_under_the_keys_moving_it(page: Page) -> None:
+    """Stepping back through the presses with the slider's arrow keys shows each step on view without
+    scrolling the slider away: the learner keeps the control they are using, and its line says where."""
+    width, height = SIZES["375"]
+    pg, section = open_panel(page, "outage", width, height)
+    for n, button in enumerate(("deploy", "turn", "add-c"), 1):
+        section.get_by_role("button", name=pg.button(button).label, exact=True).click()
+        expect(
+            section.get_by_role("group", name="What happened, newest last").get_by_text(step_label(n))
+        ).to_have_count(1)
+    slider = section.get_by_role("slider")
+    slider.focus()
+    for key in ("ArrowLeft", "ArrowLeft", "Home"):
+        page.keyboard.press(key)
+        assert in_view(page, slider), f"the slider left the screen after {key}"
+    expect(slider).to_have_value("0")
