@@ -12,13 +12,6 @@ import { need, t } from "./i18n.js";
 
 await need("stepper"); // this module's own messages (i18n.js)
 
-function inLog(log) {
-  if (!log.length) return null;
-  const first = log[0].step;
-  const last = log[log.length - 1].step;
-  return h("p", { class: "subtle in-log" }, t(first === last ? "log.steps.one" : "log.steps.many", { first, last }));
-}
-
 // A moment by its number, and its title when it has one.
 const momentName = (step, total) => t(step.title ? "stepper.moment" : "stepper.moment_untitled", { n: step.number, total, title: step.title });
 
@@ -111,8 +104,6 @@ export function mountStepper(section) {
         "article",
         { class: "moment-card", "aria-labelledby": "churn-moment-title" },
         h("h4", { id: "churn-moment-title" }, momentName(step, steps.length)),
-        // A moment may hold several steps: their numbers are the ones the log and the table's "last change" use.
-        inLog(v.log),
         h("p", { class: "caption" }, step.caption),
         h("div", { class: "moment-grid" },
           h("section", { "aria-labelledby": "churn-servers churn-sep churn-title" }, h("h5", { id: "churn-servers" }, t("stepper.servers")), serverTable(v.servers)),

@@ -117,10 +117,10 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
     changed = re.match(r"step (\d+):", server_cell(card, "A", "Last change").inner_text())
     assert changed, server_cell(card, "A", "Last change").inner_text()
     expect(happened(stepper)).to_contain_text(message("log.step", n=changed[1], label="").strip())
-    # The moment names the steps it holds, the numbers its account and the table use.
+    # Its account heads each of its steps by the number the table uses; the card says them once, there.
     shown = [int(n) for n in STEP_NUMBER.findall(happened(stepper).inner_text())]
     assert len(shown) > 1, shown  # a moment of two steps: the test covers a range
-    expect(card).to_contain_text(message("log.steps.many", first=shown[0], last=shown[-1]))
+    expect(card).not_to_contain_text(message("log.steps.many", first=shown[0], last=shown[-1]))
 
     nxt.click()
     expect_moment(stepper, 6)
