@@ -297,6 +297,7 @@ async function fillProgress(item) {
   item.querySelector('[data-role="progress-text"]').textContent = describeProgress(score);
   const bar = item.querySelector("progress");
   if (bar) {
+    bar.hidden = !score.answered;
     bar.max = score.total;
     bar.value = score.correct;
     bar.textContent = t("quiz.index.progress.text", { correct: score.correct, total: score.total });
