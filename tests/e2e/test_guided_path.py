@@ -49,7 +49,10 @@ def script(panel_id: str):
     return next(s for s in SCRIPTS if s.panel == panel_id and s.title.startswith(WALKS[panel_id]))
 
 
-IN_VIEW = """el => { const r = el.getBoundingClientRect();
+# A node the page has since drawn anew (a region redrawn by a later answer) is done with: the check then
+# finds the element again rather than wait on one that is off the page.
+IN_VIEW = """el => { if (!el.isConnected) return true;
+  const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) return false;
   if (r.top < -1 || r.bottom > innerHeight + 1 || r.left < -1) return false;
   const x = r.left + Math.min(8, r.width / 2), y = r.top + Math.min(8, r.height / 2);
@@ -60,11 +63,15 @@ IN_VIEW = """el => { const r = el.getBoundingClientRect();
 def in_view(page: Page, target: Locator) -> bool:
     """Whether the element comes to sit inside the viewport, not cut off by a box that scrolls it: a
     condition waited for (the page aligns the playground after it draws), not read at one instant."""
-    try:
-        page.wait_for_function(IN_VIEW, arg=target.element_handle(), timeout=10_000)
-    except Exception:
-        return False
-    return True
+    for _ in range(3):
+        handle = target.element_handle()
+        try:
+            page.wait_for_function(IN_VIEW, arg=handle, timeout=10_000)
+        except Exception:
+            return False
+        if handle.evaluate("el => el.isConnected"):
+            return True
+    return False
 
 
 # The text a sighted learner sees: text in elements that are rendered and larger than the 1 px box that
