@@ -25,7 +25,7 @@ export function need(group) {
   return groups.get(group);
 }
 
-// t("scenario.step", { n: 2, total: 5, title: "A dies" }) -> "Moment 2 of 5: A dies"
+// t("moment", { n: 2, total: 5, title: "A dies" }) -> "Moment 2 of 5: A dies"
 export function t(key, values = {}) {
   const text = table[key];
   if (text === undefined) return key;

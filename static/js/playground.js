@@ -375,6 +375,23 @@ export function mountPlayground(section, transport) {
     const focused = document.activeElement;
     const scenarioBox = section.hasAttribute("data-scenario-driving") ? section.querySelector(".scenario-box") : null;
     const keep = scenarioBox || (focused && focused !== section && section.contains(focused) ? focused : button);
+    // On a phone (the stage above the regions): a prediction's verdict, just revealed above the regions,
+    // comes first; then a question just asked (the learner's next move is to answer it), when it fits on
+    // screen with the changes; then them. A walk-through's moment points at its lines in the log: they
+    // come too, when all fits.
+    const bringPressIntoView = (entry) => {
+      const controls = section.querySelector(".stage > .controls");
+      if (marked.some((el) => el.getClientRects().length) || freshReveal || freshAsk) {
+        const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
+        const first = verdict ? [verdict, ...marked] : marked;
+        bringIntoView(first, keep, quiet, controls, freshAsk || (scenarioBox && entry));
+      } else if (entry) {
+        // Nothing on view changed (a mark in a tab not on view is not seen): the press's own lines in
+        // the log say what it did (a notice ignored, a press refused), so they come into view, above
+        // the controls' bar.
+        bringIntoView([entry], keep, quiet, controls);
+      }
+    };
     // Run by settle() once the status line and the goal above the regions have their new words (they
     // move everything below them), in one layout: the log's scroll position first, so a marked line
     // at its end is measured where it will show, then what to bring into view.
@@ -390,20 +407,8 @@ export function mountPlayground(section, transport) {
       const still = firstView || keep?.type === "range";
       if (stageBeside()) {
         if (!firstView) alignRegions(quiet, keep, freshAsk);
-      } else if (still) {
-        // nothing to bring into view
-      } else if (marked.some((el) => el.getClientRects().length) || freshReveal || freshAsk) {
-        // A prediction's verdict, just revealed above the regions, comes first; then a question just asked
-        // (the learner's next move is to answer it), when it fits on screen with the changes; then them.
-        const verdict = freshReveal?.querySelector('[data-role="predict-verdict"]');
-        const first = verdict ? [verdict, ...marked] : marked;
-        // A walk-through's moment points at its lines in the log: they come too, when all fits.
-        bringIntoView(first, keep, quiet, section.querySelector(".stage > .controls"), freshAsk || (scenarioBox && entry));
-      } else {
-        // Nothing on view changed (a mark in a tab not on view is not seen): the press's own lines in
-        // the log say what it did (a notice ignored, a press refused), so they come into view, above
-        // the controls' bar.
-        if (entry) bringIntoView([entry], keep, quiet, section.querySelector(".stage > .controls"));
+      } else if (!still) {
+        bringPressIntoView(entry);
       }
       freshReveal = freshAsk = null;
     };

@@ -34,6 +34,10 @@ export function plural(n, what) {
   return t(`count.${what}.${n === 1 ? "one" : "many"}`, { n });
 }
 
+// "Moment 2 of 5: A dies": a moment of a lesson's stepper or of a playground's walk-through, by its
+// number, with its title when it has one.
+export const momentName = (n, total, title) => t(title ? "moment" : "moment_untitled", { n, total, title });
+
 // The servers as the host sees them. Each cell carries its column's name so a narrow panel can show
 // every row as a card.
 // ERA_ONCE: the era is a property of the host, so it reads best said once, in the caption, with an Era

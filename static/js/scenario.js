@@ -6,7 +6,7 @@
 // fetched with the first replay.
 import { h } from "./dom.js";
 import { need, t } from "./i18n.js";
-import { plural } from "./render.js";
+import { momentName, plural } from "./render.js";
 
 await need("scenario"); // this module's own messages (i18n.js)
 
@@ -169,7 +169,7 @@ async function play(section, scenario, opener) {
 
   function show() {
     const step = scenario.steps[index - 1];
-    position.textContent = t(step.title ? "scenario.step" : "scenario.step_untitled", { n: index, total, title: step.title });
+    position.textContent = momentName(index, total, step.title);
     const before = startSteps + scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
     const count = step.press.length;
     inLog.textContent = t(count === 1 ? "log.steps.one" : "log.steps.many", { first: before + 1, last: before + count });

@@ -7,13 +7,12 @@
 // announces them stays visually hidden throughout, since a status moving in and out of the page's flow
 // stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
 import { fill, h, status } from "./dom.js";
-import { logList, promptList, serverTable } from "./render.js";
+import { logList, momentName, promptList, serverTable } from "./render.js";
 import { need, t } from "./i18n.js";
 
 await need("stepper"); // this module's own messages (i18n.js)
 
 // A moment by its number, and its title when it has one.
-const momentName = (step, total) => t(step.title ? "stepper.moment" : "stepper.moment_untitled", { n: step.number, total, title: step.title });
 
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
 
@@ -103,7 +102,7 @@ export function mountStepper(section) {
       h(
         "article",
         { class: "moment-card", "aria-labelledby": "churn-moment-title" },
-        h("h4", { id: "churn-moment-title" }, momentName(step, steps.length)),
+        h("h4", { id: "churn-moment-title" }, momentName(step.number, steps.length, step.title)),
         h("p", { class: "caption" }, step.caption),
         h("div", { class: "moment-grid" },
           h("section", { "aria-labelledby": "churn-servers churn-sep churn-title" }, h("h5", { id: "churn-servers" }, t("stepper.servers")), serverTable(v.servers)),
@@ -133,7 +132,7 @@ export function mountStepper(section) {
     next.disabled = index === steps.length - 1;
     if (focused === prev && prev.disabled) next.focus();
     if (focused === next && next.disabled) prev.focus();
-    const moment = momentName(step, steps.length);
+    const moment = momentName(step.number, steps.length, step.title);
     // The moment's heading shows it. After an era choice the moment is the same one: the era, said
     // first, makes the line new, so a screen reader reads it again.
     const chosen = eraChosen && section.querySelector('input[name="churn-era"]:checked')?.closest("label");

@@ -108,7 +108,7 @@ TO_LEGACY = {"era": msg("narration.era_name.legacy")}  # a switch to the legacy 
 
 def moment_title(n: int, total: int = 6) -> re.Pattern[str]:
     """A stepper moment's heading by its number; the title after it is content an author may rename."""
-    return re.compile("^" + re.escape(message("stepper.moment", n=n, total=total, title="")))
+    return re.compile("^" + re.escape(message("moment", n=n, total=total, title="")))
 
 
 def panel(page: Page, title: str) -> Locator:
@@ -304,7 +304,7 @@ def expect_step(section: Locator, s: Scenario, n: int) -> None:
     live region, with what its presses did."""
     box = scenario_box(section, s)
     step = s.steps[n - 1]
-    moment = message("scenario.step", n=n, total=len(s.steps), title=step.title)
+    moment = message("moment", n=n, total=len(s.steps), title=step.title)
     expect(box.get_by_text(moment, exact=True)).to_be_visible()
     said = box.get_by_role("status")
     expect(said).to_contain_text(moment)

@@ -64,7 +64,7 @@ def test_a_panel_added_as_yaml_appears_and_works(page: Page, serve_app, content:
 
     beacon.get_by_role("button", name="Walk me through it: Beacon run").click()
     narration = beacon.get_by_role("region", name="Scenario: Beacon run").get_by_role("status")
-    expect(narration).to_contain_text(message("scenario.step", n=1, total=2, title="Beacon step one"))
+    expect(narration).to_contain_text(message("moment", n=1, total=2, title="Beacon step one"))
     expect(narration).to_contain_text("Beacon narration one.")
     expect(log_labels(beacon).last).to_have_text(step_label(1))
 

@@ -183,7 +183,7 @@ def test_the_guided_path_keeps_cause_and_effect_in_view(page: Page, panel_id: st
         for n, step in enumerate(walk.steps, start=1):
             if n > 1:
                 nxt.click()
-            said = message("scenario.step", n=n, total=len(walk.steps), title=step.title)
+            said = message("moment", n=n, total=len(walk.steps), title=step.title)
             expect(section.get_by_text(said, exact=True)).to_be_visible()
             leave = section.get_by_role("button", name=message("scenario.leave"))
             if n < len(walk.steps):

@@ -190,7 +190,7 @@ def first_walk_through(section: Locator) -> Scenario:
 
 
 def moment_shown(box: Locator, n: int, s: Scenario) -> Locator:
-    return box.get_by_text(message("scenario.step", n=n, total=len(s.steps), title=s.steps[n - 1].title), exact=True)
+    return box.get_by_text(message("moment", n=n, total=len(s.steps), title=s.steps[n - 1].title), exact=True)
 
 
 def test_a_clicker_walks_the_lesson_and_its_walk_through_without_pressing_the_playground(page: Page) -> None:

@@ -105,7 +105,7 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(CHURN + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
     stepper.scroll_into_view_if_needed()
-    expect(stepper.get_by_role("heading", level=4)).to_have_text(starts(lead("stepper.moment", "pseudo", n=1)))
+    expect(stepper.get_by_role("heading", level=4)).to_have_text(starts(lead("moment", "pseudo", n=1)))
     for key in ("stepper.servers", "stepper.happened"):
         expect(stepper.get_by_role("heading", name=pseudo(key))).to_be_visible()
     expect(stepper.get_by_role("status")).to_have_text(WRAPPED)

@@ -186,7 +186,7 @@ def test_a_scenario_steps_by_keyboard_in_view_and_a_press_of_the_learner_ends_it
     for n in range(2, len(s.steps) + 1):
         page.keyboard.press("Enter")  # the focus is on Next moment, as a keyboard user goes on
         expect_step(outage, s, n)
-        moment = message("scenario.step", n=n, total=len(s.steps), title=s.steps[n - 1].title)
+        moment = message("moment", n=n, total=len(s.steps), title=s.steps[n - 1].title)
         expect(box.get_by_text(moment, exact=True)).to_be_in_viewport(ratio=1)
         narration = box.get_by_role("paragraph").filter(has_text=s.steps[n - 1].narration[:40]).first
         expect(narration).to_be_in_viewport()

@@ -45,7 +45,7 @@ def stepper(page: Page) -> Locator:
 
 def title(number: int) -> str:
     """Moment ``number``'s heading, as the page words it."""
-    return message("stepper.moment", n=number, total=len(MOMENTS), title=MOMENTS[number - 1])
+    return message("moment", n=number, total=len(MOMENTS), title=MOMENTS[number - 1])
 
 
 def moment_heading(section: Locator) -> Locator:
