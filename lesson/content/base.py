@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from typing import Annotated
+
+from pydantic import ConfigDict, Field
 
 from lesson.sim.model import Strict
 
@@ -30,6 +32,9 @@ PATTERN_WORDS = {
     SEE_PATTERN: "'#section' or '/lessons/<slug>#section'",
     MOVED_TO_PATTERN: "'/lessons/<slug>', '/lessons/<slug>#section' or '/reference#section'",
 }
+# An id: of a panel, a button, a question, a variant; and a frame's id on the page's protocol.
+ID_MAX = 40
+ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=ID_MAX)]
 
 
 class At(ValueError):

@@ -21,13 +21,12 @@ from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import ERAS, Era, Strict, ToolDef
 from lesson.sim.starts import declared_problems
 
-from .base import ID_PATTERN, At, no_duplicates
+from .base import ID, ID_PATTERN, At, no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
 from .restart_lab import restart_lab
 from .stepper import moment_views
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
 
-ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=40)]
 # A button's id is written once per press in a page's log and a task's line: short enough that a full
 # playground (MAX_EVENTS presses) fits in a frame (LESSON_MAX_FRAME_BYTES) and a line (tasks.MAX_LINE).
 BUTTON_ID_MAX = 20

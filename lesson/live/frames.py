@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Not Allowed"}
+from lesson.sim.frames import status_line
+
 # The headers that carry protocol meaning, spelled as the simulation spells them; the rest is plumbing.
 HEADERS = {
     "accept": "Accept",
@@ -53,7 +54,7 @@ def to_frames(records: list[dict[str, Any]], era: str) -> list[dict[str, Any]]:
             )
         elif kind == "response":
             status = r["status"]
-            summary = f"HTTP {status} {REASONS.get(status, '')}".rstrip() + (", SSE stream" if r["sse"] else "")
+            summary = status_line(status) + (", SSE stream" if r["sse"] else "")
             out.append(
                 _frame(
                     "http_response",

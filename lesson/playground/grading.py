@@ -1,7 +1,8 @@
 """Quick-check grading, the same wherever an answer comes from (the page's JSON, the no-script form, a
 portal's launch): a choice against the key, a task's log by replaying it (``tasks.py``). Which answer
-scores (the first to a choice question, a task's latest log) is the caller's to keep; this says whether
-an answer is right and what a set of answers scores."""
+scores (the first to a choice question; a task's latest log, or an earlier one that did the task when
+the latest does not) is the caller's to keep; this says whether an answer is right and what a set of
+answers scores."""
 
 from __future__ import annotations
 

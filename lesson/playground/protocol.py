@@ -18,14 +18,13 @@ from pydantic import (
     model_validator,
 )
 
+from lesson.content.base import ID, ID_MAX, ID_PATTERN
 from lesson.sim.model import Era, Strict
 from lesson.sim.run import MAX_EVENTS
 from lesson.sim.view import View
 
 PROTOCOL_VERSION = 2
 MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation
-ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
-ID = Annotated[str, Field(pattern=ID_PATTERN, max_length=40)]
 _ID_RE = re.compile(ID_PATTERN)
 HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]
 # Numbers are JSON integers: "3", true and 3.0 are refused, not read as 3.
@@ -89,7 +88,7 @@ def _id_like(value: Any, longest: int, text_ok: Callable[[str], bool]) -> bool:
 def _id_ok(value: Any) -> bool:
     """A frame's id is an integer JavaScript holds exactly, or an id: anything else (true, a lone
     surrogate, 4,000 digits) could not be echoed back as sent, or is no id a page would use."""
-    return value is None or _id_like(value, 40, lambda text: _ID_RE.fullmatch(text) is not None)
+    return value is None or _id_like(value, ID_MAX, lambda text: _ID_RE.fullmatch(text) is not None)
 
 
 class Log(Strict):

@@ -21,6 +21,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from lesson.content.base import ID_MAX
 from lesson.content.goals import holds
 from lesson.content.models import Task
 from lesson.content.panels import BUTTON_ID_MAX, PlaygroundPanel
@@ -31,7 +32,7 @@ from .protocol import Log
 from .replay import LogMismatch, checked, steps
 
 MAX_LINE = MAX_EVENTS * (BUTTON_ID_MAX + 1) + 1_500  # every press with its comma, and room for the rest
-_ID = r"[a-z0-9][a-z0-9-]{0,39}"
+_ID = rf"[a-z0-9][a-z0-9-]{{0,{ID_MAX - 1}}}"  # an id (content.base.ID_PATTERN), at most ID_MAX long
 _LINE = re.compile(rf"({_ID}):(legacy|modern):((?:{_ID})?):(.*)")  # used with fullmatch
 _PRESS = re.compile(rf"{_ID}|@legacy|@modern")
 

@@ -159,9 +159,6 @@ class OutboxStore:
     def clear_backoff(self, destination: str) -> None:
         raise NotImplementedError
 
-    def count_refused(self, n: int) -> None:
-        raise NotImplementedError
-
     def stats(self, now: float) -> dict[str, Any]:
         raise NotImplementedError
 

@@ -233,9 +233,6 @@ class RedisStore(OutboxStore):
             p.hdel(self.k["fail"], destination)
             p.execute()
 
-    def count_refused(self, n: int) -> None:
-        self.r.hincrby(self.k["counts"], "refused", n)
-
     def stats(self, now: float) -> dict[str, Any]:
         with self.r.pipeline(transaction=False) as p:
             p.hgetall(self.k["counts"])

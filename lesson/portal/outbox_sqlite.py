@@ -192,10 +192,6 @@ class SqliteStore(OutboxStore):
         with self._tx() as db:
             db.execute("UPDATE dests SET next_at = 0, failures = 0 WHERE dest = ?", (destination,))
 
-    def count_refused(self, n: int) -> None:
-        with self._tx() as db:
-            self._add(db, "refused", n)
-
     def stats(self, now: float) -> dict[str, Any]:
         with self._read() as db:
             counts = self._counts(db)

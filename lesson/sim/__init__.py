@@ -5,7 +5,7 @@ returns the next state and what happened; a playground is a named start plus eve
 """
 
 from .events import EVENT, EVENTS, Event, parse_event
-from .host import Outcome, apply, prompt_tools
+from .host import Outcome, apply
 from .model import State
 from .run import Playground, Run, advance, advance_all, at_step, begin, replay, runs, undo, view
 from .starts import STARTS, Start, start
@@ -29,7 +29,6 @@ __all__ = [
     "begin",
     "build_view",
     "parse_event",
-    "prompt_tools",
     "replay",
     "runs",
     "start",

@@ -11,6 +11,7 @@ Every frame that carries a JSON-RPC message names the ``$defs`` of its era's sch
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -18,7 +19,14 @@ from pydantic import Field
 from .model import Era, Said, Strict, Transport
 from .wire import SchemaCheck, checks_for
 
-REASONS = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
+
+def status_line(status: int) -> str:
+    """A response's status as its first line says it ("HTTP 404 Not Found"); no phrase for a code HTTP
+    does not name."""
+    try:
+        return f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"HTTP {status}"
 
 
 class _WireFrame(Strict):
@@ -119,7 +127,7 @@ def http_response(
     note: Said | None = None,
     event_id: str | None = None,
 ) -> HttpResponse:
-    summary = f"HTTP {status} {REASONS[status]}" + (", SSE stream" if sse else "")
+    summary = status_line(status) + (", SSE stream" if sse else "")
     if event_id:
         summary += f", event id {event_id}"
     return HttpResponse(

@@ -14,8 +14,8 @@ import dataclasses
 
 from .events import HANDLERS, Event
 from .model import State
-from .prompt import count_change, prompt_defs, prompt_keys, prompt_tools, tool_keys
-from .step import CallRecord, LogLine, Outcome, Rejected, Step, TurnRecord
+from .prompt import count_change, prompt_keys
+from .step import LogLine, Outcome, Rejected, Step
 
 
 def apply(state: State, event: Event) -> tuple[State, Outcome]:
@@ -39,4 +39,4 @@ def apply(state: State, event: Event) -> tuple[State, Outcome]:
     return st.done(), Outcome(lines=st.lines, wire=st.frames, turn=st.turn)
 
 
-__all__ = ["CallRecord", "LogLine", "Outcome", "TurnRecord", "apply", "prompt_defs", "prompt_tools", "tool_keys"]
+__all__ = ["LogLine", "Outcome", "apply"]

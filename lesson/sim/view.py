@@ -10,7 +10,7 @@ from .frames import WireFrame
 from .model import Client, Era, PromptTool, SimServer, State, Strict, other_era
 from .notify import silent_servers
 from .prompt import prompt_defs, tool_keys
-from .step import CallRecord, LogLine, Outcome, Said, TurnRecord
+from .step import LogLine, Outcome, Said, TurnRecord
 
 # A row's status, an id the page names from its catalogue (``js.status.*``) and a goal can test. The
 # table shows what the host knows, so a change nobody announced leaves a row "connected" with its old
@@ -242,4 +242,4 @@ def build_view(
     )
 
 
-__all__ = ["CallRecord", "View", "build_view", "StepLog", "ServerRow", "NextPrompt"]
+__all__ = ["NextPrompt", "ServerRow", "StepLog", "View", "build_view"]

@@ -4,8 +4,9 @@ The socket also guards the server, each guard on flask-sock's and simple-websock
 ``Server``'s ``input_buffer``, ``incoming_message_len``, ``event`` and ``thread`` are public attributes
 its documentation does not describe; docs/classroom.md):
 the origin is checked before the handshake (``guard.check_origin``, a ``before_request``); the
-message size and the pings are ``SOCK_SERVER_OPTIONS``; rate, hello and idle timeouts and the
-per-address cap live in ``Guarded``, a wrapper of the socket object flask-sock hands the route; a
+message size and the pings are ``SOCK_SERVER_OPTIONS``; the rate and the hello and idle timeouts are
+kept by the route's loop (``_serve``), on ``Guarded``, a wrapper of the socket object flask-sock hands
+the route; the per-address cap is ``Addresses``; a
 send left blocked by a client that does not read, the frames that pile up meanwhile, and the
 sockets to close when the server stops are seen to by ``Watch``, one thread per app. Each closes
 only the offending socket, with a code and a reason (docs/protocol.md), and none touches other
@@ -29,7 +30,7 @@ from simple_websocket import ConnectionClosed, ConnectionError, Server
 from werkzeug.routing.exceptions import WebsocketMismatch
 from wsproto.utilities import RemoteProtocolError
 
-from .budget import Replays
+from .budget import Buckets, Replays
 from .state import lesson_state
 
 bp = Blueprint("frames", __name__)
@@ -298,8 +299,8 @@ class Watch:
 
 def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
     service = _service()
-    rate, burst = cfg["WS_RATE"], cfg["WS_BURST"]
-    tokens, stamp = float(burst), time.monotonic()
+    rate = cfg["WS_RATE"]
+    frames = Buckets(rate, cfg["WS_BURST"])  # this socket's own bucket: one key
     timeout = cfg["WS_HELLO_TIMEOUT"]
     while True:
         text = conn.receive(timeout)
@@ -307,14 +308,10 @@ def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
             conn.close(IDLE, f"no frame for {timeout:g} s; the page reconnects on its next press")
             return
         timeout = cfg["WS_IDLE_TIMEOUT"]
-        now = time.monotonic()
-        tokens = min(burst, tokens + (now - stamp) * rate)
-        stamp = now
-        if tokens < 1:
+        if frames.take("", 1) is None:
             conn.noted("rate", f"closed (1008): more than {rate:g} frames a second (LESSON_WS_RATE, LESSON_WS_BURST)")
             conn.close(POLICY, f"more than {rate:g} frames a second")
             return
-        tokens -= 1
         reply = service.handle_text(text, defer=True, spend=spend)
         try:
             conn.send(reply.text)

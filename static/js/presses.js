@@ -1,5 +1,6 @@
 // A playground's presses as the short items a task line (quiz.js) and a share link (share.js) carry:
 // a press is its button id, an era switch "@" and the era (lesson/playground/tasks.py reads the same).
+// An id as lesson/content/base.py has it (ID_PATTERN, at most ID_MAX = 40 characters).
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 export const isId = (text) => typeof text === "string" && ID.test(text);
