@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 
 from lesson.i18n import DEFAULT, catalogue
 from lesson.sim import begin
-from lesson.sim.starts import SERVER_NAME, STARTS, Start
+from lesson.sim.starts import SERVER_NAME_PATTERN, STARTS, Start
 
 from .models import Glossary, LessonMeta, Quiz
 from .panels import Panel
@@ -117,7 +117,7 @@ def _enrich(schema: dict[str, Any]) -> None:
 
 def _server_name(servers: list[str]) -> list[dict[str, Any]]:
     """A server an event names: one of the starts' own (offered as a list), or a name a start declares."""
-    return [{"enum": servers}, {"pattern": SERVER_NAME}]
+    return [{"enum": servers}, {"pattern": SERVER_NAME_PATTERN}]
 
 
 def _named(servers: list[str]) -> dict[str, Any]:

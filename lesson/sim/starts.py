@@ -16,12 +16,12 @@ from pydantic import AfterValidator, Field, model_validator
 from .clients import client_for
 from .frames import WireFrame
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef, Transport
-from .step import Step, changed, msg
+from .step import Step, changed, listed, msg
 
 # MCP 2025-11-25 (server/tools, "Tool names"): 1 to 128 characters, ASCII letters, digits, '_', '-', '.'.
 TOOL_NAME = r"^[A-Za-z0-9_.-]{1,128}$"
 # A server's name is what events, goal paths ("servers[name=D]") and the page's table show: short, no spaces.
-SERVER_NAME = r"^[A-Za-z][A-Za-z0-9_-]{0,23}$"
+SERVER_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,23}$"
 
 
 def _named(pattern: str, what: str) -> Callable[[str], str]:
@@ -42,7 +42,9 @@ ToolName = Annotated[
     str, AfterValidator(_named(TOOL_NAME, "tool name")), Field(json_schema_extra={"pattern": TOOL_NAME})
 ]
 ServerName = Annotated[
-    str, AfterValidator(_named(SERVER_NAME, "server name")), Field(json_schema_extra={"pattern": SERVER_NAME})
+    str,
+    AfterValidator(_named(SERVER_NAME_PATTERN, "server name")),
+    Field(json_schema_extra={"pattern": SERVER_NAME_PATTERN}),
 ]
 
 
@@ -266,14 +268,7 @@ def summary(spec: Start) -> dict[str, Any]:
         msg(f"narration.declared.{'configured' if s.configured else 'not_configured'}", server=s.name, title=s.title)
         for s in spec.servers
     ]
-    return msg("narration.starts.declared_here", summary=text, servers=_commas(declared))
-
-
-def _commas(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Parts of a sentence in a list: "a, b, c" (``narration.comma``)."""
-    if len(parts) == 1:
-        return parts[0]
-    return msg("narration.comma", first=_commas(parts[:-1]), last=parts[-1])
+    return msg("narration.starts.declared_here", summary=text, servers=listed(declared))
 
 
 def start(spec: Start) -> State:

@@ -42,11 +42,19 @@ def word(kind: str, value: str) -> dict[str, Any]:
     return msg(f"narration.{kind}.{value.replace(' ', '_')}")
 
 
-def joined(names: list[str]) -> str | dict[str, Any]:
-    """Names joined as the language joins them: "A", "A and B" (``narration.and``)."""
-    if len(names) < 2:
-        return "".join(names)
-    return msg("narration.and", first=joined(names[:-1]), last=names[-1])
+def joined(parts: list[Any]) -> Any:
+    """Parts of a sentence (names, or messages) joined as the language joins them: "A", "A and B"
+    (``narration.and``)."""
+    if len(parts) < 2:
+        return parts[0] if parts else ""
+    return msg("narration.and", first=joined(parts[:-1]), last=parts[-1])
+
+
+def listed(parts: list[Any]) -> Any:
+    """Parts of a sentence in a list, as the language lists them: "a, b, c" (``narration.comma``)."""
+    if len(parts) < 2:
+        return parts[0] if parts else ""
+    return msg("narration.comma", first=listed(parts[:-1]), last=parts[-1])
 
 
 def changed(step: int, what: dict[str, Any]) -> dict[str, Any]:

@@ -12,16 +12,16 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
-SERVER_NAME = "mcp-churn-lab"  # the Server header names no software versions
+SERVER_HEADER = "mcp-churn-lab"  # the Server header names no software versions
 SWITCH_INTERVAL = 0.05  # seconds a thread may hold the interpreter while others wait (see load)
 
 
 class _QuietHandler(WSGIRequestHandler):
-    server_version = SERVER_NAME
+    server_version = SERVER_HEADER
     sys_version = ""
 
     def version_string(self) -> str:
-        return SERVER_NAME
+        return SERVER_HEADER
 
 
 def make_dev_server(host: str, port: int, app: Any) -> BaseWSGIServer:

@@ -547,11 +547,11 @@ export function mountPlayground(section, transport) {
       // change again with the log it follows, and the server rebuilds the playground from it.
       const { variant, era, events, seq } = log;
       await exchange({ ...frame, log: { panel, variant, era, events, seq } }, tries + 1);
-    } else if (frame.type === "open" && frame.log) startOver(answer);
+    } else if (frame.type === "open" && frame.log) openFresh(answer);
     else showError(answer);
   }
 
-  async function startOver(answer) {
+  async function openFresh(answer) {
     // The server refused the log (an old link, or a log from an older lesson): begin again.
     log = null;
     history = [];

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .. import frames as f
 from .. import wire as w
@@ -11,7 +11,7 @@ from ..clients import client_for
 from ..model import Client, Message, PromptTool, ToolCall, ToolDef, said
 from ..notify import poll_silent_servers
 from ..prompt import default_calls, prompt_cached, prompt_keys, prompt_tools
-from ..step import CallRecord, Rejected, Step, TurnRecord, count, word
+from ..step import CallRecord, Rejected, Step, TurnRecord, count, listed, msg, word
 from .base import EventBase, handles
 
 
@@ -34,9 +34,9 @@ def call_tool(st: Step, call: ToolCall) -> CallRecord:
     return client_for(st, st.s.host.clients[call.server]).call_tool(call)
 
 
-def _listed(tools: list[PromptTool]) -> str:
+def _listed(tools: list[PromptTool]) -> Any:
     """Tools named with their servers, as the log lists them: "explain_query (B), search (A)"."""
-    return ", ".join(f"{t.name} ({t.server})" for t in tools)
+    return listed([msg("narration.tool_on", tool=t.name, server=t.server) for t in tools])
 
 
 def deliver(st: Step, rec: CallRecord) -> None:
