@@ -17,6 +17,23 @@ export function mountPredictions(section) {
   const pending = [];
 
   const choiceText = (set, id) => set.querySelector(`input[value="${id}"]`).parentElement.textContent.trim();
+  const buttonFor = (set) => section.querySelector(`button[data-button="${CSS.escape(set.dataset.predictButton)}"]`);
+
+  // On a phone the page brings a press's changes into view, and a question it asks lies above them:
+  // while one waits for an answer, the controls' bar (stuck to the foot of the screen) points to it.
+  const pointer = h("button", { type: "button", class: "predict-pointer", hidden: "" });
+  section.querySelector(".stage > .controls")?.prepend(pointer);
+  const waiting = () => sets.find((s) => unanswered(s) && !s.querySelector("input:checked"));
+  function point() {
+    const set = waiting();
+    pointer.hidden = !set;
+    if (set) pointer.textContent = t("predict.pointer", { button: buttonFor(set)?.textContent.trim() });
+  }
+  pointer.addEventListener("click", () => {
+    const set = waiting();
+    set?.scrollIntoView({ block: "center", behavior: window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    set?.querySelector("input")?.focus({ preventScroll: true });
+  });
 
   function ask(set) {
     set.hidden = false;
@@ -26,7 +43,7 @@ export function mountPredictions(section) {
     for (const label of set.querySelectorAll("label")) label.classList.remove("right-answer");
     // Said with the press's own status, so a learner who does not see the question (a screen reader, a
     // phone scrolled to the changes) knows it is there before pressing on.
-    const button = section.querySelector(`button[data-button="${CSS.escape(set.dataset.predictButton)}"]`);
+    const button = buttonFor(set);
     if (announce && button) announce.textContent = `${announce.textContent} ${t("predict.asked", { button: button.textContent.trim() })}`;
   }
 
@@ -86,6 +103,15 @@ export function mountPredictions(section) {
     else if (button.dataset.action === "reset") pending.push({ button: "", reset: true });
   });
   section.addEventListener("change", (event) => {
+    const picked = event.target.closest('[data-role="predict"]');
+    if (picked) {
+      point();
+      // The button the answer is for, in view in the phone's row of events (it may sit cut at its edge).
+      const button = buttonFor(picked);
+      const row = button?.parentElement;
+      const [b, r] = [button?.getBoundingClientRect(), row?.getBoundingClientRect()];
+      if (b && (b.left < r.left || b.right > r.right)) row.scrollBy({ left: b.left - r.left - 24 });
+    }
     // Another storage choice begins the playground again, as a reset does.
     if (event.target.closest('[data-role="variant"]')) pending.push({ button: "", reset: true });
     else if (event.target.closest('[data-role="era"]')) pending.push({ button: "" });
@@ -134,6 +160,8 @@ export function mountPredictions(section) {
       else if (!after && set.hidden && holds && !("revealed" in set.dataset)) ask(set);
     }
   });
+  // After the handler above has asked, revealed or put away the questions (listeners run in order).
+  section.addEventListener("playground:answer", point);
 }
 
 for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPredictions(section);

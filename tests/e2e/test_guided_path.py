@@ -74,6 +74,10 @@ def in_view(page: Page, target: Locator) -> bool:
     return False
 
 
+# A button wholly inside its row (the phone's row of events scrolls sideways and cuts the one at its edge).
+WHOLE_IN_ROW = """el => { const b = el.getBoundingClientRect(), r = el.parentElement.getBoundingClientRect();
+  return b.left >= r.left - 1 && b.right <= r.right + 1; }"""
+
 # The text a sighted learner sees: text in elements that are rendered and larger than the 1 px box that
 # keeps words for screen readers only, and not scrolled out of a box that scrolls.
 VISIBLE_TEXT = """el => {
@@ -280,6 +284,38 @@ def test_a_press_whose_question_is_out_of_sight_shows_the_question_first(page: P
     dies.click()
     expect(log.get_by_text(step_label(2))).to_have_count(1)
     expect(question).to_contain_text(message("predict.none"))
+
+
+def test_the_controls_bar_points_a_phone_to_the_question_a_press_asked(page: Page) -> None:
+    """On a phone the question a press asks lies above the changes the press brings into view: while it
+    waits for an answer, the controls' bar at the foot of the screen points to it and takes the learner
+    there; an answer puts the pointer away and brings the button it is about into the bar's row. On a
+    wide screen the question shows beside the regions, and no pointer is drawn."""
+    width, height = SIZES["375"]
+    pg, section = open_panel(page, "outage", width, height)
+    dies = section.get_by_role("button", name=pg.button("a-dies").label, exact=True)
+    pointer = section.get_by_role("button", name=message("predict.pointer", button=pg.button("a-dies").label))
+    expect(pointer).to_be_hidden()
+    section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
+    expect(pointer).to_be_visible()
+    question = prediction(section, pg, "a-dies")
+    question.evaluate("el => window.scrollTo(0, window.scrollY + el.getBoundingClientRect().bottom + 40)")
+    pointer.click()
+    first = question.get_by_role("radio").first
+    expect(first).to_be_focused()
+    assert in_view(page, first), "the question did not come into view"
+    first.check()
+    expect(pointer).to_be_hidden()
+    page.wait_for_function(WHOLE_IN_ROW, arg=dies.element_handle())
+    # Pressed, the question is answered: nothing waits, nothing is pointed to.
+    dies.click()
+    expect(question.locator('[data-role="predict-verdict"]')).to_be_visible()
+    expect(pointer).to_be_hidden()
+    page.set_viewport_size({"width": SIZES["1280"][0], "height": SIZES["1280"][1]})
+    section.get_by_role("button", name="Reset").click()
+    section.get_by_role("button", name=pg.button("call-a").label, exact=True).click()
+    expect(question.get_by_role("radio").first).to_be_visible()
+    expect(pointer).to_be_hidden()
 
 
 def test_the_question_a_press_asks_comes_into_view_with_the_buttons(page: Page) -> None:
