@@ -3,6 +3,7 @@ finding at its file and line; quiz feedback short and linked; the time estimate 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -183,6 +184,9 @@ def test_every_shipped_term_is_linked_somewhere_and_the_page_lists_them() -> Non
     page = create_app({"TESTING": True}).test_client().get("/glossary")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and all(f'id="{t.id}"' in html for t in content.glossary.terms)
+    # A list at the top links every entry, in the page's order.
+    index = html[html.index('class="glossary-index"') : html.index("</nav>", html.index('class="glossary-index"'))]
+    assert re.findall(r'href="#([\w-]+)"', index) == [t.id for t in content.glossary.terms]
 
 
 def test_a_glossary_that_does_not_load_is_reported_once_not_at_every_link(root: Path) -> None:
