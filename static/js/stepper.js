@@ -6,6 +6,7 @@
 // (or a press there) fetches them again. Those words show in the moment's place; the status line that
 // announces them stays visually hidden throughout, since a status moving in and out of the page's flow
 // stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
+import { diffServers } from "./changes.js";
 import { fill, h, status } from "./dom.js";
 import { logList, momentName, promptList, serverTable } from "./render.js";
 import { need, t } from "./i18n.js";
@@ -119,6 +120,7 @@ export function mountStepper(section) {
         ),
       ),
     );
+    markChanges(steps[index - 1]?.view.servers, v.servers);
     // Stepped from deep in a long moment (the buttons stick to the top): the new one is read from its heading.
     // The margin is the buttons' height, measured: on a phone they wrap to two rows.
     const navBox = nav.getBoundingClientRect();
@@ -137,6 +139,19 @@ export function mountStepper(section) {
     // first, makes the line new, so a screen reader reads it again.
     const chosen = eraChosen && section.querySelector('input[name="churn-era"]:checked')?.closest("label");
     status(position, chosen ? t("stepper.in_era", { era: chosen.textContent.trim(), moment }) : moment, true);
+  }
+
+  // What this moment changed since the one before it, marked in the table as a playground marks a
+  // press's changes (and on a phone the servers it left alone fold to their name and status).
+  function markChanges(before, after) {
+    if (!before) return;
+    const d = diffServers(before, after);
+    const row = (name) => region.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
+    for (const name of d.added) row(name)?.querySelector("th").setAttribute("data-mark", t("mark.new"));
+    for (const [name, fields] of Object.entries(d.changed)) {
+      row(name)?.querySelector("th").setAttribute("data-mark", t("mark.changed"));
+      for (const f of fields) row(name)?.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");
+    }
   }
 
   prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));

@@ -367,3 +367,28 @@ def test_arrow_keys_in_a_table_that_scrolls_sideways_scroll_it(browser, base_url
     expect_moment(section, 5)
     expect(box).to_be_focused()
     context.close()
+
+
+def test_a_moment_marks_what_it_changed_and_a_phone_folds_the_servers_it_left_alone(page: Page) -> None:
+    """Each moment marks, in the table, what it changed since the moment before it, as a playground marks
+    a press's changes; on a phone a server it left alone folds to its name and status, so the prompt and
+    the log come nearer. The first moment has nothing before it, and marks nothing."""
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(CHURN)
+    section = panel(page, "A session with churn")
+    section.scroll_into_view_if_needed()
+    expect(moment_heading(section)).to_have_text(title(1))
+    card = moment(section)
+    expect(card.locator("[data-mark]")).to_have_count(0)
+    expect(server_cell(card, "A", "Tools")).to_be_visible()
+    section.get_by_role("button", name="Next moment").click()
+    expect(moment_heading(section)).to_have_text(title(2))  # B deploys a new tool
+    b = server_row(card, "B")
+    expect(b.get_by_role("rowheader")).to_have_attribute("data-mark", message("mark.changed"))
+    expect(server_cell(card, "B", "Tools")).to_have_class(re.compile(r"\bcell-changed\b"))
+    expect(server_cell(card, "A", "Tools")).to_be_hidden()  # folded: A did not change
+    expect(server_cell(card, "A", "Status")).to_be_visible()
+    section.get_by_role("button", name="Previous moment").click()
+    expect(moment_heading(section)).to_have_text(title(1))
+    expect(card.locator("[data-mark]")).to_have_count(0)
+    expect(server_cell(card, "A", "Tools")).to_be_visible()
