@@ -284,7 +284,12 @@ export function mountPlayground(section, transport) {
     const servers = region("servers");
     if (servers) {
       if (redraw(servers, v.servers)) fill(servers, serverTable(v.servers));
-      for (const name of d.servers.added) mark(servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`), "new");
+      // A new server shows all its fields on a phone (lesson.css): the class says it whatever the mark's language.
+      for (const name of d.servers.added) {
+        const th = servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`);
+        th?.classList.add("mark-new");
+        mark(th, "new");
+      }
       for (const [name, fields] of Object.entries(d.servers.changed)) {
         const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
         if (!row) continue;

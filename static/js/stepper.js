@@ -147,7 +147,10 @@ export function mountStepper(section) {
     if (!before) return;
     const d = diffServers(before, after);
     const row = (name) => region.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
-    for (const name of d.added) row(name)?.querySelector("th").setAttribute("data-mark", t("mark.new"));
+    for (const name of d.added) {
+      row(name)?.querySelector("th").setAttribute("data-mark", t("mark.new"));
+      row(name)?.querySelector("th").classList.add("mark-new");
+    }
     for (const [name, fields] of Object.entries(d.changed)) {
       row(name)?.querySelector("th").setAttribute("data-mark", t("mark.changed"));
       for (const f of fields) row(name)?.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");

@@ -14,6 +14,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import ConsoleMessage, Page, expect
 
+from lesson.content.course import default_root, load_content
+from lesson.content.panels import load_panels
 from lesson.i18n import translate
 
 from .helpers import (
@@ -314,3 +316,21 @@ def test_a_contents_link_lands_on_its_section_once_the_stepper_above_is_drawn(pa
     contents.get_by_role("link", name="Three rules").click()
     expect(page.get_by_role("heading", name=moment_title(1))).to_be_visible()
     expect(page.get_by_role("heading", name="Three rules", level=2)).to_be_in_viewport()
+
+
+@pytest.mark.parametrize("path", [CHURN, OUTAGE])
+def test_a_skip_link_takes_the_keyboard_past_the_prose_to_the_lessons_first_panel(page: Page, path: str) -> None:
+    """The prose before a lesson's first panel links each glossary word: a second skip link, one Tab after
+    the first, takes the keyboard to the panel, whose own controls are the next Tab stops."""
+    lesson = next(x for x in load_content(default_root()).lessons if path.endswith(x.meta.slug))
+    panels = load_panels(default_root())
+    first = next(panels[b.name] for b in lesson.blocks if b.kind != "html" and b.name in panels)
+    page.goto(path)
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    link = page.get_by_role("link", name=translate("en", "site.skip_panel", title=first.title))
+    expect(link).to_be_focused()
+    expect(link).to_be_in_viewport()  # shown while it has the focus
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(panel(page, first.title).locator(":focus")).to_have_count(1)

@@ -101,6 +101,22 @@ def test_a_playground_after_presses_has_no_string_outside_the_catalogue(page: Pa
     assert len(found) == 1 and "Hard-coded" in found[0]
 
 
+def test_a_server_a_press_added_shows_every_field_on_a_phone_in_any_language(page: Page) -> None:
+    """On a phone a press folds the servers it left alone to their name and status, and shows a server it
+    added whole. The mark on the new row is a word of the page's language: the fold does not hang on it."""
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(OUTAGE + "?lang=pseudo")
+    section = page.get_by_role("region", name="Play out an outage", exact=True)
+    section.scroll_into_view_if_needed()
+    add = section.locator('[data-button="add-c"]')
+    expect(add).to_be_enabled()
+    add.click()
+    added = section.locator('tr[data-server="C"]')
+    expect(added.locator("th")).to_have_attribute("data-mark", pseudo("mark.new"))
+    expect(added.locator('td[data-field="tools"]')).to_be_visible()
+    expect(section.locator('tr[data-server="A"] td[data-field="tools"]')).to_be_hidden()
+
+
 def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(CHURN + "?lang=pseudo")
     stepper = page.get_by_role("region", name="A session with churn", exact=True)
