@@ -25,6 +25,7 @@ class RestartResult(Strict):
     situation: str
     label: str
     variants: list[str]
+    setup: list[dict]  # {step, label}: the steps that set the situation up before the restart (both eras')
     sides: list[RestartSide]
 
 
@@ -54,11 +55,15 @@ def restart_lab(
             return e.model_copy(update={"after_expiry": True})
         return e
 
-    sides = []
+    sides, setup = [], []
     for era in ERAS:
         start = begin(panel.start.model_copy(update={"era": era, "options": options}))
         before = advance_all(start, map(adjust, situation.before))
         first = len(before.log)
+        said = narration.words(locale)
+        # The situation's own presses (a call started), numbered as the steps after them are: the same
+        # events, so the same labels, in both eras.
+        setup = [{"step": e.step, "label": e.label.model_dump(context=said)} for e in before.log[1:]]
         steps = []
         run: Run = before
         for run in runs(before, map(adjust, [RestartServer(server=panel.server), *situation.after])):
@@ -74,4 +79,6 @@ def restart_lab(
             )
         v = view(run)  # its words are written where the result is sent (the service's answer)
         sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
-    return RestartResult(situation=situation.id, label=situation.label, variants=[v.id for v in variants], sides=sides)
+    return RestartResult(
+        situation=situation.id, label=situation.label, variants=[v.id for v in variants], setup=setup, sides=sides
+    )

@@ -194,3 +194,19 @@ def test_token_on_stdio(restart) -> None:
     for side in restart("token", "stdio", "auth-in-process"):
         assert "narration.restart_stdio_no_token" in side.codes
         assert side.https == []
+
+
+@pytest.mark.parametrize(("situation", "setup"), [("idle", []), ("in-flight", ["narration.event.start_call"])])
+def test_the_steps_that_set_a_situation_up_come_with_their_numbers(
+    service: Service, situation: str, setup: list[str]
+) -> None:
+    """A restart's steps are numbered after the situation's own (a call started at step 1, the restart at
+    step 2), as the table's "last change" numbers them: the answer names those first steps too, so a
+    result that begins at step 2 says what step 1 was."""
+    frame = {"v": 2, "type": "restart", "panel": "restarts", "situation": situation, "variants": []}
+    result = service.handle_text(json.dumps(frame)).data()["result"]
+    assert [s["label"]["code"] for s in result["setup"]] == setup
+    assert [s["step"] for s in result["setup"]] == list(range(1, len(setup) + 1))
+    for side in result["sides"]:
+        assert side["steps"][0]["step"] == len(setup) + 1
+        assert side["steps"][0]["label"]["code"] == "narration.event.restart_server"
