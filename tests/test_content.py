@@ -42,7 +42,7 @@ def lesson_of(content: Content, slug: str) -> Lesson:
 def test_lessons_load_in_order_with_their_quizzes(content: Content) -> None:
     assert [lesson.meta.slug for lesson in content.lessons] == ["first", "second"]
     assert lesson_of(content, "first").meta.title == "Fixture one"
-    assert set(content.quizzes) == {"first"} and content.quiz("second") is None
+    assert set(content.quizzes) == {"first"} and content.quizzes.get("second") is None
     assert content.lesson("nope") is None
 
 
@@ -151,7 +151,7 @@ def test_every_shipped_panel_is_shown_and_every_widget_has_a_panel() -> None:
     for lesson in content.lessons:
         assert lesson.toc, f"{lesson.meta.slug} has no sections"
         if "quiz" in lesson.widgets:
-            assert content.quiz(lesson.meta.slug) is not None
+            assert content.quizzes.get(lesson.meta.slug) is not None
 
 
 def test_shipped_scenarios_include_the_prepared_runs() -> None:

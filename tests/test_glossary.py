@@ -160,14 +160,14 @@ def test_the_time_estimate_follows_the_formula() -> None:
     assert estimate_minutes(words=401, panels=1, questions=3, tasks=1) == 10  # 2.005 + 3 + 2 + 2, rounded up
     content = load_content(ROOT / "content")
     for lesson in content.lessons:
-        quiz = content.quiz(lesson.meta.slug)
+        quiz = content.quizzes.get(lesson.meta.slug)
         questions = quiz.questions if quiz else []
         tasks = sum(1 for q in questions if q.task)
         expect = estimate_minutes(lesson.words, len(lesson.panels), len(questions), tasks)
         assert lesson.minutes == expect, lesson.meta.slug
     # Some lesson has a panel and a task among its questions, so every term of the formula counts.
     assert any(
-        lesson.panels and any(q.task for q in getattr(content.quiz(lesson.meta.slug), "questions", []))
+        lesson.panels and any(q.task for q in getattr(content.quizzes.get(lesson.meta.slug), "questions", []))
         for lesson in content.lessons
     )
 

@@ -102,7 +102,7 @@ def check_subscription_ids(lesson: Lesson) -> list[ContentError]:
 
 def anchors(content: Content, lesson: Lesson) -> set[str]:
     """The ids a link may point at on a lesson's page: its sections and its quiz questions."""
-    quiz = content.quiz(lesson.meta.slug)
+    quiz = content.quizzes.get(lesson.meta.slug)
     return {t.id for t in lesson.toc} | {f"q-{q.id}" for q in (quiz.questions if quiz else [])}
 
 
@@ -330,7 +330,7 @@ def check_terms(content: Content, glossary: Glossary, panels: dict[str, AnyPanel
             if mark.kind == "use":
                 uses, where = [mark], ""
             else:
-                quiz = content.quiz(lesson.meta.slug)
+                quiz = content.quizzes.get(lesson.meta.slug)
                 panel = panels.get(mark.name)
                 texts = (
                     _quiz_text(quiz)

@@ -33,7 +33,7 @@ def check_locales(root: Path, content: Content, notes: list[str]) -> list[Conten
         mixed = content.model_copy(update={"lessons": [translated.get(x.meta.slug, x) for x in content.lessons]})
         for lesson in translated.values():
             out.extend(check_messages(lesson))
-            quiz = content.quiz(lesson.meta.slug)
+            quiz = content.quizzes.get(lesson.meta.slug)
             ids = anchors(mixed, lesson)
             lost = sorted(
                 {

@@ -95,7 +95,7 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     return figure
 
 
-MAX_INDENT = 16  # the deepest indent lesson.css gives a hanging indent (.i0 to .i16)
+MAX_INDENT = 16  # the deepest indent lesson.css gives a hanging indent (.i0 to .i16); render.js has the same
 
 
 def json_lines(text: str) -> str:

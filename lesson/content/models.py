@@ -278,10 +278,6 @@ class Content(ContentModel):
         """A former lesson with this slug, if any."""
         return next((m for m in self.moved if m.slug == slug), None)
 
-    def quiz(self, quiz_id: str) -> Quiz | None:
-        """The quiz with this id (a lesson's slug), if any."""
-        return self.quizzes.get(quiz_id)
-
 
 class MovedPart(ContentModel):
     """A section of a former lesson, and the address it lives at now."""

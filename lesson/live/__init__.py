@@ -13,7 +13,7 @@ SDK_MISSING = (
     "live mode needs the official MCP SDK (mcp 2.3.0, the 'sdk' extra), which is not installed: "
     "pip install -e '.[sdk]' (or make .venv/.installed-sdk)"
 )
-LIVE_PANELS = ("outage",)  # the playgrounds that can run live
+LIVE_PANELS = ("outage",)  # the playgrounds that can run live (static/js/live.js keeps the same list)
 
 
 def sdk_missing() -> str | None:

@@ -23,7 +23,7 @@ from lesson.sim.model import Era, Strict
 from lesson.sim.run import MAX_EVENTS
 from lesson.sim.view import View
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 2  # static/js/transport.js sends the same (PROTOCOL)
 MAX_DEPTH = 6  # no valid frame nests deeper than this; deeper input is refused before validation
 _ID_RE = re.compile(ID_PATTERN)
 HANDLE = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{22,64}$")]

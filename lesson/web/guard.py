@@ -10,6 +10,7 @@ by design) is left out of it.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -116,10 +117,12 @@ def cross_site(view: View) -> View:
     return view
 
 
-def _refused(message: str) -> Response:
-    if request.path.startswith("/api/"):  # the page's own calls read a JSON error
-        return Response('{"error": "this origin may not send this request"}', 403, mimetype="application/json")
-    return Response(message, 403, mimetype="text/plain")
+def error_answer(message: str, status: int) -> Response:
+    """A refusal in the shape its caller reads: JSON ``{"error": …}`` under ``/api/`` (the page's own
+    calls), plain text anywhere else, never an HTML page."""
+    if request.path.startswith("/api/"):
+        return Response(json.dumps({"error": message}), status, mimetype="application/json")
+    return Response(message + "\n", status, mimetype="text/plain")
 
 
 def check_origin() -> Response | None:
@@ -137,8 +140,8 @@ def check_origin() -> Response | None:
         if refusals is not None:
             own = f"{request.scheme}://{request.host}"
             refusals.note("origin", origin_refusal(origin, own, request.headers, current_app.config))
-        return _refused("This origin may not open the playground socket.\n")
-    return _refused("This form may only be sent from the lesson's own pages.\n")
+        return error_answer("This origin may not open the playground socket.", 403)
+    return error_answer("This origin may not send this request: only the lesson's own pages may.", 403)
 
 
 def api_guard() -> Response | None:

@@ -11,7 +11,7 @@ from werkzeug.exceptions import NotFound
 from lesson.playground.grading import Grading
 from lesson.playground.tasks import Grader, TaskLogError
 
-from .guard import json_body, security_headers
+from .guard import error_answer, json_body, security_headers
 from .state import lesson_state
 from .strings import localized
 
@@ -20,10 +20,6 @@ MAX_ANSWERS = 50
 MAX_STATEMENTS = 20
 NO_QUIZ = "this lesson has no quick check"
 NO_QUESTION = "this lesson's quick check has no such question"
-
-
-def _state():
-    return lesson_state()
 
 
 def kept(key: str) -> dict[str, dict[str, str]]:
@@ -51,7 +47,7 @@ def _seen(slug: str) -> dict[str, str]:
 
 def grading() -> Grading:
     """Grading over the app's content as loaded now, with the app's memory of task verdicts."""
-    state = _state()
+    state = lesson_state()
     grader = current_app.extensions.get("quiz_tasks")
     if grader is None:
         grader = current_app.extensions.setdefault("quiz_tasks", Grader())
@@ -96,17 +92,14 @@ def _headers(resp: Response) -> Response:
 
 
 @bp.app_errorhandler(413)
-def _too_large(err: Exception) -> tuple[Response, int] | Response:
+def _too_large(err: Exception) -> Response:
     """A body over LESSON_MAX_CONTENT_LENGTH: said in the shape the caller reads, not as an HTML page."""
-    message = f"the request body is over the limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
-    if request.path.startswith("/api/"):
-        return jsonify(error=message), 413
-    return Response(message + "\n", 413, mimetype="text/plain")
+    return error_answer(f"the request body is over the limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes", 413)
 
 
 @bp.get("/")
 def index() -> str:
-    content = _state().content
+    content = lesson_state().content
     return render_template(
         "index.html",
         lessons=[localized(item) for item in content.lessons],
@@ -118,7 +111,7 @@ def index() -> str:
 @bp.get("/reference")
 def reference() -> str:
     """The long material the lessons link to: every message of both eras, the rules in detail."""
-    content = _state().content
+    content = lesson_state().content
     if content.reference is None:
         abort(404)
     embed = _embed_asked()
@@ -128,7 +121,7 @@ def reference() -> str:
 @bp.get("/glossary")
 def glossary() -> str:
     """Every protocol term the lessons use, each with its anchor (``/glossary#<id>``) for their links."""
-    content = _state().content
+    content = lesson_state().content
     if content.glossary is None:
         abort(404)
     # In a portal's frame there is no site header: a link back to the lesson the learner came from.
@@ -142,7 +135,7 @@ def lesson(slug: str, embed: bool | None = None) -> str:
     lesson links, for a lesson shown in another site's iframe."""
     if embed is None:
         embed = _embed_asked()
-    state = _state()
+    state = lesson_state()
     item = state.content.lesson(slug)
     if item is None:
         former = state.content.former(slug)
@@ -170,7 +163,7 @@ def _lands_on(address: str, slug: str) -> bool:
 def lesson_context(item: Any, answers: dict[str, str], seen: dict[str, str], score: Any) -> dict[str, Any]:
     """What a lesson page's template needs of the lesson itself (the site's page and a portal's launch)."""
     slug = item.meta.slug
-    state = _state()
+    state = lesson_state()
     return {
         # Former lessons with a part here: a progress file saved on one of them is loaded for that part.
         "former": [m.slug for m in state.content.moved if any(_lands_on(p.to, slug) for p in m.parts)],
@@ -252,7 +245,7 @@ def _see(slug: str, question: Any) -> dict[str, str] | None:
     section's title (the address itself when it names no section)."""
     if question.see is None:
         return None
-    content = _state().content
+    content = lesson_state().content
     target_slug, _, fragment = question.see.removeprefix("/lessons/").partition("#")
     target = content.lesson(slug if question.see.startswith("#") else target_slug)
     titles = {t.id: t.title for t in target.toc} if target else {}
@@ -261,7 +254,7 @@ def _see(slug: str, question: Any) -> dict[str, str] | None:
 
 
 def _question(slug: str, qid: str) -> Any:
-    quiz = _state().content.quizzes.get(slug)
+    quiz = lesson_state().content.quizzes.get(slug)
     question = next((q for q in quiz.questions if q.id == qid), None) if quiz else None
     if question is None:
         abort(404, NO_QUESTION if quiz else NO_QUIZ)
@@ -318,7 +311,7 @@ def _answer_task(slug: str, question: Any, data: Any) -> tuple[Response, int] | 
 @bp.post("/api/quiz/<slug>")
 def grade_json(slug: str) -> tuple[Response, int] | Response:
     """Grade the answers a page holds (after a reload): each verdict and the score."""
-    quiz = _state().content.quizzes.get(slug)
+    quiz = lesson_state().content.quizzes.get(slug)
     if quiz is None:
         abort(404, NO_QUIZ)
     data = json_body()

@@ -38,12 +38,9 @@ def forwarded_allow_ips(proxy_fix: int) -> str:
 
 
 def _unreadable_body(err: Exception) -> Any:
-    from flask import Response, jsonify, request
+    from .guard import error_answer
 
-    said = f"the request's body could not be read ({type(err).__name__})"
-    if request.path.startswith("/api/"):
-        return jsonify(error=said), 400
-    return Response(said + "\n", 400, mimetype="text/plain")
+    return error_answer(f"the request's body could not be read ({type(err).__name__})", 400)
 
 
 def run_gunicorn(host: str, port: int, workers: int, threads: int, proxy_fix: int = 0) -> int:

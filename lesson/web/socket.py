@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 # Close codes (RFC 6455 and the private range): the page reads them to decide what to do next.
 POLICY = 1008  # too fast, or frames left unread
 TRY_LATER = 1013  # too many sockets from this address
-IDLE = 4408  # no frame for a while; the page reconnects on its next press
+IDLE = 4408  # no frame for a while; the page reconnects on its next press (static/js/transport.js: IDLE)
 GOING_AWAY = 1001  # the server is stopping (a deploy, a restart): the page reconnects
 LEAVING_REASON = "the server is restarting; the page reconnects"
 

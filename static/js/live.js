@@ -9,6 +9,7 @@ import { LANG, socketUrl } from "./transport.js";
 
 await need("live"); // this module's own messages (i18n.js)
 
+// The playgrounds that can run live: lesson/live/__init__.py keeps the same list.
 const LIVE_PANELS = ["outage"];
 
 function mount(section) {

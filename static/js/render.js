@@ -186,6 +186,7 @@ function offWire(m) {
 // Indented JSON, a box per line: a line too long for the screen wraps under its own indent plus two,
 // not at the left edge (the .ln and .iN rules in lesson.css; lesson/content/markup.py does the same for the
 // lesson's messages). The newlines stay as text between the boxes, so a copy is the JSON as it was.
+// The deepest indent lesson.css gives a hanging indent (.i0 to .i16), as lesson/content/markup.py has it.
 const MAX_INDENT = 16;
 // After a "/", "_" or "." between two other characters (never between the slashes of "https://").
 const JSON_BREAK = /(?<=[^/_.][/_.])(?=[^/_.])/;

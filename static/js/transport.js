@@ -4,9 +4,10 @@
 // server applies a retried change once.
 import { t } from "./i18n.js";
 const OPEN_TIMEOUT_MS = 4000;
-// the server closed a silent socket: reconnect on the next frame, not before
+// the server closed a silent socket: reconnect on the next frame, not before (lesson/web/socket.py: IDLE)
 const IDLE = 4408;
 
+// The page protocol's version, as lesson/playground/protocol.py has it (PROTOCOL_VERSION).
 export const PROTOCOL = 2;
 // The page's locale (<html data-locale>): the server writes each answer's narration in it.
 export const LANG = document.documentElement.dataset.locale;

@@ -39,10 +39,6 @@ def tool() -> Tool:
     return current_app.extensions["lti"]
 
 
-def _state():
-    return lesson_state()
-
-
 def _csp(form_action: str = "'self'") -> str:
     ancestors = frame_ancestors()
     if ancestors.strip() == "'none'":  # the site itself may not be framed; the platforms still frame the tool
@@ -193,7 +189,7 @@ def _known_issuer(req: FlaskRequest) -> bool:
 def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
     custom = data.get(CUSTOM) or {}
     slug = custom.get("lesson") if isinstance(custom, dict) else None
-    state = _state()
+    state = lesson_state()
     item = state.content.lesson(slug) if isinstance(slug, str) else None
     if item is None:
         return _page("lti/index.html", lessons=state.content.lessons)
@@ -234,7 +230,7 @@ def lesson_page(slug: str) -> Response:
     site's own pages may not be), not graded (a link's grade belongs to the lesson it names)."""
     from lesson.web.pages import grading, lesson_context
 
-    item = _state().content.lesson(slug)
+    item = lesson_state().content.lesson(slug)
     if item is None:
         abort(404)
     return _page(
@@ -266,7 +262,7 @@ def _picker(launch_id: str, data: dict[str, Any], error: bool = False) -> Respon
     """The author's picker: the course's lessons (title, summary, minutes), one or several to return."""
     settings = data.get(DL_SETTINGS)
     settings = settings if isinstance(settings, dict) else {}
-    state = _state()
+    state = lesson_state()
     return _page(
         "lti/pick.html",
         400 if error else 200,
@@ -294,7 +290,7 @@ def deep_link() -> Response:
         return_url = _return_url(ml.get_launch_data())
     except Exception as err:
         return _refuse("unknown_launch", str(err))
-    state = _state()
+    state = lesson_state()
     chosen = [c for c in (state.content.lesson(s) for s in request.form.getlist("lesson")) if c is not None]
     if not chosen:
         return _picker(launch_id, ml.get_launch_data(), error=True)
@@ -343,7 +339,7 @@ def answer() -> tuple[Response, int] | Response:
     launch = tool().cache.get(f"lti-launch-{body['launch']}")
     if launch is None:
         return jsonify(error=REASONS["unknown_launch"], code="unknown_launch"), 404
-    quiz = _state().content.quizzes.get(launch["slug"])
+    quiz = lesson_state().content.quizzes.get(launch["slug"])
     question = next((q for q in quiz.questions if q.id == body["question"]), None) if quiz else None
     if question is None:
         return jsonify(error="the launched lesson's quick check has no such question"), 404
