@@ -102,7 +102,7 @@ export function mountRestarts(section, transport) {
         ".",
       ),
       // The situation's own steps come before the restart's, which are numbered after them.
-      r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.step", { step: s.step, label: s.label.text })).join("; ") })) : null,
+      r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.setup_step", { step: s.step, label: s.label.text })).join("; ") })) : null,
       same.some((l) => l.length)
         ? h(
             "section",

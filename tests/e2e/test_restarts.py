@@ -66,7 +66,7 @@ def test_the_lab_draws_each_restart_in_both_eras(page: Page) -> None:
     _, modern = restart(lab, "in-flight")
     expect(open_wire(modern)).to_contain_text("Mcp-Name: get_forecast")
     # The restart is step 2: the step before it, which set the call going, is named above the result.
-    expect(lab.get_by_text(lead("lab.setup"))).to_contain_text(lead("lab.step", step=1))
+    expect(lab.get_by_text(lead("lab.setup"))).to_contain_text(lead("lab.setup_step", step=1))
 
     # What crossed no wire is marked as the host's own, in words, not only by its look.
     lab.get_by_role("checkbox", name=NOT_IDEMPOTENT).check()

@@ -100,6 +100,11 @@ def test_inline_code_breaks_between_words_not_inside_them(
     context.close()
 
 
+TWO_LINES_AT_MOST = """el => { const s = getComputedStyle(el);
+  const text = el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom);
+  return text <= 2 * parseFloat(s.lineHeight) + 1; }"""
+
+
 def buttons_fit_the_bar(page: Page, section) -> None:
     """On a phone the event buttons are one row in the bar at the foot of the screen, swiped or tabbed
     along: the whole bar takes at most a quarter of the screen, a button focused comes into view whole, and
@@ -123,6 +128,11 @@ def buttons_fit_the_bar(page: Page, section) -> None:
         expect(button).to_be_in_viewport(ratio=whole_in_view)
         box = button.bounding_box()
         assert box["x"] >= whole["x"] and box["x"] + box["width"] <= whole["x"] + whole["width"] + 1, box
+        # A label takes two lines at most (the row is as tall as its tallest button), and the focus ring
+        # is drawn inside the button, since the row clips what sticks out of it.
+        assert button.evaluate(TWO_LINES_AT_MOST), f"{button.inner_text()!r} takes more than two lines"
+        if n:
+            assert button.evaluate("el => parseFloat(getComputedStyle(el).outlineOffset) < 0")
     expect(events).to_have_class(re.compile(r"\bmore-before\b"))
     expect(events).not_to_have_class(re.compile(r"\bmore-after\b"))
 
