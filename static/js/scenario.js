@@ -130,6 +130,15 @@ async function play(section, scenario, opener) {
     const narrow = window.matchMedia?.("(max-width: 59.99rem)").matches;
     set.scrollIntoView({ block: narrow ? "start" : "nearest", behavior: "instant" });
     set.querySelector("input")?.focus({ preventScroll: true });
+    // The keyboard's way back: the question sits far from the box in the page's order.
+    set.append(toBox);
+    toBox.hidden = false;
+  });
+  const toBox = h("button", { type: "button", class: "to-walkthrough", hidden: "" }, t("scenario.back"));
+  toBox.addEventListener("click", () => {
+    toBox.hidden = true;
+    box.scrollIntoView({ block: "nearest", behavior: "instant" });
+    (next.disabled ? leave : next).focus({ preventScroll: true });
   });
   const status = h("div", {}, position, inLog, narration, said);
   // The playground's status line keeps showing what each press did, but is quiet while the scenario is
@@ -168,6 +177,7 @@ async function play(section, scenario, opener) {
   active = state;
 
   function show() {
+    toBox.hidden = true; // a question answered by this moment needs no way back to it
     const step = scenario.steps[index - 1];
     position.textContent = momentName(index, total, step.title);
     const before = startSteps + scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
@@ -255,6 +265,7 @@ async function play(section, scenario, opener) {
       return;
     }
     box.remove();
+    toBox.remove();
     const announce = section.querySelector('[data-role="announce"]');
     const left = index > 0 ? t("scenario.left", { n: index }) : null;
     // Left by the Leave button: said now. Left by a press of the learner's own: said with that press's

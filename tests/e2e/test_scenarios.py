@@ -256,6 +256,14 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     to_question = scenario.get_by_role("button", name=message("scenario.the_question"))
     to_question.click()
     expect(question.get_by_role("radio").first).to_be_focused()
+    # The question lies far from the box in the page's order: the next Tab stop after its choices is
+    # the way back to the walk-through's Next.
+    page.keyboard.press("Tab")
+    back = question.get_by_role("button", name=message("scenario.back"))
+    expect(back).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(scenario.get_by_role("button", name="Next moment")).to_be_focused()
+    expect(back).to_be_hidden()
     scenario.get_by_role("button", name="Next moment").click()
     expect_step(outage, s, 2)
     expect(to_question).to_be_hidden()  # nothing asked before the next moment
