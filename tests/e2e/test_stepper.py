@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
-from lesson.content.scenarios import load_scenarios
+from lesson.content.scenarios import load_scenarios, presses
 
 from .helpers import (
     CHURN,
@@ -392,3 +392,17 @@ def test_a_moment_marks_what_it_changed_and_a_phone_folds_the_servers_it_left_al
     expect(moment_heading(section)).to_have_text(title(1))
     expect(card.locator("[data-mark]")).to_have_count(0)
     expect(server_cell(card, "A", "Tools")).to_be_visible()
+
+
+def test_a_moment_of_several_steps_names_them_over_what_happened(stepper: Locator) -> None:
+    """Moments are counted one way and the log's steps another: a moment that took several steps heads
+    its account with them, so "Moment 4" over "Step 5" reads as nothing skipped."""
+    steps = load_scenarios(default_root())["churn"].steps
+    counts = [len(presses(s)) for s in steps]
+    n = next(i for i, c in enumerate(counts) if c > 1)  # the first moment of several steps, 0-based
+    first = sum(counts[:n]) + 1
+    for _ in range(n):
+        stepper.get_by_role("button", name="Next moment").click()
+    expect_moment(stepper, n + 1)
+    heading = happened(stepper).get_by_role("heading", level=5)
+    expect(heading).to_have_text(message("stepper.happened_in", first=first, last=first + counts[n] - 1))
