@@ -31,8 +31,19 @@ export function mountPredictions(section) {
   }
   pointer.addEventListener("click", () => {
     const set = waiting();
-    set?.scrollIntoView({ block: "center", behavior: window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
-    set?.querySelector("input")?.focus({ preventScroll: true });
+    if (!set) return;
+    set.scrollIntoView({ block: "center", behavior: window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    set.querySelector("input")?.focus({ preventScroll: true });
+    // The keyboard's way back to the button, which the page's order puts far from the question.
+    back.textContent = t("predict.back", { button: buttonFor(set)?.textContent.trim() });
+    set.append(back);
+    back.hidden = false;
+  });
+  const back = h("button", { type: "button", class: "predict-back", hidden: "" });
+  back.addEventListener("click", () => {
+    const set = back.closest('[data-role="predict"]');
+    back.hidden = true;
+    if (set) buttonFor(set)?.focus();
   });
 
   function ask(set) {
@@ -161,7 +172,10 @@ export function mountPredictions(section) {
     }
   });
   // After the handler above has asked, revealed or put away the questions (listeners run in order).
-  section.addEventListener("playground:answer", point);
+  section.addEventListener("playground:answer", () => {
+    back.hidden = true;
+    point();
+  });
 }
 
 for (const section of document.querySelectorAll('[data-panel="playground"]')) mountPredictions(section);

@@ -304,8 +304,15 @@ def test_the_controls_bar_points_a_phone_to_the_question_a_press_asked(page: Pag
     first = question.get_by_role("radio").first
     expect(first).to_be_focused()
     assert in_view(page, first), "the question did not come into view"
-    first.check()
+    page.keyboard.press("Space")  # the keyboard picks the first answer
+    expect(first).to_be_checked()
     expect(pointer).to_be_hidden()
+    # The question lies far from the buttons in the page's order: the next Tab stop is the way back.
+    page.keyboard.press("Tab")
+    back = question.get_by_role("button", name=message("predict.back", button=pg.button("a-dies").label))
+    expect(back).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(dies).to_be_focused()
     page.wait_for_function(WHOLE_IN_ROW, arg=dies.element_handle())
     # Pressed, the question is answered: nothing waits, nothing is pointed to.
     dies.click()
