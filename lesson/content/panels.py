@@ -195,6 +195,9 @@ class Situation(Strict):
     after: list[Event] = Field(
         description="events played after the restart, to show what survived", default_factory=list
     )
+    note: Label | None = Field(
+        default=None, description="a line shown with the situation's result (which option makes it differ)"
+    )
 
 
 class RestartLabPanel(Strict):

@@ -24,6 +24,7 @@ class RestartSide(Strict):
 class RestartResult(Strict):
     situation: str
     label: str
+    note: str | None  # the situation's own line for its result (content), if it has one
     variants: list[str]
     setup: list[dict]  # {step, label}: the steps that set the situation up before the restart (both eras')
     sides: list[RestartSide]
@@ -80,5 +81,10 @@ def restart_lab(
         v = view(run)  # its words are written where the result is sent (the service's answer)
         sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
     return RestartResult(
-        situation=situation.id, label=situation.label, variants=[v.id for v in variants], setup=setup, sides=sides
+        situation=situation.id,
+        label=situation.label,
+        note=situation.note,
+        variants=[v.id for v in variants],
+        setup=setup,
+        sides=sides,
     )

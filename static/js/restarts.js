@@ -101,6 +101,7 @@ export function mountRestarts(section, transport) {
         chosen.length ? chosen.map((b) => b.parentElement.textContent.trim()).join("; ") : t("lab.none"),
         ".",
       ),
+      r.note ? h("p", { class: "meta", "data-content": "" }, r.note) : null,
       // The situation's own steps come before the restart's, which are numbered after them.
       r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.setup_step", { step: s.step, label: s.label.text })).join("; ") })) : null,
       same.some((l) => l.length)

@@ -10,6 +10,9 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from lesson.content.course import default_root
+from lesson.content.panels import load_panels
+
 from .helpers import RESTARTS, lead, message, narrated, narrated_lead, region, restart_lab
 
 pytestmark = pytest.mark.e2e
@@ -83,3 +86,6 @@ def test_the_lab_draws_each_restart_in_both_eras(page: Page) -> None:
     expect(legacy.get_by_role("table")).to_contain_text(narrated_lead("narration.table.listen.session"))
     _, modern = restart(lab, "token")
     expect(modern).not_to_contain_text(narrated_lead("narration.call_lost_not_idempotent"))  # in-flight's is gone
+    # A situation's note, from the content, comes with its result.
+    token = next(s for s in load_panels(default_root())["restarts"].situations if s.id == "token")
+    expect(lab.get_by_text(token.note, exact=True)).to_be_visible()

@@ -210,3 +210,14 @@ def test_the_steps_that_set_a_situation_up_come_with_their_numbers(
     for side in result["sides"]:
         assert side["steps"][0]["step"] == len(setup) + 1
         assert side["steps"][0]["label"]["code"] == "narration.event.restart_server"
+
+
+def test_a_situation_with_a_note_sends_it_with_its_result(service: Service) -> None:
+    """The token situation reads like an idle restart unless the authorization server runs inside the
+    process: its note, from the content, comes with its result; a situation without one sends none."""
+    panel = load_panels(default_root())["restarts"]
+    notes = {s.id: s.note for s in panel.situations}
+    assert notes["token"] and notes["idle"] is None
+    for situation in ("token", "idle"):
+        frame = {"v": 2, "type": "restart", "panel": "restarts", "situation": situation, "variants": []}
+        assert service.handle_text(json.dumps(frame)).data()["result"]["note"] == notes[situation]
