@@ -209,6 +209,22 @@ def test_a_playground_on_a_phone(browser: Browser, base_url: str) -> None:
     context.close()
 
 
+def test_on_the_narrowest_phone_the_bar_takes_a_quarter_of_the_screen(browser: Browser, base_url: str) -> None:
+    """At 320 by 568 px the controls' bar names each era without its date, so the choice takes one line
+    and the bar at most a quarter of the screen; each radio's name keeps the date."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 320, "height": 568})
+    page = context.new_page()
+    outage = open_playground(page, OUTAGE, "Play out an outage")
+    eras = outage.get_by_role("group", name=translate("en", "era.legend"))
+    legacy = eras.get_by_role("radio", name=translate("en", "js.era.legacy"), exact=True)
+    modern = eras.get_by_role("radio", name=translate("en", "js.era.modern"), exact=True)
+    expect(legacy).to_be_visible()
+    assert abs(legacy.bounding_box()["y"] - modern.bounding_box()["y"]) < 2, "the eras take two lines"
+    bar = outage.get_by_role("group", name="Events").locator("..").bounding_box()
+    assert bar["height"] <= 568 / 4, bar
+    context.close()
+
+
 WRAPS = """(pre) => {
   // Each line of the JSON that the screen wrapped: where its text starts, and where its later rows start.
   const out = [];
