@@ -61,10 +61,11 @@ def restart_lab(
         start = begin(panel.start.model_copy(update={"era": era, "options": options}))
         before = advance_all(start, map(adjust, situation.before))
         first = len(before.log)
-        said = narration.words(locale)
-        # The situation's own presses (a call started), numbered as the steps after them are: the same
-        # events, so the same labels, in both eras.
-        setup = [{"step": e.step, "label": e.label.model_dump(context=said)} for e in before.log[1:]]
+        if not sides:
+            # The situation's own presses (a call started), numbered as the steps after them are: the same
+            # events, so the same labels, in both eras: named once.
+            said = narration.words(locale)
+            setup = [{"step": e.step, "label": e.label.model_dump(context=said)} for e in before.log[1:]]
         steps = []
         run: Run = before
         for run in runs(before, map(adjust, [RestartServer(server=panel.server), *situation.after])):

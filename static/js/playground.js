@@ -4,7 +4,7 @@
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize, toolKey } from "./changes.js";
 import { fill, h, loadStyle } from "./dom.js";
-import { comparison, costStrip, counterLine, handleState, logEntry, logList, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
+import { comparison, costStrip, counterLine, handleState, logEntry, logList, markServers, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { mountTabs } from "./tabs.js";
@@ -284,18 +284,7 @@ export function mountPlayground(section, transport) {
     const servers = region("servers");
     if (servers) {
       if (redraw(servers, v.servers)) fill(servers, serverTable(v.servers));
-      // A new server shows all its fields on a phone (lesson.css): the class says it whatever the mark's language.
-      for (const name of d.servers.added) {
-        const th = servers.querySelector(`tr[data-server="${CSS.escape(name)}"] th`);
-        th?.classList.add("mark-new");
-        mark(th, "new");
-      }
-      for (const [name, fields] of Object.entries(d.servers.changed)) {
-        const row = servers.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
-        if (!row) continue;
-        mark(row.querySelector("th"), "changed");
-        for (const f of fields) row.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");
-      }
+      markServers(servers, d.servers, mark);
       if (d.servers.removed.length) {
         const note = h("p", { class: "change-note" }, t(undo ? "playground.gone_undo" : "playground.gone", { servers: d.servers.removed.join(", ") }));
         servers.append(note);

@@ -38,6 +38,24 @@ export function plural(n, what) {
 // number, with its title when it has one.
 export const momentName = (n, total, title) => t(title ? "moment" : "moment_untitled", { n, total, title });
 
+// What a step did to a server table (d: changes.js's diffServers), marked with `mark(element, word)`:
+// a new row's header "new" (its class lets a phone's card show the row whole, in any language), a
+// changed row's "changed", and each changed cell. The playground and the stepper mark alike.
+export function markServers(box, d, mark) {
+  const row = (name) => box.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
+  for (const name of d.added) {
+    const th = row(name)?.querySelector("th");
+    th?.classList.add("mark-new");
+    mark(th, "new");
+  }
+  for (const [name, fields] of Object.entries(d.changed)) {
+    const r = row(name);
+    if (!r) continue;
+    mark(r.querySelector("th"), "changed");
+    for (const f of fields) r.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");
+  }
+}
+
 // The servers as the host sees them. Each cell carries its column's name so a narrow panel can show
 // every row as a card.
 // ERA_ONCE: the era is a property of the host, so it reads best said once, in the caption, with an Era

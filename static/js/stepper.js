@@ -8,12 +8,10 @@
 // stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
 import { diffServers } from "./changes.js";
 import { fill, h, status } from "./dom.js";
-import { logList, momentName, promptList, serverTable } from "./render.js";
+import { logList, markServers, momentName, promptList, serverTable } from "./render.js";
 import { need, t } from "./i18n.js";
 
 await need("stepper"); // this module's own messages (i18n.js)
-
-// A moment by its number, and its title when it has one.
 
 const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
 
@@ -147,17 +145,7 @@ export function mountStepper(section) {
   // What this moment changed since the one before it, marked in the table as a playground marks a
   // press's changes (and on a phone the servers it left alone fold to their name and status).
   function markChanges(before, after) {
-    if (!before) return;
-    const d = diffServers(before, after);
-    const row = (name) => region.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
-    for (const name of d.added) {
-      row(name)?.querySelector("th").setAttribute("data-mark", t("mark.new"));
-      row(name)?.querySelector("th").classList.add("mark-new");
-    }
-    for (const [name, fields] of Object.entries(d.changed)) {
-      row(name)?.querySelector("th").setAttribute("data-mark", t("mark.changed"));
-      for (const f of fields) row(name)?.querySelector(`td[data-field="${f}"]`)?.classList.add("cell-changed");
-    }
+    if (before) markServers(region, diffServers(before, after), (el, word) => el?.setAttribute("data-mark", t(`mark.${word}`)));
   }
 
   prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));
