@@ -4,8 +4,10 @@ path, headers and JSON body; the response's status and headers, then its JSON bo
 stream), so the frames the page shows are the bytes that crossed, in the order they crossed.
 
 When the server dies, each exchange still open with it ends abruptly, as the dead process would have. A
-request that arrives while nothing listens upstream waits until the server is back (what the SDK client
-retries by itself meets the new process), for at most ``hold`` seconds.
+request that arrives while nothing listens upstream, or while the proxy has no upstream port (``None``: the
+server is down, and its old port may be anyone's), waits until the server is back (what the SDK client
+retries by itself meets the new process), for at most ``hold`` seconds. The host's address is the proxy's,
+so a server that comes back on another port is, to the host, back where it was.
 
 The differential suite runs this proxy as a process of its own (``tests/sdk/taps/http_proxy.py``), recording
 into a file that several processes share.
@@ -70,7 +72,7 @@ class Proxy:
     """``record``: called with each record's fields; ``tag``: what exchange ids start with (the server's
     name unless given: several proxies that record into one log need tags of their own)."""
 
-    def __init__(self, record: Record, name: str, upstream_port: int, hold: float = 30.0, tag: str = "") -> None:
+    def __init__(self, record: Record, name: str, upstream_port: int | None, hold: float = 30.0, tag: str = "") -> None:
         self.record, self.name, self.upstream_port, self.hold = record, name, upstream_port, hold
         self.tag = tag or name
         self.count = 0
@@ -93,8 +95,9 @@ class Proxy:
     async def upstream(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         deadline = time.monotonic() + self.hold
         while True:  # nothing listens: the server is down or restarting; hold the request
-            with contextlib.suppress(OSError):
-                return await asyncio.open_connection("127.0.0.1", self.upstream_port)
+            if self.upstream_port is not None:
+                with contextlib.suppress(OSError):
+                    return await asyncio.open_connection("127.0.0.1", self.upstream_port)
             if time.monotonic() > deadline:
                 raise ConnectionRefusedError(f"{self.name} did not come back within {self.hold:g} s")
             await asyncio.sleep(0.02)

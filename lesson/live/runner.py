@@ -4,7 +4,7 @@ driving its clients the way the simulated host does, and the simulation run besi
 Each press is first applied to the simulation, which decides what the model does (the tools it calls and
 their arguments): only the protocol is real here, not the model. A press the simulation refuses does nothing
 live either. Then the same press is done for real (a deploy is SIGUSR1 to the server's process, a death is
-SIGKILL, a return is a new process on the same port) and every frame a recording proxy saw cross, with what
+SIGKILL, a return is a new process behind the same address) and every frame a recording proxy saw cross, with what
 the host saw (a stream that broke, the error it built for the model), is the press's real wire.
 
 Each playground runs its own event loop in a thread of its own (an anyio blocking portal); the web layer
@@ -39,7 +39,6 @@ from ..sim.step import msg
 from ..sim.view import NextPrompt, PromptEntry, ServerRow
 from .frames import calls_made, to_frames
 from .host import Host
-from .ports import free_port, port_open
 from .proxy import Proxy
 from .record import WAIT, Recorder
 
@@ -149,7 +148,6 @@ class LivePlayground:
         self.run = begin(panel.start.model_copy(update={"era": era}))
         self.rec = Recorder()
         self.procs: dict[str, subprocess.Popen] = {}
-        self.ports: dict[str, int] = {}  # each server's own port (the proxy's is in its url)
         self.proxies: dict[str, Proxy] = {}
         self.urls: dict[str, str] = {}
         self.configured: list[str] = list(self.run.state.host.configured)
@@ -234,31 +232,36 @@ class LivePlayground:
         }
 
     async def launch(self, names: list[str]) -> None:
-        """Start each server (again, on the same port) behind its recording proxy; side by side, since most
-        of a start is importing the SDK."""
+        """Start each server (again) behind its recording proxy, which keeps its address; side by side, since
+        most of a start is importing the SDK."""
         for name in names:
             self.registry.take(self)
-            port = self.ports.setdefault(name, free_port())
             cmd = [sys.executable, "-m", "lesson.live.server", "--spec", json.dumps(self.spec(name))]
-            cmd += ["--port", str(port), "--lifetime", str(self.registry.limits.lifetime), "--parent", str(os.getpid())]
-            # Its own process group: a kill reaches it whatever it started.
-            proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            cmd += ["--lifetime", str(self.registry.limits.lifetime), "--parent", str(os.getpid())]
+            # Its own process group: a kill reaches it whatever it started. It picks its own port and says which.
+            proc = subprocess.Popen(
+                cmd, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
+            )  # fmt: skip
             self.procs[name] = proc
             self.registry.take(self, proc)
             if name not in self.proxies:
-                proxy = self.proxies[name] = Proxy(self.rec.add, name, port, hold=self.registry.limits.lifetime)
+                proxy = self.proxies[name] = Proxy(self.rec.add, name, None, hold=self.registry.limits.lifetime)
                 self.urls[name] = f"http://127.0.0.1:{await proxy.start()}/mcp"
         for name in names:
-            proc, port = self.procs[name], self.ports[name]
+            proc = self.procs[name]
+            assert proc.stdout is not None
             with anyio.fail_after(WAIT * 2):
-                while not port_open(port):
-                    if proc.poll() is not None:
-                        why = f"{name}'s process ended as it started (exit {proc.returncode})"
-                        raise LiveRefused("live_failed", why)
-                    await anyio.sleep(0.05)
+                said = await anyio.to_thread.run_sync(proc.stdout.readline, abandon_on_cancel=True)
+            proc.stdout.close()
+            if not said.strip().isdigit():  # nothing (the process ended) or not a port
+                raise LiveRefused("live_failed", f"{name}'s process ended as it started, or never said its port")
+            self.proxies[name].upstream_port = int(said)
 
     def kill_now(self, name: str) -> None:
-        """SIGKILL to the server's process group: no goodbye; every exchange still open with it breaks."""
+        """SIGKILL to the server's process group: no goodbye; every exchange still open with it breaks. Its
+        proxy holds what comes next until the server is back: the old port is free for anyone to take."""
+        if name in self.proxies:
+            self.proxies[name].upstream_port = None
         proc = self.procs.pop(name, None)
         if proc is None:
             return
@@ -270,10 +273,6 @@ class LivePlayground:
 
     async def kill(self, name: str) -> None:
         await anyio.to_thread.run_sync(self.kill_now, name)
-        port = self.ports[name]
-        with anyio.fail_after(WAIT):
-            while port_open(port):
-                await anyio.sleep(0.05)
 
     # --- presses -----------------------------------------------------------------------------------
 

@@ -1,7 +1,11 @@
 """One server of the outage playground as a real MCP server, built on the official SDK's public low-level
 server API (``mcp.server.lowlevel.Server``), served over Streamable HTTP on 127.0.0.1.
 
-    python -m lesson.live.server --spec '{"title": "docs", "tools": [...], "upcoming": [...]}' --port 8123
+    python -m lesson.live.server --spec '{"title": "docs", "tools": [...], "upcoming": [...]}'
+
+Once it listens, it writes its port on standard output, one line: the port it was given with ``--port``, or
+one the system picked (the default). A process that starts a server and reads its port knows it is that
+server's, not another program's that took a port between a check and a bind.
 
 The spec is the simulation's own definition of that server, so the real tools carry the names the simulated
 ones do. One endpoint serves both eras, as the SDK does: the client's first message picks 2025-11-25
@@ -23,6 +27,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -141,8 +146,12 @@ async def each_signal(action: Callable[[], Awaitable[None]]) -> None:
 
 
 async def serve_http(server: Server, port: int, **app_options: Any) -> None:
+    """Serve on 127.0.0.1:``port`` (0: a port the system picks); once it listens, say which on standard output."""
     app = server.streamable_http_app(host="127.0.0.1", **app_options)
-    await uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).serve()
+    sock = socket.create_server(("127.0.0.1", port))
+    # Connections made from now on wait in the socket's queue until uvicorn accepts them: the port is ready.
+    print(sock.getsockname()[1], flush=True)
+    await uvicorn.Server(uvicorn.Config(app, log_level="warning")).serve(sockets=[sock])
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -171,7 +180,7 @@ def orphaned(parent: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--spec", required=True, help="JSON: title, tools, upcoming")
-    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--port", type=int, default=0, help="0: one the system picks")
     p.add_argument("--lifetime", type=float, default=600.0)
     p.add_argument("--parent", type=int, default=0, help="the lesson server's pid: end when it is gone")
     args = p.parse_args(argv)

@@ -4,6 +4,8 @@ nothing to the dead server. In-process, with every server process killed at the 
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from .conftest import live_outage
@@ -13,6 +15,9 @@ from .conftest import live_outage
 def live_playground():
     with live_outage("legacy") as pg:
         yield pg
+
+
+MCP_TYPES = ("application/json", "text/event-stream")  # what an MCP server answers with, an error included
 
 
 def methods(frames: list[dict], receiver: str | None = None) -> list[str]:
@@ -53,3 +58,21 @@ def test_deploy_call_death_and_turn(live_playground):
 
     again = pg.press("a-dies")  # the simulation refuses it: nothing is done for real either
     assert again["wire"] == [] and any(line["tone"] == "rejected" for line in again["sim"]["lines"])
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_server_back_meets_its_host_again_though_its_old_port_was_taken(era):
+    """While A is down its port is free, and any program may take it: the new A must be the one the host
+    meets, never whatever listens there now."""
+    with live_outage(era) as pg:
+        old = pg.proxies["A"].upstream_port
+        assert old is not None
+        pg.press("a-dies")
+        with socket.create_server(("127.0.0.1", old)):  # another program on A's old port
+            back = pg.press("a-back")
+        assert not [line for line in back["lines"] if line["tone"] == "error"], back["lines"]
+        assert "tools/list" in methods(back["wire"], "A")
+        answers = [f for f in back["wire"] if f["kind"] == "http_response" and f["sender"] == "A"]
+        assert answers and all(f["headers"].get("Content-Type", "").startswith(MCP_TYPES) for f in answers)
+        [a] = [r for r in back["servers"] if r["name"] == "A"]
+        assert a["status"] == "connected" and "search_docs" in a["tools"]
