@@ -16,8 +16,10 @@ import functools
 import itertools
 import json
 import os
+import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,7 +32,6 @@ import psutil
 import yaml
 
 from lesson.live.frames import calls_made
-from lesson.live.ports import free_port, port_open
 from lesson.sim.run import Playground, advance, begin
 from lesson.sim.starts import STARTS
 from lesson.sim.trace import trace
@@ -69,6 +70,31 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+# The lowest port the system hands out by itself, to a bind to port 0 or a connection's own end.
+HANDED_OUT = Path("/proc/sys/net/ipv4/ip_local_port_range")
+LOWEST_HANDED_OUT = int(HANDED_OUT.read_text().split()[0]) if HANDED_OUT.exists() else 49152
+
+
+def free_port() -> int:
+    """A free port of 127.0.0.1 below the ports the system hands out: a server restarted on it finds it free
+    again, though other programs bind and connect meanwhile. Drawn from the system's randomness, not the
+    seeded ``random`` each test worker shares."""
+    draw = random.SystemRandom()
+    while True:
+        port = draw.randrange(10_000, LOWEST_HANDED_OUT)
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.bind(("127.0.0.1", port))
+            return port
+
+
+def port_open(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+        return True
+    except OSError:
+        return False
 
 
 class Forked:
