@@ -44,6 +44,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from lesson.sim.wire import input_schema
+
 from . import end_after
 
 HOLD = "mcp-churn-lab/hold"  # a _meta key: the call runs until the process ends
@@ -53,7 +55,7 @@ Answer = Callable[[ServerRequestContext, types.CallToolRequestParams, ToolSpec],
 
 
 def wire_tool(tool: ToolSpec) -> types.Tool:
-    schema = {"type": "object", "properties": {tool.arg: {"type": "string"}}, "required": [tool.arg]}
+    schema = input_schema(tool.arg, getattr(tool, "handle", None))
     if tool.read_only:
         hints = types.ToolAnnotations(read_only_hint=True)
     else:

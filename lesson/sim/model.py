@@ -80,7 +80,8 @@ class ToolDef(Value):
     description: str
     idempotent: bool = True
     admin_only: bool = False
-    arg: str = "query"  # the one string argument the simulated tool takes
+    arg: str = "query"  # the string argument the simulated tool takes
+    handle: str | None = None  # a handle it takes too, before ``arg``: one an earlier call returned (basket_id)
     origin: str | None = None  # behind a gateway: the backend that provides it
     read_only: bool = False  # readOnlyHint: true, and the other hints then mean nothing
     destructive: bool = False  # destructiveHint, sent whenever readOnlyHint is false

@@ -180,7 +180,13 @@ def _baskets(opts: dict) -> tuple[list[SimServer], list[str]]:
             handles_durable=bool(opts.get("handles_durable", True)),
             tools=[
                 _t("create_basket", "Create a basket; returns a basket_id", "customer", idempotent=False),
-                _t("add_item", "Add an item to a basket", "sku", idempotent=False),
+                ToolDef(
+                    name="add_item",
+                    description="Add an item to a basket",
+                    arg="sku",
+                    handle="basket_id",
+                    idempotent=False,
+                ),  # fmt: skip
             ],
         ),
     ], ["S"]

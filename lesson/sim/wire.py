@@ -73,13 +73,15 @@ def tool_json(tool: ToolDef) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "inputSchema": {
-            "type": "object",
-            "properties": {tool.arg: {"type": "string"}},
-            "required": [tool.arg],
-        },
+        "inputSchema": input_schema(tool.arg, tool.handle),
         "annotations": annotations(tool),
     }
+
+
+def input_schema(arg: str, handle: str | None = None) -> dict[str, Any]:
+    """A tool's arguments: its handle (if it takes one) and its one other string, both required."""
+    names = [handle, arg] if handle else [arg]
+    return {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": names}
 
 
 def annotations(tool: ToolDef) -> dict[str, bool]:

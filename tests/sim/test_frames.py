@@ -7,6 +7,7 @@ import pytest
 from lesson.narration import line_text
 from lesson.sim import at_step, undo, view
 from lesson.sim.events import (
+    AddItem,
     AskUserInput,
     CreateBasket,
     DeployTool,
@@ -106,6 +107,35 @@ def test_signing_in_again_re_lists_without_any_list_changed(era: str) -> None:
     if era == "modern":
         res = next(m for m in wire(run) if label(m) == "result")
         assert res.payload["result"]["cacheScope"] == "private"
+
+
+@era_param
+def test_each_sign_in_is_a_new_token_and_the_list_is_fetched_under_it(era: str) -> None:
+    """A list may vary by the authorization on the request (tools.mdx): the re-list after a sign-in carries
+    the new sign-in's token, never the one the old list came under."""
+
+    def tokens(run) -> set[str]:
+        return {m.headers["Authorization"] for m in wire(run) if isinstance(m, HttpRequest) and m.receiver == "P"}
+
+    first = tokens(play("guide", era, TakeTurn(calls=[ToolCall(server="P", tool="create_ticket")])))
+    run, _ = step(play("guide", era), Reauthenticate(server="P", role="admin"))
+    admin = tokens(run)
+    run, _ = step(run, Reauthenticate(server="P", role="member"))
+    member = tokens(run)
+    assert len(first) == len(admin) == len(member) == 1
+    assert len(first | admin | member) == 3
+
+
+def test_a_tool_that_takes_a_handle_declares_it_in_its_input_schema() -> None:
+    """The model passes what an earlier call returned as an argument: the tool's schema says so (tools.mdx,
+    stateful tools), and a call carries exactly what the schema requires."""
+    run = play("baskets", "modern", CreateBasket(server="S"))
+    run, _ = step(run, AddItem(server="S"))
+    schema = next(t for t in run.state.servers["S"].tools if t.name == "add_item")
+    [sent] = [m.payload["params"]["arguments"] for m in wire(run) if label(m) == "tools/call"]
+    lists = [m.payload["result"].get("tools") for m in opening(Start(name="baskets"))[1] if label(m) == "result"]
+    listed = next(t["inputSchema"] for tools in lists if tools for t in tools if t["name"] == "add_item")
+    assert set(listed["required"]) == set(sent) == {schema.handle, schema.arg} == {"basket_id", "sku"}
 
 
 @era_param

@@ -319,15 +319,16 @@ class BaseClient:
         return CallRecord(server=c.server, tool=tool_name, text=text, is_error=is_error)
 
     def default_args(self, tool: str) -> dict[str, str]:
-        if tool == "add_item":
-            handles = self.st.s.host.handles
-            return {"basket_id": handles[-1] if handles else "", "sku": "A-100"}
-        arg = "query"
+        arg, handle = "query", None
         for t in self.c.tools:  # a loop, not next() over a generator: closing one early raises inside it
             if t.name == tool:
-                arg = t.arg
+                arg, handle = t.arg, t.handle
                 break
-        return {arg: ARGUMENTS.get(arg, "release 2.0")}
+        args = {arg: ARGUMENTS.get(arg, "release 2.0")}
+        if handle:  # the last handle an earlier call returned
+            handles = self.st.s.host.handles
+            args = {handle: handles[-1] if handles else "", **args}
+        return args
 
     def deliver(self, rec: CallRecord) -> None:
         self.st.s.host.conversation.append(Message(role="tool", text=f"{rec.tool}: {rec.text}"))

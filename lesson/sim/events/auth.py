@@ -77,6 +77,7 @@ def _reauth(st: Step, e: Reauthenticate) -> None:
     if c.status != "connected":
         raise Rejected("refusal.server_status", server=e.server, status=word("status", c.shown_status()))
     c.role = e.role
+    c.token_serial += 1  # a sign-in is a new access token: the one the server reads the role from
     st.say("narration.signed_in_as", "change", server=e.server, role=word("role", e.role))
     # Nothing changed on the server, so it has nothing to announce: the client knows its credentials
     # changed, and the list it holds was fetched under the old ones.
