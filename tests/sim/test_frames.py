@@ -433,6 +433,14 @@ def test_no_session_is_promised_where_the_server_issues_none() -> None:
     assert "narration.then.ask_again" in said and "narration.then.new_session" not in said
 
 
+@pytest.mark.parametrize("issues", [True, False])
+def test_a_get_stream_is_called_the_sessions_only_where_a_session_id_was_issued(issues: bool) -> None:
+    _, frames = opening(Start(name="restart", era="legacy", options={"listen": True, "issues_session_id": issues}))
+    [get] = [m for m in frames if isinstance(m, HttpRequest) and m.method == "GET"]
+    assert ("Mcp-Session-Id" in get.headers) is issues
+    assert get.note.code == ("narration.note.opens_session_stream" if issues else "narration.note.opens_stream")
+
+
 def test_the_legacy_opening_speaks_of_no_listen_stream() -> None:
     run = play("outage", "legacy")
     assert "listen stream" not in " ".join(line_text(line) for step in run.log for line in step.lines)

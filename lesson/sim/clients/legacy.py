@@ -68,13 +68,16 @@ class LegacyClient(BaseClient):
         if srv.transport == "stdio":
             c.listen = ListenStream(open=True)  # notifications arrive on the process's stdout
             return
-        note = said("narration.note.opens_session_stream")
-        status = self.get(last_event_id=None, note=note)
+        status = self.get(last_event_id=None, note=self.stream_note())
         if status == "404":
             self.say("narration.session_gone_reinitialize", "warn", server=c.server)
             if self.greet():
-                status = self.get(last_event_id=None, note=note)
+                status = self.get(last_event_id=None, note=self.stream_note())
         c.listen = ListenStream(open=status == "ok")  # no event id yet: nothing to resume from
+
+    def stream_note(self) -> Said:
+        """What a GET stream is: the session's, or, from a server that issued no session id, just a stream."""
+        return said("narration.note.opens_session_stream" if self.c.session_id else "narration.note.opens_stream")
 
     def reconnect(self) -> None:
         c, srv = self.c, self.srv
