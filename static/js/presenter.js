@@ -334,7 +334,8 @@ export async function present(article) {
     for (const stepper of article.querySelectorAll('[data-panel="stepper"]')) {
       if (!onScreen(stepper) || !stepper.querySelector(".moment-card")) continue; // not here, or its moments not yet in
       const button = stepper.querySelector(`[data-action="${forward ? "next" : "prev"}"]`);
-      if (button && !button.disabled) return button.click(), true;
+      // At an end the stepper's button keeps the focus and only says it can do nothing (aria-disabled).
+      if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") return button.click(), true;
     }
     if (forward && !started && !scenario) {
       // The screen's first walk-through (its playground's own control), as the presenter's next step.

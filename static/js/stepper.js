@@ -129,12 +129,11 @@ export function mountStepper(section) {
       region.style.scrollMarginTop = `${Math.ceil(navBox.height) + 8}px`;
       region.scrollIntoView({ block: "start" });
     }
-    // Disabling the focused button would drop the focus to <body> and end arrow-key stepping.
-    const focused = document.activeElement;
-    prev.disabled = index === 0;
-    next.disabled = index === steps.length - 1;
-    if (focused === prev && prev.disabled) next.focus();
-    if (focused === next && next.disabled) prev.focus();
+    // At an end its button says it can do nothing but keeps the focus: disabled, it would drop the focus,
+    // and handing it to the other button made the next Enter step back.
+    prev.disabled = next.disabled = false; // disabled only while the moments failed to load
+    prev.setAttribute("aria-disabled", String(index === 0));
+    next.setAttribute("aria-disabled", String(index === steps.length - 1));
     const moment = momentName(step.number, steps.length, step.title);
     // The moment's heading shows it. After an era choice the moment is the same one: the era, said
     // first, makes the line new, so a screen reader reads it again.
@@ -157,8 +156,8 @@ export function mountStepper(section) {
     // fall through to the page (presenter mode would change screens).
     if (event.key === "ArrowRight" || event.key === "ArrowLeft") event.preventDefault();
     when(() => {
-      if (event.key === "ArrowRight" && !next.disabled) { index += 1; show(true); }
-      if (event.key === "ArrowLeft" && !prev.disabled) { index -= 1; show(true); }
+      if (event.key === "ArrowRight" && index < data[era].length - 1) { index += 1; show(true); }
+      if (event.key === "ArrowLeft" && index > 0) { index -= 1; show(true); }
     })(event);
   });
   section.addEventListener("change", when((event) => {

@@ -156,30 +156,37 @@ def test_buttons_step_through_the_moments_and_the_era_switch_keeps_the_moment(st
 
 
 def test_arrow_keys_and_enter_step_and_the_focus_stays_at_the_ends(stepper: Locator) -> None:
-    """Arrow keys step; reaching an end disables the focused button, so the focus moves to the other
-    one and the keys keep working; Enter presses the focused button."""
+    """Arrow keys step; at an end the focused button says it can do nothing but keeps the focus, so one
+    Enter too many stays at the last moment instead of stepping back; Enter presses the focused button."""
     page = stepper.page
-    stepper.get_by_role("button", name="Next moment").focus()
+    prev = stepper.get_by_role("button", name="Previous moment")
+    nxt = stepper.get_by_role("button", name="Next moment")
+    nxt.focus()
     page.keyboard.press("ArrowLeft")  # at the first moment, ArrowLeft does nothing
     expect_moment(stepper, 1)
     for number in (2, 3, 4, 5, 6):
         page.keyboard.press("ArrowRight")
         expect_moment(stepper, number)
-    expect(stepper.get_by_role("button", name="Previous moment")).to_be_focused()
+    expect(nxt).to_be_disabled()
+    expect(nxt).to_be_focused()
     page.keyboard.press("ArrowRight")
     expect_moment(stepper, 6)
     for number in (5, 4, 3, 2, 1):
         page.keyboard.press("ArrowLeft")
         expect_moment(stepper, number)
-    expect(stepper.get_by_role("button", name="Next moment")).to_be_focused()
+    expect(prev).to_be_disabled()
+    expect(nxt).to_be_focused()
     for number in (2, 3, 4, 5, 6):
         page.keyboard.press("Enter")
         expect_moment(stepper, number)
-    expect(stepper.get_by_role("button", name="Previous moment")).to_be_focused()
-    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # one Enter too many
+    expect_moment(stepper, 6)
+    expect(nxt).to_be_focused()
+    page.keyboard.press("ArrowLeft")
     expect_moment(stepper, 5)
     expect_status(moment(stepper), "A", "down")
-    page.keyboard.press("ArrowLeft")
+    prev.focus()
+    page.keyboard.press("Enter")
     expect_moment(stepper, 4)
 
 
