@@ -89,15 +89,19 @@ def test_the_goal_block_follows_the_answers(outage: Locator) -> None:
         'met => document.querySelector("[data-panel-id=outage]")'
         '.dispatchEvent(new CustomEvent("playground:answer", {detail: {goal: {met}}}))'
     )
+    hint = goal_block(outage).get_by_role("button", name=message_py("playground.hint"))
     page.evaluate(f"({send})(false)")
     expect(goal_block(outage)).to_contain_text(message("goal.open"))
+    expect(hint).to_be_visible()
     page.evaluate(f"({send})(true)")
     expect(goal_block(outage)).to_contain_text(message("goal.done"))
+    expect(hint).to_be_hidden()  # no hint is offered for a goal reached
     expect(outage.get_by_role("status")).to_contain_text(message("goal.reached", goal=OUTAGE_GOAL))
     events = page.evaluate("window.goalEvents")
     assert len(events) == 1 and events[0]["panel"] == "outage" and events[0]["goal"].startswith(OUTAGE_GOAL)
     page.evaluate(f"({send})(false)")
     expect(goal_block(outage)).to_contain_text(message("goal.before"))
+    expect(hint).to_be_visible()  # short of it again: the hints are back
     page.evaluate(f"({send})(true)")
     assert len(page.evaluate("window.goalEvents")) == 2
 
