@@ -52,7 +52,7 @@ class Run(Strict):
 _COMPARED = [f for f in Run.model_fields if f != "checkpoint"]
 
 
-NO_TWIN = "narration.no_twin"  # an era switch has no counterpart in the other era
+NO_TWIN = "narration.no_twin"  # an era switch has no counterpart in the other era (its twin: static/js/render.js)
 
 
 def _for_twin(event: Event) -> Event:

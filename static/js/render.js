@@ -265,10 +265,14 @@ function wireCount(wire) {
   return t(on ? "wire.count_with_local" : "wire.count_only_local", { messages: plural(on, "wire_message"), local: plural(off, "local_item") });
 }
 
+// The other era's only line when this step switched eras (lesson/sim/run.py, NO_TWIN).
+const NO_TWIN = "narration.no_twin";
+
 // What the step cost on the wire in each era, as a bar pair beside the table: shown only when the eras
 // differ (a restart, a return), where that difference is the point. The full diagram is one link away.
 export function costStrip(cmp, diagramId) {
-  if (!cmp) return null;
+  // An era switch has no counterpart in the other era: its cost beside nothing would compare nothing.
+  if (!cmp || cmp.other.lines.some((line) => line.code === NO_TWIN)) return null;
   const on = (s) => s.wire.filter((m) => m.on_wire).length;
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   if (on(legacy) === on(modern)) return null;

@@ -16,7 +16,7 @@ from lesson.content.panels import PlaygroundPanel, load_panels
 from lesson.content.scenarios import load_scenarios, presses
 from tests.guided_path import GOAL_PRESSES, WALKS
 
-from .helpers import lesson_holding, message, panel, step_label
+from .helpers import choose_era, lesson_holding, message, panel, step_label
 
 pytestmark = pytest.mark.e2e
 
@@ -259,6 +259,12 @@ def test_on_a_wide_screen_the_cost_coming_and_going_leaves_the_buttons_in_place(
     expect(cost).to_be_hidden()  # a turn costs the same in both eras
     # At most a line: the status line above the buttons may wrap differently.
     assert abs(turn.bounding_box()["y"] - top) < 30, "the buttons moved when the cost went away"
+    section.get_by_role("button", name=pg.button("undeclared").label, exact=True).click()
+    expect(log.get_by_text(step_label(3))).to_have_count(1)
+    expect(cost).to_be_visible()
+    choose_era(section, "legacy")
+    expect(log.get_by_text(step_label(4))).to_have_count(1)
+    expect(cost).to_be_hidden()  # an era switch has no counterpart in the other era to weigh it against
 
 
 def test_a_press_whose_question_is_out_of_sight_shows_the_question_first(page: Page) -> None:
