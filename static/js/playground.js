@@ -271,7 +271,9 @@ export function mountPlayground(section, transport) {
   // into view. Returns the sentence that says what changed.
   function draw(v, prev, k, button = null, undo = false) {
     const d = diffViews(prev, v);
-    // A host of both eras has no era to choose.
+    // A host of both eras has no era to choose: the choice goes away rather than sit there greyed and blank.
+    const eras = section.querySelector('[data-role="era"]');
+    if (eras) eras.hidden = v.dual_era;
     for (const input of section.querySelectorAll('[data-role="era"] input')) [input.checked, input.disabled] = [input.value === v.era && !v.dual_era, v.dual_era];
     for (const el of section.querySelectorAll(`[${MARKED}]`)) el.removeAttribute(MARKED);
     const marked = [];

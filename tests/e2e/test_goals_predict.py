@@ -260,6 +260,8 @@ def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page
             era_choice = eras.locator('[data-role="era"]').get_by_role("radio")
             choices.last.check()
             expect(question).to_be_hidden()
+            # A host of both eras has no era to choose: the choice is gone, not left greyed and blank.
+            expect(eras.locator('[data-role="era"]')).to_be_hidden()
             for era in era_choice.all():
                 expect(era).to_be_disabled()
                 expect(era).not_to_be_checked()
@@ -271,6 +273,7 @@ def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page
             expect(region(eras, "Wire").get_by_role("figure")).to_have_count(1)
             show_tab(eras, "What happened")
             choices.first.check()
+            expect(eras.locator('[data-role="era"]')).to_be_visible()
             for era in era_choice.all():
                 expect(era).to_be_enabled()
         expect(question).to_be_visible()
