@@ -145,6 +145,8 @@ export function promptList(np) {
   return [
     items.length ? h("ul", { class: "prompt" }, items) : h("p", { class: "placeholder" }, t("prompt.none")),
     gone.length ? h("ul", { class: "prompt removed", "aria-label": t("prompt.gone_label") }, gone) : null,
+    // Right under the list it qualifies: a silent server's tools here are what the host last fetched.
+    np.relisted_first.length ? h("p", { class: "meta" }, t("prompt.relisted_first", { servers: np.relisted_first.join(", ") })) : null,
     h(
       "p",
       { class: "meta" },
@@ -153,7 +155,6 @@ export function promptList(np) {
       np.batching ? t(np.pending_changes === 1 ? "prompt.batching.one" : "prompt.batching.many", { changes: plural(np.pending_changes, "change") }) : "",
       !np.batching && np.pending_changes ? t("prompt.pending", { n: np.pending_changes }) : "",
     ),
-    np.relisted_first.length ? h("p", { class: "meta" }, t("prompt.relisted_first", { servers: np.relisted_first.join(", ") })) : null,
   ];
 }
 
