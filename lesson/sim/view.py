@@ -175,6 +175,15 @@ def next_prompt(state: State) -> NextPrompt:
     )
 
 
+def in_moments(change: Said | None, moment_of: dict[int, int]) -> Said | None:
+    """A server's last change, "step 6: down", as the moment that step belongs to, "moment 5: down", for a
+    stepper, which counts moments (``lesson/content/stepper.py``); ``moment_of``: each step's moment."""
+    if change is None or change.code != "narration.table.change":
+        return change
+    moment = moment_of[change.params["step"]]
+    return Said(code="narration.table.change_in_moment", params={"moment": moment, "what": change.params["what"]})
+
+
 def counters(state: State) -> Counters:
     wasted = ignored = lost = refetches = 0
     for c in state.host.clients.values():  # one pass: this runs on every press

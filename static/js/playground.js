@@ -184,7 +184,7 @@ export function mountPlayground(section, transport) {
       fill(box, list);
     }
     while (list.children.length > from) list.lastElementChild.remove();
-    list.append(...entries.map(logEntry));
+    list.append(...entries.map((entry) => logEntry(entry)));
     logMoved = true;
   }
 

@@ -175,17 +175,20 @@ export function counterLine(c) {
 }
 
 // One step of the log. The playground appends these one at a time (see playground.js).
-export function logEntry(step) {
+// ``numbered``: each step under its number ("Step 6: A dies"); a stepper, which counts moments, names
+// the event alone.
+export function logEntry(step, numbered = true) {
+  const label = !step.step ? t("log.start") : numbered ? t("log.step", { n: step.step, label: step.label.text }) : step.label.text;
   return h(
     "li",
     { class: "step", "data-step": step.step },
-    h("p", { class: "step-label" }, step.step ? t("log.step", { n: step.step, label: step.label.text }) : t("log.start")),
+    h("p", { class: "step-label" }, label),
     h("ul", { class: "lines" }, step.lines.map(logLine)),
   );
 }
 
-export function logList(log) {
-  return h("ol", { class: "log" }, log.map(logEntry));
+export function logList(log, numbered = true) {
+  return h("ol", { class: "log" }, log.map((step) => logEntry(step, numbered)));
 }
 
 function headerText(m) {

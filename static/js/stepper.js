@@ -113,11 +113,11 @@ export function mountStepper(section) {
                     turn.new_tools.some((n) => n.name === tool.name && n.server === tool.server) ? [" ", h("span", { class: "badge" }, t("stepper.new"))] : null)))
               : promptList(v.next_prompt),
           ),
-          // Each step by its number: the table's "last change" names steps, and a moment may hold several
-          // (its heading then says which, so "Moment 6" over "Step 8" reads as no step skipped).
+          // Its events by name, not by the log's step numbers: the stepper counts moments only (its table's
+          // "last change" names the moment too, lesson/content/stepper.py).
           h("section", { "aria-labelledby": "churn-happened churn-sep churn-title" },
-            h("h5", { id: "churn-happened" }, v.log.length > 1 ? t("stepper.happened_in", { first: v.log[0].step, last: v.log.at(-1).step }) : t("stepper.happened")),
-            logList(v.log)),
+            h("h5", { id: "churn-happened" }, t("stepper.happened")),
+            logList(v.log, false)),
         ),
       ),
     );
