@@ -43,6 +43,14 @@ export const momentName = (n, total, title) => t(title ? "moment" : "moment_unti
 // changed row's "changed", and each changed cell. The playground and the stepper mark alike.
 export function markServers(box, d, mark) {
   const row = (name) => box.querySelector(`tr[data-server="${CSS.escape(name)}"]`);
+  // On a phone the marked table folds what did not change (lesson.css); its button shows every field.
+  const wrap = box.querySelector(".table-wrap");
+  const table = wrap?.querySelector("table.servers");
+  if (table && (d.added.length || Object.keys(d.changed).length)) {
+    const unfold = h("button", { type: "button", class: "unfold", "aria-pressed": "false" }, t("servers.unfold"));
+    unfold.addEventListener("click", () => unfold.setAttribute("aria-pressed", String(table.classList.toggle("unfolded"))));
+    wrap.append(unfold);
+  }
   for (const name of d.added) {
     const th = row(name)?.querySelector("th");
     th?.classList.add("mark-new");

@@ -393,6 +393,14 @@ def test_a_moment_marks_what_it_changed_and_a_phone_folds_the_servers_it_left_al
     expect(server_cell(card, "B", "Tools")).to_have_class(re.compile(r"\bcell-changed\b"))
     expect(server_cell(card, "A", "Tools")).to_be_hidden()  # folded: A did not change
     expect(server_cell(card, "A", "Status")).to_be_visible()
+    # The learner who wants the rest has it one press away, and can fold it again.
+    unfold = card.get_by_role("button", name=message("servers.unfold"))
+    unfold.click()
+    expect(unfold).to_have_attribute("aria-pressed", "true")
+    expect(server_cell(card, "A", "Tools")).to_be_visible()
+    expect(server_cell(card, "B", "Last error")).to_be_visible()
+    unfold.click()
+    expect(server_cell(card, "A", "Tools")).to_be_hidden()
     section.get_by_role("button", name="Previous moment").click()
     expect(moment_heading(section)).to_have_text(title(1))
     expect(card.locator("[data-mark]")).to_have_count(0)
