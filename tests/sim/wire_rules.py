@@ -33,6 +33,8 @@ class WireWatch:
     fresh_lists: set[str] = field(default_factory=set)
     # The body of the host's last POST to each server: a 401 to it means the server read none of it.
     last_post: dict[str, dict] = field(default_factory=dict)
+    # Each tool's arguments as its server last listed them: (server, tool) -> (required, every property).
+    arguments: dict[tuple[str, str], tuple[set[str], set[str]]] = field(default_factory=dict)
 
     def check(self, run: Run, prev: Run, event: ev.Event) -> None:
         frames = run.last.wire if run.last else []
@@ -65,6 +67,11 @@ class WireWatch:
                 assert before.host.auto_listen or (had is not None and had.listen.open) or resumes, (
                     f"GET to {m.receiver}, which the host never opened a stream to"
                 )
+        # A sign-in is a new access token: what the host sends after it never carries the one before it.
+        signed_in = self.last_bearer.get(event.server) if isinstance(event, ev.Reauthenticate) else None
+        for m in frames:
+            if signed_in and isinstance(m, HttpRequest) and m.receiver == event.server:
+                assert m.headers.get("Authorization") != signed_in, f"{m.http} after a sign-in, with the old token"
         polling = isinstance(event, (ev.TakeTurn, ev.StartCall, ev.AskUserInput))  # a call is a turn of its own too
         for m in frames:
             method = (m.payload or {}).get("method") if m.on_wire else None
@@ -75,6 +82,7 @@ class WireWatch:
                 # stale at once (ttlMs 0), or that a notice made stale (caching.mdx).
                 assert m.receiver not in self.fresh_lists, f"re-listed {m.receiver}, whose list is still fresh"
             self._caching(m, method)
+            self._arguments(m, method)
             self._one(run, before, m, event)
 
     @staticmethod
@@ -197,6 +205,21 @@ class WireWatch:
                 self.fresh_lists.discard(m.sender)
         if method == "notifications/tools/list_changed" or (m.sender != "host" and not m.on_wire):
             self.fresh_lists.discard(m.sender)
+
+    def _arguments(self, m, method: str | None) -> None:
+        """A host calls a tool with the arguments its server listed for it: every required one, none it did
+        not declare (a handle an earlier result returned is declared too; tools.mdx, stateful tools)."""
+        p = m.payload if m.on_wire else None
+        if m.receiver == "host" and p is not None and isinstance(p.get("result"), dict):
+            for tool in p["result"].get("tools") or []:
+                schema = tool["inputSchema"]
+                self.arguments[(m.sender, tool["name"])] = (set(schema.get("required", [])), set(schema["properties"]))
+        if method == "tools/call" and m.sender == "host" and p is not None:
+            known = self.arguments.get((m.receiver, p["params"]["name"]))
+            if known is not None:  # a tool the server never listed is its own lesson (an unknown tool's error)
+                sent = set(p["params"].get("arguments") or {})
+                required, declared = known
+                assert required <= sent <= declared, f"{p['params']['name']} called with {sorted(sent)}, listed {known}"
 
     def _bearer(self, servers, m) -> None:
         """Every HTTP request to a server that wants a token carries ``Authorization: Bearer``, and none to a
