@@ -318,7 +318,7 @@ export function mountPlayground(section, transport) {
       }
       // A counter taken back to zero (an undo) is no longer shown: its line is marked instead.
       for (const c of d.counters) mark(promptBox.querySelector(`.counters [data-counter="${c.key}"]`) || promptBox.querySelector(".counters"), "changed");
-      if (d.turns) mark(promptBox.querySelector(".meta:not(.counters)"), "changed");
+      if (d.turns) mark(promptBox.querySelector(".meta.turns"), "changed");
     }
     const cmp = region("comparison");
     if (cmp) {

@@ -154,10 +154,10 @@ export function promptList(np) {
     items.length ? h("ul", { class: "prompt" }, items) : h("p", { class: "placeholder" }, t("prompt.none")),
     gone.length ? h("ul", { class: "prompt removed", "aria-label": t("prompt.gone_label") }, gone) : null,
     // Right under the list it qualifies: a silent server's tools here are what the host last fetched.
-    np.relisted_first.length ? h("p", { class: "meta" }, t("prompt.relisted_first", { servers: np.relisted_first.join(", ") })) : null,
+    np.relisted_first.length ? h("p", { class: "meta relisted" }, t("prompt.relisted_first", { servers: np.relisted_first.join(", ") })) : null,
     h(
       "p",
-      { class: "meta" },
+      { class: "meta turns" },
       t("prompt.turns", { turns: np.turns, invalidations: np.cache_invalidations }),
       // Batching is only worth a word when it is on: no control here turns it on or off.
       np.batching ? t(np.pending_changes === 1 ? "prompt.batching.one" : "prompt.batching.many", { changes: plural(np.pending_changes, "change") }) : "",

@@ -178,6 +178,12 @@ def test_misbehaving_servers_draw_their_counters_and_prompt(page: Page) -> None:
     expect(messages).not_to_contain_text("notifications/tools/list_changed")
 
     press(guide, "Take a model turn", 4)
+    # The turn moved the turns line, which carries the mark; the note on the silent Q above it did not move.
+    turns = prompt(guide).get_by_text(lead("prompt.turns", turns=1))
+    expect(turns).to_have_attribute("data-mark", message("mark.changed"))
+    expect(prompt(guide).get_by_text(lead("prompt.relisted_first", servers="Q"))).not_to_have_attribute(
+        "data-mark", re.compile(".")
+    )
     press(guide, button_label("guide", "member"), 5)
     expect(prompt_tool(guide, "delete_workspace", "P")).to_have_count(0)
     expect(gone_list(guide)).to_contain_text("delete_workspace")
