@@ -184,6 +184,7 @@ export function mountPlayground(section, transport) {
       fill(box, list);
     }
     while (list.children.length > from) list.lastElementChild.remove();
+    // Not map(logEntry): map's index would be read as `numbered`.
     list.append(...entries.map((entry) => logEntry(entry)));
     logMoved = true;
   }

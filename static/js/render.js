@@ -46,7 +46,7 @@ export function markServers(box, d, mark) {
   // On a phone the marked table folds what did not change (lesson.css); its button shows every field.
   const wrap = box.querySelector(".table-wrap");
   const table = wrap?.querySelector("table.servers");
-  if (table && (d.added.length || Object.keys(d.changed).length)) {
+  if (table && (d.added.length || Object.keys(d.changed).length) && !wrap.querySelector(":scope > .unfold")) {
     const unfold = h("button", { type: "button", class: "unfold", "aria-pressed": "false" }, t("servers.unfold"));
     unfold.addEventListener("click", () => unfold.setAttribute("aria-pressed", String(table.classList.toggle("unfolded"))));
     wrap.append(unfold);

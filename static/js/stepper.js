@@ -150,7 +150,8 @@ export function mountStepper(section) {
   prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));
   next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
   section.addEventListener("keydown", (event) => {
-    if (event.target.matches("input, .table-wrap")) return; // a focused table box scrolls with the arrows
+    // A focused table box scrolls with the arrows; its "Show every field" would be drawn away with the moment.
+    if (event.target.matches("input, .table-wrap, .unfold")) return;
     if (event.altKey || event.ctrlKey || event.metaKey) return; // Alt+Left is the browser's Back
     // The arrows belong to the stepper while the focus is in it, at its ends too: they must not
     // fall through to the page (presenter mode would change screens).

@@ -228,3 +228,19 @@ def test_undo_the_legacy_era_and_reset(outage) -> None:
     expect(outage.get_by_role("status")).to_have_text(message("playground.restarted", presses=set_aside))
     expect_era(outage, "legacy")
     expect(outage.get_by_role("radio", name=LEGACY)).to_be_checked()
+
+
+def test_on_a_phone_every_field_is_one_press_away_while_a_press_folds_the_table(page: Page) -> None:
+    """A press that changed the table folds what it left alone, with a toggle that shows every field and says
+    it is on. A press that changes no row shows every field anyway, and the toggle goes with the fold."""
+    page.set_viewport_size({"width": 375, "height": 812})
+    outage = open_playground(page, OUTAGE, TITLE)
+    press(outage, "A dies", 1)
+    unfold = outage.get_by_role("button", name=message("servers.unfold"))
+    expect(server_cell(outage, "B", "Tools")).to_be_hidden()
+    unfold.click()
+    expect(unfold).to_have_attribute("aria-pressed", "true")
+    expect(server_cell(outage, "B", "Tools")).to_be_visible()
+    press(outage, "Take a model turn", 2)  # the table does not change
+    expect(unfold).to_be_hidden()
+    expect(server_cell(outage, "B", "Tools")).to_be_visible()
