@@ -128,7 +128,10 @@ async function play(section, scenario, opener) {
     // A phone's box covers the screen's foot: the question goes to the top. A wide screen moves as little
     // as it can, so the box at the top of the stage stays in view.
     const narrow = window.matchMedia?.("(max-width: 59.99rem)").matches;
-    set.scrollIntoView({ block: narrow ? "start" : "nearest", behavior: "instant" });
+    // Smooth, as the page's own scroll to a moment's changes may still be: an instant scroll made during
+    // it was carried past by it, while a smooth one takes its place.
+    const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+    set.scrollIntoView({ block: narrow ? "start" : "nearest", behavior: reduced ? "auto" : "smooth" });
     set.querySelector("input")?.focus({ preventScroll: true });
     // The keyboard's way back: the question sits far from the box in the page's order.
     set.append(toBox);
