@@ -1,7 +1,7 @@
 // A link to a section (#id) lands on it before the panels above it are drawn: they grow as their code
 // mounts (a playground's first view, a stepper's moment), long after the browser's own jump, and push
-// the section down by a screen or more. Until the learner scrolls, touches or presses a key (or a few
-// seconds pass), the page keeps the section where the link put it.
+// the section down by a screen or more. Until the learner scrolls, touches or presses a key, goes Back
+// or follows another link (or a few seconds pass), the page keeps the section where the link put it.
 export function keepAnchor() {
   let id = "";
   try {
@@ -22,8 +22,12 @@ export function keepAnchor() {
   const stop = () => {
     keep.disconnect();
     for (const name of events) window.removeEventListener(name, stop, true);
+    window.removeEventListener("popstate", stop);
   };
   for (const name of events) window.addEventListener(name, stop, { capture: true, passive: true });
+  // The browser's Back comes as no event of the page's own: kept, the section would pull the page away
+  // from where Back put it (a feedback link's question) at the next growth above.
+  window.addEventListener("popstate", stop);
   keep.observe(document.body);
   setTimeout(stop, 4000);
 }
