@@ -56,6 +56,7 @@ def restart_lab(
             return e.model_copy(update={"after_expiry": True})
         return e
 
+    said = narration.words(locale)
     sides, setup = [], []
     for era in ERAS:
         start = begin(panel.start.model_copy(update={"era": era, "options": options}))
@@ -64,13 +65,11 @@ def restart_lab(
         if not sides:
             # The situation's own presses (a call started), numbered as the steps after them are: the same
             # events, so the same labels, in both eras: named once.
-            said = narration.words(locale)
             setup = [{"step": e.step, "label": e.label.model_dump(context=said)} for e in before.log[1:]]
         steps = []
         run: Run = before
         for run in runs(before, map(adjust, [RestartServer(server=panel.server), *situation.after])):
             assert run.last is not None
-            said = narration.words(locale)
             steps.append(
                 {
                     "step": run.log[-1].step,

@@ -239,9 +239,7 @@ class LivePlayground:
             cmd = [sys.executable, "-m", "lesson.live.server", "--spec", json.dumps(self.spec(name))]
             cmd += ["--lifetime", str(self.registry.limits.lifetime), "--parent", str(os.getpid())]
             # Its own process group: a kill reaches it whatever it started. It picks its own port and says which.
-            proc = subprocess.Popen(
-                cmd, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
-            )  # fmt: skip
+            proc = subprocess.Popen(cmd, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
             self.procs[name] = proc
             self.registry.take(self, proc)
             if name not in self.proxies:

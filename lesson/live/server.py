@@ -55,7 +55,7 @@ Answer = Callable[[ServerRequestContext, types.CallToolRequestParams, ToolSpec],
 
 
 def wire_tool(tool: ToolSpec) -> types.Tool:
-    schema = input_schema(tool.arg, getattr(tool, "handle", None))
+    schema = input_schema(tool.arg, tool.handle)
     if tool.read_only:
         hints = types.ToolAnnotations(read_only_hint=True)
     else:

@@ -105,8 +105,8 @@ class Start(Strict):
     servers: list[ServerSpec] = Field(default_factory=list)
 
 
-def _t(name: str, description: str, arg: str = "query", **kw: bool) -> ToolDef:
-    return ToolDef(name=name, description=description, arg=arg, **kw)
+def _t(name: str, description: str, arg: str = "query", handle: str | None = None, **kw: bool) -> ToolDef:
+    return ToolDef(name=name, description=description, arg=arg, handle=handle, **kw)
 
 
 DOCS = [
@@ -180,13 +180,7 @@ def _baskets(opts: dict) -> tuple[list[SimServer], list[str]]:
             handles_durable=bool(opts.get("handles_durable", True)),
             tools=[
                 _t("create_basket", "Create a basket; returns a basket_id", "customer", idempotent=False),
-                ToolDef(
-                    name="add_item",
-                    description="Add an item to a basket",
-                    arg="sku",
-                    handle="basket_id",
-                    idempotent=False,
-                ),  # fmt: skip
+                _t("add_item", "Add an item to a basket", "sku", handle="basket_id", idempotent=False),
             ],
         ),
     ], ["S"]

@@ -3,7 +3,7 @@
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize, toolKey } from "./changes.js";
-import { fill, h, loadStyle } from "./dom.js";
+import { fill, h, loadStyle, reducedMotion } from "./dom.js";
 import { comparison, costStrip, counterLine, handleState, logEntry, logList, markServers, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
@@ -13,7 +13,6 @@ import { asideKey, playgroundKey, session } from "./store.js";
 const LINK_BROKEN = () => t("playground.link_broken");
 
 const MARKED = "data-mark";
-const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
 
 // A module fetched when first needed. A failed fetch is asked again at the next need, under a new
 // address, since browsers remember a module that failed.

@@ -3,7 +3,7 @@
 // only right after that button's press (the moment it is about); any other press puts it away. Once
 // its answer has been shown, it is not asked again until the playground is reset. One with
 // `data-predict-variant` is asked only while the playground plays that variant.
-import { h } from "./dom.js";
+import { h, reducedMotion } from "./dom.js";
 import { need, t } from "./i18n.js";
 
 // This module's own messages (i18n.js). Its questions are mounted once they are here: a press made
@@ -32,7 +32,7 @@ export function mountPredictions(section) {
   pointer.addEventListener("click", () => {
     const set = waiting();
     if (!set) return;
-    set.scrollIntoView({ block: "center", behavior: window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+    set.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
     set.querySelector("input")?.focus({ preventScroll: true });
     // The keyboard's way back to the button, which the page's order puts far from the question.
     back.textContent = t("predict.back", { button: buttonFor(set)?.textContent.trim() });
@@ -95,7 +95,7 @@ export function mountPredictions(section) {
       const bar = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--controls-bar")) || 0;
       if (r.bottom > 0 && r.top < window.innerHeight - bar) return; // on screen: the learner saw it
       event.stopImmediatePropagation();
-      set.scrollIntoView({ block: "center", behavior: window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+      set.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
       set.querySelector("input")?.focus({ preventScroll: true });
       if (announce) announce.textContent = t("predict.first", { button: button.textContent.trim() });
     },

@@ -4,7 +4,7 @@
 // run: the learner can leave at any step and keep playing from there. The scenarios' steps come from a
 // data asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel),
 // fetched with the first replay.
-import { h } from "./dom.js";
+import { h, reducedMotion } from "./dom.js";
 import { need, t } from "./i18n.js";
 import { momentName, plural } from "./render.js";
 
@@ -130,8 +130,7 @@ async function play(section, scenario, opener) {
     const narrow = window.matchMedia?.("(max-width: 59.99rem)").matches;
     // Smooth, as the page's own scroll to a moment's changes may still be: an instant scroll made during
     // it was carried past by it, while a smooth one takes its place.
-    const reduced = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
-    set.scrollIntoView({ block: narrow ? "start" : "nearest", behavior: reduced ? "auto" : "smooth" });
+    set.scrollIntoView({ block: narrow ? "start" : "nearest", behavior: reducedMotion() ? "auto" : "smooth" });
     set.querySelector("input")?.focus({ preventScroll: true });
     // The keyboard's way back: the question sits far from the box in the page's order.
     set.append(toBox);
