@@ -211,6 +211,24 @@ class Lab:
         for name, unit in zip(names, units, strict=True):
             wait_for(lambda u=unit: port_open(u["up"]) and port_open(u["public"]), f"{name} and its proxy to listen")
 
+    def start_replicas(self, name: str, count: int) -> None:
+        """``name`` as ``count`` replicas, each a process of its own on a port of its own, behind one proxy: the
+        load balancer, which sends every exchange to the first until ``land`` routes them to another."""
+        self.start_http(name)
+        unit = self.http[name]
+        unit["replicas"] = [unit["up"]] + [free_port() for _ in range(count - 1)]
+        for port in unit["replicas"][1:]:
+            self.spawn(self.server_command(name, "http", port))
+        for port in unit["replicas"][1:]:
+            wait_for(lambda port=port: port_open(port), f"a replica of {name} to listen")
+
+    def land(self, name: str, replica: int) -> None:
+        """The load balancer sends ``name``'s new exchanges to ``replica`` (from 1); those open stay where they are.
+        The route file is replaced whole, so the proxy never reads half of it."""
+        route = self.log_path.parent / f"route-{name}"
+        route.with_suffix(".new").write_text(str(self.http[name]["replicas"][replica - 1]))
+        route.with_suffix(".new").replace(route)
+
     def url(self, name: str, client: str = "host") -> str:
         port = self.http[name]["public"] if client == "host" else self.http[name]["clients"][client]
         return f"http://127.0.0.1:{port}/mcp"

@@ -334,6 +334,42 @@ def test_a_server_added_and_removed(tmp_path, era):
     differential(tmp_path, outage, HTTP_VARIANTS, flow, http=("A", "B", "C"))
 
 
+@pytest.mark.parametrize("durable", [True, False], ids=["durable-store", "replica-memory"])
+@pytest.mark.parametrize("era", ERAS)
+def test_baskets_on_two_replicas(tmp_path, era, durable):
+    """The model creates a basket and adds to it by its handle; the load balancer sends the next calls to the
+    other replica, and the model adds again. From a durable store the handle still works; from the first
+    replica's memory it is unknown there (a tool error, isError). Legacy: the session lives in the first
+    replica too, so the call meets 404, and the host starts a new session and calls again."""
+    baskets = playground(
+        "baskets",
+        era,
+        {"kind": "create_basket", "server": "S"},
+        {"kind": "add_item", "server": "S"},
+        {"kind": "land_on_replica", "server": "S", "replica": 2},
+        {"kind": "add_item", "server": "S"},
+        handles_durable=durable,
+    )
+
+    async def flow(lab, host, calls):
+        await anyio.to_thread.run_sync(lab.start_replicas, "S", 2)
+        await opening(lab, host, "S")
+        handle = ""
+        for step in (1, 2, 3, 4):
+            lab.step(step)
+            if step == 3:
+                lab.land("S", 2)
+            for server, tool, arguments in calls.get(step, []):
+                # The simulated server's handle stands for the one the real server gave.
+                args = {**arguments, "basket_id": handle} if "basket_id" in arguments else arguments
+                text = await host.call(server, tool, args)
+                if tool == "create_basket":
+                    handle = json.loads(text or "{}")["basket_id"]
+
+    store = str(tmp_path / "baskets.json") if durable else "memory"
+    differential(tmp_path, baskets, HTTP_VARIANTS, flow, baskets=store)
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_an_expired_token(tmp_path, era):
     """The token expires: the next call meets 401, the client refreshes the token and sends the call again."""

@@ -390,7 +390,10 @@ def test_a_call_in_flight_to_a_removed_server_gets_a_host_built_error(era: str) 
 def test_a_legacy_session_lives_in_the_memory_of_the_replica_that_issued_it() -> None:
     run = play("baskets", "legacy", LandOnReplica(server="S", replica=2))
     run, _ = step(run, CreateBasket(server="S"))
-    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [404, 200, 202, 200, 200]
+    assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [404, 200, 202, 200, 200, 200]
+    # A host that listens opens the new session's GET stream, as the SDK's client does on connecting.
+    sent = [(m.method, (m.payload or {}).get("method")) for m in wire(run) if isinstance(m, HttpRequest)]
+    assert sent[3:] == [("GET", None), ("POST", "tools/list"), ("POST", "tools/call")]
     run, _ = step(run, CreateBasket(server="S"))
     assert [m.status for m in wire(run) if isinstance(m, HttpResponse)] == [200], "the new session is on replica 2"
     run = play("baskets", "modern", LandOnReplica(server="S", replica=2))

@@ -198,6 +198,8 @@ class BaseClient:
                 self.forget_session()
                 if not self.greet():
                     return None
+                if self.st.s.host.auto_listen:
+                    self.open_stream()  # the new session's stream, as on connecting
                 if payload["method"] != "tools/list":
                     self.relist()
         return None

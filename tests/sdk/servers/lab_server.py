@@ -14,13 +14,16 @@ bus, and to legacy sessions with ``notifications/tools/list_changed``). The proc
 ``--lifetime`` seconds, whatever happens to the test that started it.
 
 It is the live playground's server (``lesson/live/server.py``) with what these flows add: a tool whose call
-never finishes, a tool that asks the user, requestState keys, bearer tokens, and stdio.
+never finishes, a tool that asks the user, requestState keys, bearer tokens, stdio, and baskets (explicit
+state handles) kept in the process's memory or in a store every replica shares.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -65,11 +68,52 @@ async def ask(
     )
 
 
+class Baskets:
+    """Where the shop keeps baskets: this process's memory, or a JSON file every replica reads and writes (the
+    durable store). A handle is minted from the process id and a count, so two replicas never mint the same."""
+
+    def __init__(self, store: str) -> None:
+        self.path = None if store == "memory" else Path(store)
+        self.memory: dict[str, list[str]] = {}
+        self.count = 0
+
+    def load(self) -> dict[str, list[str]]:
+        if self.path is None:
+            return self.memory
+        return json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def save(self, baskets: dict[str, list[str]]) -> None:
+        if self.path is not None:
+            self.path.write_text(json.dumps(baskets))
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        baskets = self.load()
+        if tool == "create_basket":
+            self.count += 1
+            handle = f"bsk_{os.getpid()}_{self.count}"
+            baskets[handle] = []
+            self.save(baskets)
+            return text_result(json.dumps({"basket_id": handle}))
+        handle = str(arguments.get("basket_id", ""))
+        if handle not in baskets:
+            return text_result(f"Unknown basket_id '{handle}'. Create a new basket with create_basket.", error=True)
+        baskets[handle].append(str(arguments.get("sku", "")))
+        self.save(baskets)
+        return text_result(json.dumps({"basket_id": handle, "items": baskets[handle]}))
+
+
+def text_result(text: str, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
+
+
 def build(args: argparse.Namespace) -> tuple[Server, Any]:
     spec = json.loads(args.spec)
     asked: list[str] = []
+    baskets = Baskets(args.baskets) if args.baskets else None
 
     async def answer(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolSpec) -> Any:
+        if baskets is not None and tool.name in ("create_basket", "add_item"):
+            return baskets.call(tool.name, params.arguments or {})
         value = (params.arguments or {}).get(tool.arg, "")
         if tool.name == args.hangs:
             await anyio.sleep_forever()  # a call still running when the process dies
@@ -81,8 +125,7 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
             if isinstance(answer, types.InputRequiredResult):
                 return answer
             value = f"{value}, {answer}"
-        text = f"{tool.name} done ({tool.arg}={value})"
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        return text_result(f"{tool.name} done ({tool.arg}={value})")
 
     server, deploy = build_live(spec, answer, listen=spec["list_changed"])
     security = RequestStateSecurity(keys=[bytes.fromhex(args.state_key)]) if args.state_key else None
@@ -134,6 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
+    p.add_argument("--baskets", default="", help="'memory', or the path of the store every replica shares")
     run(serve, p.parse_args(argv))  # never outliving the test
 
 

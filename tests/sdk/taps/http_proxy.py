@@ -16,6 +16,9 @@ back (a held connection, not a refusal), so what a client retries on its own mee
 whatever the time it takes to start. To have a client's connection refused, kill the proxy as well. The
 proxy ends itself after LIFETIME seconds.
 
+It is also the load balancer in front of a server's replicas: once a file ``route-NAME`` beside LOG names
+another port, each new exchange goes there, while those already open stay where they are.
+
 The proxy is the live playground's (``lesson/live/proxy.py``); this process adds the shared log, the client's
 name on each record, and exchange ids that name the process, since several proxies log into one file.
 """
@@ -23,14 +26,29 @@ name on each record, and exchange ids that name the process, since several proxi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from record import Log  # noqa: E402
 
 from lesson.live import end_after  # noqa: E402
 from lesson.live.proxy import Proxy  # noqa: E402
+
+
+class Balancer(Proxy):
+    """The proxy, routing each new exchange to the port the route file names (if there is one)."""
+
+    def __init__(self, route: Path, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.route = route
+
+    async def upstream(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        with contextlib.suppress(FileNotFoundError, ValueError):  # no route, or one being written
+            self.upstream_port = int(self.route.read_text())
+        return await super().upstream()
 
 
 def main() -> None:
@@ -42,7 +60,8 @@ def main() -> None:
         log.write(**fields, client=who)
 
     # Held requests wait as long as the proxy lives: a restart in a flow may take long on a busy machine.
-    proxy = Proxy(record, name, int(upstream_port), hold=float(lifetime), tag=str(os.getpid()))
+    route = Path(log_path).parent / f"route-{name}"
+    proxy = Balancer(route, record, name, int(upstream_port), hold=float(lifetime), tag=str(os.getpid()))
 
     async def run() -> None:
         await proxy.start(int(port))
