@@ -1,8 +1,9 @@
 """SDK clients driven the way the simulated host drives its own (``lesson/sim/clients``): one client per
-server; a modern client discovers, opens its listen stream, waits for the acknowledgement and lists; a legacy
-client initializes, has its GET stream open and lists; a change notice is followed by a re-list; a legacy 404
-starts a new session; a modern client whose streams broke with its server is replaced by one that adopts what
-the old one discovered. Nothing is served from a cache: the host lists on the wire every time.
+server; a modern client discovers, opens its listen stream (to a server that declared ``tools.listChanged``),
+waits for the acknowledgement and lists; a legacy client initializes, has its GET stream open and lists; a
+change notice is followed by a re-list; a legacy 404 starts a new session; a modern client whose streams
+broke with its server is replaced by one that adopts what the old one discovered. Nothing is served from a
+cache: the host lists on the wire every time.
 
 The differential suite's host (``tests/sdk/host.py``) is this one with what its flows add (stdio, bearer
 tokens, questions to the user, other hosts on one gateway), through the hooks marked below.
@@ -111,8 +112,11 @@ class Host:
         return self.era == "legacy"
 
     def listens(self, name: str) -> bool:
-        """Whether the host opens a listen stream to ``name`` (subscriptions/listen, modern)."""
-        return self.era == "modern"
+        """Whether the host opens a listen stream to ``name`` (subscriptions/listen, modern): to a server that
+        declared ``tools.listChanged``, as the simulated host does; it re-lists any other before each turn."""
+        conn = self.conns.get(name)
+        tools = conn.discovered.capabilities.tools if conn is not None and conn.discovered is not None else None
+        return self.era == "modern" and tools is not None and bool(tools.list_changed)
 
     async def request(self, name: str, send: Any) -> Any:
         """``send()``: one request to ``name``. A host with tokens sends it again with a fresh one on 401."""

@@ -106,23 +106,33 @@ async def held_or_done(ctx: ServerRequestContext, params: types.CallToolRequestP
     return types.CallToolResult(content=[types.TextContent(type="text", text=f"{tool.name} done ({value})")])
 
 
-def build(spec: dict[str, Any], answer: Answer = held_or_done, listen: bool = True) -> tuple[Server, Any]:
-    """The server ``spec`` defines and its deploy; ``answer``: what a call to one of its tools returns;
-    ``listen``: whether it serves ``subscriptions/listen``."""
+def everyone(ctx: ServerRequestContext, tool: ToolSpec) -> bool:
+    return True
+
+
+def build(
+    spec: dict[str, Any],
+    answer: Answer = held_or_done,
+    listen: bool = True,
+    shown: Callable[[ServerRequestContext, ToolSpec], bool] = everyone,
+) -> tuple[Server, Any, Any]:
+    """The server ``spec`` defines, its deploy, and its bare announcement (a notice with nothing changed);
+    ``answer``: what a call to one of its tools returns; ``listen``: whether it serves ``subscriptions/listen``
+    and declares ``listChanged``; ``shown``: whether the request's client sees a tool (who signed in)."""
     tools = [ToolSpec(**t) for t in spec["tools"]]
     upcoming = [ToolSpec(**t) for t in spec["upcoming"]]
     notices = Notices()
 
     async def list_tools(ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[wire_tool(t) for t in tools])
+        return types.ListToolsResult(tools=[wire_tool(t) for t in tools if shown(ctx, t)])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> Any:
-        tool = next((t for t in tools if t.name == params.name), None)
+        tool = next((t for t in tools if t.name == params.name and shown(ctx, t)), None)
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         return await answer(ctx, params, tool)
 
-    server = ListChangedServer(
+    server = (ListChangedServer if listen else Server)(
         spec["title"],
         version="1.0.0",
         on_list_tools=list_tools,
@@ -137,12 +147,12 @@ def build(spec: dict[str, Any], answer: Answer = held_or_done, listen: bool = Tr
         tools.append(upcoming.pop(0))
         await notices.announce()
 
-    return server, deploy
+    return server, deploy, notices.announce
 
 
-async def each_signal(action: Callable[[], Awaitable[None]]) -> None:
-    """``action`` on every SIGUSR1: an operator's action, from outside any request."""
-    with anyio.open_signal_receiver(signal.SIGUSR1) as signals:
+async def each_signal(action: Callable[[], Awaitable[None]], signum: int = signal.SIGUSR1) -> None:
+    """``action`` on every ``signum``: an operator's action, from outside any request."""
+    with anyio.open_signal_receiver(signum) as signals:
         async for _ in signals:
             await action()
 
@@ -157,7 +167,7 @@ async def serve_http(server: Server, port: int, **app_options: Any) -> None:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    server, deploy = build(json.loads(args.spec))
+    server, deploy, _ = build(json.loads(args.spec))
     async with anyio.create_task_group() as tg:
         tg.start_soon(each_signal, deploy)
         await serve_http(server, args.port)

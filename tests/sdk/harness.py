@@ -54,6 +54,7 @@ def server_spec(start: str, name: str, options: dict[str, Any]) -> dict[str, Any
     return {
         "title": srv.title,
         "list_changed": srv.list_changed,
+        "auth": srv.auth,  # it wants a bearer token
         "tools": [t.model_dump() for t in srv.tools],
         "upcoming": [t.model_dump() for t in srv.upcoming],
         "input_key": INPUT_KEY,
@@ -184,7 +185,8 @@ class Lab:
         cmd = [PY, str(HERE / "servers" / script), "--spec", json.dumps(spec), "--transport", transport]
         cmd += ["--lifetime", str(LIFETIME), "--port", str(port)]
         for key, value in {**self.server_args, **extra}.items():
-            cmd += [f"--{key.replace('_', '-')}", value]
+            if key != "tokens_file" or spec["auth"]:  # the lab's tokens protect the servers that want one
+                cmd += [f"--{key.replace('_', '-')}", value]
         return cmd
 
     def spawn(self, cmd: list[str]) -> subprocess.Popen | Forked:
@@ -282,6 +284,13 @@ class Lab:
         """The operator deploys the server's next tool, from outside any request."""
         os.kill(self.pid(name), signal.SIGUSR1)
 
+    def announce(self, name: str) -> None:
+        """The server says its list changed, though nothing did (a timer, or a notice it never declared)."""
+        os.kill(self.pid(name), signal.SIGUSR2)
+
+    def wants_token(self, name: str) -> bool:
+        return bool(self.server_args.get("tokens_file")) and server_spec(self.start, name, self.options)["auth"]
+
     def kill(self, name: str, refuse: bool = False) -> None:
         """The process dies: SIGKILL, no goodbye; every exchange still open with it breaks. Over HTTP, what a
         client sends meanwhile waits for the server to be back, or with ``refuse`` is refused (the proxy
@@ -306,26 +315,28 @@ class Lab:
     def tokens_file(self) -> str:
         path = self.log_path.parent / "tokens.json"
         if not path.exists():
-            path.write_text("[]")
-            self.valid: set[str] = set()
+            path.write_text("{}")
+            self.valid: dict[str, str] = {}  # token -> the role of the user it was issued to
             self.refreshable: set[str] = set()
+            self.roles: dict[str, str] = {}  # every token ever issued -> its user's role
             self.issued = itertools.count(1)
         return str(path)
 
     def _write_tokens(self) -> None:
-        Path(self.tokens_file()).write_text(json.dumps(sorted(self.valid)))
+        Path(self.tokens_file()).write_text(json.dumps(self.valid))
 
-    def issue_token(self) -> str:
+    def issue_token(self, role: str = "member") -> str:
+        """A new access token (and its refresh grant) for a user signed in as ``role``."""
         self.tokens_file()
         token = f"token-{next(self.issued)}"
-        self.valid.add(token)
+        self.valid[token] = self.roles[token] = role
         self.refreshable.add(token)
         self._write_tokens()
         return token
 
     def expire(self, token: str) -> None:
         """The access token expires; its refresh grant still works."""
-        self.valid.discard(token)
+        self.valid.pop(token, None)
         self._write_tokens()
 
     def refresh(self, token: str) -> str | None:
@@ -333,12 +344,12 @@ class Lab:
         if token not in self.refreshable:
             return None
         self.refreshable.discard(token)
-        self.valid.discard(token)
-        return self.issue_token()
+        self.valid.pop(token, None)
+        return self.issue_token(self.roles[token])
 
     def forget_tokens(self) -> None:
         """An authorization server inside the server's process restarted: every token and grant is gone."""
-        self.valid, self.refreshable = set(), set()
+        self.valid, self.refreshable = {}, set()
         self._write_tokens()
 
     def close(self) -> None:

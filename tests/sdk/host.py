@@ -78,7 +78,7 @@ class Host(live.Host):
         # A session the host replaces (its server died) is let go; one it ends (an admin removed the server)
         # is ended with DELETE, as the simulated host does.
         http = None
-        if self.bearer is not None:
+        if self.bearer is not None and self.lab.wants_token(name):
             http = httpx2.AsyncClient(auth=self.bearer, timeout=httpx2.Timeout(30.0, read=300.0))
         url = self.lab.url(name, self.name)
         return streamable_http_client(url, http_client=http, terminate_on_close=end_session), http

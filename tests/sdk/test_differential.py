@@ -370,6 +370,59 @@ def test_baskets_on_two_replicas(tmp_path, era, durable):
     differential(tmp_path, baskets, HTTP_VARIANTS, flow, baskets=store)
 
 
+async def turn_relisting(lab: Lab, host: Host, calls: dict[int, list], step: int, *names: str) -> None:
+    """The model's turn, the host first re-listing ``names``: servers that never declared ``listChanged``."""
+    lab.step(step)
+    for name in names:
+        await host.relist(name)
+    for server, tool, arguments in calls.get(step, []):
+        await host.call(server, tool, arguments)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_notices_that_change_nothing(tmp_path, era):
+    """The guide's misbehaving servers. P's timer says its list changed, though nothing did: the host re-lists
+    and gets the same list. Q never declared listChanged: a legacy Q sends the notice anyway on the session's
+    GET stream, and the host, which re-lists Q before every turn, does nothing on it; a modern host opened no
+    listen stream to Q, so Q has nowhere to send it."""
+    guide = playground(
+        "guide",
+        era,
+        {"kind": "timer_list_changed", "server": "P"},
+        {"kind": "undeclared_list_changed", "server": "Q"},
+        TURN,
+    )
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "P", "Q")
+        lab.step(1)
+        lab.announce("P")
+        await host.changed("P")
+        lab.step(2)
+        lab.announce("Q")
+        if era == "legacy":
+            await host.notified("Q")
+        await turn_relisting(lab, host, calls, 3, "Q")
+
+    differential(tmp_path, guide, HTTP_VARIANTS, flow, http=("P", "Q"), tokens=True)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_sign_in_as_an_admin(tmp_path, era):
+    """The user signs in to P as an administrator: a new token, the re-list under it shows the admin's tool,
+    and the model can call it. Only P wants a token; nothing sent to Q carries one."""
+    guide = playground("guide", era, {"kind": "reauthenticate", "server": "P", "role": "admin"}, TURN)
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "P", "Q")
+        lab.step(1)
+        host.bearer.token = lab.issue_token("admin")
+        assert "delete_workspace" in await host.relist("P")
+        await turn_relisting(lab, host, calls, 2, "Q")
+
+    differential(tmp_path, guide, HTTP_VARIANTS, flow, http=("P", "Q"), tokens=True)
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_an_expired_token(tmp_path, era):
     """The token expires: the next call meets 401, the client refreshes the token and sends the call again."""

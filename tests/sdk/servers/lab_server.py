@@ -10,8 +10,9 @@ be compared name for name.
 
 Operator actions come from outside any request, as in the lessons: SIGUSR1 deploys the server's next
 upcoming tool and announces the change (to ``subscriptions/listen`` streams through the subscription
-bus, and to legacy sessions with ``notifications/tools/list_changed``). The process ends itself after
-``--lifetime`` seconds, whatever happens to the test that started it.
+bus, and to legacy sessions with ``notifications/tools/list_changed``); SIGUSR2 announces a change that
+did not happen (a timer's notice, or one from a server that never declared ``listChanged``). The process
+ends itself after ``--lifetime`` seconds, whatever happens to the test that started it.
 
 It is the live playground's server (``lesson/live/server.py``) with what these flows add: a tool whose call
 never finishes, a tool that asks the user, requestState keys, bearer tokens, stdio, and baskets (explicit
@@ -23,11 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import ServerRequestContext
@@ -106,7 +109,7 @@ def text_result(text: str, error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
 
 
-def build(args: argparse.Namespace) -> tuple[Server, Any]:
+def build(args: argparse.Namespace) -> tuple[Server, Any, Any]:
     spec = json.loads(args.spec)
     asked: list[str] = []
     baskets = Baskets(args.baskets) if args.baskets else None
@@ -127,16 +130,25 @@ def build(args: argparse.Namespace) -> tuple[Server, Any]:
             value = f"{value}, {answer}"
         return text_result(f"{tool.name} done ({tool.arg}={value})")
 
-    server, deploy = build_live(spec, answer, listen=spec["list_changed"])
+    server, deploy, announce = build_live(spec, answer, listen=spec["list_changed"], shown=shown)
     security = RequestStateSecurity(keys=[bytes.fromhex(args.state_key)]) if args.state_key else None
     boundary = RequestStateBoundary(security or RequestStateSecurity.ephemeral(), default_audience=spec["title"])
     server.middleware.insert(len(server.middleware) - 1, boundary)  # before the one that keeps legacy sessions
-    return server, deploy
+    return server, deploy, announce
+
+
+def shown(ctx: ServerRequestContext, tool: ToolSpec) -> bool:
+    """An administrator's tool is listed, and runs, only for a request whose token was issued to an admin."""
+    if not tool.admin_only:
+        return True
+    user = ctx.request.scope.get("user") if ctx.request is not None else None
+    return isinstance(user, AuthenticatedUser) and "admin" in user.access_token.scopes
 
 
 class FileTokens:
-    """The authorization server's word on each bearer token: the list of valid ones in a file, read on every
-    request. An expired or revoked token is one the file no longer lists."""
+    """The authorization server's word on each bearer token: the valid ones in a file, each with the role of
+    the user it was issued to, read on every request. An expired or revoked token is one the file no longer
+    lists."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -144,7 +156,9 @@ class FileTokens:
     async def verify_token(self, token: str) -> AccessToken | None:
         with open(self.path) as f:
             valid = json.load(f)
-        return AccessToken(token=token, client_id="lesson-host", scopes=[]) if token in valid else None
+        if token not in valid:
+            return None
+        return AccessToken(token=token, client_id="lesson-host", scopes=[valid[token]])
 
 
 def auth(tokens_file: str) -> dict[str, Any]:
@@ -156,9 +170,10 @@ def auth(tokens_file: str) -> dict[str, Any]:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    server, deploy = build(args)
+    server, deploy, announce = build(args)
     async with anyio.create_task_group() as tg:
         tg.start_soon(each_signal, deploy)
+        tg.start_soon(each_signal, announce, signal.SIGUSR2)
         if args.transport == "stdio":
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
@@ -173,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=60.0)
-    p.add_argument("--tokens-file", default="", help="JSON list of the bearer tokens the server accepts")
+    p.add_argument("--tokens-file", default="", help="JSON: each bearer token the server accepts, with its user's role")
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
