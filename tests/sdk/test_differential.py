@@ -7,6 +7,7 @@ so the test turns red the day the simulation is fixed and the mark must go.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import select
 import subprocess
@@ -160,10 +161,24 @@ async def asked_then_restarted(lab: Lab, host: Host, tool: str, arguments: dict[
     lab.step(3)
 
 
-async def call_running(lab: Lab, host: Host, server: str, tool: str, arguments: dict[str, str], era: str) -> None:
-    """The model's call, started and left running: returns once the server has it."""
+async def call_running(
+    lab: Lab, host: Host, server: str, tool: str, arguments: dict[str, str], era: str, resent: bool = False
+) -> anyio.Event:
+    """The model's call, started and left running: returns once the server has it, with an event set when the
+    call ends. ``resent``: should the call break, the host sends it again itself (the flow does), so the break
+    builds no error for the model."""
     mark = len(lab.records())
-    host.tg.start_soon(host.call, server, tool, arguments)
+    ended = anyio.Event()
+
+    async def broken_quietly() -> None:
+        with contextlib.suppress(Exception):
+            await host.conns[server].client.call_tool(tool, arguments)
+        ended.set()
+
+    if resent:
+        host.tg.start_soon(broken_quietly)
+    else:
+        host.tg.start_soon(host.call, server, tool, arguments)
     call = await logged(lab, lambda r: (r.get("msg") or {}).get("method") == "tools/call", "the call", mark)
     if era == "legacy" and call.get("kind") == "request":
         # Over HTTP the call runs once the server has answered with its SSE stream's head. Killed before that
@@ -171,6 +186,7 @@ async def call_running(lab: Lab, host: Host, server: str, tool: str, arguments: 
         # at all, which ends the whole client, its GET retry with it: a different flow from the lesson's.
         x = call["exchange"]
         await logged(lab, lambda r: r.get("kind") == "response" and r["exchange"] == x, "the call's stream", mark)
+    return ended
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -198,6 +214,21 @@ def test_legacy_http_restart(tmp_path):
         mark = len(lab.records())
         lab.kill("W")
         await back(lab, host, "W", "legacy", mark)
+        await turn(lab, host, calls, 2)
+
+    differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True)
+
+
+def test_modern_http_restart(tmp_path):
+    """W restarts while the host listens: the listen stream breaks with the old process, and the host listens to
+    the new one, waits for the acknowledgement and re-lists (no session to lose); the next call just works."""
+    restart = playground("restart", "modern", RESTART, TURN, listen=True)
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "W")
+        lab.step(1)
+        mark = await dies(lab, host, "W")
+        await back(lab, host, "W", "modern", mark)
         await turn(lab, host, calls, 2)
 
     differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True)
@@ -460,6 +491,38 @@ def test_a_token_revoked_by_a_restart(tmp_path, era):
         await turn(lab, host, calls, 2)
 
     differential(tmp_path, restart, [*HTTP_VARIANTS, "oauth-error-body"], flow, http=("W",), tokens=True)
+
+
+@pytest.mark.parametrize("tool", ["get_forecast", "send_alert"], ids=["read-only", "not-safe-to-repeat"])
+@pytest.mark.parametrize("era", ERAS)
+def test_a_restart_with_a_call_in_flight(tmp_path, era, tool):
+    """The restart lab: W restarts while the model's call runs. Its answer never comes; the host meets the new
+    process as after any restart. A read-only call (get_forecast) is safe to repeat: the host sends it again
+    by itself and the new process answers. One that is not (send_alert) may have taken effect: the host
+    builds the model's error instead."""
+    call = {"kind": "start_call", "server": "W", "tool": tool}
+    restart = playground("restart", era, call, RESTART, TURN, listen=True)
+    [(server, _, arguments)] = sim_calls(restart)[1]
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "W")
+        lab.step(1)
+        ended = await call_running(lab, host, server, tool, arguments, era, resent=True)
+        lab.step(2)
+        mark = await dies(lab, host, "W")
+        with anyio.fail_after(WAIT):
+            await ended.wait()  # the host sees its call break before it meets the new process
+            if era == "modern":  # the SDK's client ends with it; the host's next request replaces the client
+                await host.conns[server].owner.finished.wait()
+        await back(lab, host, "W", era, mark)
+        if tool == "get_forecast":
+            await host.call(server, tool, arguments)
+        else:
+            host.local_error(server)
+        await turn(lab, host, calls, 3)
+
+    once = {"W": {"hangs": tool}}
+    differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True, once=once)
 
 
 @pytest.mark.parametrize("era", ERAS)
