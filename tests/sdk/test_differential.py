@@ -547,12 +547,10 @@ def test_an_outage_during_a_call(tmp_path, era):
     differential(tmp_path, outage, HTTP_VARIANTS, flow, http=("A", "B"), once={"A": {"hangs": tool}})
 
 
-@pytest.mark.parametrize("era", ERAS)
-def test_a_gateway_in_front(tmp_path, era):
-    """content/scenarios/gateway.yaml: one client to gateway G (an SDK server reaching its backends with the
-    SDK's client); B fails its health check, C joins, A leaves: each change is one list_changed to every
-    listening host (two other hosts listen too), and this host re-lists."""
-    gateway = scenario_playground(SCENARIOS / "gateway.yaml", era)
+def through_a_gateway(tmp_path: Path, era: str, gateway: dict[str, Any], script: list[str]) -> None:
+    """One client to gateway G (an SDK server reaching backends A, B and C with the SDK's client; A and B at
+    first), two other hosts listening too. ``script``, one entry a step: an operator's action on G ("fails B",
+    "joins C"...), after which every listening host gets the notice and this host re-lists; or "turn"."""
     others = ["host-2", "host-3"]
 
     async def flow(lab, host, calls):
@@ -564,26 +562,38 @@ def test_a_gateway_in_front(tmp_path, era):
             await other.connect("G")
         lab.step(0)
         await host.connect("G")
-
-        async def change(step: int, action: str) -> None:
-            lab.step(step)
-            lab.operate("G", action)
-            await host.changed("G")
-            for other in listeners:
-                await other.notified("G")
-
         try:
-            await change(1, "fails B")
-            await turn(lab, host, calls, 2)
-            await change(3, "joins C")
-            await change(4, "leaves A")
-            await turn(lab, host, calls, 5)
+            for step, action in enumerate(script, 1):
+                if action == "turn":
+                    await turn(lab, host, calls, step)
+                    continue
+                lab.step(step)
+                lab.operate("G", action)
+                await host.changed("G")
+                for other in listeners:
+                    await other.notified("G")
         finally:
             lab.step(TEARDOWN)
             for other in listeners:
                 await other.close()
 
     differential(tmp_path, gateway, HTTP_VARIANTS, flow)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_gateway_in_front(tmp_path, era):
+    """content/scenarios/gateway.yaml: B fails its health check, C joins, A leaves: each change is one
+    list_changed to every listening host, and this host re-lists."""
+    gateway = scenario_playground(SCENARIOS / "gateway.yaml", era)
+    through_a_gateway(tmp_path, era, gateway, ["fails B", "turn", "joins C", "leaves A", "turn"])
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_gateway_backend_recovers(tmp_path, era):
+    """B fails its health check, then passes it again: a notice each time, and B's tools are back in the list."""
+    fails, recovers = ({"kind": k, "gateway": "G", "backend": "B"} for k in ("backend_fails", "backend_recovers"))
+    gateway = playground("gateway", era, fails, recovers, TURN)
+    through_a_gateway(tmp_path, era, gateway, ["fails B", "recovers B", "turn"])
 
 
 # Era mismatch (content/panels/eras.yaml), over stdio. The SDK's client in its default mode ("auto") is the
