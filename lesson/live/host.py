@@ -155,11 +155,19 @@ class Host:
         conn.changes, conn.send = receive, send
         if self.legacy_http(name):
             # The SDK opens the session's GET stream by itself, beside the next request: wait until it is open.
-            await self.rec.wait(self.get_opened(name, mark), f"{name}'s GET stream", mark)
+            # A server that issued no session id gets none from the SDK's client.
+            if self.session_issued(name, mark):
+                await self.rec.wait(self.get_opened(name, mark), f"{name}'s GET stream", mark)
         elif self.listens(name):
             await self.open_listen(name)
         await self.relist(name)
         return conn
+
+    def session_issued(self, name: str, mark: int) -> bool:
+        return any(
+            r.get("kind") == "response" and r["server"] == name and "mcp-session-id" in r["headers"]
+            for r in self.rec.records[mark:]
+        )
 
     def get_opened(self, name: str, mark: int) -> Any:
         def match(r: dict[str, Any]) -> bool:

@@ -219,6 +219,23 @@ def test_legacy_http_restart(tmp_path):
     differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True)
 
 
+def test_legacy_http_restart_without_a_session_id(tmp_path):
+    """W issues no session id: there is no session to lose. The restart breaks the GET stream; the host opens
+    it again, re-lists, and the next call just works, with no 404 and no initialize."""
+    restart = playground("restart", "legacy", RESTART, TURN, listen=True, issues_session_id=False)
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "W")
+        lab.step(1)
+        await dies(lab, host, "W")
+        lab.start_http("W")
+        await host.back("W")
+        await turn(lab, host, calls, 2)
+
+    variants = [*HTTP_VARIANTS, "get-stream-optional"]  # the SDK opens no GET to a server with no sessions
+    differential(tmp_path, restart, variants, flow, http=("W",), tokens=True, stateless="yes")
+
+
 def test_modern_http_restart(tmp_path):
     """W restarts while the host listens: the listen stream breaks with the old process, and the host listens to
     the new one, waits for the acknowledgement and re-lists (no session to lose); the next call just works."""

@@ -178,7 +178,7 @@ async def serve(args: argparse.Namespace) -> None:
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         else:
-            await serve_http(server, args.port, **auth(args.tokens_file))
+            await serve_http(server, args.port, stateless_http=bool(args.stateless), **auth(args.tokens_file))
         tg.cancel_scope.cancel()
 
 
@@ -192,6 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
+    p.add_argument("--stateless", default="", help="if set, legacy: issue no session id (and keep none)")
     p.add_argument("--baskets", default="", help="'memory', or the path of the store every replica shares")
     run(serve, p.parse_args(argv))  # never outliving the test
 
