@@ -363,6 +363,31 @@ def test_mrtr_across_a_restart_with_a_durable_key(tmp_path):
     differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True, asks=tool, state_key="ab" * 32)
 
 
+def test_an_answer_after_the_request_state_expired(tmp_path):
+    """W asks the user; the user answers after the requestState's time to live: the same process refuses it
+    (-32602, HTTP 400), asks again, and the answer in time finishes the call."""
+    asks = {"kind": "ask_user_input", "server": "W", "tool": "get_forecast"}
+    late = {"kind": "user_answers", "server": "W", "answer": "OR", "after_expiry": True}
+    answers = {"kind": "user_answers", "server": "W", "answer": "OR"}
+    restart = playground("restart", "modern", asks, late, answers, TURN)
+    [(_, tool, arguments)] = sim_calls(restart)[1]
+    ttl = 1.0  # seconds: long enough for the answer in time on a busy machine, short enough to wait out
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "W")
+        lab.step(1)
+        await host.ask("W", tool, arguments)
+        await anyio.sleep(ttl * 1.5)  # the user takes longer than the state lives: the expiry is the flow
+        lab.step(2)
+        assert not await host.answer("W", "OR")
+        lab.step(3)
+        assert await host.answer("W", "OR")
+        await turn(lab, host, calls, 4)
+
+    args = {"asks": tool, "state_ttl": str(ttl)}
+    differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True, **args)
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_a_server_added_and_removed(tmp_path, era):
     """An admin adds C to the host's config (nothing on the wire announced it), the model uses it; the admin

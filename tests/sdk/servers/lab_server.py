@@ -111,7 +111,7 @@ def text_result(text: str, error: bool = False) -> types.CallToolResult:
 
 def build(args: argparse.Namespace) -> tuple[Server, Any, Any]:
     spec = json.loads(args.spec)
-    asked: list[str] = []
+    answered: list[str] = []
     baskets = Baskets(args.baskets) if args.baskets else None
 
     async def answer(ctx: ServerRequestContext, params: types.CallToolRequestParams, tool: ToolSpec) -> Any:
@@ -120,19 +120,22 @@ def build(args: argparse.Namespace) -> tuple[Server, Any, Any]:
         value = (params.arguments or {}).get(tool.arg, "")
         if tool.name == args.hangs:
             await anyio.sleep_forever()  # a call still running when the process dies
-        # The asking tool asks once per process (as the lesson's "W asks the user" does once), and the
-        # modern retry that carries the answer is the same call finishing.
-        if tool.name == args.asks and (not asked or params.input_responses):
-            asked.append(tool.name)
+        # The asking tool asks until a process has its answer (as the lesson's "W asks the user" does), and
+        # the modern retry that carries the answer is the same call finishing.
+        if tool.name == args.asks and not answered:
             answer = await ask(ctx, params, spec["input_key"])
             if isinstance(answer, types.InputRequiredResult):
                 return answer
+            answered.append(answer)
             value = f"{value}, {answer}"
         return text_result(f"{tool.name} done ({tool.arg}={value})")
 
     server, deploy, announce = build_live(spec, answer, listen=spec["list_changed"], shown=shown)
-    security = RequestStateSecurity(keys=[bytes.fromhex(args.state_key)]) if args.state_key else None
-    boundary = RequestStateBoundary(security or RequestStateSecurity.ephemeral(), default_audience=spec["title"])
+    if args.state_key:  # a key every process holds
+        security = RequestStateSecurity(keys=[bytes.fromhex(args.state_key)], ttl=args.state_ttl)
+    else:
+        security = RequestStateSecurity.ephemeral(ttl=args.state_ttl)
+    boundary = RequestStateBoundary(security, default_audience=spec["title"])
     server.middleware.insert(len(server.middleware) - 1, boundary)  # before the one that keeps legacy sessions
     return server, deploy, announce
 
@@ -192,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--hangs", default="", help="the tool whose call never finishes")
     p.add_argument("--asks", default="", help="the tool that asks the user which Portland, once per process")
     p.add_argument("--state-key", default="", help="hex key: requestState verifies across processes")
+    p.add_argument("--state-ttl", type=float, default=600.0, help="seconds a requestState stays valid")
     p.add_argument("--stateless", default="", help="if set, legacy: issue no session id (and keep none)")
     p.add_argument("--baskets", default="", help="'memory', or the path of the store every replica shares")
     run(serve, p.parse_args(argv))  # never outliving the test
