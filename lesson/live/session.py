@@ -4,8 +4,8 @@ carries the text both ways and closes the socket when this says so.
 
 Frames, page to server: ``{"type": "open", "panel": "outage", "era": "modern", "lang": "en"}`` (again: start
 over, in that era; ``lang``, the page's locale, picks the language of the lines, else the server's
-``LESSON_LOCALE``), ``{"type": "press", "button": "a-dies"}``. Server to page: ``{"type": "starting"}``, then
-the live view (``{"type": "live", ...}``, see ``runner.py``), or ``{"type": "error", "code", "message"}``.
+``LESSON_LOCALE``), ``{"type": "press", "button": "a-dies"}``. Server to page: ``{"type": "starting", "era"}``,
+then the live view (``{"type": "live", ...}``, see ``runner.py``), or ``{"type": "error", "code", "message"}``.
 """
 
 from __future__ import annotations

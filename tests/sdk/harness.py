@@ -291,24 +291,20 @@ class Lab:
     def wants_token(self, name: str) -> bool:
         return bool(self.server_args.get("tokens_file")) and server_spec(self.start, name, self.options)["auth"]
 
-    def kill(self, name: str, refuse: bool = False) -> None:
+    def kill(self, name: str) -> None:
         """The process dies: SIGKILL, no goodbye; every exchange still open with it breaks. Over HTTP, what a
-        client sends meanwhile waits for the server to be back, or with ``refuse`` is refused (the proxy
-        goes too, and the address is closed)."""
+        client sends meanwhile waits for the server to be back (the proxy holds it)."""
         if name not in self.http:
             os.kill(self.stdio_pid(name), signal.SIGKILL)
             return
-        for key in ("server", "proxy") if refuse else ("server",):
-            proc = self.http[name][key]
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(WAIT)
+        proc = self.http[name]["server"]
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(WAIT)
         # A forked server counts as ended once its main thread is a zombie, but its other threads may still
         # hold its listening socket for a moment: a connection accepted there then is reset, and a restart's
         # readiness check would be answered by the dying process. Wait until the port refuses.
         wait_for(lambda: not port_open(self.http[name]["up"]), f"{name}'s old process to stop listening")
-        if refuse:
-            wait_for(lambda: not port_open(self.http[name]["public"]), f"{name}'s address to close")
 
     # --- the authorization server: the tokens the servers accept, kept outside any server process ---------
 
