@@ -959,6 +959,21 @@ def test_the_tables_last_change_follows_every_new_list() -> None:
 
 
 @era_param
+def test_no_model_turn_while_the_model_s_call_is_still_running(era: str) -> None:
+    """The model's call on A has not come back: the model waits for its result, so a turn pressed meanwhile
+    is refused, naming the call. Once A dies and the host hands the model its own error, the turn goes on."""
+    run, before = step(play("outage", era), StartCall(server="A", tool="search_docs"))
+    for event in (TakeTurn(), StartCall(server="B")):
+        run, v = step(run, event)
+        assert run.last.rejected and codes(run)[-1] == "refusal.turn_waits_for_call"
+        assert run.last.lines[-1].params == {"server": "A", "tool": "search_docs"}
+        assert v.next_prompt.turns == before.next_prompt.turns
+    run, _ = step(run, ServerDies(server="A"))
+    run, v = step(run, TakeTurn())
+    assert not run.last.rejected and v.next_prompt.turns == before.next_prompt.turns + 1
+
+
+@era_param
 def test_no_model_turn_while_a_call_waits_for_the_user(era: str) -> None:
     """The model's call asked the user a question: the model waits for that call's result, so the host
     calls the model again only once the user has answered. A turn pressed meanwhile changes nothing."""

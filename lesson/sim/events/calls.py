@@ -57,6 +57,9 @@ def turn_begins(st: Step) -> _TurnStart:
         # The model's last call waits for the user's answer: the host calls the model again with its result.
         if (asked := h.clients[name].pending_input) is not None:
             raise Rejected("refusal.turn_waits_for_answer", server=name, tool=asked.tool)
+        # The model's last call is still running: the turn goes on only once its result (or an error) is in.
+        if running := h.clients[name].in_flight:
+            raise Rejected("refusal.turn_waits_for_call", server=name, tool=running[0].tool)
     cached = prompt_cached(st)  # before this turn sends its own
     listed = prompt_keys(st.s)
     poll_silent_servers(st)
