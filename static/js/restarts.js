@@ -3,8 +3,16 @@
 // date until the learner runs again (or puts the options back). Options that cannot change the chosen
 // situation (data-applies, from the panel's data) are disabled, with the reason beside them.
 import { fill, h, status } from "./dom.js";
-import { logLine, serverTable, wireList } from "./render.js";
+import { logLine, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
+
+// "Wire messages (10)": only what crossed the wire is counted; an item the host made or saw itself (a
+// stream's end, its own error) is in the list too, counted apart, as the playground's Wire tab does.
+function wireSummary(wire) {
+  const on = wire.filter((m) => m.on_wire).length;
+  const off = wire.length - on;
+  return off ? t("lab.wire_with_local", { n: on, local: plural(off, "local_item") }) : t("lab.wire", { n: on });
+}
 
 await need("lab"); // this module's own messages (i18n.js)
 
@@ -122,7 +130,7 @@ export function mountRestarts(section, transport) {
             return h("div", { class: "restart-step" },
               stepLabel(step),
               own.length ? lines(own) : h("p", { class: "subtle" }, t("lab.nothing_else")),
-              h("details", {}, h("summary", {}, t("lab.wire", { n: step.wire.length })), wireList(step.wire)),
+              h("details", {}, h("summary", {}, wireSummary(step.wire)), wireList(step.wire)),
             );
           }),
           h("p", { class: "step-label" }, t("lab.afterwards")),

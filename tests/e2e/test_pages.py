@@ -97,7 +97,7 @@ def use_restarts(page: Page) -> None:
     lab.get_by_role("radio", name="a listen stream is open").check()
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile("^Restarted while .*listen stream"))
-    summaries = lab.get_by_text(re.compile(r"^Wire messages \(\d+\)$"))
+    summaries = lab.get_by_text(re.compile(r"^Wire messages \(\d+\)"))
     expect(summaries.first).to_be_visible()
     for summary in summaries.all():
         summary.click()

@@ -41,7 +41,7 @@ def restart(lab: Locator, situation: str) -> tuple[Locator, Locator]:
 
 def open_wire(side: Locator) -> Locator:
     """Expand every "Wire messages (n)" of one side."""
-    summaries = side.get_by_text(re.compile(r"^Wire messages \(\d+\)$"))
+    summaries = side.get_by_text(re.compile(r"^Wire messages \(\d+\)"))
     for i in range(summaries.count()):
         summaries.nth(i).click()
     return side
@@ -82,6 +82,16 @@ def test_the_lab_draws_each_restart_in_both_eras(page: Page) -> None:
 
     # Each side ends with its servers table: the stream each era holds after the restart.
     legacy, modern = restart(lab, "listen")
+    # A summary counts what crossed the wire; what the host saw itself (the stream's end) is counted apart.
+    for side in (legacy, modern):
+        summary = side.get_by_text(re.compile(r"^Wire messages \(\d+\), and "))
+        text = summary.inner_text()
+        counted = int(re.search(r"\((\d+)\)", text).group(1))
+        summary.click()
+        items = side.get_by_role("group").filter(has_text=text).get_by_role("listitem")
+        local = items.filter(has_text=message("wire.stream_end"))
+        expect(local).to_have_count(1)
+        expect(items).to_have_count(counted + 1)
     expect(modern.get_by_role("table")).to_contain_text(narrated("narration.table.listen.acknowledged", id="listen-2"))
     expect(legacy.get_by_role("table")).to_contain_text(narrated_lead("narration.table.listen.session"))
     _, modern = restart(lab, "token")
