@@ -455,16 +455,30 @@ export function mountPlayground(section, transport) {
 
   // The timeline asks for step k: draw the view this page holds for it, or ask for it (an open of
   // the log cut at k, under a handle of its own: the playground itself stays where it is).
+  // The view after press j, asked for once and kept; null if the answer is not a view.
+  async function viewAfter(j) {
+    if (!views[j]) {
+      const { variant, era, events } = log;
+      const answer = await transport.send({ type: "open", panel, log: { variant, era, events: events.slice(0, j), seq: j } });
+      if (answer.type !== "view") return null;
+      views[j] = answer.view;
+    }
+    return views[j];
+  }
+
+  // A view the next step put on view is marked against, instead of the one before it (an Undo's).
+  let markAgainst = null;
+
   async function viewStep(k) {
     const total = log ? log.events.length : 0;
     const where = stepName(k, total);
-    if (!views[k]) {
-      const { variant, era, events } = log;
-      const answer = await transport.send({ type: "open", panel, log: { variant, era, events: events.slice(0, k), seq: k } });
-      if (answer.type !== "view" || timeline.viewing !== k) return;
-      views[k] = answer.view;
-    }
-    const changes = draw(views[k], shown, k);
+    const against = markAgainst;
+    markAgainst = null;
+    // Marked against the view before it, not the screen left: what that press did, as when it was made.
+    const v = await viewAfter(k);
+    const before = against || (k > 0 && v ? await viewAfter(k - 1) : null);
+    if (!v || timeline.viewing !== k) return;
+    const changes = draw(v, before, k);
     // A scenario the timeline ended says so here: no answer is coming to say it with.
     const notice = linkNotice;
     linkNotice = null;
@@ -666,7 +680,7 @@ export function mountPlayground(section, transport) {
       // the open failed: said already
       if (!log || log.events.length !== b.events.length) return;
       views = b.views.map((v, i) => views[i] || v);
-      shown = before;
+      markAgainst = before;
       linkNotice = t("playground.branch_back", { label, presses: plural(b.events.length - b.k, "press") });
       timeline.view(b.k);
     });

@@ -303,6 +303,22 @@ def test_the_log_grows_by_appending_and_shows_the_step_on_view(outage: Locator) 
     assert shows(8)
 
 
+def test_an_earlier_press_on_view_is_marked_with_what_that_press_did(outage: Locator) -> None:
+    """Scrubbing back to press 1 marks press 1's own changes (B's new tool), not the difference from the
+    screen left behind (C, added by press 2, is not "gone" from press 1's table)."""
+    press(outage, "B deploys a new tool", 1)
+    press(outage, "Add server C", 2)
+    press(outage, "Take a model turn", 3)
+    timeline(outage).fill("1")
+    expect(viewing(outage, 1, 3)).to_be_visible()
+    expect(server_row(outage, "C")).to_have_count(0)
+    expect(outage.get_by_text(lead("playground.gone"))).to_have_count(0)
+    close = prompt(outage).get_by_role("listitem").filter(has_text=re.compile("^close_ticket from B"))
+    expect_marked(close, "joined")
+    expect(outage.locator("[data-mark]")).not_to_have_count(0)
+    expect(rowheader(outage, "A")).not_to_have_attribute("data-mark", re.compile("."))
+
+
 def test_scrub_back_then_press_continues_from_there_and_undo_brings_the_later_presses_back(outage: Locator) -> None:
     page = outage.page
     press(outage, "A dies", 1)
