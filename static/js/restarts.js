@@ -1,7 +1,8 @@
 // The restart lab: one situation, one restart, both eras side by side.
 // A result belongs to the options it was made with: change one and the result says it is out of
 // date until the learner runs again (or puts the options back). Options that cannot change the chosen
-// situation (data-applies, from the panel's data) are disabled, with the reason beside them.
+// situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
+// (data-http-only), are disabled, with the reason beside them.
 import { fill, h, status } from "./dom.js";
 import { logLine, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
@@ -37,8 +38,9 @@ export function mountRestarts(section, transport) {
 
   function applicable() {
     const situation = new FormData(form).get("situation");
-    for (const box of form.querySelectorAll("input[data-applies]")) {
-      const fits = box.dataset.applies.split(" ").includes(situation);
+    const overStdio = [...form.querySelectorAll("input[data-stdio]")].some((box) => box.checked);
+    for (const box of form.querySelectorAll("input[data-applies], input[data-http-only]")) {
+      const fits = (!box.dataset.applies || box.dataset.applies.split(" ").includes(situation)) && !(overStdio && "httpOnly" in box.dataset);
       // A ticked option that no longer fits is unticked: a disabled box is not sent, and a tick that
       // does nothing would claim otherwise.
       if (!fits) box.checked = false;

@@ -39,6 +39,16 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
     expect(box).to_be_disabled()
     expect(box).to_have_accessible_description(translate("en", "lab.only_when", situations="a call is in flight"))
     expect(lab.get_by_role("checkbox", name=STDIO)).to_be_enabled()
+    # An HTTP server's option is off while the server runs over stdio, and says why; ticked before, it is
+    # unticked, since a tick that changes nothing would claim otherwise.
+    sessions = lab.get_by_role("checkbox", name=re.compile("^Legacy: session, SSE events"))
+    sessions.check()
+    lab.get_by_role("checkbox", name=STDIO).check()
+    expect(sessions).to_be_disabled()
+    expect(sessions).not_to_be_checked()
+    expect(sessions).to_have_accessible_description(translate("en", "lab.http_only"))
+    lab.get_by_role("checkbox", name=STDIO).uncheck()
+    expect(sessions).to_be_enabled()
 
     expect(stale).to_be_hidden()
     restart.click()

@@ -83,6 +83,21 @@ def test_each_option_applies_exactly_where_the_simulation_uses_it(lesson: str) -
         assert applies == changes, variant.id
 
 
+def test_an_http_server_s_options_are_marked_exactly_where_stdio_makes_them_change_nothing(lesson: str) -> None:
+    """The page disables an option marked HTTP-only while the stdio option is ticked: each one marked
+    changes no situation over stdio, and each option left unmarked changes one there."""
+    boxes = {a["value"]: a for tag, a in parse(lesson).tags if tag == "input" and a.get("name") == "variant"}
+    [stdio] = [v for v, a in boxes.items() if "data-stdio" in a]
+    for variant in PANEL.variants:
+        if variant.id == stdio:
+            continue
+        changes = [s.id for s in PANEL.situations if outcome(s.id, [stdio, variant.id]) != outcome(s.id, [stdio])]
+        assert ("data-http-only" in boxes[variant.id]) == (not changes), (variant.id, changes)
+        if "data-http-only" in boxes[variant.id]:
+            why = re.search(rf'id="{boxes[variant.id]["aria-describedby"]}">([^<]*)<', lesson)
+            assert why and translate("en", "lab.http_only") in why[1]
+
+
 def test_an_option_that_applies_only_sometimes_says_when(lesson: str) -> None:
     box = next(a for t, a in parse(lesson).tags if t == "input" and a.get("value") == "unsafe-call")
     assert box["data-applies"] == "in-flight"
