@@ -110,6 +110,10 @@ class PlaygroundPanel(Strict):
         description="alternative starts (each with id, label, options), offered as a choice", default_factory=list
     )
     variants_legend: Label | None = Field(default=None, description='the variants\' legend; by default "Variant"')
+    variants_era: Era | None = Field(
+        default=None,
+        description="the one era in which the variants make a difference: in the other the choice is off and says so",
+    )
     buttons: Annotated[
         list[Button], Field(description="the presses offered; a press names the button, never the event", min_length=1)
     ]

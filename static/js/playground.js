@@ -275,6 +275,12 @@ export function mountPlayground(section, transport) {
     const eras = section.querySelector('[data-role="era"]');
     if (eras) eras.hidden = v.dual_era;
     for (const input of section.querySelectorAll('[data-role="era"] input')) [input.checked, input.disabled] = [input.value === v.era && !v.dual_era, v.dual_era];
+    // A choice that makes a difference in one era only is off in the other, and says so.
+    const variants = section.querySelector('[data-role="variant"][data-era]');
+    if (variants) {
+      variants.disabled = v.era !== variants.dataset.era;
+      variants.querySelector(".why-not").hidden = !variants.disabled;
+    }
     for (const el of section.querySelectorAll(`[${MARKED}]`)) el.removeAttribute(MARKED);
     const marked = [];
     const mark = (el, word) => {

@@ -108,6 +108,17 @@ def use_restarts(page: Page) -> None:
 def use_answering(page: Page) -> None:
     answering = panel(page, "A restart while the user is answering")
     expect(answering.get_by_role("button", name="Reset")).to_be_enabled()
+    # Where W keeps its requestState key matters in the modern era only: in legacy the choice is off,
+    # and says so.
+    keys = answering.get_by_role("group", name=re.compile("requestState"))
+    expect(keys.get_by_role("radio").first).to_be_enabled()
+    answering.get_by_role("radio", name=translate("en", "js.era.legacy")).check()
+    expect(keys.get_by_role("radio").first).to_be_disabled()
+    expect(keys).to_have_accessible_description(
+        translate("en", "playground.variants_era", era=translate("en", "js.era.modern"))
+    )
+    answering.get_by_role("radio", name=translate("en", "js.era.modern")).check()
+    expect(keys.get_by_role("radio").first).to_be_enabled()
     check_first(page)
 
 
