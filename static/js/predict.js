@@ -29,21 +29,24 @@ export function mountPredictions(section) {
     pointer.hidden = !set;
     if (set) pointer.textContent = t("predict.pointer", { button: buttonFor(set)?.textContent.trim() });
   }
-  pointer.addEventListener("click", () => {
-    const set = waiting();
-    if (!set) return;
-    set.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
-    set.querySelector("input")?.focus({ preventScroll: true });
-    // The keyboard's way back to the button, which the page's order puts far from the question.
-    back.textContent = t("predict.back", { button: buttonFor(set)?.textContent.trim() });
-    set.append(back);
-    back.hidden = false;
-  });
   const back = h("button", { type: "button", class: "predict-back", hidden: "" });
   back.addEventListener("click", () => {
     const set = back.closest('[data-role="predict"]');
     back.hidden = true;
     if (set) buttonFor(set)?.focus();
+  });
+  // The question into view, its first choice focused, and after the choices the keyboard's way back to
+  // the button, which the page's order puts far from the question.
+  function bringUp(set) {
+    set.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
+    set.querySelector("input")?.focus({ preventScroll: true });
+    back.textContent = t("predict.back", { button: buttonFor(set)?.textContent.trim() });
+    set.append(back);
+    back.hidden = false;
+  }
+  pointer.addEventListener("click", () => {
+    const set = waiting();
+    if (set) bringUp(set);
   });
 
   function ask(set) {
@@ -95,8 +98,7 @@ export function mountPredictions(section) {
       const bar = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--controls-bar")) || 0;
       if (r.bottom > 0 && r.top < window.innerHeight - bar) return; // on screen: the learner saw it
       event.stopImmediatePropagation();
-      set.scrollIntoView({ block: "center", behavior: reducedMotion() ? "auto" : "smooth" });
-      set.querySelector("input")?.focus({ preventScroll: true });
+      bringUp(set);
       if (announce) announce.textContent = t("predict.first", { button: button.textContent.trim() });
     },
     true,

@@ -287,6 +287,12 @@ def test_a_press_whose_question_is_out_of_sight_shows_the_question_first(page: P
     assert in_view(page, first), "the question did not come into view"
     expect(section.get_by_role("status")).to_contain_text(message("predict.first", button=dies.inner_text().strip()))
     expect(log.get_by_text(step_label(2))).to_have_count(0)  # nothing was pressed
+    # The question lies far from the buttons in the page's order: the next Tab stop is the way back.
+    page.keyboard.press("Tab")
+    back = question.get_by_role("button", name=message("predict.back", button=pg.button("a-dies").label))
+    expect(back).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(dies).to_be_focused()
     dies.click()
     expect(log.get_by_text(step_label(2))).to_have_count(1)
     expect(question).to_contain_text(message("predict.none"))
