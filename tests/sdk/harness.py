@@ -631,7 +631,9 @@ def normalise(frames: Iterable[dict[str, Any]], steps: set[int], variants: set[s
 
 
 def without_idle_get_streams(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The frames without each GET that opened a stream nothing was ever sent on (the request and its 200)."""
+    """The frames without each GET that opened a stream nothing was ever sent on (the request and its 200),
+    and without each GET that tried to reopen one after its server restarted and met 404 (the SDK's client
+    retries its own stream by itself)."""
     out: list[dict[str, Any]] = []
     skip = False
     for i, f in enumerate(frames):
@@ -645,6 +647,9 @@ def without_idle_get_streams(frames: list[dict[str, Any]]) -> list[dict[str, Any
             later = [g for g in frames[i + 2 :] if g["from"] == f["to"] and (g["http"] or {}).get("headers") == {}]
             events = after.get("events", len(later))
             if reply.get("status") == 200 and reply.get("sse") and after["msg"] is None and not events:
+                skip = True
+                continue
+            if reply.get("status") == 404 and any(k.lower() == "mcp-session-id" for k in http.get("headers") or {}):
                 skip = True
                 continue
         out.append(f)

@@ -219,6 +219,27 @@ def test_legacy_http_restart(tmp_path):
     differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True)
 
 
+def test_legacy_http_restart_while_the_host_does_not_listen(tmp_path):
+    """W restarts while the host holds no stream open (the restart lab's "listen" switch off): the host
+    learns of it only at its next request, a call, which meets 404; it starts a new session, lists again
+    and sends the call again."""
+    restart = playground("restart", "legacy", RESTART, TURN, listen=False)
+
+    async def flow(lab, host, calls):
+        await opening(lab, host, "W")
+        lab.step(1)
+        mark = len(lab.records())
+        lab.kill("W")
+        lab.start_http("W")
+        # The SDK's legacy client has a GET stream whatever the host wants, and tries to reopen it by itself
+        # a second after it broke: waited for, so the wire is the same however long the restart takes.
+        await logged_404(lab, mark)
+        await turn(lab, host, calls, 2)
+
+    variants = [*HTTP_VARIANTS, "get-stream-optional"]
+    differential(tmp_path, restart, variants, flow, http=("W",), tokens=True)
+
+
 def test_legacy_http_restart_without_a_session_id(tmp_path):
     """W issues no session id: there is no session to lose. The restart breaks the GET stream; the host opens
     it again, re-lists, and the next call just works, with no 404 and no initialize."""
