@@ -38,6 +38,8 @@ export function mountGoal(section) {
   // unknown until the first answer
   let met = null;
   let everMet = false;
+  // The goal holds by a walk-through's presses: not reached by the learner until it has stopped holding.
+  let metByScenario = false;
 
   const known = (panels) => {
     if (everMet || !panels.includes(section.dataset.panelId)) return;
@@ -52,9 +54,14 @@ export function mountGoal(section) {
     const goal = event.detail && event.detail.goal;
     // no goal to check, or a server that does not say
     if (!goal || typeof goal.met !== "boolean") return;
-    // A scenario's presses are not the learner reaching the goal: the block waits for their own.
-    if (section.hasAttribute("data-scenario-driving")) return;
-    const nowMet = goal.met;
+    // A scenario's presses are not the learner reaching the goal: the block waits for their own, and a
+    // press of theirs that leaves the scenario's state as it was (a refusal, a turn) does not reach it.
+    if (section.hasAttribute("data-scenario-driving")) {
+      metByScenario = goal.met;
+      return;
+    }
+    if (!goal.met) metByScenario = false;
+    const nowMet = goal.met && !metByScenario;
     if (nowMet) everMet = true;
     state.textContent = (nowMet ? DONE : everMet ? BEFORE : NOT_YET)();
     block.classList.toggle("done", nowMet);
