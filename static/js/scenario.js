@@ -298,9 +298,11 @@ async function play(section, scenario, opener) {
       await clickAndWait(section, first);
       setAside();
     }
-    await clickAndWait(section, section.querySelector('[data-action="reset"]'));
+    // The scenario's era first, then a reset, which begins again in the era the host speaks: the
+    // walk-through starts from its own start, with no era change in its log.
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
+    await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     startSteps = steps();
     // Said with the first moment's status line (the reset's own is replaced at once).
     if (kept.setAside) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(kept.setAside, "press") }) }));

@@ -226,17 +226,19 @@ def test_gateway_scenario_plays_to_its_last_step(page: Page) -> None:
     expect(log_labels(gateway).last).to_have_text(step_label(done))
 
 
-def test_a_moments_steps_count_the_era_change_the_scenario_starts_with(page: Page) -> None:
-    """From the legacy era, a modern scenario's first step in the log is the era change: its first
-    moment is step 2 there."""
+def test_a_walk_through_from_the_other_era_starts_from_its_own_start(page: Page) -> None:
+    """From the legacy era, a modern scenario begins afresh in its own era: no era change in its log, and
+    its first moment is step 1."""
     s = script("churn")
     outage = open_playground(page, OUTAGE, "Play out an outage")
     choose_era(outage, "legacy")
     expect(log_labels(outage)).to_have_count(2)
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
-    expect(scenario_box(outage, s).get_by_text(message("log.steps.one", first=2), exact=True)).to_be_visible()
-    expect(log_labels(outage).last).to_have_text(step_label(2))
+    expect(scenario_box(outage, s).get_by_text(message("log.steps.one", first=1), exact=True)).to_be_visible()
+    expect(log_labels(outage)).to_have_count(2)  # the start, then the first moment's press
+    expect(log_labels(outage).last).to_have_text(step_label(1))
+    expect(outage.get_by_role("radio", name=message("era.modern"))).to_be_checked()
 
 
 def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_the_goal(page: Page) -> None:
