@@ -327,13 +327,13 @@ def test_each_press_marks_what_it_did_to_the_baskets(page: Page) -> None:
     # The replica the next call lands on says so in its heading (words, not only a colour).
     expect(one.get_by_role("heading")).to_have_text(re.compile("^" + re.escape(first) + r" \(.+\)$"))
     expect(two).to_contain_text(message("handles.no_baskets"))
-    press(handles, "Next call lands on replica 2", 3)
+    press(handles, "Send calls to replica 2", 3)
     expect_marked(two.get_by_role("heading"), "changed")
     expect(two.get_by_role("heading")).to_have_text(re.compile("^" + re.escape(second) + r" \(.+\)$"))
     expect(one.get_by_role("heading")).to_have_text(store_label("replica", replica=1))
     expect(status).to_contain_text(message("changes.current", store=store_label("replica", replica=2)))
     expect(status).not_to_contain_text("Nothing")
-    press(handles, "Back to replica 1", 4)
+    press(handles, "Send calls back to replica 1", 4)
     press(handles, "Restart the shop server", 5)
     expect(one).to_contain_text(message("handles.no_baskets"))
     gone = baskets(handles).get_by_text(
