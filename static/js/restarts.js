@@ -34,6 +34,7 @@ export function mountRestarts(section, transport) {
   const stale = section.querySelector('[data-role="stale"]');
   const submit = form.querySelector('button[type="submit"]');
   let shown = null; // the signature of the options the result on screen was made with
+  const wanted = new Set(); // the options the learner ticked, unticked only by the learner
   submit.disabled = false;
 
   function applicable() {
@@ -42,8 +43,8 @@ export function mountRestarts(section, transport) {
     for (const box of form.querySelectorAll("input[data-applies], input[data-http-only]")) {
       const fits = (!box.dataset.applies || box.dataset.applies.split(" ").includes(situation)) && !(overStdio && "httpOnly" in box.dataset);
       // A ticked option that no longer fits is unticked: a disabled box is not sent, and a tick that
-      // does nothing would claim otherwise.
-      if (!fits) box.checked = false;
+      // does nothing would claim otherwise. It comes back ticked where it fits again.
+      box.checked = fits && (box.checked || wanted.has(box.value));
       box.disabled = !fits;
     }
   }
@@ -70,7 +71,8 @@ export function mountRestarts(section, transport) {
 
   stale.id = "restarts-stale";
   stale.querySelector('[data-action="rerun"]').addEventListener("click", () => form.requestSubmit());
-  form.addEventListener("change", () => {
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "variant") (event.target.checked ? wanted.add(event.target.value) : wanted.delete(event.target.value));
     applicable();
     markStale();
   });

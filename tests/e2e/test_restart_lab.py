@@ -49,6 +49,8 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
     expect(sessions).to_have_accessible_description(translate("en", "lab.http_only"))
     lab.get_by_role("checkbox", name=STDIO).uncheck()
     expect(sessions).to_be_enabled()
+    expect(sessions).to_be_checked()  # the learner's tick comes back where it fits again
+    sessions.uncheck()
 
     expect(stale).to_be_hidden()
     restart.click()
@@ -86,6 +88,9 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
     lab.get_by_role("radio", name="a listen stream is open").check()
     expect(box).to_be_disabled()
     expect(box).not_to_be_checked()
+    # Back where it fits, the tick is back, and the result made with it is true again.
+    lab.get_by_role("radio", name="a call is in flight").check()
+    expect(box).to_be_checked()
 
 
 def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
