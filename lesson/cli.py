@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,11 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
     except KeyError as err:  # an unknown start name
         print(f"trace: {err.args[0]}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader stopped reading (``| head``): nothing more to say. Python's own advice: point stdout at
+        # devnull, so the flush at exit does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0
 
 

@@ -193,6 +193,29 @@ def test_trace_takes_a_scenario_file(capsys):
     assert any(not line["on_wire"] and line["from"] == "host" for line in lines)
 
 
+def test_trace_into_a_reader_that_stops_early_ends_quietly():
+    """``lesson trace ... | head -1``: the reader closes the pipe; the command ends without a traceback. The
+    trace (200 turns, about 390 KB) is more than a pipe holds, so the writer always meets the closed pipe."""
+    import subprocess
+    import sys
+
+    playground = json.dumps({"start": {"name": "outage", "era": "modern"}, "events": [{"kind": "take_turn"}] * 200})
+    trace = subprocess.Popen(
+        [sys.executable, "-m", "lesson.cli", "trace"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert trace.stdin is not None and trace.stdout is not None
+    trace.stdin.write(playground.encode())
+    trace.stdin.close()
+    assert trace.stdout.readline()
+    trace.stdout.close()  # as head does after its first line
+    err = trace.stderr.read() if trace.stderr else b""
+    trace.wait(timeout=60)
+    assert b"Traceback" not in err and trace.returncode == 0, err.decode()
+
+
 def test_trace_reports_a_broken_scenario_file(tmp_path, capsys):
     bad = tmp_path / "broken.yaml"
     bad.write_text("id: broken\nsteps: []\n")
