@@ -958,6 +958,16 @@ def test_the_tables_last_change_follows_every_new_list() -> None:
     assert last_change(row(v, "B")) == (1, "narration.table.tools_removed", {"tools": "assign_ticket"})
 
 
+def test_a_modern_stdio_restart_says_the_host_met_the_new_process_from_scratch() -> None:
+    """Over stdio the host launches the new process and discovers it again: the log says so, not that the
+    next request simply works, and the wire shows the server/discover."""
+    run, _ = step(play("restart", "modern", transport="stdio"), RestartServer(server="W"))
+    assert "narration.back_modern_stdio_no_stream" in codes(run)
+    assert "narration.back_modern_no_stream" not in codes(run)
+    sent = [(m.payload or {}).get("method") for m in wire(run) if m.sender == "host"]
+    assert sent == ["server/discover"]
+
+
 @era_param
 def test_no_model_turn_while_the_model_s_call_is_still_running(era: str) -> None:
     """The model's call on A has not come back: the model waits for its result, so a turn pressed meanwhile

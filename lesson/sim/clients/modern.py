@@ -81,8 +81,14 @@ class ModernClient(BaseClient):
             self.say("narration.back_modern_token_gone", "warn", server=c.server)
         elif not had_stream:
             # Nothing is replayed, but with no listen stream open there was no notification to miss: nothing to
-            # re-list for (a cached list stays fresh until its ttlMs runs out), as after an idle restart.
-            self.say("narration.back_modern_no_stream", "change", server=c.server)
+            # re-list for (a cached list stays fresh until its ttlMs runs out), as after an idle restart. Over
+            # stdio the host launched the new process and met it from scratch (greet, above).
+            code = (
+                "narration.back_modern_stdio_no_stream"
+                if srv.transport == "stdio"
+                else "narration.back_modern_no_stream"
+            )
+            self.say(code, "change", server=c.server)
         else:
             relisten = (
                 msg("narration.relisten.listen_first")
