@@ -566,6 +566,15 @@ def test_restart_waiting_for_input_modern_expired_state_is_rejected() -> None:
     assert err.payload["error"]["code"] == -32602
 
 
+def test_a_legacy_answer_after_expiry_is_refused_there_is_no_request_state() -> None:
+    run = restart("legacy", AskUserInput(server="W"))
+    run, _ = step(run, UserAnswers(server="W", after_expiry=True))
+    assert run.last.rejected and codes(run)[-1] == "refusal.no_request_state"
+    assert run.state.host.clients["W"].pending_input is not None  # the question still stands
+    run, _ = step(run, UserAnswers(server="W"))
+    assert not run.last.rejected and run.state.host.clients["W"].pending_input is None
+
+
 def test_restart_listen_open_legacy_drops_404_reinitialize_new_get_relist() -> None:
     run = restart("legacy", listen=True)
     old = run.state.host.clients["W"].session_id

@@ -59,4 +59,7 @@ def _answer(st: Step, e: UserAnswers) -> None:
         raise Rejected("refusal.not_asking", server=e.server)
     if not srv.up or c.status == "down":
         raise Rejected("refusal.answer_waits_for_server", server=e.server)
+    if e.after_expiry and c.era == "legacy":
+        # The question waits on the call's open stream: only a 2026-07-28 round seals a requestState.
+        raise Rejected("refusal.no_request_state", server=e.server)
     client_for(st, c).answer(e.answer, e.after_expiry)
