@@ -967,6 +967,18 @@ def test_the_tables_last_change_follows_every_new_list() -> None:
     assert last_change(row(v, "B")) == (1, "narration.table.tools_removed", {"tools": "assign_ticket"})
 
 
+def test_a_server_back_over_stdio_after_an_unnoticed_death_is_initialized_first() -> None:
+    """Found by the property tests: an HTTP server with nothing open dies unnoticed and comes back over
+    stdio. The host launched that process itself, so it meets it from scratch before any call."""
+    run = play("restart", "legacy", listen=False, issues_session_id=False)
+    run, _ = step(run, ServerDies(server="W"))
+    run, _ = step(run, ServerBack(server="W", transport="stdio"))
+    sent = [(m.payload or {}).get("method") for m in wire(run) if m.sender == "host"]
+    assert sent[:2] == ["initialize", "notifications/initialized"], sent
+    run, _ = step(run, TakeTurn())
+    assert [(m.payload or {}).get("method") for m in wire(run) if m.sender == "host"] == ["tools/call"]
+
+
 def test_a_modern_stdio_restart_says_the_host_met_the_new_process_from_scratch() -> None:
     """Over stdio the host launches the new process and discovers it again: the log says so, not that the
     next request simply works, and the wire shows the server/discover."""

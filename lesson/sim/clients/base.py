@@ -428,7 +428,9 @@ class BaseClient:
         c, srv = self.c, self.srv
         lost = self.st.lost.get(c.server, [])
         stdio = srv.transport == "stdio"
-        if c.status == "down" or (restarted and (c.listen.open or lost or stdio)):
+        # Over stdio the host launched the new process itself: it meets it from scratch, even when the old
+        # one's end went unnoticed (an HTTP server, with nothing open, back over stdio).
+        if c.status == "down" or (stdio and not c.greeted) or (restarted and (c.listen.open or lost or stdio)):
             c.status = "connected"
             c.last_error = None
             c.last_change = changed(self.st.s.step, msg("narration.table.back"))
