@@ -137,14 +137,15 @@ async def dies(lab: Lab, host: Host, name: str) -> int:
     return mark
 
 
-async def back(lab: Lab, host: Host, name: str, era: str, mark: int) -> None:
+async def back(lab: Lab, host: Host, name: str, era: str, mark: int, reconnect: bool = True) -> None:
     """``name`` is back as a new process. Legacy: the SDK client's own GET retry (with the old session id)
-    meets it and is answered 404, then the host starts a new session. Modern: the host listens again and
-    re-lists."""
+    meets it and is answered 404, then the host starts a new session (``reconnect``; otherwise its next
+    request finds out). Modern: the host listens again and re-lists."""
     lab.start_http(name)
     if era == "legacy":
         await logged_404(lab, mark)
-        await host.connect(name)
+        if reconnect:
+            await host.connect(name)
     else:
         await host.back(name)
 
@@ -203,40 +204,25 @@ def test_list_changed_over_http(tmp_path, era):
     differential(tmp_path, outage, HTTP_VARIANTS, flow, http=("A", "B"))
 
 
-def test_legacy_http_restart(tmp_path):
-    """W restarts with the GET stream open: the client's GET meets 404, it initializes again, re-opens its
-    stream and re-lists; the next call works on the new session."""
-    restart = playground("restart", "legacy", RESTART, TURN, listen=True)
+@pytest.mark.parametrize("listen", [True, False], ids=["listening", "not-listening"])
+def test_legacy_http_restart(tmp_path, listen):
+    """W restarts. Listening, the client's GET meets 404, it initializes again, re-opens its stream and
+    re-lists; the next call works on the new session. Not listening (the restart lab's switch off), the
+    host learns of it only at its next request, a call, which meets 404; it starts a new session, lists
+    again and sends the call again."""
+    restart = playground("restart", "legacy", RESTART, TURN, listen=listen)
 
     async def flow(lab, host, calls):
         await opening(lab, host, "W")
         lab.step(1)
         mark = len(lab.records())
         lab.kill("W")
-        await back(lab, host, "W", "legacy", mark)
-        await turn(lab, host, calls, 2)
-
-    differential(tmp_path, restart, HTTP_VARIANTS, flow, http=("W",), tokens=True)
-
-
-def test_legacy_http_restart_while_the_host_does_not_listen(tmp_path):
-    """W restarts while the host holds no stream open (the restart lab's "listen" switch off): the host
-    learns of it only at its next request, a call, which meets 404; it starts a new session, lists again
-    and sends the call again."""
-    restart = playground("restart", "legacy", RESTART, TURN, listen=False)
-
-    async def flow(lab, host, calls):
-        await opening(lab, host, "W")
-        lab.step(1)
-        mark = len(lab.records())
-        lab.kill("W")
-        lab.start_http("W")
         # The SDK's legacy client has a GET stream whatever the host wants, and tries to reopen it by itself
         # a second after it broke: waited for, so the wire is the same however long the restart takes.
-        await logged_404(lab, mark)
+        await back(lab, host, "W", "legacy", mark, reconnect=listen)
         await turn(lab, host, calls, 2)
 
-    variants = [*HTTP_VARIANTS, "get-stream-optional"]
+    variants = HTTP_VARIANTS if listen else [*HTTP_VARIANTS, "get-stream-optional"]
     differential(tmp_path, restart, variants, flow, http=("W",), tokens=True)
 
 
