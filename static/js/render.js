@@ -268,10 +268,13 @@ export function wireList(wire) {
   );
 }
 
+// How many of a step's items crossed the wire (not a result the host built, not a stream's end).
+export const crossed = (wire) => wire.filter((m) => m.on_wire).length;
+
 // "3 wire messages"; items that never crossed the wire (a result the host built, a stream's end) are
 // counted apart, so a step where nothing crossed does not read as if something did.
 function wireCount(wire) {
-  const on = wire.filter((m) => m.on_wire).length;
+  const on = crossed(wire);
   const off = wire.length - on;
   if (!off) return plural(on, "wire_message");
   return t(on ? "wire.count_with_local" : "wire.count_only_local", { messages: plural(on, "wire_message"), local: plural(off, "local_item") });
@@ -285,7 +288,7 @@ const NO_TWIN = "narration.no_twin";
 export function costStrip(cmp, diagramId) {
   // An era switch has no counterpart in the other era: its cost beside nothing would compare nothing.
   if (!cmp || cmp.other.lines.some((line) => line.code === NO_TWIN)) return null;
-  const on = (s) => s.wire.filter((m) => m.on_wire).length;
+  const on = (s) => crossed(s.wire);
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
   if (on(legacy) === on(modern)) return null;
   const most = Math.max(on(legacy), on(modern));

@@ -4,13 +4,13 @@
 // situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
 // (data-http-only), are disabled, with the reason beside them.
 import { fill, h, status } from "./dom.js";
-import { logLine, plural, serverTable, wireList } from "./render.js";
+import { crossed, logLine, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
 
 // "Wire messages (10)": only what crossed the wire is counted; an item the host made or saw itself (a
 // stream's end, its own error) is in the list too, counted apart, as the playground's Wire tab does.
 function wireSummary(wire) {
-  const on = wire.filter((m) => m.on_wire).length;
+  const on = crossed(wire);
   const off = wire.length - on;
   return off ? t("lab.wire_with_local", { n: on, local: plural(off, "local_item") }) : t("lab.wire", { n: on });
 }
