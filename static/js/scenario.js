@@ -165,7 +165,6 @@ async function play(section, scenario, opener) {
   );
   section.querySelector(".scenario-offer").after(box);
   let index = 0; // steps played
-  let startSteps = 0; // steps in the log before the first moment (an era change is one)
   let busy = false;
   const state = {
     section,
@@ -182,7 +181,8 @@ async function play(section, scenario, opener) {
     toBox.hidden = true; // a question answered by this moment needs no way back to it
     const step = scenario.steps[index - 1];
     position.textContent = momentName(index, total, step.title);
-    const before = startSteps + scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
+    // The reset before the first moment leaves an empty log: moment n's presses follow the earlier ones'.
+    const before = scenario.steps.slice(0, index - 1).reduce((n, s) => n + s.press.length, 0);
     const count = step.press.length;
     inLog.textContent = t(count === 1 ? "log.steps.one" : "log.steps.many", { first: before + 1, last: before + count });
     inLog.hidden = count === 0;
@@ -303,7 +303,6 @@ async function play(section, scenario, opener) {
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
-    startSteps = steps();
     // Said with the first moment's status line (the reset's own is replaced at once).
     if (kept.setAside) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(kept.setAside, "press") }) }));
     await playStep(1);
