@@ -80,9 +80,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     A browser test that fails runs again, twice at most, after a pause of 2 s (pytest-rerunfailures).
     The tests wait on conditions, never on a clock, yet Chromium on two busy cores still loses a race
-    now and then, in one or two tests of a full run, a different one each time: a Share link press that
-    showed no link. A real fault fails every run the same way, and
-    ``-rR`` lists every rerun, so none goes unseen."""
+    now and then, in one or two tests of a full run, a different one each time. A real fault fails every
+    run the same way, and ``-rR`` lists every rerun, so none goes unseen."""
     rerun = config.pluginmanager.hasplugin("rerunfailures")
     for item in items:
         if not BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):

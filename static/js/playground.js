@@ -27,6 +27,7 @@ function lazy(name) {
 }
 // shared links: a page opened from one, or the first "Share link"
 const shareCode = lazy("share.js");
+const diagramModule = lazy("diagram.js");
 // the walk-throughs' replay, at the first "Walk me through it"
 const scenarioCode = lazy("scenario.js");
 
@@ -68,13 +69,11 @@ export function mountPlayground(section, transport) {
   // The sequence diagrams' code is fetched once the playground is touched or its wire comes near the
   // screen, not with the first view. Once here, a view's diagram is drawn with the rest of it, before
   // the page scrolls to the changes. Until then the box says nothing has crossed yet (before the first
-  // press) or that the diagram is coming. A failed fetch is tried again at the next view, under a new
-  // address, since browsers remember a module that failed.
+  // press) or that the diagram is coming. A failed fetch is tried again at the next view.
   let diagramCode = null;
   let loading = null;
-  let tries = 0;
   const loadDiagrams = () =>
-    (loading ??= Promise.all([import(tries++ ? `./diagram.js?retry=${tries}` : "./diagram.js"), loadStyle("diagram.css")]).then(
+    (loading ??= Promise.all([diagramModule(), loadStyle("diagram.css")]).then(
       ([m]) => (diagramCode = m),
       () => {
         loading = null;
@@ -142,6 +141,7 @@ export function mountPlayground(section, transport) {
   let shown = null;
   // the control behind the change on its way, kept in view with what it changed
   let pressed = null;
+  let reopen = null;
   // the log grew: scroll it to its end once the page has been laid out
   let logMoved = false;
   // scrolls the log and brings the marks into view, once the words above are in
@@ -221,7 +221,8 @@ export function mountPlayground(section, transport) {
     const afresh = frame.type === "open" || (frame.type === "reset" && frame.variant);
     const changes = draw(v, afresh ? null : shown, k, pressed, undone !== null);
     pressed = null;
-    share.hide();
+    // A reconnect's open draws the same playground again: a link shown for it still holds.
+    if (frame !== reopen) share.hide();
     const last = history[history.length - 1];
     // The summary with what changed (for the status line), and without (for the short line in view).
     const summary = (changes) => {
@@ -790,7 +791,7 @@ export function mountPlayground(section, transport) {
   transport.onReconnect(() => {
     const at = timeline.past ? timeline.viewing : null;
     const held = views.slice();
-    return send(openFrame).then(() => {
+    return send(() => (reopen = openFrame())).then(() => {
       if (!log) return;
       views = held.map((v, i) => views[i] || v);
       if (at !== null && at < log.events.length) timeline.view(at);

@@ -5,6 +5,7 @@ in tests/web/test_protocol.py and tests/web/test_outage_answers.py."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -205,6 +206,41 @@ def test_a_dropped_socket_reconnects_where_the_learner_was(page: Page) -> None:
         heading(4, "server_back", server="A")
     )  # within a retry (at most 5 s apart)
     expect_status(outage, "A", "connected")
+
+
+def test_a_link_shared_before_a_reconnect_still_holds_after_it(page: Page) -> None:
+    """A reconnect reopens the same playground: the link shown for it stays on view."""
+    sockets: list[WebSocketRoute] = []
+
+    def forward(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if len(sockets) > 1 and frame["type"] == "press":  # after the drop: refused here, visibly
+                held = {"v": 2, "type": "error", "re": frame["id"], "code": "held", "message": "held back"}
+                ws.send(json.dumps(held))
+            else:
+                server.send(message)
+
+        ws.on_message(up)
+        server.on_message(ws.send)
+        sockets.append(ws)
+
+    page.route_web_socket("**/ws", forward)
+    outage = open_playground(page, OUTAGE, TITLE)
+    press(outage, "A dies", 1)
+    outage.get_by_role("button", name="Share link").click()
+    link = outage.get_by_role("textbox", name="Link to this playground")
+    expect(link).to_be_visible()
+
+    sockets[0].close()
+    expect(connection_status(page)).to_have_text(message("transport.reconnected"))
+    # Presses go out one at a time: this one leaves once the reopen's answer is drawn.
+    outage.get_by_role("button", name="A is back", exact=True).click()
+    expect(outage.get_by_role("status")).to_contain_text("held back")
+    expect(link).to_be_visible()
+    assert "#pg=outage~" in link.input_value()
 
 
 def forge(page: Page, script: str) -> None:
