@@ -262,6 +262,25 @@ def test_an_answer_held_up_by_a_slow_send_never_puts_back_an_older_playground(pa
     assert moved_on["type"] == "view" and moved_on["seq"] == 4 and moved_on["steps"] == 4
 
 
+def test_a_playground_rebuilt_over_an_older_copy_replaces_it(panels):
+    """A worker that still holds an older copy of a playground (the page moved on at another one) takes
+    the log once: the next press goes on from the rebuilt playground, with no log asked for again."""
+    one, two = Service(panels), Service(panels)
+    page = Page(one)
+    page.open()
+    page.do("press", button="deploy")  # one holds the playground at press 1
+    page.service = two
+    page.do("press", button="a-dies")  # two rebuilds it from the log
+    page.do("press", button="turn")
+    page.service = one
+    before = page.need_logs
+    page.do("press", button="a-back")  # one's copy is behind: the log comes with this press
+    assert page.need_logs == before + 1
+    after = page.do("press", button="turn")
+    assert page.need_logs == before + 1, "the rebuilt playground was dropped for the older copy"
+    assert after["seq"] == 5 and after["steps"] == 5
+
+
 def test_a_retried_change_is_applied_once_and_a_gap_is_asked_for(service):
     page = Page(service)
     page.open()
