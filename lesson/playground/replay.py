@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 
 from lesson.content.panels import PlaygroundPanel
-from lesson.sim import Run, advance, begin
+from lesson.sim import Run, begin, runs
 from lesson.sim.events import Event, SwitchEra
 from lesson.sim.view import StepLog
 
@@ -83,12 +83,11 @@ def steps(run: Run, events: list[Event]) -> Iterator[tuple[Run, list[StepLog]]]:
     """The run after each event in turn, with the log of steps so far (one list, which grows as the
     replay goes on: copy it to keep it)."""
     history = list(run.log)
-    for event in events:
-        # Each run on the way is advanced from compact, so the checkpoints it keeps hold no outcomes
-        # and no log history: a replayed playground costs what a pressed one does.
-        run = advance(compact(run), event)
-        history.append(run.log[-1])
-        yield run, history
+    # Each run on the way is advanced from compact, so the checkpoints it keeps hold no outcomes and no
+    # log history: a replayed playground costs what a pressed one does.
+    for after in runs(run, events, trim=compact):
+        history.append(after.log[-1])
+        yield after, history
         # A long replay is hundreds of milliseconds of CPU: after each event it hands the interpreter's
         # lock to any other thread that wants it, so another learner's press does not wait out the
         # lock's switch interval at each of its system calls.

@@ -9,7 +9,7 @@ and ``at_step`` replay a few events from the nearest checkpoint, never the whole
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pydantic import Field
@@ -111,12 +111,13 @@ def advance(run: Run, event: Event) -> Run:
     )
 
 
-def runs(run: Run, events: Iterable[Event]) -> Iterator[Run]:
+def runs(run: Run, events: Iterable[Event], trim: Callable[[Run], Run] | None = None) -> Iterator[Run]:
     """The run after each event in turn, from ``run``: the one loop that replays events, whether they come
     from content (a stepper's steps, a restart lab's situation, a scenario, a trace) or from a page's log
-    (``lesson.playground.replay``, which compacts each run on the way)."""
+    (``lesson.playground.replay``). ``trim``, when given, is applied to each run before the next event
+    is: the page's replay drops what a cached playground does not keep."""
     for event in events:
-        run = advance(run, event)
+        run = advance(trim(run) if trim else run, event)
         yield run
 
 
@@ -143,9 +144,7 @@ def at_step(run: Run, n: int) -> Run:
         base = base.checkpoint
     if base is None:  # a run built without checkpoints (e.g. by model_validate)
         base = begin(run.playground.start)
-    for event in events[len(base.playground.events) : n]:
-        base = advance(base, event)
-    return base
+    return advance_all(base, events[len(base.playground.events) : n])
 
 
 def undo(run: Run) -> Run:
