@@ -129,10 +129,6 @@ class Registry:
         with self._lock:
             self.playgrounds.discard(pg)
 
-    def pids(self) -> list[int]:
-        with self._lock:
-            return list(self.processes)
-
     def close_all(self) -> None:
         """The lesson server stops: close every live playground (their processes are killed) and start none."""
         with self._lock:

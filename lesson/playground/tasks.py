@@ -75,11 +75,6 @@ def line(panel: str, era: str, variant: str | None, items: list[str]) -> str:
     return f"{panel}:{era}:{variant or ''}:{','.join(items)}"
 
 
-def encode(panel: str, era: str, variant: str | None, presses: list[tuple[str, str]]) -> str:
-    """The one-line form of a log's presses (``("p", button)``, ``("e", era)``)."""
-    return line(panel, era, variant, [f"@{arg}" if kind == "e" else arg for kind, arg in presses])
-
-
 def parse(text: Any) -> TaskLog:
     """Read a one-line log; raises TaskLogError when it is not one."""
     if not isinstance(text, str):
@@ -179,4 +174,4 @@ class Grader:
         return verdict
 
 
-__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "done_at_start", "encode", "parse"]
+__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "done_at_start", "line", "parse"]

@@ -172,8 +172,3 @@ class Statement(Strict):
 def validate_statement(data: Any) -> Statement:
     """Parse one statement; raises pydantic.ValidationError naming the faulty field."""
     return Statement.model_validate(data)
-
-
-def statement_schema() -> dict[str, Any]:
-    """A JSON Schema of the statement's shape (the verb-specific rules live in :class:`Statement`)."""
-    return Statement.model_json_schema()
