@@ -17,8 +17,8 @@ import sys
 from typing import Any
 
 from lesson import narration
-from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel
 from lesson.content.stepper import moment_views
 from lesson.playground.service import Service
 

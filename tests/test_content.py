@@ -14,9 +14,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from lesson.content.check import SCHEMAS, check, schema_pointer
-from lesson.content.course import ContentError, default_root, load_content, load_yaml_model, messages
+from lesson.content.course import ContentError, default_root, load_content, load_panels, load_yaml_model, messages
 from lesson.content.models import Content, Lesson
-from lesson.content.panels import load_panels
 from lesson.content.scenarios import load_scenarios
 from tests.facts import says
 

@@ -13,7 +13,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from lesson.content.check import check
-from lesson.content.panels import load_panels
+from lesson.content.course import load_panels
 from lesson.sim import EVENT, Playground, advance, begin, replay, view
 from lesson.sim.starts import Start
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from lesson.content.course import load_panels
 from lesson.content.goals import Condition, Goal, holds, path_problem, resolve
-from lesson.content.panels import load_panels
 from lesson.content.scenarios import scenario_events
 from lesson.sim import Start, advance, begin, parse_event, replay, view
 from lesson.sim.run import Playground

@@ -13,8 +13,8 @@ from typing import Any, get_args
 import pytest
 
 from lesson import narration
-from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel, StepperPanel
 from lesson.content.restart_lab import restart_lab
 from lesson.content.scenarios import scenario_events
 from lesson.content.stepper import moment_views

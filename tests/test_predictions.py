@@ -9,8 +9,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from lesson.content.course import default_root
-from lesson.content.panels import PanelModel, PlaygroundPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PanelModel, PlaygroundPanel
 from lesson.sim import advance, begin, view
 
 

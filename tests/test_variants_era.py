@@ -8,8 +8,8 @@ import itertools
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PlaygroundPanel
 from lesson.sim import advance, begin, view
 
 PANELS = [p for p in load_panels(default_root()).values() if isinstance(p, PlaygroundPanel) and p.variants_era]

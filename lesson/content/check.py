@@ -33,8 +33,7 @@ from .check_lessons import (
 from .check_panels import check_challenges, check_goals, check_presses_of_broken_panels
 from .check_quizzes import check_choices, check_feedback, check_tasks
 from .check_translations import check_catalogues, check_locales
-from .course import GLOSSARY, load_content
-from .panels import load_panels
+from .course import GLOSSARY, load_content, load_panels
 from .scenarios import check_scenario
 from .yamlfile import ContentError, did_you_mean, read_text
 

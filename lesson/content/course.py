@@ -35,6 +35,8 @@ from .markup import (
     links as inline_links,
 )
 from .models import BUILTIN_WIDGETS, Block, Content, Glossary, Lesson, LessonMeta, Moved, MovedList, PageMeta, Quiz
+from .panels import AnyPanel, StepperPanel, check_panel, load_panel
+from .scenarios import load_scenario
 from .yamlfile import (
     ContentError,
     YamlDoc,
@@ -346,6 +348,44 @@ def default_root() -> Path:
     return content_dir()
 
 
+def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[str, AnyPanel]:
+    """Load, resolve and replay every ``panels/*.yaml`` under the content root.
+
+    With a ``problems`` list every problem is recorded and the panels that loaded cleanly come back;
+    without one the first problem is raised (carrying the rest).
+    """
+    sink: list[ContentError] = [] if problems is None else problems
+    first = len(sink)
+    panels: dict[str, AnyPanel] = {}
+    for path in sorted((Path(root) / "panels").glob("*.yaml")):
+        try:
+            panel, doc = load_panel(path)
+            if panel.id != path.stem:
+                raise ContentError(
+                    path, doc.line(("id",)), f"panel id {panel.id!r} must match the file name {path.stem!r}"
+                )
+            if isinstance(panel, StepperPanel) and panel.scenario:
+                scenario_path = Path(root) / "scenarios" / f"{panel.scenario}.yaml"
+                if not scenario_path.is_file():
+                    raise ContentError(
+                        path, doc.line(("scenario",)), f"there is no scenario file scenarios/{panel.scenario}.yaml"
+                    )
+                scenario, start, steps = load_scenario(scenario_path)
+                panel = panel.model_copy(update={"start": start, "steps": steps})
+        except ContentError as err:
+            # A stepper's scenario may press another panel's buttons: that panel's problems are already listed.
+            seen = {str(p) for p in sink}
+            sink.extend(p for p in err.problems if str(p) not in seen)
+            continue
+        found = check_panel(path, doc, panel)
+        sink.extend(found)
+        if not found:
+            panels[panel.id] = panel
+    if problems is None:
+        raise_first(sink[first:])
+    return panels
+
+
 __all__ = [
     "ContentError",
     "GLOSSARY",
@@ -354,6 +394,7 @@ __all__ = [
     "TocEntry",
     "default_root",
     "load_content",
+    "load_panels",
     "load_yaml_model",
     "messages",
     "panel_ids",

@@ -25,7 +25,7 @@ from .base import ID, ID_PATTERN, At, no_duplicates
 from .goals import All, AnyOf, Condition, Goal, Not
 from .restart_lab import restart_lab
 from .stepper import moment_views
-from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file, raise_first
+from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file
 
 # A button's id is written once per press in a page's log and a task's line: short enough that a full
 # playground (MAX_EVENTS presses) fits in a frame (LESSON_MAX_FRAME_BYTES) and a line (tasks.MAX_LINE).
@@ -264,46 +264,6 @@ def load_panel(path: Path) -> tuple[AnyPanel, YamlDoc]:
     return load_yaml_file(path, PanelModel)
 
 
-def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[str, AnyPanel]:
-    """Load, resolve and replay every ``panels/*.yaml`` under the content root.
-
-    With a ``problems`` list every problem is recorded and the panels that loaded cleanly come back;
-    without one the first problem is raised (carrying the rest).
-    """
-    from .scenarios import load_scenario
-
-    sink: list[ContentError] = [] if problems is None else problems
-    first = len(sink)
-    panels: dict[str, AnyPanel] = {}
-    for path in sorted((Path(root) / "panels").glob("*.yaml")):
-        try:
-            panel, doc = load_panel(path)
-            if panel.id != path.stem:
-                raise ContentError(
-                    path, doc.line(("id",)), f"panel id {panel.id!r} must match the file name {path.stem!r}"
-                )
-            if isinstance(panel, StepperPanel) and panel.scenario:
-                scenario_path = Path(root) / "scenarios" / f"{panel.scenario}.yaml"
-                if not scenario_path.is_file():
-                    raise ContentError(
-                        path, doc.line(("scenario",)), f"there is no scenario file scenarios/{panel.scenario}.yaml"
-                    )
-                scenario, start, steps = load_scenario(scenario_path)
-                panel = panel.model_copy(update={"start": start, "steps": steps})
-        except ContentError as err:
-            # A stepper's scenario may press another panel's buttons: that panel's problems are already listed.
-            seen = {str(p) for p in sink}
-            sink.extend(p for p in err.problems if str(p) not in seen)
-            continue
-        found = check_panel(path, doc, panel)
-        sink.extend(found)
-        if not found:
-            panels[panel.id] = panel
-    if problems is None:
-        raise_first(sink[first:])
-    return panels
-
-
 def server_names(event: Event) -> set[str]:
     """Every server an event names."""
     names = {getattr(event, f, None) for f in ("server", "gateway", "backend")}
@@ -495,5 +455,4 @@ __all__ = [
     "Playground",
     "RestartLabPanel",
     "StepperPanel",
-    "load_panels",
 ]

@@ -17,8 +17,8 @@ from typing import Any
 
 import redis
 
-from .outbox import OutboxStore, store_stats
 from .outbox_items import Item
+from .outbox_store import OutboxStore, store_stats
 
 PREFIX = "lesson:outbox:"
 

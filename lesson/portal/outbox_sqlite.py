@@ -16,8 +16,8 @@ from typing import Any
 
 from lesson.portal import sqlitefile
 
-from .outbox import OutboxStore, store_stats
 from .outbox_items import Item
+from .outbox_store import OutboxStore, store_stats
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (

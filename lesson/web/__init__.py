@@ -19,10 +19,10 @@ from markupsafe import Markup, escape
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lesson import i18n, narration
-from lesson.content.course import ContentError, load_content
+from lesson.content.course import ContentError, load_content, load_panels
 from lesson.content.markup import breakable
 from lesson.content.models import Content
-from lesson.content.panels import StepperPanel, load_panels
+from lesson.content.panels import StepperPanel
 from lesson.content.scenarios import page_scenarios
 from lesson.content.stepper import moment_views
 from lesson.playground.service import RunCache, Service

@@ -11,8 +11,7 @@ import re
 
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
-from lesson.content.course import default_root, load_content
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_content, load_panels
 from lesson.content.scenarios import Scenario
 from lesson.i18n import translate
 from lesson.narration import sentence

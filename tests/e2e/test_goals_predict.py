@@ -8,8 +8,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.i18n import translate
 from lesson.narration import sentence
 from lesson.playground.protocol import ViewAnswer

@@ -11,8 +11,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PlaygroundPanel
 from lesson.content.scenarios import load_scenarios, presses
 from tests.guided_path import GOAL_PRESSES, WALKS
 

@@ -14,8 +14,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from lesson.content.course import default_root, load_content
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_content, load_panels
 from lesson.i18n import translate
 
 from .helpers import (

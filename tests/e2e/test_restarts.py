@@ -10,8 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 
 from .helpers import RESTARTS, lead, message, narrated, narrated_lead, region, restart_lab
 

@@ -13,8 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.i18n import translate
 
 from .helpers import (

@@ -9,8 +9,7 @@ import json
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.narration import sentence
 from lesson.playground.service import Service
 

@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PlaygroundPanel
 from lesson.i18n import translate
 
 from ..e2e.helpers import lesson_holding

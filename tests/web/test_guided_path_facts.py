@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import PlaygroundPanel, load_panels
+from lesson.content.course import default_root, load_panels
+from lesson.content.panels import PlaygroundPanel
 from lesson.content.scenarios import load_scenarios, presses
 from lesson.playground.service import Service
 from tests.guided_path import GOAL_PRESSES, WALKS

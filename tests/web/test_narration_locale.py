@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 import websocket
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.i18n import PSEUDO
 from lesson.playground.service import Service
 from tests.threads import serve_in_thread

@@ -9,8 +9,7 @@ import re
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.playground.service import Service
 
 from .pageclient import PageClient

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lesson.content.course import ContentError, default_root, load_content
-from lesson.content.panels import PlaygroundPanel, RestartLabPanel, load_panels
+from lesson.content.course import ContentError, default_root, load_content, load_panels
+from lesson.content.panels import PlaygroundPanel, RestartLabPanel
 from lesson.i18n import translate
 from lesson.web import create_app
 

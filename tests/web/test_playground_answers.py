@@ -10,8 +10,7 @@ import re
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.i18n import translate
 from lesson.playground.service import Service
 

@@ -7,8 +7,7 @@ import json
 import pytest
 import websocket
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.playground.service import RunCache, Service
 from tests.threads import serve_in_thread
 

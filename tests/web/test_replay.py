@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from lesson.content.course import default_root
+from lesson.content.course import default_root, load_panels
 from lesson.content.models import Task
-from lesson.content.panels import load_panels
 from lesson.playground.protocol import Log
 from lesson.playground.replay import LogMismatch, run_of
 from lesson.playground.service import Service

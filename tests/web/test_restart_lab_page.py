@@ -10,8 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.content.restart_lab import restart_lab as run_lab
 from lesson.i18n import translate
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from lesson.content.course import default_root
-from lesson.content.panels import load_panels
+from lesson.content.course import default_root, load_panels
 from lesson.playground.service import Service
 
 

@@ -35,8 +35,21 @@ _TRIES = (1, 2, 3)  # a request is sent at most three times (see ``rpc``)
 QUESTION = "Forecast for which Portland?"  # the facts file's example: the answer is a US state
 
 
+# era -> its client class; legacy.py and modern.py each add theirs as they define it
+_BY_ERA: dict[str, type[BaseClient]] = {}
+
+
+def client_for(st: Step, c: Client) -> BaseClient:
+    """The client of the era the host speaks to that server in."""
+    return _BY_ERA[c.era](st, c)
+
+
 class BaseClient:
     era: ClassVar[Era]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _BY_ERA[cls.era] = cls  # each era's client, for client_for
 
     def __init__(self, st: Step, c: Client) -> None:
         self.st, self.c, self.link = st, c, Link(st, c)
@@ -92,8 +105,6 @@ class BaseClient:
 
     def connect(self) -> None:
         """Everything a client does to start talking to a server it has just been told about."""
-        from . import client_for  # the package's registry of clients, one per era
-
         if not self.srv.up:
             self.mark_down("narration.down.not_running", server=self.c.server)
             return

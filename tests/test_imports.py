@@ -1,0 +1,89 @@
+"""The package's modules import one another without cycles (docs/architecture.md): read from the
+source, so a cycle is found whether or not the import that closes it ever runs."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import lesson
+
+ROOT = Path(lesson.__file__).parent
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def imports(name: str, top_only: bool) -> set[str]:
+    """The package's modules ``name`` imports (at its top only, or anywhere in it); a TYPE_CHECKING
+    import is left out, since it never runs."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(), str(path))
+    nodes: list[ast.AST] = []
+    for node in tree.body if top_only else ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        nodes.append(node)
+    if not top_only:  # ast.walk went into TYPE_CHECKING blocks too: take them out
+        skipped = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)
+        }
+        nodes = [n for n in nodes if id(n) not in skipped]
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        else:
+            continue
+        for target in targets:
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):  # a module's own package is no edge
+                found.add(target)
+    return found
+
+
+def cycles(top_only: bool) -> list[list[str]]:
+    graph = {name: imports(name, top_only) for name in MODULES}
+    found, done, path = [], set(), []
+
+    def visit(name: str) -> None:
+        if name in path:
+            found.append(path[path.index(name) :] + [name])
+            return
+        if name in done:
+            return
+        path.append(name)
+        for other in sorted(graph[name]):
+            visit(other)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle_at_its_top() -> None:
+    assert cycles(top_only=True) == []
+
+
+def test_the_only_cycle_through_a_function_s_import_is_the_settings_asking_the_portal() -> None:
+    """settings.py asks the portal whether its values will work, inside the function that checks them
+    (docs/architecture.md says why); no other import inside a function closes a cycle."""
+    assert {" -> ".join(c) for c in cycles(top_only=False) if "lesson.settings" not in c} == set()
