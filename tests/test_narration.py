@@ -276,3 +276,18 @@ def test_no_test_pins_a_sentence_of_narration() -> None:
                     if part in text or (text in part and text.count(" ") >= 3)
                 ]
     assert pinned == []
+
+
+def test_every_message_that_names_an_eras_version_names_the_one_in_the_table() -> None:
+    """The versions live in sim/model.py's VERSION; a message that names one beside its era (a label, a
+    sentence) names that one, in every language."""
+    from lesson.i18n import locales
+    from lesson.sim.model import VERSION
+
+    for locale in locales():
+        for key, text in catalogue(locale).items():
+            for era, version in VERSION.items():
+                if key.endswith(f"era.{era}"):
+                    assert version in text, (locale, key, text)
+            for date in re.findall(r"\b20\d\d-\d\d-\d\d\b", text):
+                assert date in VERSION.values(), (locale, key, date)

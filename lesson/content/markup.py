@@ -70,9 +70,9 @@ class Link(ContentModel):
 # --- Markdown --------------------------------------------------------------------------------------
 
 
-def era_label(locale: str, era: str) -> str:
-    """The era's label from the catalogue in ``locale`` (English for a lesson translated into a language
-    the server has no messages in)."""
+def era_title(locale: str, era: str) -> str:
+    """The era as a title names it ("Legacy (2025-11-25)"), from the catalogue in ``locale`` (English for
+    a lesson translated into a language the server has no messages in)."""
     return translate(locale if has_locale(locale) else DEFAULT, f"js.era.{era}")
 
 
@@ -84,7 +84,7 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: A
     body = json_lines(json.dumps(token.meta["data"], indent=2, ensure_ascii=False))
     figure = (
         f'<figure class="message message--{era}">'
-        f'<figcaption><span class="message__era">{escapeHtml(era_label(env.get("locale", DEFAULT), era))}</span> '
+        f'<figcaption><span class="message__era">{escapeHtml(era_title(env.get("locale", DEFAULT), era))}</span> '
         f'<code class="message__def">{_camel_breaks(token.meta["def_name"])}</code></figcaption>'
         f'<pre><code class="language-json">{body}</code></pre></figure>\n'
     )

@@ -21,6 +21,7 @@ from pydantic import TypeAdapter
 
 from lesson.i18n import DEFAULT, catalogue
 from lesson.sim import begin
+from lesson.sim.model import VERSION
 from lesson.sim.starts import SERVER_NAME_PATTERN, STARTS, Start
 
 from .models import Glossary, LessonMeta, Quiz
@@ -29,6 +30,9 @@ from .scenarios import Scenario
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
+
+# "legacy (2025-11-25) or modern (2026-07-28)", from the one table of eras
+ERAS_SAID = " or ".join(f"{era} ({version})" for era, version in VERSION.items())
 
 # Descriptions of the simulation's fields, by property name; (model, property) where one name means more.
 FIELD_DOCS: dict[str | tuple[str, str], str] = {
@@ -39,7 +43,7 @@ FIELD_DOCS: dict[str | tuple[str, str], str] = {
     ("StartCall", "tool"): "the tool the call uses; default: the server's first",
     ("AskUserInput", "tool"): "the tool whose call asks the user; default: the server's first",
     ("SwitchEra", "server"): "switch only this server's client; default: every client",
-    ("SwitchEra", "era"): "the era to speak from now on: legacy (2025-11-25) or modern (2026-07-28)",
+    ("SwitchEra", "era"): f"the era to speak from now on: {ERAS_SAID}",
     ("ServerBack", "transport"): "the transport it comes back on; default: the one it had",
     "via": "how the server is added: through the config file, an admin console, or a gateway",
     "gateway": "the gateway server (G in the gateway start)",
@@ -55,7 +59,7 @@ FIELD_DOCS: dict[str | tuple[str, str], str] = {
     "arguments": "the call's arguments, name to text",
     # A start (where a playground, stepper or scenario begins).
     ("Start", "name"): "the named start",
-    ("Start", "era"): "the era new clients speak: legacy (2025-11-25) or modern (2026-07-28)",
+    ("Start", "era"): f"the era new clients speak: {ERAS_SAID}",
     ("Start", "options"): "the start's switches (see Starts in docs/content.md)",
     ("Start", "servers"): "servers this start declares beside the named start's own (see Declared servers in "
     "docs/content.md)",

@@ -22,6 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
+from lesson.sim.model import VERSION
+
 from .record import WAIT, Recorder
 from .server import HOLD
 
@@ -186,7 +188,7 @@ class Host:
         transport, http = self.transport(name, **how)
         client = Client(
             transport,
-            mode="2026-07-28" if known else ERA_MODE[self.era],
+            mode=VERSION["modern"] if known else ERA_MODE[self.era],
             prior_discover=known,
             cache=None,
             message_handler=on_message,

@@ -28,6 +28,7 @@ from lesson.content.stepper import moment_views
 from lesson.playground.service import RunCache, Service
 from lesson.portal import outbox
 from lesson.portal.lrs import from_settings as lrs_from_settings
+from lesson.sim.model import VERSION
 
 from ..paths import static_dir, templates_dir
 from ..settings import Settings, embed_origins, load_settings
@@ -146,6 +147,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     socket.init_app(app)
     live.init_app(app)  # /live: refused unless live mode is on
     app.jinja_env.globals["live"] = bool(app.config["LIVE"])
+    app.jinja_env.globals["era_version"] = VERSION  # the footer names each era's version
     from lesson.portal.lti import init_app as lti_init_app
 
     lti_init_app(app)  # only with LTI_CONFIG
