@@ -1,5 +1,6 @@
-"""The package's modules import one another without cycles (docs/architecture.md): read from the
-source, so a cycle is found whether or not the import that closes it ever runs."""
+"""The package's modules import one another without cycles (docs/architecture.md), and no two define a
+class of one name: read from the source, so a cycle is found whether or not the import that closes it
+ever runs."""
 
 from __future__ import annotations
 
@@ -87,3 +88,13 @@ def test_the_only_cycle_through_a_function_s_import_is_the_settings_asking_the_p
     """settings.py asks the portal whether its values will work, inside the function that checks them
     (docs/architecture.md says why); no other import inside a function closes a cycle."""
     assert {" -> ".join(c) for c in cycles(top_only=False) if "lesson.settings" not in c} == set()
+
+
+def test_no_two_modules_define_a_class_of_one_name() -> None:
+    """One name for one thing: a class name means the same wherever the package uses it."""
+    where: dict[str, list[str]] = {}
+    for name, path in MODULES.items():
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(name)
+    assert {cls: mods for cls, mods in where.items() if len(mods) > 1} == {}

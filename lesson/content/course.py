@@ -22,8 +22,8 @@ from .limits import estimate_minutes, word_count
 from .markup import (
     MD,
     WIDGET_LINE,
-    Link,
     MessageBlock,
+    ProseLink,
     TocEntry,
     check_pairs,
     disclosures,
@@ -115,7 +115,7 @@ def _parse_lesson(
     messages: list[MessageBlock] = []
     widgets: list[tuple[int, int, str]] = []  # (token index of paragraph_open, file line, name)
     toc: list[TocEntry] = []
-    links: list[Link] = []
+    links: list[ProseLink] = []
     used_ids: set[str] = set()
     words = visible = 0
     folded = False  # inside a disclosure, closed at load
@@ -389,7 +389,7 @@ def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[
 __all__ = [
     "ContentError",
     "GLOSSARY",
-    "Link",
+    "ProseLink",
     "MessageBlock",
     "TocEntry",
     "default_root",

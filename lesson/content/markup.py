@@ -60,7 +60,7 @@ class MessageBlock(ContentModel):
     line: int
 
 
-class Link(ContentModel):
+class ProseLink(ContentModel):
     """A link in the lesson's text, and the file line it sits on."""
 
     href: str
@@ -199,13 +199,13 @@ def plain(inline: Token) -> str:
     return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline")).strip()
 
 
-def links(inline: Token, line: int) -> list[Link]:
+def links(inline: Token, line: int) -> list[ProseLink]:
     out = []
     for child in inline.children or []:
         if child.type in ("softbreak", "hardbreak"):
             line += 1
         elif child.type == "link_open":
-            out.append(Link(href=str(child.attrGet("href") or ""), line=line))
+            out.append(ProseLink(href=str(child.attrGet("href") or ""), line=line))
     return out
 
 

@@ -23,7 +23,7 @@ from .base import (
 )
 from .goals import Condition
 from .limits import MAX_DEFINITION_WORDS, word_count
-from .markup import Link, MessageBlock, TocEntry
+from .markup import MessageBlock, ProseLink, TocEntry
 from .yamlfile import did_you_mean
 
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
@@ -78,7 +78,7 @@ class Lesson(ContentModel):
     toc: list[TocEntry]
     source: Path
     message_blocks: list[MessageBlock] = Field(default_factory=list)
-    links: list[Link] = Field(default_factory=list)
+    links: list[ProseLink] = Field(default_factory=list)
     # Words of prose (disclosures included; code blocks and widget lines not), and the time estimate
     # made from them, the panels and the quick check once the quiz is known.
     words: int = 0

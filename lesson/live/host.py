@@ -84,7 +84,7 @@ class Conn:
         self.tools: list[str] = []
 
 
-class Host:
+class SdkHost:
     """``rec``: where what the host sees is recorded and what crossed is read (a ``Recorder``, or anything
     with its ``records``, ``add`` and ``wait``); ``urls``: each server's address."""
 

@@ -38,7 +38,7 @@ from ..sim.step import changed as change_msg
 from ..sim.step import msg
 from ..sim.view import NextPrompt, PromptEntry, ServerRow
 from .frames import calls_made, to_frames
-from .host import Host
+from .host import SdkHost
 from .proxy import Proxy
 from .record import WAIT, Recorder
 
@@ -152,7 +152,7 @@ class LivePlayground:
         self.last_prompt: list[tuple[str, str]] = []
         self.last_change: dict[str, Said] = {}  # the table's "last change" of each server
         self.closed = False
-        self.host: Host | None = None
+        self.host: SdkHost | None = None
         self._portal_cm: Any = None
         self._portal: Any = None
         self._stop: anyio.Event | None = None
@@ -185,7 +185,7 @@ class LivePlayground:
 
     async def _opening(self) -> None:
         await self.launch(self.configured)
-        self.host = Host(self.rec, self.era, self._tg, self.urls)
+        self.host = SdkHost(self.rec, self.era, self._tg, self.urls)
         for name in self.configured:
             await self.host.connect(name)
             self.last_change[name] = self.changed(0, "narration.table.connected")

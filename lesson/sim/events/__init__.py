@@ -13,10 +13,10 @@ from pydantic import Field, TypeAdapter
 
 from ..model import ToolCall
 from .auth import Reauthenticate, TokenExpires, TokenRefreshed
+from .backends import BackendFailsHealthCheck, BackendJoins, BackendLeaves, BackendRecovers
 from .base import CLASSES, HANDLERS, EventBase
 from .calls import StartCall, TakeTurn
 from .churn import AddServer, DeployTool, RemoveServer, RemoveTool, RestartServer, ServerBack, ServerDies
-from .gateway import BackendFailsHealthCheck, BackendJoins, BackendLeaves, BackendRecovers
 from .handles import AddItem, CreateBasket, LandOnReplica
 from .input import AskUserInput, UserAnswers
 from .streams import ListenDrops, SetBatching, SwitchEra, TimerListChanged, UndeclaredListChanged
