@@ -14,6 +14,7 @@ import threading
 from flask import Blueprint, request
 from simple_websocket import Server
 
+from .beneath import decline_compression
 from .socket import sock
 from .state import lesson_state
 
@@ -40,7 +41,7 @@ def _sample() -> str:
 
 @bp.before_request
 def _no_compression() -> None:
-    request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
+    decline_compression(request.environ)
 
 
 @sock.route("/bench/echo", bp=bp)

@@ -2,22 +2,21 @@
 
 The socket also guards the server, each guard on flask-sock's and simple-websocket's public names (the
 ``Server``'s ``input_buffer``, ``incoming_message_len``, ``event`` and ``thread`` are public attributes
-its documentation does not describe; docs/classroom.md):
-the origin is checked before the handshake (``guard.check_origin``, a ``before_request``); the
-message size and the pings are ``SOCK_SERVER_OPTIONS``; the rate and the hello and idle timeouts are
-kept by the route's loop (``_serve``), on ``Guarded``, a wrapper of the socket object flask-sock hands
-the route; the per-address cap is ``Addresses``; a
-send left blocked by a client that does not read, the frames that pile up meanwhile, and the
-sockets to close when the server stops are seen to by ``Watch``, one thread per app. Each closes
-only the offending socket, with a code and a reason (docs/protocol.md), and none touches other
-learners' sockets.
+its documentation does not describe; docs/classroom.md): the origin is checked before the handshake
+(``guard.check_origin``, a ``before_request``); the message size and the pings are
+``SOCK_SERVER_OPTIONS``; the rate and the hello and idle timeouts are kept by the route's loop
+(``_serve``), on ``Guarded``, a wrapper of the socket object flask-sock hands the route; the
+per-address cap is ``Addresses``; a send left blocked by a client that does not read, the frames that
+pile up meanwhile, and the sockets to close when the server stops are seen to by ``Watch``, one thread
+per app. Each closes only the offending socket, with a code and a reason (docs/protocol.md), and none
+touches other learners' sockets. What they do beneath the libraries' API is in ``beneath.py``, each
+with its reason.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import selectors
 import socket
 import threading
 import time
@@ -30,6 +29,7 @@ from simple_websocket import ConnectionClosed, ConnectionError, Server
 from werkzeug.routing.exceptions import WebsocketMismatch
 from wsproto.utilities import RemoteProtocolError
 
+from . import beneath
 from .budget import Buckets, Replays
 from .state import lesson_state
 
@@ -82,11 +82,11 @@ class Leaving(Exception):
 class Guarded:
     """The socket flask-sock hands the route, with the guards a handler applies itself.
 
-    The connection's socket is also held open through a file object (``socket.makefile``): the
-    library's reader thread closes the socket as soon as it stops reading, and a socket closed with
-    bytes still unread sends a reset, which can overtake the close frame just sent (a frame too big
-    would reach the client as 1006, not 1009). Held, the socket is closed by ``end`` instead, once
-    what the client still sends has been read."""
+    The connection's socket is also held open (``beneath.hold_open``): the library's reader thread
+    closes the socket as soon as it stops reading, and a socket closed with bytes still unread sends a
+    reset, which can overtake the close frame just sent (a frame too big would reach the client as 1006,
+    not 1009). Held, the socket is closed by ``end`` instead, once what the client still sends has been
+    read."""
 
     linger = 2.0  # seconds to read what a refused client still sends, so the close frame reaches it
     linger_bytes = 1 << 20
@@ -155,7 +155,7 @@ class Guarded:
         """Wake a handler waiting for a frame on a socket that is closed: the library wakes it before
         it marks the socket closed, and the handler could wait on until its idle timeout."""
         if self.waiting and not self.ws.connected:
-            self.ws.event.set()
+            beneath.wake(self.ws)
 
     def leave_now(self) -> None:
         """The server stops and this handler waits for a frame: close its socket with 1001 (from
@@ -164,38 +164,21 @@ class Guarded:
         if not self.waiting or not self.ws.connected or not self.writing.acquire(blocking=False):
             return
         try:
-            with selectors.DefaultSelector() as sel:
-                sel.register(self.raw, selectors.EVENT_WRITE)
-                room = bool(sel.select(0))
-            with contextlib.suppress(ConnectionClosed, OSError):
-                if room:
+            if beneath.has_room(self.raw):
+                with contextlib.suppress(ConnectionClosed, OSError):
                     self.ws.close(GOING_AWAY, LEAVING_REASON)
-                else:
-                    self.raw.shutdown(socket.SHUT_RDWR)
+            else:
+                beneath.shut(self.raw)
         finally:
             self.writing.release()
-        self.ws.event.set()
+        beneath.wake(self.ws)
 
     def give_up(self, kind: str, message: str) -> None:
         """Shut the socket at once (from ``Watch``): the client does not read, so no close frame would
         reach it, and the handler's send blocked on it fails now instead of never."""
         self.dropped = kind
         self.noted(kind, message)
-        with contextlib.suppress(OSError):
-            self.raw.shutdown(socket.SHUT_RDWR)
-
-    def _drain(self, seconds: float) -> None:
-        """Read (and drop) what the client still sends for a short while: the rest of a frame too big,
-        its answer to our close."""
-        deadline, left = time.monotonic() + seconds, self.linger_bytes
-        with contextlib.suppress(OSError, ValueError), selectors.DefaultSelector() as sel:
-            self.raw.shutdown(socket.SHUT_WR)
-            sel.register(self.raw, selectors.EVENT_READ)
-            while left > 0 and (wait := deadline - time.monotonic()) > 0 and sel.select(wait):
-                chunk = self.raw.recv(65536)
-                if not chunk:
-                    break
-                left -= len(chunk)
+        beneath.shut(self.raw)
 
     def end(self) -> None:
         """End the connection: let the reader take the client's answer to the close (briefly: a client
@@ -204,9 +187,9 @@ class Guarded:
         if self.ws.connected:
             self.close(1000, "bye")
         self.ws.thread.join(1.0)
-        self._drain(self.linger if self.too_big else 0.2)
-        with contextlib.suppress(OSError):
-            self.raw.shutdown(socket.SHUT_RDWR)
+        # what the client still sends: the rest of a frame too big, its answer to the close
+        beneath.drain(self.raw, self.linger if self.too_big else 0.2, self.linger_bytes)
+        beneath.shut(self.raw)
         self.hold.close()
 
 
@@ -323,12 +306,6 @@ def _serve(conn: Guarded, cfg: Any, spend: Any) -> None:
             time.sleep(reply.retry_after)
 
 
-def _connection_socket() -> socket.socket:
-    """The connection's socket, where the WSGI server puts it (werkzeug and gunicorn, as flask-sock reads it)."""
-    environ = request.environ
-    return environ.get("werkzeug.socket") or environ["gunicorn.socket"]
-
-
 @bp.before_request
 def _before_handshake() -> None:
     """Before the library takes the connection: the handshake is accepted without permessage-deflate
@@ -336,8 +313,8 @@ def _before_handshake() -> None:
     frame without bound before its size check, so one 20 KB frame could become 20 MB in the server's
     memory; docs/classroom.md has the figures), and the socket is held open (see ``Guarded``)."""
     if request.endpoint == "frames.ws":
-        request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
-        g.lesson_socket_hold = _connection_socket().makefile("rb")
+        beneath.decline_compression(request.environ)
+        g.lesson_socket_hold = beneath.hold_open(beneath.connection_socket(request.environ))
 
 
 @bp.errorhandler(RemoteProtocolError)
@@ -375,7 +352,9 @@ def ws(conn_ws: Server) -> None:
     watch: Watch = current_app.extensions["lesson.watch"]
     replays = current_app.extensions["lesson.replays"]
     addr = request.remote_addr or "?"
-    conn = Guarded(conn_ws, _connection_socket(), g.lesson_socket_hold, addr, refusals, cfg["WS_MAX_QUEUED"])
+    conn = Guarded(
+        conn_ws, beneath.connection_socket(request.environ), g.lesson_socket_hold, addr, refusals, cfg["WS_MAX_QUEUED"]
+    )
     watch.start()
     try:
         entered = addresses.enter(addr, cfg["WS_MAX_PER_ADDRESS"], conn)
