@@ -116,7 +116,6 @@ def _parse_lesson(
     widgets: list[tuple[int, int, str]] = []  # (token index of paragraph_open, file line, name)
     toc: list[TocEntry] = []
     links: list[ProseLink] = []
-    used_ids: set[str] = set()
     words = visible = 0
     folded = False  # inside a disclosure, closed at load
 
@@ -141,14 +140,7 @@ def _parse_lesson(
         elif token.type == "inline":
             links += inline_links(token, line)
         elif token.type == "heading_open" and token.tag == "h2":
-            title = plain(tokens[i + 1])
-            anchor = base = slugify(title)
-            n = 2
-            while anchor in used_ids:
-                anchor, n = f"{base}-{n}", n + 1
-            used_ids.add(anchor)
-            token.attrSet("id", anchor)
-            toc.append(TocEntry(id=anchor, title=title))
+            toc.append(TocEntry(id=str(token.attrGet("id")), title=plain(tokens[i + 1])))  # the id: markup.MD
         elif token.type in ("th_open", "td_open") and (style := token.attrGet("style")):
             # Column alignment arrives as an inline style; the page's CSS handles a class instead.
             token.attrs.pop("style")

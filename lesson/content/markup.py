@@ -30,6 +30,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.container import container_plugin
 
 from lesson.i18n import DEFAULT, has_locale, translate
@@ -177,9 +178,16 @@ def _mark_unclosed(state: StateCore) -> None:
             token.meta["unclosed"] = True
 
 
+def slugify(title: str) -> str:
+    """A heading's anchor id: lower case, runs of other characters become one hyphen."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
+
+
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     container_plugin(md, "details", validate=_is_details)
+    # Each section heading (##) gets its anchor id; a second heading of one title gets "-1" after it.
+    anchors_plugin(md, min_level=2, max_level=2, slug_func=slugify)
     md.core.ruler.push("details_unclosed", _mark_unclosed)
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_inline", _render_code_inline)
@@ -188,11 +196,6 @@ def _markdown() -> MarkdownIt:
 
 
 MD = _markdown()
-
-
-def slugify(title: str) -> str:
-    """A heading's anchor id: lower case, runs of other characters become one hyphen."""
-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
 
 
 def plain(inline: Token) -> str:
