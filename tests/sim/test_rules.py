@@ -1019,3 +1019,13 @@ def test_no_model_turn_while_a_call_waits_for_the_user(era: str) -> None:
     run, _ = step(run, UserAnswers(server="W"))
     run, v = step(run, TakeTurn())
     assert not run.last.rejected and v.next_prompt.turns == before.next_prompt.turns + 1
+
+
+def test_a_modern_stdio_restart_with_a_listen_open_also_says_the_host_met_the_new_process() -> None:
+    """With a listen stream open as without: over stdio the new process is met from scratch, and the
+    client listens and lists again."""
+    run, _ = step(play("restart", "modern", transport="stdio", listen=True), RestartServer(server="W"))
+    assert "narration.back_modern_stdio" in codes(run)
+    assert "narration.back_modern" not in codes(run)
+    sent = [(m.payload or {}).get("method") for m in wire(run) if m.sender == "host"]
+    assert sent[0] == "server/discover" and "subscriptions/listen" in sent and "tools/list" in sent, sent

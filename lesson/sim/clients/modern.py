@@ -95,7 +95,8 @@ class ModernClient(BaseClient):
                 if auto and srv.list_changed
                 else msg("narration.relisten.relist")
             )
-            self.say("narration.back_modern", "change", server=c.server, relisten=relisten)
+            code = "narration.back_modern_stdio" if srv.transport == "stdio" else "narration.back_modern"
+            self.say(code, "change", server=c.server, relisten=relisten)
         if not had_stream:
             return
         if auto:
