@@ -125,7 +125,11 @@ export function mountPlayground(section, transport) {
     said.textContent = short;
   };
   const undoBtn = section.querySelector('[data-action="undo"]');
-  const share = addShare(section);
+  // The share control is made here: it only makes sense when the playground runs. Its link box comes
+  // with share.js, at the first press of it.
+  const shareBtn = h("button", { type: "button", "data-action": "share", disabled: "" }, t("playground.share"));
+  section.querySelector(".buttons.history").append(shareBtn);
+  let linkBox = null;
   const controls = [...section.querySelectorAll("button, input:not([readonly])")];
   const timeline = makeTimeline(section, viewStep);
   // Words the stylesheet adds after a later log step (::after), from the catalogue.
@@ -222,7 +226,7 @@ export function mountPlayground(section, transport) {
     const changes = draw(v, afresh ? null : shown, k, pressed, undone !== null);
     pressed = null;
     // A reconnect's open draws the same playground again: a link shown for it still holds.
-    if (frame !== reopen) share.hide();
+    if (frame !== reopen) linkBox?.hide();
     const last = history[history.length - 1];
     // The summary with what changed (for the status line), and without (for the short line in view).
     const summary = (changes) => {
@@ -776,7 +780,7 @@ export function mountPlayground(section, transport) {
     else if (button.dataset.action === "reset") change("reset");
     else if (button.dataset.action === "share") {
       const at = log;
-      shareCode().then(({ encodeLink }) => share.show(encodeLink(panel, at)), showError);
+      shareCode().then((m) => (linkBox ??= m.addLinkBox(shareBtn.parentElement)).show(m.encodeLink(panel, at)), showError);
     }
   });
   section.addEventListener("change", (event) => {
@@ -872,38 +876,4 @@ function showLogEntry(box, k) {
   const b = box.getBoundingClientRect();
   const e = entry.getBoundingClientRect();
   if (e.top < b.top || e.bottom > b.bottom) box.scrollTop += e.top - b.top - 8;
-}
-
-function addShare(section) {
-  // The share control is made here: it only makes sense when the playground runs.
-  const group = section.querySelector(".buttons.history");
-  const button = h("button", { type: "button", "data-action": "share", disabled: "" }, t("playground.share"));
-  group.append(button);
-  const label = h("label", { class: "share-link", hidden: "" }, t("playground.share_label"));
-  const input = h("input", { type: "text", readonly: "", size: "40" });
-  label.append(input);
-  // Says whether the link is on the clipboard; copying is a convenience, the link is in the box either way.
-  const note = h("p", { class: "share-note subtle", "aria-live": "polite" });
-  group.after(label, note);
-  return {
-    async show(url) {
-      input.value = url;
-      label.hidden = false;
-      input.focus();
-      input.select();
-      note.textContent = "";
-      let copied = false;
-      try {
-        await navigator.clipboard.writeText(url);
-        copied = true;
-      } catch {
-        // No clipboard here (plain http, a frame without the permission): the box is selected to copy.
-      }
-      if (!label.hidden && input.value === url) note.textContent = t(copied ? "playground.copied" : "playground.copy_yourself");
-    },
-    hide() {
-      label.hidden = true;
-      note.textContent = "";
-    },
-  };
 }

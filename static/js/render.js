@@ -161,7 +161,8 @@ export function promptList(np) {
       t("prompt.turns", { turns: np.turns, invalidations: np.cache_invalidations }),
       // Batching is only worth a word when it is on: no control here turns it on or off.
       np.batching ? t(np.pending_changes === 1 ? "prompt.batching.one" : "prompt.batching.many", { changes: plural(np.pending_changes, "change") }) : "",
-      !np.batching && np.pending_changes ? t("prompt.pending", { n: np.pending_changes }) : "",
+      // Before the first turn there is no last turn to count from: the model has seen nothing yet.
+      np.turns && !np.batching && np.pending_changes ? t("prompt.pending", { n: np.pending_changes }) : "",
     ),
   ];
 }

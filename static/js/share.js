@@ -1,6 +1,8 @@
 // Shareable links: a playground's start and presses in the URL's fragment (never sent to the
 // server), compact and versioned: #pg=<panel>~<base64url of {"v":1,"s":variant,"e":era,"x":[...]}>.
 // A press is its button id; an era switch is "@" and the era (presses.js).
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
 import { eventsOf, isId, pressItems } from "./presses.js";
 
 const VERSION = 1;
@@ -79,4 +81,35 @@ export function decodeLink(data) {
   if (raw.s !== null && !isId(raw.s)) return null;
   const events = eventsOf(raw.x);
   return events && { variant: raw.s, era: raw.e, events };
+}
+
+// The box that shows a link, under the playground's Undo, Reset and Share buttons (`group`).
+export function addLinkBox(group) {
+  const label = h("label", { class: "share-link", hidden: "" }, t("playground.share_label"));
+  const input = h("input", { type: "text", readonly: "", size: "40" });
+  label.append(input);
+  // Says whether the link is on the clipboard; copying is a convenience, the link is in the box either way.
+  const note = h("p", { class: "share-note subtle", "aria-live": "polite" });
+  group.after(label, note);
+  return {
+    async show(url) {
+      input.value = url;
+      label.hidden = false;
+      input.focus();
+      input.select();
+      note.textContent = "";
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(url);
+        copied = true;
+      } catch {
+        // No clipboard here (plain http, a frame without the permission): the box is selected to copy.
+      }
+      if (!label.hidden && input.value === url) note.textContent = t(copied ? "playground.copied" : "playground.copy_yourself");
+    },
+    hide() {
+      label.hidden = true;
+      note.textContent = "";
+    },
+  };
 }

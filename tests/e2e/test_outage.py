@@ -21,6 +21,7 @@ from .helpers import (
     expect_status,
     gone_list,
     heading,
+    lead,
     log_labels,
     log_step,
     message,
@@ -76,8 +77,9 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     expect(server_cell(outage, "B", "Tools")).to_have_text("create_ticket, assign_ticket, close_ticket")
     expect(server_cell(outage, "B", "Last change")).to_contain_text("close_ticket added")
     expect(prompt_tool(outage, "close_ticket", "B")).to_be_visible()
-    # No turn has been taken yet, so nothing is "new since the last turn".
+    # No turn has been taken yet, so nothing is "new since the last turn", and no change is counted since one.
     expect(prompt(outage).get_by_text(NEW)).to_have_count(0)
+    expect(prompt(outage)).not_to_contain_text(lead("prompt.pending"))
     expect(log_step(outage, heading(1, "deploy_tool", server="B"))).to_contain_text("notifications/tools/list_changed")
     legacy, modern = era_sides(outage, COMPARISON)
     # The two eras are a tab of their own: this era's side says the step, the other era's side only that
@@ -98,6 +100,7 @@ def test_the_start_and_the_buttons_in_source_order(outage) -> None:
     # 3. Add server C: a new row, and C's tools are new since the last turn; the badge reads as words.
     expect(server_row(outage, "C")).to_have_count(0)
     press(outage, "Add server C", 3)
+    expect(prompt(outage)).to_contain_text(message("prompt.pending", n=1).strip())
     expect(server_row(outage, "C")).to_have_count(1)
     expect(prompt(outage)).to_contain_text(message("prompt.turns", turns=1, invalidations=1))  # turn 1's prompt
     expect_status(outage, "C", "connected")
