@@ -116,3 +116,13 @@ def test_a_late_answer_says_so_in_its_heading(service: Service) -> None:
     assert late["code"] == "narration.event.user_answers_late" and "W" in late["text"]
     on_time = page.do("press", button="answer")["view"]["log"][-1]["label"]  # W asked again: answered in time
     assert on_time["code"] == "narration.event.user_answers"
+
+
+def test_the_question_about_adding_m_is_asked_only_before_m_is_added(service: Service) -> None:
+    """The eras playground asks what M answers a legacy host's first message only while M is not in the
+    config yet: once added (also in presses a storage choice brings back), there is nothing to predict."""
+    page = PageClient(lambda frame: service.handle_text(json.dumps(frame)).data(), panel="eras")
+    page.open()
+    assert page.do("era", era="legacy")["asks"] == ["add-m"]
+    assert page.do("press", button="add-m")["asks"] == []
+    assert page.open()["asks"] == []  # the same presses opened again
