@@ -236,10 +236,11 @@ def test_a_refused_press_answers_no_question_and_asks_none(outage: Locator) -> N
 
 
 def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page) -> None:
-    """The eras playground asks about M from the start; once its answer is shown, Reset (or another
-    choice of the eras the host speaks, which begins the playground again) asks it afresh. A dual-era
-    host, which can use M, is not asked it at all: the question's premise does not hold there. Nor does
-    it offer an era to choose, which would change nothing."""
+    """The eras playground asks about M from the start; once its answer is shown, Reset asks it afresh.
+    Coming back from another choice of the eras the host speaks brings back that choice's presses, M's
+    addition among them, so the question waits for a Reset. A dual-era host, which can use M, is not
+    asked it at all: the question's premise does not hold there. Nor does it offer an era to choose,
+    which would change nothing."""
     eras = open_playground(page, lesson_holding("eras"), PANELS["eras"].title)
     question = eras.get_by_role("group", name=re.compile("^Predict first: "))
     result = question.locator('[data-role="predict-result"]')
@@ -276,6 +277,9 @@ def test_a_question_asked_from_the_start_is_asked_again_after_a_reset(page: Page
             expect(eras.locator('[data-role="era"]')).to_be_visible()
             for era in era_choice.all():
                 expect(era).to_be_enabled()
+            # Back come this choice's presses, M's addition among them: nothing to predict until a Reset.
+            expect(question).to_be_hidden()
+            eras.get_by_role("button", name="Reset").click()
         expect(question).to_be_visible()
         expect(result).to_be_hidden()
         expect(question.get_by_role("radio", checked=True)).to_have_count(0)
