@@ -95,8 +95,8 @@ class ModernClient(BaseClient):
                 if auto and srv.list_changed
                 else msg("narration.relisten.relist")
             )
-            code = "narration.back_modern_stdio" if srv.transport == "stdio" else "narration.back_modern"
-            self.say(code, "change", server=c.server, relisten=relisten)
+            back = "narration.back_modern_stdio" if srv.transport == "stdio" else "narration.back_modern"
+            self.say(back, "change", server=c.server, relisten=relisten)
         if not had_stream:
             return
         if auto:
