@@ -96,8 +96,9 @@ export function mountRestarts(section, transport) {
     }
     const r = answer.result;
     const chosen = [...form.querySelectorAll('input[name="variant"]')].filter((b) => r.variants.includes(b.value));
-    // Each line is said once: what a step says in both eras, word for word, comes first under "Both
-    // eras"; each era's side then says only its own lines, with its wire and the table afterwards.
+    // Each line is said once: each era's side says only its own lines, with its wire and the table
+    // afterwards, first (where the eras differ is the answer the learner is after); what a step says in
+    // both eras, word for word, comes after them under "Both eras".
     const [legacy, modern] = r.sides;
     const same = legacy.steps.map((step, i) => {
       const theirs = modern.steps[i]?.label.text === step.label.text ? modern.steps[i].lines.map((l) => l.text) : [];
@@ -116,14 +117,6 @@ export function mountRestarts(section, transport) {
       r.note ? h("p", { class: "meta", "data-content": "" }, r.note) : null,
       // The situation's own steps come before the restart's, which are numbered after them.
       r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.setup_step", { step: s.step, label: s.label.text })).join("; ") })) : null,
-      same.some((l) => l.length)
-        ? h(
-            "section",
-            { class: "era-both", "aria-labelledby": `${pid}-both ${pid}-sep ${pid}-title` },
-            h("h4", { id: `${pid}-both` }, t("lab.both")),
-            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, stepLabel(step), lines(same[i])) : null)),
-          )
-        : null,
       h("div", { class: "sides" }, r.sides.map((side) =>
         h(
           "section",
@@ -141,6 +134,14 @@ export function mountRestarts(section, transport) {
           serverTable(side.view.servers),
         ),
       )),
+      same.some((l) => l.length)
+        ? h(
+            "section",
+            { class: "era-both", "aria-labelledby": `${pid}-both ${pid}-sep ${pid}-title` },
+            h("h4", { id: `${pid}-both` }, t("lab.both")),
+            legacy.steps.map((step, i) => (same[i].length ? h("div", { class: "restart-step" }, stepLabel(step), lines(same[i])) : null)),
+          )
+        : null,
     );
     shown = asked;
     markStale();

@@ -95,8 +95,8 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
 
 def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
     """A restart while idle starts the same way in both eras: what both say is shown once, under "Both
-    eras"; each era's side says only what is its own (legacy: the old session id's 404), and a side with
-    nothing of its own for a step says so."""
+    eras" below the sides; each era's side says only what is its own (legacy: the old session id's 404),
+    and a side with nothing of its own for a step says so."""
     page.goto(RESTARTS)
     lab = restart_lab(page)
     restart = lab.get_by_role("button", name="Restart the server")

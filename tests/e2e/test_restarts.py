@@ -30,9 +30,9 @@ def restart(lab: Locator, situation: str) -> tuple[Locator, Locator]:
     lab.get_by_role("radio", name=SITUATIONS[situation], exact=True).check()
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation=SITUATIONS[situation]))
-    # What both eras say (every restart starts the same way), then one side per era; nothing older.
+    # One side per era, then what both eras say (every restart starts the same way); nothing older.
     names = [re.compile("^" + re.escape(message(key))) for key in ("lab.both", "era.legacy", "era.modern")]
-    expect(lab.get_by_role("region"), f"{situation}: both eras, then each era, nothing else").to_have_count(3)
+    expect(lab.get_by_role("region"), f"{situation}: each era, then both eras, nothing else").to_have_count(3)
     for name in names:
         expect(lab.get_by_role("region", name=name)).to_have_count(1)
     return region(lab, "Legacy (2025-11-25)"), region(lab, "Modern (2026-07-28)")

@@ -82,6 +82,15 @@ def test_slow_headers_through_the_documented_proxy_hold_no_server_thread(spawn, 
             ws.send(json.dumps({"v": 2, "type": "open", "panel": "outage"}))
             assert json.loads(ws.recv())["type"] == "view"
             ws.close()
+            # Forwarded headers a client forges do not get through: the proxy sets (or clears) each one
+            # the server trusts, so the page's own addresses stay its own.
+            forged = urllib.request.Request(
+                front + "/lessons/an-outage",
+                headers={"X-Forwarded-Host": "evil.example", "X-Forwarded-Prefix": "/evil", "X-Forwarded-Port": "6666"},
+            )
+            with urllib.request.urlopen(forged, timeout=10) as resp:
+                page = resp.read().decode()
+            assert "evil" not in page and "6666" not in page and 'href="/static/' in page.replace("'", '"')
             # nginx ends a connection whose headers are not in by its deadline (the socket's own 10 s
             # timeout bounds the wait).
             ended = slow[0].recv(4096)
