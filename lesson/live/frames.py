@@ -3,6 +3,7 @@ simulation's typed frames (``lesson/sim/frames.py``), so one renderer shows both
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lesson.sim.frames import status_line
@@ -33,8 +34,9 @@ def _payload(msg: Any) -> dict[str, Any] | None:
     return msg if isinstance(msg, dict) else None
 
 
-def to_frames(records: list[dict[str, Any]], era: str) -> list[dict[str, Any]]:
-    """One frame per record that crossed or that the host saw; records of other kinds are skipped."""
+def to_frames(records: list[dict[str, Any]], era: str, say: Callable[..., str]) -> list[dict[str, Any]]:
+    """One frame per record that crossed or that the host saw; records of other kinds are skipped. ``say``
+    gives a note's sentence from its catalogue code, in the page's locale."""
     out: list[dict[str, Any]] = []
     for r in records:
         kind, server = r.get("kind"), r.get("server", "?")
@@ -76,16 +78,16 @@ def to_frames(records: list[dict[str, Any]], era: str) -> list[dict[str, Any]]:
             )
         elif kind == "proxy_error":
             if "did not come back" in r["error"]:  # the proxy held a request until its bound ran out
-                note = f"A request to {server} waited for its process to come back, in vain; the proxy ended it."
+                note = say("live.note.waited_in_vain", server=server)
             else:
-                note = f"The connection to {server} broke with no response: its process is gone."
+                note = say("live.note.connection_broke", server=server)
             out.append(
                 _frame("stream_end", era, server, "host", on_wire=False, how="dropped", http="stream closed", note=note)
             )
         elif kind == "local_error":
             text = f"{server} could not answer: the call failed and no result came back."
             body = {"content": [{"type": "text", "text": text}], "isError": True}
-            note = f"Built by the host for the model: {server} sent nothing, so nothing crossed the wire."
+            note = say("narration.note.built_nothing_sent")
             out.append(_frame("host_built", era, "host", "model", on_wire=False, payload=body, note=note))
     return out
 

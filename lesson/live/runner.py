@@ -461,7 +461,7 @@ class LivePlayground:
             "servers": [row.model_dump(mode="json", context=words) for row in self.rows()],
             "next_prompt": next_prompt.model_dump(mode="json", context=words),
             "lines": lines,
-            "wire": to_frames(list(self.rec.records[mark:]), self.era),
+            "wire": to_frames(list(self.rec.records[mark:]), self.era, self.say),
             "sim": {
                 "lines": [line.model_dump(mode="json", context=narration.words(self.locale)) for line in last.lines]
                 if last

@@ -49,3 +49,11 @@ def test_the_real_hosts_lines_and_the_simulated_ones_come_in_the_pages_locale(ps
         assert answer["sim"]["lines"], "the simulated lines of the same press"
         assert all(line["text"].startswith("⟦") for line in answer["sim"]["lines"]), answer["sim"]["lines"]
     assert "A" in dies["lines"][0]["text"]  # the values fill the sentence: the server that was killed
+
+
+def test_the_real_wires_notes_come_in_the_pages_locale(pseudo_playground):
+    pseudo_playground.press("call-a")
+    dies = pseudo_playground.press("a-dies")
+    notes = [frame["note"] for frame in dies["wire"] if frame["note"]]
+    assert notes, "the call cut short, and the stream the host listened on, end with a note each"
+    assert all(note.startswith("⟦") and note.endswith("⟧") for note in notes), notes
