@@ -23,10 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lesson.content.course import (
-    default_root,  # noqa: E402
-    load_panels,  # noqa: E402
-)
+from lesson.content.course import default_root, load_panels  # noqa: E402
 from lesson.playground.service import Service  # noqa: E402
 from lesson.sim import advance, view  # noqa: E402
 
