@@ -110,6 +110,20 @@ def test_links_are_recorded_with_their_lines(content: Content) -> None:
         assert f"]({link.href})" in lines[link.line - 1]
 
 
+def test_two_sections_of_one_title_get_two_anchors_and_a_heading_below_none(tmp_path: Path) -> None:
+    """A link to a section lands on one heading: a second section of the same title gets its own id, and
+    a heading below a section (###) is no entry of the contents."""
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "x.md").write_text(
+        "---\nslug: x\ntitle: X\norder: 1\nsummary: S.\n---\n\n## Try it\n\nA.\n\n### Detail\n\nB.\n\n## Try it\n\nC.\n"
+    )
+    lesson = load_content(tmp_path).lessons[0]
+    ids = [t.id for t in lesson.toc]
+    assert len(ids) == 2 and len(set(ids)) == 2 and ids[0] == "try-it"
+    html = "".join(b.html for b in lesson.blocks)
+    assert re.findall(r'<h2 id="([^"]+)">', html) == ids and "<h3>Detail</h3>" in html
+
+
 def test_a_minimal_lesson_renders_safely(tmp_path: Path) -> None:
     (tmp_path / "lessons").mkdir()
     (tmp_path / "lessons" / "x.md").write_text(

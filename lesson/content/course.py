@@ -29,7 +29,6 @@ from .markup import (
     disclosures,
     message_block,
     plain,
-    slugify,
 )
 from .markup import (
     links as inline_links,
@@ -390,6 +389,5 @@ __all__ = [
     "load_yaml_model",
     "messages",
     "panel_ids",
-    "slugify",
     "split_front_matter",
 ]

@@ -319,11 +319,11 @@ class Service:
         if frame.log.panel is None:
             raise FrameError("bad_frame", "log.panel: this field is required with a change")
         entry = self.rebuild(self._playground_panel(frame.log.panel), frame.log)
-        # The page's log is what the playground is now: the rebuilt one takes the handle at once, or the
-        # answer's own put (which leaves another entry alone) would keep an older copy, and every press
-        # after would need the log again.
-        self.cache.put(frame.handle, entry)
         with entry.lock:
+            # The page's log is what the playground is now: the rebuilt one takes the handle at once, or the
+            # answer's own put (which leaves another entry alone) would keep an older copy, and every press
+            # after would need the log again. Under its lock: a retry that finds it waits for this change.
+            self.cache.put(frame.handle, entry)
             reply = self._change(entry, frame, key, locale)
         return reply
 

@@ -4,8 +4,8 @@ answered, and a background sender delivers it, at least once, in order per desti
 
 The store is SQLite in the app's instance folder by default (WAL mode: several worker processes on
 one machine share it; ``outbox_sqlite.py``), or Redis with ``OUTBOX_URL=redis://...`` when several
-machines serve the lesson (``outbox_redis.py``). This module holds what both share: the ``OutboxStore``
-interface and the sender; the items and the outcomes a sender answers with are in ``outbox_items.py``.
+machines serve the lesson (``outbox_redis.py``); both implement ``outbox_store.py``'s ``OutboxStore``.
+This module holds the sender; the items and the outcomes a sender answers with are in ``outbox_items.py``.
 
 Only one process at a time sends: it holds a lease in the store, renewed before every send; when it
 dies the lease runs out and another process takes over. An item leaves the outbox only once its

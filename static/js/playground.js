@@ -27,7 +27,7 @@ function lazy(name) {
 }
 // shared links: a page opened from one, or the first "Share link"
 const shareCode = lazy("share.js");
-const diagramModule = lazy("diagram.js");
+const diagramCode = lazy("diagram.js");
 // the walk-throughs' replay, at the first "Walk me through it"
 const scenarioCode = lazy("scenario.js");
 
@@ -70,11 +70,11 @@ export function mountPlayground(section, transport) {
   // screen, not with the first view. Once here, a view's diagram is drawn with the rest of it, before
   // the page scrolls to the changes. Until then the box says nothing has crossed yet (before the first
   // press) or that the diagram is coming. A failed fetch is tried again at the next view.
-  let diagramCode = null;
+  let diagrams = null;
   let loading = null;
   const loadDiagrams = () =>
-    (loading ??= Promise.all([diagramModule(), loadStyle("diagram.css")]).then(
-      ([m]) => (diagramCode = m),
+    (loading ??= Promise.all([diagramCode(), loadStyle("diagram.css")]).then(
+      ([m]) => (diagrams = m),
       () => {
         loading = null;
         return null;
@@ -83,7 +83,7 @@ export function mountPlayground(section, transport) {
   function drawDiagrams(v) {
     const box = region("diagram");
     if (!box) return;
-    if (diagramCode) return fill(box, diagramCode.eraDiagrams(v));
+    if (diagrams) return fill(box, diagrams.eraDiagrams(v));
     fill(box, h("p", { class: "placeholder" }, t(v.comparison ? "wire.diagram_loading" : "wire.none")));
     if (!v.comparison) return;
     loadDiagrams().then((m) => {

@@ -4,7 +4,7 @@ the recording held against ``lesson trace`` of the same flow.
 A ``Lab`` starts servers (``servers/lab_server.py``) as processes: over HTTP behind a logging reverse
 proxy (``taps/http_proxy.py``), over stdio behind a pass-through tap (``taps/stdio_tap.py``) that the
 SDK client launches as if it were the server. All of them append to one log, in the order things cross.
-``Host`` drives SDK clients the way the simulated host drives its own. ``normalise`` turns both the
+``LabHost`` (host.py) drives SDK clients the way the simulated host drives its own. ``normalise`` turns both the
 log and the trace into the same comparable frames, leaving out only what may differ (ids, session ids,
 server names, texts), and applying the allowed variants of ``allowed_variants.yaml``.
 """

@@ -53,7 +53,7 @@ class LabLog:
         return await anyio.to_thread.run_sync(lambda: self.lab.wait_logged(match, what, after))
 
 
-class Host(live.SdkHost):
+class LabHost(live.SdkHost):
     def __init__(
         self, lab: Lab, era: str, tg: anyio.abc.TaskGroup, listen: bool = True, token: str = "", name: str = "host"
     ) -> None:

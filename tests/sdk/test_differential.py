@@ -37,7 +37,7 @@ from .harness import (
     sim_calls,
     sim_frames,
 )
-from .host import Host
+from .host import LabHost
 
 FLOW_TIMEOUT = 60  # seconds: a flow that hangs fails instead (a flow takes 2-5 s on a quiet machine)
 HTTP_VARIANTS = ["body-json-or-sse", "get-accept-extra", "session-id-echoed"]
@@ -50,7 +50,7 @@ def differential(
     tmp_path: Path,
     playground: dict[str, Any],
     variants: list[str],
-    flow: Callable[[Lab, Host, dict[int, list]], Awaitable[None]],
+    flow: Callable[[Lab, LabHost, dict[int, list]], Awaitable[None]],
     http: tuple[str, ...] = (),
     tokens: bool = False,
     once: dict[str, dict[str, str]] | None = None,
@@ -76,7 +76,7 @@ def differential(
                 # The restart lab listens only when its switch says so; every other start's host listens.
                 options = start.get("options") or {}
                 listens = bool(options.get("listen")) if start["name"] == "restart" else True
-                host = Host(lab, start["era"], tg, listen=listens if listen is None else listen, token=token)
+                host = LabHost(lab, start["era"], tg, listen=listens if listen is None else listen, token=token)
                 try:
                     with anyio.fail_after(FLOW_TIMEOUT):
                         await flow(lab, host, calls)
@@ -100,7 +100,7 @@ def differential(
     assert sdk == sim, f"the two wires differ:\n{diff(sim, sdk)}\n\nthe SDK's frames:\n{show(sdk)}\n{notes}"
 
 
-async def turn(lab: Lab, host: Host, calls: dict[int, list], step: int) -> None:
+async def turn(lab: Lab, host: LabHost, calls: dict[int, list], step: int) -> None:
     """The model's turn: the calls the simulated model makes at this step, made by the SDK host."""
     lab.step(step)
     for server, tool, arguments in calls.get(step, []):
@@ -122,14 +122,14 @@ async def logged_404(lab: Lab, after: int) -> None:
     await logged(lab, lambda r: r.get("kind") == "response" and r["status"] == 404, "a 404", after)
 
 
-async def opening(lab: Lab, host: Host, *names: str, **how: Any) -> None:
+async def opening(lab: Lab, host: LabHost, *names: str, **how: Any) -> None:
     """Step 0: the host connects to each server in turn."""
     lab.step(0)
     for name in names:
         await host.connect(name, **how)
 
 
-async def dies(lab: Lab, host: Host, name: str) -> int:
+async def dies(lab: Lab, host: LabHost, name: str) -> int:
     """``name``'s process is killed and the host sees it go; where the log stood before the kill."""
     mark = len(lab.records())
     lab.kill(name)
@@ -137,7 +137,7 @@ async def dies(lab: Lab, host: Host, name: str) -> int:
     return mark
 
 
-async def back(lab: Lab, host: Host, name: str, era: str, mark: int, reconnect: bool = True) -> None:
+async def back(lab: Lab, host: LabHost, name: str, era: str, mark: int, reconnect: bool = True) -> None:
     """``name`` is back as a new process. Legacy: the SDK client's own GET retry (with the old session id)
     meets it and is answered 404, then the host starts a new session (``reconnect``; otherwise its next
     request finds out). Modern: the host listens again and re-lists."""
@@ -150,7 +150,7 @@ async def back(lab: Lab, host: Host, name: str, era: str, mark: int, reconnect: 
         await host.back(name)
 
 
-async def asked_then_restarted(lab: Lab, host: Host, tool: str, arguments: dict[str, str]) -> None:
+async def asked_then_restarted(lab: Lab, host: LabHost, tool: str, arguments: dict[str, str]) -> None:
     """Steps 0 to 2: the host connects to W, the model's call to ``tool`` asks the user, and W restarts (its
     new process started with the lab's server arguments); then step 3, where the user answers, begins."""
     await opening(lab, host, "W")
@@ -163,7 +163,7 @@ async def asked_then_restarted(lab: Lab, host: Host, tool: str, arguments: dict[
 
 
 async def call_running(
-    lab: Lab, host: Host, server: str, tool: str, arguments: dict[str, str], era: str, resent: bool = False
+    lab: Lab, host: LabHost, server: str, tool: str, arguments: dict[str, str], era: str, resent: bool = False
 ) -> anyio.Event:
     """The model's call, started and left running: returns once the server has it, with an event set when the
     call ends. ``resent``: should the call break, the host sends it again itself (the flow does), so the break
@@ -450,7 +450,7 @@ def test_baskets_on_two_replicas(tmp_path, era, durable):
     differential(tmp_path, baskets, HTTP_VARIANTS, flow, baskets=store)
 
 
-async def turn_relisting(lab: Lab, host: Host, calls: dict[int, list], step: int, *names: str) -> None:
+async def turn_relisting(lab: Lab, host: LabHost, calls: dict[int, list], step: int, *names: str) -> None:
     """The model's turn, the host first re-listing ``names``: servers that never declared ``listChanged``."""
     lab.step(step)
     for name in names:
@@ -606,7 +606,7 @@ def through_a_gateway(tmp_path: Path, era: str, gateway: dict[str, Any], script:
         lab.start_gateway("G", ["A", "B", "C"], ["A", "B"], others)
         # The other hosts are listening before the scenario starts: their opening is not part of it.
         lab.step(SETUP)
-        listeners = [Host(lab, era, host.tg, name=other) for other in others]
+        listeners = [LabHost(lab, era, host.tg, name=other) for other in others]
         for other in listeners:
             await other.connect("G")
         lab.step(0)

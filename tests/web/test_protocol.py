@@ -280,6 +280,22 @@ def test_a_playground_rebuilt_over_an_older_copy_replaces_it(panels):
     assert after["seq"] == 5 and after["steps"] == 5
 
 
+def test_a_rebuilt_playground_is_cached_only_under_its_lock(panels):
+    """A retry of the same change that finds the rebuilt playground in the cache must wait for the
+    change under way and be answered as a retry, never apply the press a second time: the playground
+    takes its handle while its lock is held."""
+    one, two = Service(panels), Service(panels)
+    held: list[bool] = []
+    put = two.cache.put
+    two.cache.put = lambda handle, entry, **kw: (held.append(entry.lock.locked()), put(handle, entry, **kw))
+    page = Page(one)
+    page.open()
+    page.do("press", button="deploy")
+    page.service = two
+    page.do("press", button="a-dies")  # rebuilt from the log on two
+    assert held and held[0] is True
+
+
 def test_a_retried_change_is_applied_once_and_a_gap_is_asked_for(service):
     page = Page(service)
     page.open()
