@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { mountProgress, relayStatements } from "./progress.js";
-import { local, quizKey, safeStorage } from "./store.js";
+import { linkedTo, local, quizKey, safeStorage } from "./store.js";
 import { Transport } from "./transport.js";
 
 // A double click on an event button is one press, whoever handles it (the playground, the hold below,
@@ -100,11 +100,11 @@ for (const section of document.querySelectorAll('[data-panel="stepper"]')) {
 }
 // A playground's code (and what it imports) comes as the playground nears the screen, like the lab's
 // and the steppers': a page whose playground sits far below (the restarts lesson's, under its lab)
-// does not carry it in its first view. A share link to a playground (#pg=<panel>~…) mounts it at once.
+// does not carry it in its first view. A share link to a playground (#pg=<panel>:…) mounts it at once.
 const playgrounds = document.querySelectorAll('[data-panel="playground"]');
 for (const section of playgrounds) {
   const start = mountNear(section, (n) => fetchModule("playground.js")(n).then((m) => (s) => m.mountPlayground(s, shared())));
-  if (window.location.hash.startsWith(`#pg=${section.dataset.panelId}~`)) start();
+  if (linkedTo(section.dataset.panelId)) start();
 }
 for (const section of document.querySelectorAll('[data-panel="restarts"]')) {
   mountNear(section, (n) => fetchModule("restarts.js")(n).then((m) => (s) => m.mountRestarts(s, shared())));

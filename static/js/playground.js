@@ -8,7 +8,7 @@ import { comparison, costStrip, counterLine, handleState, logEntry, logList, mar
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
 import { mountTabs } from "./tabs.js";
-import { asideKey, playgroundKey, session } from "./store.js";
+import { asideKey, linkedTo, playgroundKey, session } from "./store.js";
 
 const LINK_BROKEN = () => t("playground.link_broken");
 
@@ -806,7 +806,7 @@ export function mountPlayground(section, transport) {
   for (const button of section.querySelectorAll(".scenario-offer button[data-scenario]")) {
     button.addEventListener("click", () => scenarioCode().then((m) => m.playScenario(section, button.dataset.scenario, button)).catch(showError));
   }
-  if (window.location.hash.startsWith(`#pg=${panel}~`)) {
+  if (linkedTo(panel)) {
     chain = shareCode().then(openLink, () => {
       log = null;
       linkNotice = LINK_BROKEN();

@@ -2,7 +2,7 @@
 // The page holds the learner's answers (localStorage), so a server restart, another worker or a
 // lost cookie loses nothing; the server grades them every time and never takes a verdict from here.
 import { fill, h } from "./dom.js";
-import { pressItems } from "./presses.js";
+import { logLine } from "./presses.js";
 import { local, playgroundKey, quizKey, session } from "./store.js";
 import { need, t } from "./i18n.js";
 import { appUrl } from "./transport.js";
@@ -32,7 +32,7 @@ export function taskLine(panel) {
   const at = viewedStep(panel);
   const events = at === null ? log.events : log.events.slice(0, at);
   if (!events.length) return null;
-  return `${panel}:${log.era}:${log.variant || ""}:${pressItems(events).join(",")}`;
+  return logLine(panel, { ...log, events });
 }
 
 // A way back from the playground to the question that sent the learner there: right after the

@@ -1,31 +1,15 @@
-// Shareable links: a playground's start and presses in the URL's fragment (never sent to the
-// server), compact and versioned: #pg=<panel>~<base64url of {"v":1,"s":variant,"e":era,"x":[...]}>.
-// A press is its button id; an era switch is "@" and the era (presses.js).
+// Shareable links: a playground's start and presses in the URL's fragment (never sent to the server), as
+// the one line a task's answer carries too (presses.js): #pg=<panel>:<era>:<variant>:<presses>.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { eventsOf, isId, pressItems } from "./presses.js";
-
-const VERSION = 1;
-
-function toBase64Url(text) {
-  const bytes = new TextEncoder().encode(text);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text) {
-  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-}
+import { logLine, readLine } from "./presses.js";
+import { linkedTo } from "./store.js";
 
 export function encodeLink(panel, log) {
-  const x = pressItems(log.events);
-  const data = toBase64Url(JSON.stringify({ v: VERSION, s: log.variant, e: log.era, x }));
   // The lesson's own address (its public one when configured), not this page's: a link copied inside
   // a portal's frame or in presenter mode opens the ordinary lesson.
   const url = new URL(document.documentElement.dataset.lessonIri || window.location.href, window.location.href);
-  url.hash = `pg=${panel}~${data}`;
+  url.hash = `pg=${logLine(panel, log)}`;
   return url.toString();
 }
 
@@ -54,33 +38,28 @@ function showLinked(panel) {
   if (document.readyState !== "complete") window.addEventListener("load", keep, { once: true });
 }
 
-// The link's data for this panel, taken off the address so a reload does not replay it again.
+// The link's line for this panel, taken off the address so a reload does not replay it again.
 export function takeLink(panel) {
-  const hash = window.location.hash;
-  const prefix = `#pg=${panel}~`;
-  if (!hash.startsWith(prefix)) return null;
+  if (!linkedTo(panel)) return null;
+  let line = "";
+  try {
+    line = decodeURIComponent(window.location.hash.slice("#pg=".length));
+  } catch {
+    // a damaged link: said as one that cannot be read
+  }
   try {
     history.replaceState(null, "", window.location.pathname + window.location.search + `#${panel}-title`);
   } catch {
     // An embedding page may refuse; the link then stays in the address.
   }
   showLinked(panel);
-  return hash.slice(prefix.length);
+  return line;
 }
 
-// {variant, era, events} when the data is a link this version understands; otherwise null.
-export function decodeLink(data) {
-  let raw;
-  try {
-    raw = JSON.parse(fromBase64Url(data));
-  } catch {
-    return null;
-  }
-  if (!raw || raw.v !== VERSION || !Array.isArray(raw.x) || raw.x.length > 500) return null;
-  if (raw.e !== "legacy" && raw.e !== "modern") return null;
-  if (raw.s !== null && !isId(raw.s)) return null;
-  const events = eventsOf(raw.x);
-  return events && { variant: raw.s, era: raw.e, events };
+// {variant, era, events} when the line is one this page can replay; otherwise null.
+export function decodeLink(line) {
+  const read = line === null ? null : readLine(line);
+  return read && { variant: read.variant, era: read.era, events: read.events };
 }
 
 // The box that shows a link, under the playground's Undo, Reset and Share buttons (`group`).

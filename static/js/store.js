@@ -101,3 +101,6 @@ export const quizKey = (slug) => `churn-lab:quiz:${slug}`;
 export const progressKey = (slug) => `churn-lab:progress:${slug}`;
 export const playgroundKey = (panel) => `churn-lab:playground:${panel}`;
 export const asideKey = (panel) => `churn-lab:aside:${panel}`;
+// Whether the address carries a share link to this playground (share.js): #pg=<panel>:… (or an older
+// link's #pg=<panel>~…, which the page then says it cannot read).
+export const linkedTo = (panel) => /^#pg=([a-z0-9-]+)[:~]/.exec(window.location.hash)?.[1] === panel;

@@ -4,8 +4,6 @@ must fetch nothing but the page. (A lost cookie, the quiz held by the page: test
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import re
 import signal
@@ -81,7 +79,7 @@ def test_a_link_shared_from_a_frame_or_presenter_mode_opens_the_lesson_itself(pa
             expect(log_labels(outage).last).to_have_text(step_label(1))
             share.click()
         url = outage.get_by_role("textbox", name="Link to this playground").input_value()
-        assert re.match(r"^http://127\.0\.0\.1:\d+/lessons/an-outage#pg=outage~", url), (path, url)
+        assert re.match(r"^http://127\.0\.0\.1:\d+/lessons/an-outage#pg=outage:", url), (path, url)
 
 
 def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(browser: Browser, base_url: str) -> None:
@@ -104,7 +102,8 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
         fits = "el => { const s = el.closest('.stage'); return s.scrollLeft === 0 && s.scrollWidth <= s.clientWidth; }"
         assert link.evaluate(fits)
         url = link.input_value()
-        assert "#pg=outage~" in url
+        # The one-line log a task's answer carries too: panel, era, variant, presses.
+        assert url.endswith("#pg=outage:modern::@legacy,a-dies"), url
         assert page.evaluate("navigator.clipboard.readText()") == url
 
         them = other.new_page()
@@ -121,11 +120,13 @@ def test_a_shared_link_reproduces_the_playground_and_a_damaged_one_says_so(brows
         press(outage, "A is back", 3)  # a press puts the link and its note away
         expect(copied).to_be_hidden()
 
-        them.goto("about:blank")  # a new load, not a jump within the same document
-        them.goto(url.replace("#pg=outage~", "#pg=outage~Zm9v"))
-        damaged = them.get_by_role("region", name=TITLE, exact=True)
-        expect(damaged.get_by_role("status")).to_contain_text(message("playground.link_broken"))
-        expect(log_labels(damaged)).to_have_text([START])
+        # A damaged link, and one in the older form (base64 JSON after "~"), say so and start afresh.
+        for broken in (url.replace(":modern:", ":ancient:"), url.split("#")[0] + "#pg=outage~Zm9v"):
+            them.goto("about:blank")  # a new load, not a jump within the same document
+            them.goto(broken)
+            damaged = them.get_by_role("region", name=TITLE, exact=True)
+            expect(damaged.get_by_role("status")).to_contain_text(message("playground.link_broken"))
+            expect(log_labels(damaged)).to_have_text([START])
     finally:
         other.close()
         mine.close()
@@ -202,9 +203,8 @@ def test_a_repeat_view_fetches_nothing_but_the_page(page: Page, counted_server) 
 
 
 def link_to(panel: str, presses: list[str]) -> str:
-    """A playground's share link fragment, as the page writes it."""
-    data = {"v": 1, "s": None, "e": "modern", "x": presses}
-    return f"#pg={panel}~" + base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+    """A playground's share link fragment, as the page writes it: its one-line log."""
+    return f"#pg={panel}:modern::" + ",".join(presses)
 
 
 def test_a_shared_link_lands_on_the_playground_s_heading(page: Page) -> None:

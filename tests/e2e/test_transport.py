@@ -240,7 +240,7 @@ def test_a_link_shared_before_a_reconnect_still_holds_after_it(page: Page) -> No
     outage.get_by_role("button", name="A is back", exact=True).click()
     expect(outage.get_by_role("status")).to_contain_text("held back")
     expect(link).to_be_visible()
-    assert "#pg=outage~" in link.input_value()
+    assert "#pg=outage:modern::a-dies" in link.input_value()
 
 
 def forge(page: Page, script: str) -> None:
