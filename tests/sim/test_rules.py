@@ -1029,3 +1029,16 @@ def test_a_modern_stdio_restart_with_a_listen_open_also_says_the_host_met_the_ne
     assert "narration.back_modern" not in codes(run)
     sent = [(m.payload or {}).get("method") for m in wire(run) if m.sender == "host"]
     assert sent[0] == "server/discover" and "subscriptions/listen" in sent and "tools/list" in sent, sent
+
+
+def test_a_call_to_a_server_of_the_other_era_says_so_not_that_it_is_unreachable() -> None:
+    """L runs, but once the host speaks only the modern era it cannot talk to L: a call the model makes
+    from its last prompt gets the host's error, which names the versions, not an outage."""
+    run = play("eras", "legacy", AddServer(server="L"), TakeTurn())
+    run, v = step(run, SwitchEra(era="modern"))
+    assert row(v, "L").status == "incompatible"
+    run, _ = step(run, TakeTurn())
+    built = [f for f in wire(run) if f.kind == "host_built"]
+    assert built, "the model called L's tool from its last prompt"
+    text = json.dumps([f.payload for f in built])
+    assert "not reachable" not in text and "protocol version" in text

@@ -288,7 +288,12 @@ class BaseClient:
         return CallRecord(server=self.c.server, tool=tool, text=text, is_error=True, host_made=True)
 
     def unreachable(self, tool: str) -> CallRecord:
-        why = "needs the user to sign in again" if self.c.status == "signed_out" else "is not reachable"
+        if self.c.status == "signed_out":
+            why = "needs the user to sign in again"
+        elif self.c.era_refused:  # running, but it speaks no era this host can
+            why = "speaks no protocol version this host does"
+        else:
+            why = "is not reachable"
         return self.host_error(
             tool, f"MCP server '{self.srv.title}' ({self.c.server}) {why}; the call was not executed."
         )
