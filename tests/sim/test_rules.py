@@ -1042,3 +1042,13 @@ def test_a_call_to_a_server_of_the_other_era_says_so_not_that_it_is_unreachable(
     assert built, "the model called L's tool from its last prompt"
     text = json.dumps([f.payload for f in built])
     assert "not reachable" not in text and "protocol version" in text
+
+
+def test_a_call_lost_in_a_restart_that_cannot_be_sent_again_is_said_in_the_log() -> None:
+    """Legacy, the authorization server inside the restarted process: the client is signed out when it
+    would send the lost call again, so the host builds the model's error, and the log says so."""
+    run = play("restart", "legacy", auth_in_process=True)
+    run, _ = step(run, StartCall(server="W"))
+    run, _ = step(run, RestartServer(server="W"))
+    assert "narration.call_lost_not_retried" in codes(run)
+    assert any(f.kind == "host_built" for f in wire(run))

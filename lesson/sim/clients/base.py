@@ -467,6 +467,8 @@ class BaseClient:
             if c.status == "connected" and self.resume(call):
                 continue
             if c.status != "connected":
+                # Said in the log too: the error result is the host's own, and no message carried it.
+                self.say("narration.call_lost_not_retried", "failed", tool=call.tool, server=c.server)
                 self.deliver(
                     self.host_error(
                         call.tool,
