@@ -303,8 +303,13 @@ async function play(section, scenario, opener) {
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
     if (era && !era.checked) await clickAndWait(section, era);
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
-    // Said with the first moment's status line (the reset's own is replaced at once).
-    if (kept.setAside) section.dispatchEvent(new CustomEvent("playground:notice", { detail: t("scenario.cleared", { presses: plural(kept.setAside, "press") }) }));
+    // Said with the first moment's status line (the reset's own is replaced at once), and in the box,
+    // in view while the walk-through plays (on a phone the status line is off screen by then).
+    if (kept.setAside) {
+      const cleared = t("scenario.cleared", { presses: plural(kept.setAside, "press") });
+      section.dispatchEvent(new CustomEvent("playground:notice", { detail: cleared }));
+      box.querySelector(".buttons").before(h("p", { class: "subtle", "data-role": "set-aside" }, cleared));
+    }
     await playStep(1);
   });
   if (active === state) next.focus();

@@ -169,6 +169,8 @@ def test_work_done_after_a_scenario_is_still_the_learner_s_after_a_reload(page: 
     expect_step(outage, s, 1)
     mine = f"{steps + 1} presses"
     expect(scenario_box(outage, s).get_by_role("status")).to_contain_text(message("scenario.cleared", presses=mine))
+    # Shown in the box too, in view while the walk-through plays (a phone's status line is off screen).
+    expect(scenario_box(outage, s).get_by_text(message("scenario.cleared", presses=mine), exact=True)).to_be_visible()
     expect(outage.get_by_role("button", name=message("playground.bring_back", presses=mine))).to_be_visible()
 
 
