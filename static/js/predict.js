@@ -30,9 +30,12 @@ export function mountPredictions(section) {
     if (set) pointer.textContent = t("predict.pointer", { button: buttonFor(set)?.textContent.trim() });
   }
   const back = h("button", { type: "button", class: "predict-back", hidden: "" });
+  // A press stopped to ask first says how to go on without a guess, in view (the status line says it
+  // to a screen reader, and may be off a phone's screen).
+  const skip = h("p", { class: "subtle", "aria-hidden": "true", hidden: "" });
   back.addEventListener("click", () => {
     const set = back.closest('[data-role="predict"]');
-    back.hidden = true;
+    back.hidden = skip.hidden = true;
     if (set) buttonFor(set)?.focus();
   });
   // The question into view, its first choice focused, and after the choices the keyboard's way back to
@@ -99,7 +102,10 @@ export function mountPredictions(section) {
       if (r.bottom > 0 && r.top < window.innerHeight - bar) return; // on screen: the learner saw it
       event.stopImmediatePropagation();
       bringUp(set);
-      if (announce) announce.textContent = t("predict.first", { button: button.textContent.trim() });
+      skip.textContent = t("predict.first", { button: button.textContent.trim() });
+      back.before(skip);
+      skip.hidden = false;
+      if (announce) announce.textContent = skip.textContent;
     },
     true,
   );
@@ -175,7 +181,7 @@ export function mountPredictions(section) {
   });
   // After the handler above has asked, revealed or put away the questions (listeners run in order).
   section.addEventListener("playground:answer", () => {
-    back.hidden = true;
+    back.hidden = skip.hidden = true;
     point();
   });
 }

@@ -285,7 +285,9 @@ def test_a_press_whose_question_is_out_of_sight_shows_the_question_first(page: P
     first = question.get_by_role("radio").first
     expect(first).to_be_focused()
     assert in_view(page, first), "the question did not come into view"
-    expect(section.get_by_role("status")).to_contain_text(message("predict.first", button=dies.inner_text().strip()))
+    first_words = message("predict.first", button=dies.inner_text().strip())
+    expect(section.get_by_role("status")).to_contain_text(first_words)
+    expect(question.get_by_text(first_words, exact=True)).to_be_visible()  # said in view too
     expect(log.get_by_text(step_label(2))).to_have_count(0)  # nothing was pressed
     # The question lies far from the buttons in the page's order: the next Tab stop is the way back.
     page.keyboard.press("Tab")
@@ -296,6 +298,7 @@ def test_a_press_whose_question_is_out_of_sight_shows_the_question_first(page: P
     dies.click()
     expect(log.get_by_text(step_label(2))).to_have_count(1)
     expect(question).to_contain_text(message("predict.none"))
+    expect(question.get_by_text(first_words, exact=True)).to_be_hidden()
 
 
 def test_the_controls_bar_points_a_phone_to_the_question_a_press_asked(page: Page) -> None:
