@@ -179,6 +179,7 @@ async function play(section, scenario, opener) {
 
   function show() {
     toBox.hidden = true; // a question answered by this moment needs no way back to it
+    if (index > 1) box.querySelector('[data-role="set-aside"]')?.remove(); // said once, at the first moment
     const step = scenario.steps[index - 1];
     position.textContent = momentName(index, total, step.title);
     // The reset before the first moment leaves an empty log: moment n's presses follow the earlier ones'.
