@@ -5,6 +5,7 @@
 // learner's saved progress says was reached (this browser's, a portal's resume, a file) reads "reached
 // earlier" until the playground reaches it again: progress.js names those goals in
 // <html data-goals-reached> and a `lesson:goals-known` event on document.
+import { h } from "./dom.js";
 import { t } from "./i18n.js";
 const DONE = () => t("goal.done");
 const NOT_YET = () => t("goal.open");
@@ -35,6 +36,8 @@ export function mountGoal(section) {
   const state = block.querySelector('[data-role="goal-state"]');
   const announce = section.querySelector('[data-role="announce"]');
   const text = block.dataset.goalText;
+  const flag = h("p", { class: "goal-flag", "aria-hidden": "true", hidden: "" });
+  section.querySelector(".stage > .controls")?.append(flag);
   // unknown until the first answer
   let met = null;
   let everMet = false;
@@ -65,6 +68,10 @@ export function mountGoal(section) {
     if (nowMet) everMet = true;
     state.textContent = (nowMet ? DONE : everMet ? BEFORE : NOT_YET)();
     block.classList.toggle("done", nowMet);
+    // On a phone the goal block and the short line lie above the screen: the controls' bar says it too
+    // (lesson.css shows it there only). Hidden from screen readers, which hear it in the status line.
+    flag.hidden = !nowMet;
+    flag.textContent = DONE();
     if (nowMet && met === false) {
       // Appended after the playground's own summary, so a screen reader hears both.
       if (announce) announce.textContent = `${announce.textContent} ${t("goal.reached", { goal: text })}`;

@@ -117,13 +117,29 @@ def test_a_goal_is_reached_shown_done_and_still_said_after_a_reload(outage: Loca
     expect(goal_block(outage)).to_contain_text(message("goal.done"))
     expect(outage.get_by_role("status")).to_contain_text(message("goal.reached", goal=OUTAGE_GOAL))
     # Said in view beside the buttons too, where the goal block may be scrolled away by now.
-    expect(outage.get_by_text(message("goal.done"))).to_have_count(2)
+    expect(outage.get_by_text(message("goal.done")).filter(visible=True)).to_have_count(2)
     outage.get_by_role("button", name="Undo", exact=True).click()
     expect(goal_block(outage)).to_contain_text(message("goal.before"))
     outage.page.reload()
     expect(log_labels(outage).last).to_have_text(step_label(2))  # the playground came back
     expect(goal_block(outage)).to_contain_text(message("goal.before"))
     expect(goal_block(outage)).not_to_contain_text(message("goal.open"))
+
+
+def test_on_a_phone_the_controls_bar_says_the_goal_is_reached(page: Page) -> None:
+    """On a phone the goal block and the short line lie above the screen once a press's changes are
+    in view: the controls' bar, stuck to the foot of the screen, says the goal is reached, until Undo."""
+    page.set_viewport_size({"width": 375, "height": 740})
+    outage = open_playground(page, OUTAGE, "Play out an outage")
+    press(outage, "Take a model turn", 1)
+    press(outage, "A dies", 2)
+    flag = outage.get_by_text(message("goal.done"), exact=True).last
+    expect(flag).to_be_hidden()
+    press(outage, "Take a model turn", 3)
+    expect(flag).to_be_visible()
+    expect(flag).to_be_in_viewport()
+    outage.get_by_role("button", name="Undo", exact=True).click()
+    expect(flag).to_be_hidden()
 
 
 # --- predict, then see -------------------------------------------------------------------------
