@@ -302,14 +302,20 @@ async function play(section, scenario, opener) {
     // The scenario's era first, then a reset, which begins again in the era the host speaks: the
     // walk-through starts from its own start, with no era change in its log.
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
-    if (era && !era.checked) await clickAndWait(section, era);
+    const switched = era && !era.checked;
+    if (switched) await clickAndWait(section, era);
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     // Said with the first moment's status line (the reset's own is replaced at once), and in the box,
-    // in view while the walk-through plays (on a phone the status line is off screen by then).
-    if (kept.setAside) {
-      const cleared = t("scenario.cleared", { presses: plural(kept.setAside, "press") });
-      section.dispatchEvent(new CustomEvent("playground:notice", { detail: cleared }));
-      box.querySelector(".buttons").before(h("p", { class: "subtle", "data-role": "set-aside" }, cleared));
+    // in view while the walk-through plays (on a phone the status line is off screen by then): the
+    // presses set aside, and the era it switched to.
+    const eraName = () => (era.parentElement.querySelector(".era-long") || era.parentElement).textContent.trim();
+    const words = [
+      kept.setAside ? t("scenario.cleared", { presses: plural(kept.setAside, "press") }) : "",
+      switched ? t("scenario.era_switched", { era: eraName() }) : "",
+    ].filter(Boolean).join(" ");
+    if (words) {
+      section.dispatchEvent(new CustomEvent("playground:notice", { detail: words }));
+      box.querySelector(".buttons").before(h("p", { class: "subtle", "data-role": "set-aside" }, words));
     }
     await playStep(1);
   });

@@ -241,6 +241,8 @@ def test_a_walk_through_from_the_other_era_starts_from_its_own_start(page: Page)
     expect(log_labels(outage)).to_have_count(2)  # the start, then the first moment's press
     expect(log_labels(outage).last).to_have_text(step_label(1))
     expect(outage.get_by_role("radio", name=message("era.modern"))).to_be_checked()
+    # Said in view in the box: the radio buttons it switched may be out of sight (a phone's bar).
+    expect(scenario_box(outage, s)).to_contain_text(message("scenario.era_switched", era=message("era.modern")))
 
 
 def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_the_goal(page: Page) -> None:
