@@ -1,6 +1,7 @@
 """The model's next prompt: which tools it will see, what changed since the last turn, and what the
 changes cost in prompt-cache invalidations (one per change, or one per turn when batched; none before
-the first turn, when no prompt has been sent for the provider to cache)."""
+the first turn, when no prompt has been sent for the provider to cache); and what the model does with
+it when the lesson does not say: the calls it makes and the arguments it passes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,24 @@ import functools
 
 from .model import PromptTool, State, ToolCall, ToolDef
 from .step import Step
+
+# The one string the model passes for each argument: a plausible value, not the same words everywhere.
+ARGUMENTS = {
+    "query": "release 2.0 checklist",
+    "page": "release-notes",
+    "title": "Ship release 2.0",
+    "ticket": "REL-20",
+    "pair": "REL-20, REL-21",
+    "who": "release team",
+    "slot": "Thursday 10:00",
+    "city": "Portland",
+    "team": "ops",
+    "workspace": "release-2.0",
+    "sql": "select name, due from milestones",
+    "schema": "public",
+    "customer": "learner",
+    "sku": "A-100",
+}
 
 
 def tool_keys(tools: list[PromptTool]) -> set[tuple[str, str]]:

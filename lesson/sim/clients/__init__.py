@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import ARGUMENTS, QUESTION, BaseClient, client_for
+from .base import QUESTION, BaseClient, client_for
 from .legacy import LegacyClient
 from .modern import ModernClient
 
-__all__ = ["ARGUMENTS", "QUESTION", "BaseClient", "LegacyClient", "ModernClient", "client_for"]
+__all__ = ["QUESTION", "BaseClient", "LegacyClient", "ModernClient", "client_for"]

@@ -10,26 +10,9 @@ from typing import Any, ClassVar
 from .. import gateway, servers
 from .. import wire as w
 from ..model import VERSION, Client, Era, InFlight, ListenStream, Message, Said, SimServer, ToolCall, ToolDef, said
+from ..prompt import ARGUMENTS
 from ..step import CallRecord, Step, Tone, changed, joined, msg
 from ..transport import Link
-
-# The one string the model passes for each argument: a plausible value, not the same words everywhere.
-ARGUMENTS = {
-    "query": "release 2.0 checklist",
-    "page": "release-notes",
-    "title": "Ship release 2.0",
-    "ticket": "REL-20",
-    "pair": "REL-20, REL-21",
-    "who": "release team",
-    "slot": "Thursday 10:00",
-    "city": "Portland",
-    "team": "ops",
-    "workspace": "release-2.0",
-    "sql": "select name, due from milestones",
-    "schema": "public",
-    "customer": "learner",
-    "sku": "A-100",
-}
 
 _TRIES = (1, 2, 3)  # a request is sent at most three times (see ``rpc``)
 QUESTION = "Forecast for which Portland?"  # the facts file's example: the answer is a US state
