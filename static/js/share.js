@@ -58,7 +58,7 @@ export function takeLink(panel) {
 
 // {variant, era, events} when the line is one this page can replay; otherwise null.
 export function decodeLink(line) {
-  const read = line === null ? null : readLine(line);
+  const read = readLine(line); // null (no link) reads as no line either
   return read && { variant: read.variant, era: read.era, events: read.events };
 }
 
