@@ -181,7 +181,7 @@ def problem_text(problem: CatalogueProblem | None) -> str:
     return f"{problem.path}:{problem.line}: {problem.message}" if problem.line else f"{problem.path}: {problem.message}"
 
 
-def fingerprint() -> tuple[tuple[str, int], ...]:
+def catalogue_fingerprint() -> tuple[tuple[str, int], ...]:
     """What changes when a catalogue is edited, added or removed (``lesson serve --reload``)."""
     return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in HERE.glob("*.json")))
 
@@ -214,7 +214,7 @@ __all__ = [
     "CatalogueProblem",
     "catalogue",
     "catalogue_problems",
-    "fingerprint",
+    "catalogue_fingerprint",
     "has_locale",
     "locales",
     "markup",

@@ -27,7 +27,7 @@ def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFA
     return catalogue(locale)[code].format(**values)
 
 
-def line(said: S, locale: str = DEFAULT) -> S:
+def with_text(said: S, locale: str = DEFAULT) -> S:
     """A copy of a log line (or anything else said) with its text, for code that reads the words rather
     than writing them out (a test, a check)."""
     return said.model_copy(update={"text": sentence(said.code, said.params, locale)})
@@ -56,4 +56,4 @@ def words(locale: str = DEFAULT) -> dict[str, Any]:
     return {"say": say}
 
 
-__all__ = ["line", "line_text", "sentence", "words"]
+__all__ = ["line_text", "sentence", "with_text", "words"]

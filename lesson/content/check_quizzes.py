@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lesson.playground.protocol import Log
-from lesson.playground.tasks import TaskLogError, done, done_at_start, line, parse, views
+from lesson.playground.tasks import TaskLogError, done, done_at_start, log_line, read_line, views
 from lesson.sim import View
 from lesson.sim.model import ERAS
 
@@ -163,7 +163,7 @@ def _scenario_doing(task: Task, panels: dict[str, AnyPanel], scenarios: dict[str
 
 def _short_of(task: Task, panel: PlaygroundPanel) -> str:
     """Where a solution that does not do its task falls short, with the values the view shows there."""
-    shown = views(panel, parse(line(panel.id, panel.start.era, None, task.solution)).log)
+    shown = views(panel, read_line(log_line(panel.id, panel.start.era, None, task.solution)).log)
 
     def facts(condition: Condition, view: View) -> str:
         return "; ".join(f"{t.path} is {resolve(view, t.path)!r}" for t in _tests(condition))
@@ -215,7 +215,7 @@ def _task_problems(
     if done_at_start(task, panel):
         out.append(("when", "the task is already done at the start, before anything is pressed"))
     try:
-        solved = done(task, panel, parse(line(panel.id, panel.start.era, None, task.solution)).log)
+        solved = done(task, panel, read_line(log_line(panel.id, panel.start.era, None, task.solution)).log)
     except TaskLogError as exc:
         out.append(("solution", f"the solution cannot be replayed: {exc}"))
     else:

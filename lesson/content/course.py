@@ -27,8 +27,8 @@ from .markup import (
     TocEntry,
     check_pairs,
     disclosures,
+    inline_text,
     message_block,
-    plain,
 )
 from .markup import (
     links as inline_links,
@@ -139,7 +139,7 @@ def _parse_lesson(
         elif token.type == "inline":
             links += inline_links(token, line)
         elif token.type == "heading_open" and token.tag == "h2":
-            toc.append(TocEntry(id=str(token.attrGet("id")), title=plain(tokens[i + 1])))  # the id: markup.MD
+            toc.append(TocEntry(id=str(token.attrGet("id")), title=inline_text(tokens[i + 1])))  # the id: markup.MD
         elif token.type in ("th_open", "td_open") and (style := token.attrGet("style")):
             # Column alignment arrives as an inline style; the page's CSS handles a class instead.
             token.attrs.pop("style")
@@ -176,7 +176,7 @@ def _parse_lesson(
         above = tokens[i - 3] if i >= 3 else None
         heading = None
         if above is not None and above.type == "heading_open" and above.tag == "h2":
-            heading = TocEntry(id=str(above.attrGet("id")), title=plain(tokens[i - 2]))
+            heading = TocEntry(id=str(above.attrGet("id")), title=inline_text(tokens[i - 2]))
         blocks.append(Block(kind="widget", name=name, heading=heading))
         start = i + 3  # paragraph_open, inline, paragraph_close
     if html := MD.renderer.render(tokens[start:], MD.options, {"locale": locale}):

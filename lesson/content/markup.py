@@ -198,7 +198,7 @@ def _markdown() -> MarkdownIt:
 MD = _markdown()
 
 
-def plain(inline: Token) -> str:
+def inline_text(inline: Token) -> str:
     return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline")).strip()
 
 

@@ -25,7 +25,7 @@ from typing import Any
 Record = Callable[..., None]
 
 
-def parse(body: bytes) -> object:
+def logged_body(body: bytes) -> object:
     if not body:
         return None
     try:
@@ -136,7 +136,7 @@ class Proxy:
                 method=method,
                 path=path,
                 headers={k.lower(): v for k, v in headers},
-                msg=parse(body),
+                msg=logged_body(body),
             )
             keep = [(k, v) for k, v in headers if k.lower() != "connection"] + [("Connection", "close")]
             up_writer.write(f"{first}\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in keep).encode() + b"\r\n")
@@ -152,7 +152,7 @@ class Proxy:
                 data = await read_body(up_reader, lowered, chunked)
                 self.record(
                     kind="response", server=self.name, exchange=n, status=status, headers=lowered, sse=False,
-                    msg=parse(data),
+                    msg=logged_body(data),
                 )  # fmt: skip
                 writer.write(raw_head(status_line, out_headers, len(data)) + data)
                 await writer.drain()
@@ -163,7 +163,7 @@ class Proxy:
             events = Events()
             async for piece, data in chunks(up_reader, chunked):
                 for event in events.feed(data):
-                    msg = parse(event["data"].encode())
+                    msg = logged_body(event["data"].encode())
                     self.record(kind="event", server=self.name, exchange=n, id=event.get("id"), msg=msg)
                 writer.write(piece)
                 await writer.drain()

@@ -225,7 +225,7 @@ def depth_ok(data: Any, limit: int) -> bool:
     return True
 
 
-def plain(exc: ValidationError, kind: str | None) -> str:
+def error_text(exc: ValidationError, kind: str | None) -> str:
     err = exc.errors()[0]
     parts = err["loc"][1:] if err["loc"] and err["loc"][0] in TYPES else err["loc"]  # [0] is the frame type
     loc = [str(p) for p in parts if not str(p).startswith(("tuple[", "function-"))]

@@ -49,7 +49,7 @@ from .protocol import (
     ViewAnswer,
     depth_ok,
     echo_id,
-    plain,
+    error_text,
 )
 from .replay import LogMismatch, checked, event_of, run_after, variant_of
 from .runcache import Entry, RunCache
@@ -210,7 +210,7 @@ class Service:
             try:
                 frame = FRAME.validate_python(data)
             except ValidationError as exc:
-                raise FrameError("bad_frame", plain(exc, kind)) from None
+                raise FrameError("bad_frame", error_text(exc, kind)) from None
             return self.dispatch(frame)
         except FrameError as exc:
             return self.error(exc.code, exc.message, ref)

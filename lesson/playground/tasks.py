@@ -69,13 +69,13 @@ class TaskLog:
     log: Log
 
 
-def line(panel: str, era: str, variant: str | None, items: list[str]) -> str:
-    """The one-line form of a playground log (what the page sends and keeps, quiz.js's ``taskLine``):
+def log_line(panel: str, era: str, variant: str | None, items: list[str]) -> str:
+    """The one-line form of a playground log (what the page sends and keeps, presses.js's ``logLine``):
     each item a button id, or ``@<era>`` for an era switch."""
     return f"{panel}:{era}:{variant or ''}:{','.join(items)}"
 
 
-def parse(text: Any) -> TaskLog:
+def read_line(text: Any) -> TaskLog:
     """Read a one-line log; raises TaskLogError when it is not one."""
     if not isinstance(text, str):
         raise TaskLogError(
@@ -151,7 +151,7 @@ class Grader:
     def grade(self, key: str, task: Task, panels: dict[str, Any], text: Any) -> bool:
         """Whether ``text`` (a one-line log) does ``task``; raises TaskLogError for a log that cannot be
         graded. ``key`` names the task (lesson and question) for the memory of verdicts."""
-        parsed = parse(text)
+        parsed = read_line(text)
         if parsed.panel != task.panel:
             raise TaskLogError(
                 "other_panel",
@@ -174,4 +174,4 @@ class Grader:
         return verdict
 
 
-__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "done_at_start", "line", "parse"]
+__all__ = ["CODES", "MAX_LINE", "Grader", "TaskLog", "TaskLogError", "done", "done_at_start", "log_line", "read_line"]

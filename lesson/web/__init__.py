@@ -38,7 +38,7 @@ from .state import AppState, lesson_state
 from .strings import current_locale
 
 
-def fingerprint(root: Path) -> tuple:
+def content_fingerprint(root: Path) -> tuple:
     """What the content looks like on disk: every file's name, size and modification time."""
     out = []
     for path in sorted(root.rglob("*")):
@@ -88,7 +88,7 @@ def _reload_content() -> Response | None:
     if state.root is None:
         return None
     with _reload_lock:
-        now = fingerprint(state.root)
+        now = content_fingerprint(state.root)
         if now == state.fingerprint:
             return None
         try:
@@ -115,7 +115,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = secrets.token_hex(32)
 
     root = Path(app.config["CONTENT_ROOT"])
-    stamp = fingerprint(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
+    stamp = content_fingerprint(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
     content, panels, steppers = _load(root)
     service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"], app.config["LOCALE"])
     assets = Assets(static_dir(), extra=steppers)

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from lesson.playground.service import FrameError
-from lesson.playground.tasks import TaskLogError, parse
+from lesson.playground.tasks import TaskLogError, read_line
 
 
 class Buckets:
@@ -84,7 +84,7 @@ def task_log_events(data: Any, tasks: dict[str, str], question: str | None = Non
         if not isinstance(qid, str) or qid not in tasks:
             continue
         try:
-            parsed = parse(text)
+            parsed = read_line(text)
         except TaskLogError:
             continue  # refused before it is replayed (not a log, too long, a press that cannot be read)
         if parsed.panel == tasks[qid]:

@@ -136,14 +136,14 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["html_lang"] = html_lang
     _publish(app)
     app.jinja_env.globals["current_locale"] = current_locale
-    stamp = [i18n.fingerprint()]
+    stamp = [i18n.catalogue_fingerprint()]
 
     @app.before_request
     def _reload_catalogues() -> None:
         if not (app.config.get("CONTENT_RELOAD") or app.debug):
             return
         with _reload_lock:
-            now = i18n.fingerprint()
+            now = i18n.catalogue_fingerprint()
             if now != stamp[0]:
                 stamp[0] = now
                 i18n.reload()

@@ -4,7 +4,7 @@
 // presses beside the real ones. Closing the page closes the socket, and the server kills the processes.
 import { fill, h } from "./dom.js";
 import { need, t } from "./i18n.js";
-import { logLine, promptList, serverTable, wireList } from "./render.js";
+import { lineItem, promptList, serverTable, wireList } from "./render.js";
 import { LANG, socketUrl } from "./transport.js";
 
 await need("live"); // this module's own messages (i18n.js)
@@ -54,7 +54,7 @@ function mount(section) {
   function show(view) {
     fill(servers, serverTable(view.servers));
     fill(prompt, promptList(view.next_prompt));
-    fill(lines, view.lines.length ? h("ul", { class: "log-lines" }, view.lines.map(logLine)) : h("p", { class: "placeholder" }, t("live.no_lines")));
+    fill(lines, view.lines.length ? h("ul", { class: "log-lines" }, view.lines.map(lineItem)) : h("p", { class: "placeholder" }, t("live.no_lines")));
     fill(simWire, wireList(view.sim.wire));
     fill(realWire, wireList(view.wire));
     status.textContent = view.step ? t("live.step", { step: view.step, label: view.label.text }) : t("live.ready", { era: view.era });

@@ -23,7 +23,7 @@ export const breakAfter = (word, at = /(?<=[/_])/) => String(word).split(at).fla
 // split() with a group puts each long word at an odd index.
 const breakable = (text) => h("span", { "data-content": "" }, String(text).split(/(\S{18,})/).flatMap((part, i) => (i % 2 ? breakAfter(part) : [part])));
 
-export function logLine(line) {
+export function lineItem(line) {
   const label = TONE[line.tone];
   return h("li", { class: `line tone-${line.tone}` }, label ? h("span", { class: "tone" }, t(label)) : null, h("span", { "data-content": "" }, line.text));
 }
@@ -192,7 +192,7 @@ export function logEntry(step, numbered = true) {
     "li",
     { class: "step", "data-step": step.step },
     h("p", { class: "step-label" }, label),
-    h("ul", { class: "lines" }, step.lines.map(logLine)),
+    h("ul", { class: "lines" }, step.lines.map(lineItem)),
   );
 }
 
@@ -317,7 +317,7 @@ export function comparison(cmp, logShown = false, dual = false) {
       "section",
       { class: `era-side era-${s.era}` },
       h("h5", {}, t(mine ? "comparison.mine" : "comparison.other", { era: t(`era.${s.era}`) })),
-      lines.length ? h("ul", { class: "lines" }, lines.map(logLine)) : null,
+      lines.length ? h("ul", { class: "lines" }, lines.map(lineItem)) : null,
       lines.length < s.lines.length ? h("p", { class: "subtle" }, t(mine ? "comparison.in_log" : "comparison.same", { era: t(`era.${cmp.this.era}`) })) : null,
       h("p", { class: "meta" }, wireCount(s.wire)),
     );

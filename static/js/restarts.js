@@ -4,7 +4,7 @@
 // situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
 // (data-http-only), are disabled, with the reason beside them.
 import { fill, h, status } from "./dom.js";
-import { crossed, logLine, plural, serverTable, wireList } from "./render.js";
+import { crossed, lineItem, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
 
 // "Wire messages (10)": only what crossed the wire is counted; an item the host made or saw itself (a
@@ -104,7 +104,7 @@ export function mountRestarts(section, transport) {
       const theirs = modern.steps[i]?.label.text === step.label.text ? modern.steps[i].lines.map((l) => l.text) : [];
       return step.lines.filter((l) => theirs.includes(l.text));
     });
-    const lines = (list) => h("ul", { class: "lines" }, list.map(logLine));
+    const lines = (list) => h("ul", { class: "lines" }, list.map(lineItem));
     fill(
       out,
       h(

@@ -11,7 +11,7 @@ import pytest
 
 from lesson.content.course import default_root, load_content
 from lesson.i18n import catalogue, translate
-from lesson.playground.tasks import CODES, MAX_LINE, Grader, TaskLogError, line, parse
+from lesson.playground.tasks import CODES, MAX_LINE, Grader, TaskLogError, log_line, read_line
 
 DONE = "outage:modern::add-c,call-a,a-dies,turn"  # C added, a call runs on A, A dies, the model takes a turn
 URL = "/api/quiz/an-outage/host-error"
@@ -182,13 +182,13 @@ def test_without_javascript_a_task_says_it_needs_the_playground(client) -> None:
 
 
 def test_the_one_line_log_reads_back() -> None:
-    text = line("outage", "modern", None, ["call-a", "@legacy", "turn"])
+    text = log_line("outage", "modern", None, ["call-a", "@legacy", "turn"])
     assert text == "outage:modern::call-a,@legacy,turn"
-    parsed = parse(text)
+    parsed = read_line(text)
     assert parsed.panel == "outage" and parsed.log.era == "modern" and parsed.log.variant is None
     assert parsed.log.events == [("p", "call-a"), ("e", "legacy"), ("p", "turn")]
     with pytest.raises(TaskLogError):
-        parse({"events": []})
+        read_line({"events": []})
 
 
 def test_verdicts_are_remembered_per_panel_object(app) -> None:
@@ -214,7 +214,7 @@ def test_a_full_playground_of_the_longest_button_ids_fits_a_task_line_and_a_fram
     from lesson.sim.run import MAX_EVENTS
 
     ids = "p" * 40, "v" * 40, "b" * BUTTON_ID_MAX
-    text = line(ids[0], "modern", ids[1], [ids[2]] * MAX_EVENTS)
+    text = log_line(ids[0], "modern", ids[1], [ids[2]] * MAX_EVENTS)
     assert len(text) <= MAX_LINE
     log = {"panel": ids[0], "era": "modern", "variant": ids[1], "seq": 999_999_999}
     frame = {"v": 2, "type": "open", "panel": ids[0], "log": {**log, "events": [["p", ids[2]]] * MAX_EVENTS}}

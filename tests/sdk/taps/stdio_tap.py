@@ -31,7 +31,7 @@ import contextlib
 from record import Log  # noqa: E402
 
 
-def parse(line: bytes) -> object:
+def logged_line(line: bytes) -> object:
     try:
         return json.loads(line)
     except ValueError:
@@ -101,7 +101,7 @@ def main() -> None:
     def host_to_server() -> None:
         stdin = sys.stdin.buffer
         for line in iter(stdin.readline, b""):
-            log.write(kind="stdio", server=name, sender="host", msg=parse(line))
+            log.write(kind="stdio", server=name, sender="host", msg=logged_line(line))
             try:
                 child.stdin.write(line)
                 child.stdin.flush()
@@ -113,7 +113,7 @@ def main() -> None:
     threading.Thread(target=host_to_server, daemon=True).start()
     out = sys.stdout.buffer
     for line in iter(child.stdout.readline, b""):
-        log.write(kind="stdio", server=name, sender="server", msg=parse(line))
+        log.write(kind="stdio", server=name, sender="server", msg=logged_line(line))
         out.write(line)
         out.flush()
     child.wait()
