@@ -3,8 +3,8 @@ malformed value stop start-up with a clear message instead of being ignored. Pur
 beyond reading the environment and looking at the folders named.
 
 :class:`Settings` (pydantic-settings) reads ``LESSON_<NAME>`` for each field. ``load_settings(config)``
-layers defaults, the environment and ``config``; it and ``validate_settings(mapping)`` raise
-:class:`SettingsError` listing every problem, each named by its environment variable
+layers defaults, the environment and ``config``; it raises :class:`SettingsError` listing every
+problem, each named by its environment variable
 (``LESSON_FRAME_ANCESTORS``...). ``embed_origins(app.config)`` gives the origins a framed page may
 talk to over postMessage (``data-embed-origins``).
 """
@@ -405,14 +405,5 @@ def load_settings(config: Mapping[str, Any] | None = None) -> Settings:
     given = {key: value for key, value in (config or {}).items() if key in Settings.model_fields}
     try:
         return Settings(**given)
-    except ValidationError as err:
-        raise _settings_error(err) from None
-
-
-def validate_settings(config: Mapping[str, Any]) -> None:
-    """Check the settings in ``config`` (a mapping such as ``app.config``; the environment is not read);
-    raise SettingsError listing all the problems found."""
-    try:
-        Settings.model_validate({key: value for key, value in config.items() if key in Settings.model_fields})
     except ValidationError as err:
         raise _settings_error(err) from None

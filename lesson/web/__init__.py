@@ -1,7 +1,8 @@
 """The web layer: the app factory, page routes, the socket and the HTTP frame endpoint.
 
 Thin on purpose: frames go to ``lesson.playground.service``, content comes from ``lesson.content.course`` and
-``lesson.content.panels``; nothing here knows the protocol.
+``lesson.content.panels``; nothing here knows MCP or the rules of the page's frames (a spent replay
+budget raises the service's own ``FrameError``, which the service answers as an error frame).
 """
 
 from __future__ import annotations

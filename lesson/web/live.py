@@ -14,7 +14,9 @@ from flask import Blueprint, current_app, request
 from simple_websocket import ConnectionClosed, Server
 
 from ..live import loopback
+from . import beneath
 from .socket import sock
+from .state import lesson_state
 
 bp = Blueprint("live", __name__)
 log = logging.getLogger(__name__)
@@ -31,6 +33,13 @@ def refusal(config: Any, addr: str) -> str | None:
     return None
 
 
+@bp.before_request
+def _before_handshake() -> None:
+    """As on ``/ws``: no permessage-deflate, so a frame's size is checked as it arrives, not after it
+    is inflated (``lesson.web.socket``)."""
+    beneath.decline_compression(request.environ)
+
+
 @sock.route("/live", bp=bp)
 def live(ws: Server) -> None:
     from ..live.session import LiveSession, error
@@ -40,9 +49,7 @@ def live(ws: Server) -> None:
         ws.send(error("live_off", why))
         ws.close(REFUSED, why[:120])
         return
-    session = LiveSession(
-        current_app.extensions["lesson.live"], current_app.extensions["lesson"].panels, current_app.config["LOCALE"]
-    )
+    session = LiveSession(current_app.extensions["lesson.live"], lesson_state().panels, current_app.config["LOCALE"])
     idle = float(current_app.config["WS_IDLE_TIMEOUT"])
     try:
         while session.closing is None:

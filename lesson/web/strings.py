@@ -87,7 +87,7 @@ def html_lang() -> str:
 
 def messages_url() -> str:
     """Where the page scripts fetch their messages in the page's language (static/js/i18n.js)."""
-    return request.script_root + current_app.extensions["lesson"].assets.data_url(f"messages-{current_locale()}")
+    return request.script_root + lesson_state().assets.data_url(f"messages-{current_locale()}")
 
 
 # Message groups (a key's first part) that only a module fetched after the first view uses: each is a

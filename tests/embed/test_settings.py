@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lesson.settings import SettingsError, embed_origins, parse_frame_ancestors, validate_settings
+from lesson.settings import SettingsError, embed_origins, load_settings, parse_frame_ancestors
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,7 @@ from lesson.settings import SettingsError, embed_origins, parse_frame_ancestors,
 )
 def test_valid_frame_ancestors(value: str) -> None:
     assert parse_frame_ancestors(value) == value.split()
-    validate_settings({"FRAME_ANCESTORS": value})
+    load_settings({"FRAME_ANCESTORS": value})
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_valid_frame_ancestors(value: str) -> None:
 )
 def test_malformed_frame_ancestors_are_refused(value: str, message: str) -> None:
     with pytest.raises(SettingsError, match="LESSON_FRAME_ANCESTORS") as err:
-        validate_settings({"FRAME_ANCESTORS": value})
+        load_settings({"FRAME_ANCESTORS": value})
     assert message in str(err.value)
 
 
@@ -103,22 +103,22 @@ def test_origins_are_written_as_browsers_write_them() -> None:
 )
 def test_other_malformed_settings_are_refused(config: dict, message: str) -> None:
     with pytest.raises(SettingsError) as err:
-        validate_settings(config)
+        load_settings(config)
     assert message in str(err.value)
 
 
 def test_every_problem_is_listed_at_once() -> None:
     with pytest.raises(SettingsError) as err:
-        validate_settings({"FRAME_ANCESTORS": "self", "MAX_FRAME_BYTES": -1, "SESSION_COOKIE_SAMESITE": "x"})
+        load_settings({"FRAME_ANCESTORS": "self", "MAX_FRAME_BYTES": -1, "SESSION_COOKIE_SAMESITE": "x"})
     text = str(err.value)
     assert "LESSON_FRAME_ANCESTORS" in text and "LESSON_MAX_FRAME_BYTES" in text and "SAMESITE" in text
 
 
 def test_the_app_defaults_are_valid(app) -> None:
-    validate_settings(app.config)
-    validate_settings({"SESSION_COOKIE_SAMESITE": "None", "SESSION_COOKIE_SECURE": True, "CACHE_BYTES": "10"})
+    load_settings(app.config)
+    load_settings({"SESSION_COOKIE_SAMESITE": "None", "SESSION_COOKIE_SECURE": True, "CACHE_BYTES": "10"})
     # Values as the environment gives them (read as JSON where they can be).
-    validate_settings(
+    load_settings(
         {"WS_RATE": 2.5, "WS_PING_INTERVAL": 0, "PROXY_FIX": 1, "COMPRESS_BR_LEVEL": "4", "COMPRESS_ALGORITHM": "gzip"}
     )
 

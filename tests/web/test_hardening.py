@@ -21,16 +21,19 @@ def ws_url(base: str) -> str:
     return base.replace("http", "ws") + "/ws"
 
 
-def test_the_socket_takes_no_permessage_deflate(serve_app):
-    """A frame compressed 1,000 to 1 would be inflated before its size is checked: the server does
-    not take the client's offer of compression, so every frame arrives at its real size."""
+@pytest.mark.parametrize("path", ["/ws", "/live"])
+def test_the_sockets_take_no_permessage_deflate(serve_app, path):
+    """A frame compressed 1,000 to 1 would be inflated before its size is checked: neither socket
+    takes the client's offer of compression, so every frame arrives at its real size."""
     base = serve_app()
     ws = websocket.create_connection(
-        ws_url(base), timeout=10, header=["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"]
+        base.replace("http", "ws") + path,
+        timeout=10,
+        header=["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"],
     )
     assert "sec-websocket-extensions" not in ws.getheaders()
     ws.send(json.dumps(OPEN))
-    assert json.loads(ws.recv())["type"] == "view"
+    assert json.loads(ws.recv())["type"] == ("view" if path == "/ws" else "error")  # live mode is off here
 
 
 def test_a_socket_s_log_replays_are_charged_to_its_address(serve_app):

@@ -17,7 +17,9 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
+from lesson.playground.tasks import TaskLogError
 from lesson.web.guard import charge_task_logs, cross_site, csp, frame_ancestors, json_body
+from lesson.web.pages import grading, lesson_context, task_log_refused
 from lesson.web.state import lesson_state
 
 from . import grades
@@ -210,8 +212,6 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
         "retakes": str(custom.get("retakes", "")).lower() in ("1", "true", "yes"),
     }
     tool().cache.set(f"lti-launch-{launch_id}", record, LAUNCH_TTL)
-    from lesson.web.pages import grading, lesson_context
-
     return _page(
         "lti/lesson.html",
         **lesson_context(item, {}, {}, grading().score(item.meta.slug, {})),
@@ -228,8 +228,6 @@ def _lesson(launch_id: str, data: dict[str, Any]) -> Response:
 def lesson_page(slug: str) -> Response:
     """A lesson opened from the course index of a launch: embedded and framable by the platforms (the
     site's own pages may not be), not graded (a link's grade belongs to the lesson it names)."""
-    from lesson.web.pages import grading, lesson_context
-
     item = lesson_state().content.lesson(slug)
     if item is None:
         abort(404)
@@ -345,9 +343,6 @@ def answer() -> tuple[Response, int] | Response:
         return jsonify(error="the launched lesson's quick check has no such question"), 404
     if question.task is None and body["choice"] not in {c.id for c in question.choices or []}:
         return jsonify(error="that is not one of this question's choices"), 400
-    from lesson.playground.tasks import TaskLogError
-    from lesson.web.pages import grading, task_log_refused
-
     if question.task is None:
         correct = grading().verdict(launch["slug"], question, body["choice"])
     else:
