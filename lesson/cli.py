@@ -353,7 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     scorm.add_argument("-o", "--output", type=Path, required=True, help="the .zip file to write")
     scorm.add_argument("--server", help="the public URL the lesson is served at (default: $LESSON_PUBLIC_URL)")
     scorm.add_argument("--mastery", type=int, default=80, help="passing score in percent (default 80)")
-    scorm.add_argument("--content", type=Path, default=None, help="content folder (default: the repo's)")
+    scorm.add_argument(
+        "--content", type=Path, default=None, help="content folder (default: $LESSON_CONTENT_ROOT, else the repo's)"
+    )
     scorm.add_argument(
         "--lang", help="locale of the launch page's UI strings (default: $LESSON_LOCALE, else en; pseudo for tests)"
     )

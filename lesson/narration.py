@@ -9,12 +9,10 @@ beside its ``code`` (the values stay in the run).
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from .i18n import DEFAULT, catalogue
 from .sim.model import Said
-
-S = TypeVar("S", bound=Said)
 
 
 def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFAULT) -> str:
@@ -25,12 +23,6 @@ def sentence(code: str, params: dict[str, Any] | None = None, locale: str = DEFA
         for k, v in (params or {}).items()
     }
     return catalogue(locale)[code].format(**values)
-
-
-def with_text(said: S, locale: str = DEFAULT) -> S:
-    """A copy of a log line (or anything else said) with its text, for code that reads the words rather
-    than writing them out (a test, a check)."""
-    return said.model_copy(update={"text": sentence(said.code, said.params, locale)})
 
 
 def line_text(said: Said) -> str:
@@ -56,4 +48,4 @@ def words(locale: str = DEFAULT) -> dict[str, Any]:
     return {"say": say}
 
 
-__all__ = ["line_text", "sentence", "with_text", "words"]
+__all__ = ["line_text", "sentence", "words"]

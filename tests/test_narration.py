@@ -231,9 +231,9 @@ def test_every_line_the_lesson_says_renders_in_english_and_the_pseudo_locale(eve
     for code, names in said:
         assert placeholders(ENGLISH[code]) == set(names), code
     for line in every_line:
-        english = narration.with_text(line).text
+        english = narration.sentence(line.code, line.params)
         assert english, line.code
-        pseudo = narration.with_text(line, PSEUDO).text
+        pseudo = narration.sentence(line.code, line.params, PSEUDO)
         assert pseudo.startswith("⟦") and pseudo.count("⟦") == len(_codes(line.code, line.params)), line.code
 
 
@@ -248,7 +248,8 @@ def test_the_simulation_says_codes_and_the_answer_carries_their_sentences() -> N
         (intro,) = page["view"]["log"][0]["lines"]
         assert set(intro) == {"text", "tone", "code"}, "the values stay in the run"
         assert intro["code"] == "narration.start"
-        assert intro["text"] == narration.with_text(begin(panels["outage"].start).log[0].lines[0], locale).text
+        (start,) = begin(panels["outage"].start).log[0].lines
+        assert intro["text"] == narration.sentence(start.code, start.params, locale)
         assert intro["text"].startswith("⟦") is (locale == PSEUDO)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 
-WAIT = 15.0  # seconds any one wait of a live press may take (a port, a frame, a notice)
+WAIT = 15.0  # seconds any one wait of a live press may take (a frame, a notice; a port twice this)
 
 
 class Recorder:

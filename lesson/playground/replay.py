@@ -102,9 +102,4 @@ def run_after(start: Run, events: list[Event]) -> Run:
     return run.model_copy(update={"log": list(history)})
 
 
-def run_of(panel: PlaygroundPanel, log: Log) -> Run:
-    """The run the whole log leads to, with its whole log of steps."""
-    return run_after(*checked(panel, log))
-
-
-__all__ = ["LogMismatch", "checked", "event_of", "run_after", "run_of", "steps", "variant_of"]
+__all__ = ["LogMismatch", "checked", "event_of", "run_after", "steps", "variant_of"]

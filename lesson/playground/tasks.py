@@ -26,7 +26,7 @@ from lesson.content.goals import holds
 from lesson.content.models import Task
 from lesson.content.panels import BUTTON_ID_MAX, PlaygroundPanel
 from lesson.sim import View, begin, build_view
-from lesson.sim.run import MAX_EVENTS
+from lesson.sim.run import MAX_EVENTS, view
 
 from .protocol import Log
 from .replay import LogMismatch, checked, steps
@@ -137,7 +137,7 @@ def done_at_start(task: Task, panel: PlaygroundPanel) -> bool:
     """Whether the panel's start, before any press, already shows what the task asks for: a content
     error (``lesson check`` reports it), since the learner would have nothing to do."""
     run = begin(panel.start_for(None, era=panel.start.era))
-    return task.earlier is None and holds(task.when, build_view(run.state, list(run.log), run.last, run.other))
+    return task.earlier is None and holds(task.when, view(run))
 
 
 class Grader:

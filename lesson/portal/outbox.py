@@ -80,7 +80,6 @@ __all__ = [
     "RETRYABLE_STATUS",
     "Item",
     "Outbox",
-    "OutboxError",
     "SendOutcome",
     "Sender",
     "OutboxStore",
@@ -104,10 +103,6 @@ _JITTER = random.Random()
 class _Kind:
     send: Sender
     batch: int
-
-
-class OutboxError(Exception):
-    """The store could not be reached or read."""
 
 
 def encode(payload: Mapping[str, Any]) -> str:

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+# Retried besides every 5xx: a request timeout, too early, too many requests.
+RETRYABLE_STATUS = frozenset({408, 425, 429})
 
 
 @dataclass(frozen=True)

@@ -226,17 +226,18 @@ def answer_json(slug: str, qid: str) -> tuple[Response, int] | Response:
     first = held.get(qid) not in {c.id for c in question.choices or []}
     if first:
         held[qid] = choice
+    grade = grading()
     return jsonify(
         question=qid,
         choice=choice,
-        correct=choice == question.answer,
+        correct=grade.verdict(slug, question, choice),
         answer=question.answer,
         explanation=question.explanation,
         see=_see(slug, question),
         counted=first,
         scored=held[qid],
-        scored_correct=held[qid] == question.answer,
-        score=grading().score(slug, held),
+        scored_correct=grade.verdict(slug, question, held[qid]),
+        score=grade.score(slug, held),
     )
 
 

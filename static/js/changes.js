@@ -39,7 +39,7 @@ export function diffServers(before, after) {
 export const toolKey = (t) => `${t.name}@${t.server}`;
 
 // Tools that joined or left the model's next prompt with this press.
-export function diffPrompt(before, after) {
+function diffPrompt(before, after) {
   const old = new Set(((before && before.tools) || []).map(toolKey));
   const now = new Set(((after && after.tools) || []).map(toolKey));
   return {
@@ -56,7 +56,7 @@ const COUNTERS = [
   ["lost_answers", (n) => t("changes.lost_answers", { n })],
 ];
 
-export function diffCounters(before, after) {
+function diffCounters(before, after) {
   if (!before || !after) return [];
   return COUNTERS.filter(([key]) => before[key] !== after[key]).map(([key, say]) => ({
     key,
@@ -69,7 +69,7 @@ export function diffCounters(before, after) {
 // Baskets by store (the handles panel): baskets new or gone from a store, baskets whose items
 // changed, handles the model holds now that it did not, and the store the next call lands on when
 // that moved. A store that is no longer shown loses its baskets with it.
-export function diffStores(before, after) {
+function diffStores(before, after) {
   const old = new Map((before.stores || []).map((s) => [s.label.text, s]));
   const out = { added: [], removed: [], changed: [], current: null, held: [] };
   for (const s of after.stores || []) {

@@ -13,7 +13,7 @@ const BEFORE = () => t("goal.before");
 
 // Staged hints: each press of the hint button shows the next stage, the last one being the solution, so
 // a learner who wants a nudge is not handed the whole sequence.
-export function mountHints(section) {
+function mountHints(section) {
   const box = section.querySelector('[data-role="hints"]');
   if (!box) return;
   const stages = [...box.querySelectorAll("li")];
@@ -30,7 +30,7 @@ export function mountHints(section) {
   });
 }
 
-export function mountGoal(section) {
+function mountGoal(section) {
   const block = section.querySelector('[data-role="goal"]');
   if (!block) return;
   const state = block.querySelector('[data-role="goal-state"]');

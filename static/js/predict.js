@@ -9,7 +9,7 @@ import { need, t } from "./i18n.js";
 // This module's own messages (i18n.js). Its questions are mounted once they are here: a press made
 // before then is one no question was asked about.
 await need("predict");
-export function mountPredictions(section) {
+function mountPredictions(section) {
   const sets = [...section.querySelectorAll('[data-role="predict"]')];
   if (!sets.length) return;
   const announce = section.querySelector('[data-role="announce"]');

@@ -4,9 +4,9 @@
 // An id as lesson/content/base.py has it (ID_PATTERN, at most ID_MAX = 40 characters).
 const ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
-export const isId = (text) => typeof text === "string" && ID.test(text);
+const isId = (text) => typeof text === "string" && ID.test(text);
 
-export const pressItems = (events) => events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
+const pressItems = (events) => events.map(([kind, arg]) => (kind === "e" ? `@${arg}` : arg));
 
 // A playground's log as one line, `panel:era:variant:presses`, as a task's answer and a share link carry
 // it (lesson/playground/tasks.py reads the same).
@@ -24,7 +24,7 @@ export function readLine(text) {
 }
 
 // The log's events for those items; null when one is neither a button id nor an era switch.
-export function eventsOf(items) {
+function eventsOf(items) {
   const events = [];
   for (const item of items) {
     if (item === "@legacy" || item === "@modern") events.push(["e", item.slice(1)]);

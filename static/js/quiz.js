@@ -89,7 +89,7 @@ function refusal(result) {
 }
 
 /** The answers this browser holds for one lesson's quick check: {question id: choice id}. */
-export const heldAnswers = (slug) => local.get(KEY(slug)) || {};
+const heldAnswers = (slug) => local.get(KEY(slug)) || {};
 
 export function mountQuiz(section) {
   const slug = section.dataset.quiz;

@@ -11,7 +11,7 @@ import pytest
 from lesson.content.course import default_root, load_panels
 from lesson.content.models import Task
 from lesson.playground.protocol import Log
-from lesson.playground.replay import LogMismatch, run_of
+from lesson.playground.replay import LogMismatch, checked, run_after
 from lesson.playground.service import Service
 from lesson.playground.tasks import TaskLogError, done
 
@@ -48,7 +48,7 @@ REFUSED = [
 @pytest.mark.parametrize(("log", "why", "socket_code"), REFUSED)
 def test_the_socket_and_the_grader_refuse_a_log_for_the_same_reason(panels, service, log, why, socket_code) -> None:
     with pytest.raises(LogMismatch) as mismatch:
-        run_of(panels["handles"], log)
+        run_after(*checked(panels["handles"], log))
     assert mismatch.value.code == why and mismatch.value.params["panel"] == "handles"
     answer = opened(service, "handles", log)
     assert answer["type"] == "error" and answer["code"] == socket_code
@@ -60,7 +60,7 @@ def test_the_socket_and_the_grader_refuse_a_log_for_the_same_reason(panels, serv
 def test_a_log_both_take_leads_to_the_playground_pressed_by_hand(panels, service) -> None:
     presses = ["call-a", "a-dies", "turn", "a-back"]
     log = Log(era="legacy", events=[("e", "modern"), *[("p", p) for p in presses]], seq=5)
-    run = run_of(panels["outage"], log)
+    run = run_after(*checked(panels["outage"], log))
     assert [s.step for s in run.log] == list(range(6))  # the start and each event's step
     handle = opened(service, "outage", Log(era="legacy"))["handle"]
     frames = [{"type": "era", "era": "modern"}, *[{"type": "press", "button": p} for p in presses]]

@@ -18,9 +18,8 @@ from pylti1p3.exception import LtiServiceException
 from pylti1p3.service_connector import ServiceConnector
 
 from .. import outbox
-from .tool import Tool
+from .tool import SCORE_SCOPE, Tool
 
-SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 TIMEOUT = 20.0  # seconds for one request to the platform
 
 

@@ -27,6 +27,8 @@ from .store import SqliteCache
 
 log = logging.getLogger("lesson.portal.lti")
 
+# The scope a platform grants for posting scores (LTI Assignment and Grade Services).
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 NONCE_TTL = 24 * 3600  # a launch's nonce stays claimed as long as pylti1p3 keeps the launch data
 
 

@@ -23,7 +23,7 @@ from lesson.web.pages import grading, lesson_context, task_log_refused
 from lesson.web.state import lesson_state
 
 from . import grades
-from .tool import NONCE_TTL, REASONS, StateCookies, Tool, log, origin_of, reason_for
+from .tool import NONCE_TTL, REASONS, SCORE_SCOPE, StateCookies, Tool, log, origin_of, reason_for
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 
@@ -31,7 +31,6 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 CUSTOM = CLAIM + "custom"
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
-SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id", "client_id")
 LOGIN_TTL = 600  # seconds from login initiation to launch
 LAUNCH_TTL = 24 * 3600  # how long a launched page may keep sending answers
