@@ -4,7 +4,7 @@
 // situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
 // (data-http-only), are disabled, with the reason beside them.
 import { fill, h, status } from "./dom.js";
-import { crossed, lineItem, plural, serverTable, wireList } from "./render.js";
+import { costStrip, crossed, lineItem, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
 
 // "Wire messages (10)": only what crossed the wire is counted; an item the host made or saw itself (a
@@ -105,6 +105,11 @@ export function mountRestarts(section, transport) {
       return step.lines.filter((l) => theirs.includes(l.text));
     });
     const lines = (list) => h("ul", { class: "lines" }, list.map(lineItem));
+    // The answer at a glance, first: what the whole restart cost on the wire in each era, as the
+    // playground's bar pair (none when the eras sent as many).
+    const whole = (side) => ({ era: side.era, lines: [], wire: side.steps.flatMap((s) => s.wire) });
+    const strip = costStrip({ this: whole(legacy), other: whole(modern) });
+    if (strip) strip[0] = h("p", { class: "cost-title" }, t("lab.cost_title"));
     fill(
       out,
       h(
@@ -116,6 +121,7 @@ export function mountRestarts(section, transport) {
       ),
       r.note ? h("p", { class: "meta", "data-content": "" }, r.note) : null,
       // The situation's own steps come before the restart's, which are numbered after them.
+      strip ? h("div", { class: "cost" }, strip) : null,
       r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.setup_step", { step: s.step, label: s.label.text })).join("; ") })) : null,
       h("div", { class: "sides" }, r.sides.map((side) =>
         h(

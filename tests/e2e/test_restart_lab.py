@@ -96,7 +96,8 @@ def test_a_result_goes_stale_and_options_that_cannot_apply_are_disabled(page: Pa
 def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
     """A restart while idle starts the same way in both eras: what both say is shown once, under "Both
     eras" below the sides; each era's side says only what is its own (legacy: the old session id's 404),
-    and a side with nothing of its own for a step says so."""
+    and a side with nothing of its own for a step says so. Above them, each era's wire count for the whole
+    restart."""
     page.goto(RESTARTS)
     lab = restart_lab(page)
     restart = lab.get_by_role("button", name="Restart the server")
@@ -109,6 +110,16 @@ def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
     expect(legacy).to_contain_text("404")
     expect(modern).not_to_contain_text("404")
     expect(modern).to_contain_text(message("lab.nothing_else"))
+    # The answer at a glance, above the sides: what the whole restart cost on the wire in each era, the
+    # sum of the counts its steps name (the legacy client's new session costs more than a modern re-list).
+    expect(lab.get_by_text(message("lab.cost_title"))).to_be_visible()
+    totals = {}
+    for era, side in (("legacy", legacy), ("modern", modern)):
+        counts = side.locator("summary").all_inner_texts()
+        totals[era] = sum(int(re.search(r"\d+", c).group()) for c in counts)
+        row = lab.get_by_role("listitem").filter(has_text=re.compile("^" + re.escape(message(f"era.{era}"))))
+        expect(row).to_contain_text(message("count.wire_message.many", n=totals[era]))
+    assert totals["legacy"] > totals["modern"], totals
     said = [side.locator("ul.lines > li").all_inner_texts() for side in sides]
     lines = [line for side in said for line in side if line]
     assert len(lines) == len(set(lines)), f"said twice: {sorted(x for x in lines if lines.count(x) > 1)}"
