@@ -246,6 +246,9 @@ def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() 
     offered = sorted(s["id"] for items in page_scenarios(root).values() for s in items)
     assert offered == want
     assert len(offered) >= 3
+    # A playground's own walk-through (the scenario named as the panel is) is the first it offers.
+    owned = {pid: [s["id"] for s in items] for pid, items in page_scenarios(root).items() if pid in want}
+    assert owned and all(ids[0] == pid for pid, ids in owned.items()), owned
 
 
 def _check_lines(root: Path) -> list[str]:

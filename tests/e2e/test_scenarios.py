@@ -48,7 +48,7 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     outage = open_playground(page, OUTAGE, "Play out an outage")
     # Scenarios are offered only beside their own panel (the gateway's: test_gateway_scenario_…).
     offers = outage.get_by_role("button", name=re.compile("^" + re.escape(message("scenario.play", title=""))))
-    expect(offers).to_have_text([offer(script(n)) for n in ("churn", "outage")])
+    expect(offers).to_have_text([offer(script(n)) for n in ("outage", "churn")])  # the panel's own first
     press(outage, "B deploys a new tool", 1)  # the replay starts from a fresh playground
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
