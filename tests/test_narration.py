@@ -49,9 +49,10 @@ BUILT = (
     "narration.switch.",
     *(f"narration.{kind}." for kind in WORDS),
 )
-# Values that are data rather than the simulation's words: a tool's reply (the server's own text), a server's
-# title and the user's answer (both from the content); and lists of names.
-DATA = {"result", "title", "answer"}
+# Values that are data rather than the simulation's words: a tool's reply and the question a server asks the
+# user (the server's own text, quoted as the wire carries it), a server's title and the user's answer (both
+# from the content); and lists of names.
+DATA = {"result", "question", "title", "answer"}
 LISTS = {"tools", "names"}
 NAME = re.compile(r"^[\w.:/@#-]+( \([\w.:/@#-]+\))?$")  # "search", "2025-11-25", "explain_query (B)"
 VOCABULARY = {w for words in WORDS.values() for w in words}

@@ -184,7 +184,7 @@ class LegacyClient(BaseClient):
             event_id=event_id,
         )
         code = "narration.elicitation_asked_again" if again else "narration.elicitation_asked"
-        self.say(code, "info", server=c.server)  # the server asks the user: not the model's doing
+        self.say(code, "info", server=c.server, question=QUESTION)  # the server asks the user: not the model's doing
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv

@@ -131,7 +131,8 @@ class ModernClient(BaseClient):
             generation=srv.generation,
         )
         # The server asks the user: not the model's doing, so no "Model:" label.
-        self.say("narration.input_required_again" if again else "narration.input_required", "info", server=c.server)
+        code = "narration.input_required_again" if again else "narration.input_required"
+        self.say(code, "info", server=c.server, question=QUESTION)
 
     def answer(self, answer: str, after_expiry: bool) -> None:
         c, srv = self.c, self.srv
