@@ -1,7 +1,8 @@
 // The churn stepper: moments computed by the simulation at start-up, shown one at a time.
 // The moments are fetched on demand (compressed, cached for good), not inlined in the page and not at
 // load: when the stepper comes within a few hundred pixels of the screen, or at the first touch, key or
-// focus inside it, or before printing. A press that comes before the moments waits for them. While they
+// focus inside it, or before printing. A Previous or Next that comes before the moments brings them,
+// the first moment first; an era chosen meanwhile applies once they are here. While they
 // are on their way the status line says so; if they fail, Previous and Next are off until "Try again"
 // (or a press there) fetches them again. Those words show in the moment's place; the status line that
 // announces them stays visually hidden throughout, since a status moving in and out of the page's flow
@@ -73,6 +74,9 @@ export function mountStepper(section) {
     if (data) return fn(event);
     load().then((ok) => ok && fn(event));
   };
+  // A move by a moment: before the moments are here it only brings them, so the first one the
+  // learner sees is the first, not the one after a moment never shown.
+  const move = (fn) => (event) => (data ? fn(event) : load());
 
   const observer = "IntersectionObserver" in window
     ? new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) load(); }, { rootMargin: NEAR })
@@ -147,8 +151,8 @@ export function mountStepper(section) {
     if (before) markServers(region, diffServers(before, after), (el, word) => el?.setAttribute("data-mark", t(`mark.${word}`)));
   }
 
-  prev.addEventListener("click", when(() => { if (index > 0) { index -= 1; show(true); } }));
-  next.addEventListener("click", when(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
+  prev.addEventListener("click", move(() => { if (index > 0) { index -= 1; show(true); } }));
+  next.addEventListener("click", move(() => { if (index < data[era].length - 1) { index += 1; show(true); } }));
   section.addEventListener("keydown", (event) => {
     // A focused table box scrolls with the arrows; its "Show every field" would be drawn away with the moment.
     if (event.target.matches("input, .table-wrap, .unfold")) return;
@@ -156,7 +160,7 @@ export function mountStepper(section) {
     // The arrows belong to the stepper while the focus is in it, at its ends too: they must not
     // fall through to the page (presenter mode would change screens).
     if (event.key === "ArrowRight" || event.key === "ArrowLeft") event.preventDefault();
-    when(() => {
+    move(() => {
       if (event.key === "ArrowRight" && index < data[era].length - 1) { index += 1; show(true); }
       if (event.key === "ArrowLeft" && index > 0) { index -= 1; show(true); }
     })(event);

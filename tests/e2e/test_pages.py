@@ -66,6 +66,8 @@ def check_first(page: Page) -> None:
 
 def use_churn(page: Page) -> None:
     stepper = panel(page, "A session with churn")
+    stepper.scroll_into_view_if_needed()
+    expect(stepper.get_by_role("heading", level=4)).to_have_text(moment_title(1))
     stepper.get_by_role("button", name="Next moment").click()
     expect(stepper.get_by_role("heading", level=4)).to_have_text(moment_title(2))
     check_first(page)
