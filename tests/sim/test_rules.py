@@ -573,6 +573,9 @@ def test_a_legacy_answer_after_expiry_is_refused_there_is_no_request_state() -> 
     assert run.state.host.clients["W"].pending_input is not None  # the question still stands
     run, _ = step(run, UserAnswers(server="W"))
     assert not run.last.rejected and run.state.host.clients["W"].pending_input is None
+    # With no question pending, the era's reason still comes first: it is why this press never works here.
+    run, _ = step(run, UserAnswers(server="W", after_expiry=True))
+    assert run.last.rejected and codes(run)[-1] == "refusal.no_request_state"
 
 
 def test_restart_listen_open_legacy_drops_404_reinitialize_new_get_relist() -> None:

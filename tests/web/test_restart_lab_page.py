@@ -93,8 +93,11 @@ def test_an_http_server_s_options_are_marked_exactly_where_stdio_makes_them_chan
         changes = [s.id for s in PANEL.situations if outcome(s.id, [stdio, variant.id]) != outcome(s.id, [stdio])]
         assert ("data-http-only" in boxes[variant.id]) == (not changes), (variant.id, changes)
         if "data-http-only" in boxes[variant.id]:
-            why = re.search(rf'id="{boxes[variant.id]["aria-describedby"]}">([^<]*)<', lesson)
-            assert why and translate("en", "lab.http_only") in why[1]
+            ids = boxes[variant.id]["aria-describedby"].split()
+            said = [m[1] for i in ids if (m := re.search(rf'id="{i}">([^<]*)<', lesson))]
+            assert translate("en", "lab.http_only") in said, said
+    # Said once on the page, however many options it describes.
+    assert lesson.count(translate("en", "lab.http_only")) == 1
 
 
 def test_an_option_that_applies_only_sometimes_says_when(lesson: str) -> None:

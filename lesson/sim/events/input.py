@@ -55,11 +55,12 @@ class UserAnswers(EventBase):
 def _answer(st: Step, e: UserAnswers) -> None:
     c = st.client(e.server)
     srv = st.srv(e.server)
+    if e.after_expiry and c.era == "legacy":
+        # The question waits on the call's open stream: only a 2026-07-28 round seals a requestState.
+        # First: the era's reason holds whatever else is going on.
+        raise Rejected("refusal.no_request_state", server=e.server)
     if c.pending_input is None:
         raise Rejected("refusal.not_asking", server=e.server)
     if not srv.up or c.status == "down":
         raise Rejected("refusal.answer_waits_for_server", server=e.server)
-    if e.after_expiry and c.era == "legacy":
-        # The question waits on the call's open stream: only a 2026-07-28 round seals a requestState.
-        raise Rejected("refusal.no_request_state", server=e.server)
     client_for(st, c).answer(e.answer, e.after_expiry)
