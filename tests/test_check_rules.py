@@ -73,6 +73,39 @@ def test_a_broken_rule_is_reported_at_its_line(root: Path, file: str, old: str, 
     says(problem, *facts)
 
 
+def extra_questions(answers: list[str]) -> str:
+    """Two-choice questions for the fixture's quiz, one for each right answer given."""
+    return "".join(
+        f"""  - id: extra-{n}
+    prompt: "Fixture question extra {n}?"
+    choices:
+      - {{id: a, text: "Choice extra A"}}
+      - {{id: b, text: "Choice extra B"}}
+    answer: {answer}
+    explanation: "Fixture explanation. The other is wrong."
+    see: "#start-here"
+"""
+        for n, answer in enumerate(answers)
+    )
+
+
+def test_right_choices_mostly_in_one_place_are_reported(root: Path) -> None:
+    """Always picking the second choice must not pass the course's quick checks: a place holding the right
+    choice in most questions is reported at the first question it is right in."""
+    from lesson.content.limits import RIGHT_PLACE_FROM
+
+    quiz = root / "quizzes" / "first.yaml"
+    fixture = quiz.read_text()  # two questions: the right choice second, then first
+    quiz.write_text(fixture + extra_questions(["b"] * RIGHT_PLACE_FROM))
+    (problem,) = found(root)
+    line = fixture.splitlines().index('      - {id: b, text: "Choice one B"}') + 1
+    assert problem.startswith(f"{quiz}:{line}: ")
+    says(problem, "choice 2", f"{RIGHT_PLACE_FROM + 1} of", f"{RIGHT_PLACE_FROM + 2}")
+    # Three of them right in the first place: the second holds half, which is allowed.
+    quiz.write_text(fixture + extra_questions(["a"] * 3 + ["b"] * (RIGHT_PLACE_FROM - 3)))
+    assert found(root) == []
+
+
 def test_a_walk_through_moment_that_says_too_much_is_reported(root: Path) -> None:
     """A moment is read in a bar beside the changes it explains: a long one covers them on a phone."""
     from lesson.content.limits import MAX_NARRATION_WORDS

@@ -14,7 +14,7 @@ from lesson.sim.model import ERAS
 
 from .check_lessons import LESSON_LINK, anchors
 from .goals import All, Condition, Not, Test, describe, holds, resolve
-from .limits import MAX_FEEDBACK_WORDS, MIN_CHOICE_SHARE, word_count
+from .limits import MAX_FEEDBACK_WORDS, MAX_RIGHT_PLACE_SHARE, MIN_CHOICE_SHARE, RIGHT_PLACE_FROM, word_count
 from .models import Content, Lesson, Task
 from .panels import AnyPanel, PlaygroundPanel, unknown_condition_servers
 from .scenarios import page_scenarios
@@ -73,8 +73,10 @@ def _sentences(text: str) -> int:
 def check_choices(root: Path, content: Content) -> list[ContentError]:
     """A choice question cannot be passed by picking the longest answer: the right choice is not strictly
     the longest, the shortest choice is at least MIN_CHOICE_SHARE of the longest, and the explanation
-    covers the wrong choices too (a sentence, or a clause after '; ', for each choice but one)."""
+    covers the wrong choices too (a sentence, or a clause after '; ', for each choice but one). Across the
+    course, the right choice is not in one place of the list (the second, say) in most questions."""
     out = []
+    places: list[tuple[int, Path, int | None]] = []  # the right choice's place (1-based), where it is written
     for quiz in content.quizzes.values():
         path = root / "quizzes" / f"{quiz.id}.yaml"
         doc = parse_yaml(read_text(path), path)
@@ -84,6 +86,7 @@ def check_choices(root: Path, content: Content) -> list[ContentError]:
             lengths = {c.id: len(c.text) for c in q.choices}
             shown = ", ".join(f"{cid}: {size}" for cid, size in lengths.items())
             right = next(i for i, c in enumerate(q.choices) if c.id == q.answer)
+            places.append((right + 1, path, doc.line(("questions", n, "choices", right))))
             if lengths[q.answer] > max(v for k, v in lengths.items() if k != q.answer):
                 out.append(
                     ContentError(
@@ -110,6 +113,18 @@ def check_choices(root: Path, content: Content) -> list[ContentError]:
                         doc.line(("questions", n, "explanation")),
                         f"question {q.id!r}: the explanation has {count} sentence(s) for {len(q.choices)} choices; "
                         "say why the right one is right and why the others are not",
+                    )
+                )
+    if len(places) >= RIGHT_PLACE_FROM:
+        for place in sorted({p for p, _, _ in places}):
+            at = [(path, line) for p, path, line in places if p == place]
+            if len(at) > MAX_RIGHT_PLACE_SHARE * len(places):
+                out.append(
+                    ContentError(
+                        *at[0],
+                        f"the right choice is choice {place} in {len(at)} of the course's {len(places)} choice "
+                        f"questions, so always picking choice {place} passes; move some right choices elsewhere "
+                        f"(at most {MAX_RIGHT_PLACE_SHARE:.0%} in one place)",
                     )
                 )
     return out

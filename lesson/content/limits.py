@@ -21,6 +21,10 @@ MAX_PANELS = 2
 MAX_FEEDBACK_WORDS = 40
 # A choice question cannot be passed by length: the shortest choice is at least this share of the longest.
 MIN_CHOICE_SHARE = 0.7
+# Across the course's choice questions (once it has RIGHT_PLACE_FROM of them), no one place in the list of
+# choices holds the right one more than this share of the time: always picking it would pass.
+MAX_RIGHT_PLACE_SHARE = 0.5
+RIGHT_PLACE_FROM = 6
 # A glossary definition is read in passing, from a link in the middle of a lesson.
 MAX_DEFINITION_WORDS = 45
 # A walk-through's moment is read beside the changes it explains, in a bar at the foot of a phone's screen.
@@ -53,6 +57,8 @@ __all__ = [
     "MAX_PANELS",
     "MAX_FEEDBACK_WORDS",
     "MIN_CHOICE_SHARE",
+    "MAX_RIGHT_PLACE_SHARE",
+    "RIGHT_PLACE_FROM",
     "MAX_DEFINITION_WORDS",
     "MAX_NARRATION_WORDS",
     "word_count",
