@@ -72,7 +72,7 @@ def _serve(
     import signal
 
     from .content.course import ContentError
-    from .settings import SettingsError
+    from .settings import SettingsError, load_settings
     from .web import create_app
 
     # One quiz-cookie key for every worker; each worker process builds its own app.
@@ -83,13 +83,13 @@ def _serve(
         os.environ["LESSON_LIVE"] = "true"
     if live_allow_remote:
         os.environ["LESSON_LIVE_ALLOW_REMOTE"] = "true"
-    if os.environ.get("LESSON_LIVE", "").lower() in ("true", "1"):
-        from .live import sdk_missing
-
-        if missing := sdk_missing():  # before the app imports anything of it
-            print(missing, file=sys.stderr)
-            return 2
     try:
+        if load_settings().LIVE:  # read as the app reads it
+            from .live import sdk_missing
+
+            if missing := sdk_missing():  # before the app imports anything of it
+                print(missing, file=sys.stderr)
+                return 2
         app = create_app()
     except ContentError as err:
         print(f"content error: {err}", file=sys.stderr)
@@ -135,17 +135,22 @@ def _serve(
 
 
 def _export_scorm(args: argparse.Namespace) -> int:
-    import os
 
     from .content.course import ContentError
     from .portal.scorm import ScormError, ScormOutputError, export
+    from .settings import SettingsError, load_settings
 
-    server = args.server or os.environ.get("LESSON_PUBLIC_URL")
+    try:
+        settings = load_settings()  # LESSON_PUBLIC_URL and LESSON_LOCALE, checked as the app checks them
+    except SettingsError as err:
+        print(f"export-scorm: {err}", file=sys.stderr)
+        return 1
+    server = args.server or settings.PUBLIC_URL
     if not server:
         print("export-scorm: give --server URL (or set LESSON_PUBLIC_URL): where the lesson is served", file=sys.stderr)
         return 1
     try:
-        locale = args.lang or os.environ.get("LESSON_LOCALE") or "en"
+        locale = args.lang or settings.LOCALE
         out = export(args.lesson, server, args.output, args.content, args.mastery, locale)
     except ScormOutputError as err:
         print(f"export-scorm: {err}", file=sys.stderr)

@@ -1,5 +1,5 @@
 // Entry point: mounts each panel on the page; one transport serves them all.
-import { h } from "./dom.js";
+import { h, whenNear } from "./dom.js";
 import { t } from "./i18n.js";
 import { mountProgress, relayStatements } from "./progress.js";
 import { linkedTo, local, quizKey, safeStorage } from "./store.js";
@@ -75,11 +75,9 @@ function mountNear(section, load) {
     }
     start();
   };
-  const observer = "IntersectionObserver" in window
-    ? new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) start(); }, { rootMargin: "400px 0px" })
-    : null;
+  let unwatch;
   function stop() {
-    observer?.disconnect();
+    unwatch?.();
     section.removeEventListener("click", hold, true);
     section.removeEventListener("focusin", start);
     window.removeEventListener("beforeprint", start);
@@ -87,8 +85,7 @@ function mountNear(section, load) {
   section.addEventListener("click", hold, true);
   section.addEventListener("focusin", start);
   window.addEventListener("beforeprint", start);
-  if (observer) observer.observe(section);
-  else start();
+  unwatch = whenNear(section, start);
   return start;
 }
 

@@ -26,11 +26,21 @@ export function status(el, text, quiet = false) {
   el.classList.toggle("visually-hidden", quiet);
 }
 
+// The learner asked the system for less motion: the page's scrolls are instant then.
+export const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+
+// `fn` each time `el` comes within 400px of the screen (at once, where nothing can tell): what a part
+// of the page fetches only as it nears the reader. Gives what stops the watch.
+export function whenNear(el, fn) {
+  if (!("IntersectionObserver" in window)) return fn(), () => {};
+  const watch = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && fn(), { rootMargin: "400px 0px" });
+  watch.observe(el);
+  return () => watch.disconnect();
+}
+
 // A stylesheet of its own for a part of the page few first views need (the sequence diagrams, presenter
 // mode), next to lesson.css under the same build prefix. Resolves once it applies, or failed: the part
 // still works unstyled rather than not at all.
-// The learner asked the system for less motion: the page's scrolls are instant then.
-export const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
 
 export function loadStyle(name) {
   const href = new URL(`../css/${name}`, import.meta.url).href;

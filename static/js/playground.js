@@ -3,7 +3,7 @@
 // worker) it answers need_log and the page hands the log back once. Answers carry the newest
 // log entry; the page keeps the history.
 import { diffViews, stepName, summarize, toolKey } from "./changes.js";
-import { fill, h, loadStyle, reducedMotion } from "./dom.js";
+import { fill, h, loadStyle, reducedMotion, whenNear } from "./dom.js";
 import { comparison, costStrip, counterLine, handleState, logEntry, logList, markServers, plural, promptList, serverTable, stepWire, wireList } from "./render.js";
 import { t } from "./i18n.js";
 import { makeTimeline } from "./timeline.js";
@@ -93,15 +93,8 @@ export function mountPlayground(section, transport) {
   if (region("diagram")) {
     section.addEventListener("pointerdown", loadDiagrams, { once: true });
     section.addEventListener("focusin", loadDiagrams, { once: true });
-    if ("IntersectionObserver" in window) {
-      const near = new IntersectionObserver((entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          near.disconnect();
-          loadDiagrams();
-        }
-      }, { rootMargin: "400px 0px" });
-      near.observe(region("diagram"));
-    }
+    // fetched once: a later pass of the region costs nothing
+    whenNear(region("diagram"), loadDiagrams);
   }
   function drawWire(v) {
     wireWanted = v;

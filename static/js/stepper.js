@@ -8,13 +8,11 @@
 // announces them stays visually hidden throughout, since a status moving in and out of the page's flow
 // stops the browser from keeping the reader's place (scroll anchoring) when the moments arrive.
 import { diffServers } from "./changes.js";
-import { fill, h, status } from "./dom.js";
+import { fill, h, status, whenNear } from "./dom.js";
 import { logList, markServers, momentName, promptList, serverTable } from "./render.js";
 import { need, t } from "./i18n.js";
 
 await need("stepper"); // this module's own messages (i18n.js)
-
-const NEAR = "400px 0px"; // how close to the screen the stepper starts fetching its moments
 
 export function mountStepper(section) {
   const region = section.querySelector('[data-region="moment"]');
@@ -78,18 +76,15 @@ export function mountStepper(section) {
   // learner sees is the first, not the one after a moment never shown.
   const move = (fn) => (event) => (data ? fn(event) : load());
 
-  const observer = "IntersectionObserver" in window
-    ? new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) load(); }, { rootMargin: NEAR })
-    : null;
+  let unwatch;
   const early = () => load();
   function stop() {
-    observer?.disconnect();
+    unwatch?.();
     section.removeEventListener("pointerdown", early);
     section.removeEventListener("focusin", early);
     window.removeEventListener("beforeprint", early);
   }
-  if (observer) observer.observe(section);
-  else load();
+  unwatch = whenNear(section, early);
   section.addEventListener("pointerdown", early);
   section.addEventListener("focusin", early);
   window.addEventListener("beforeprint", early);
