@@ -34,7 +34,7 @@ def sequences(panel: PlaygroundPanel) -> list[tuple[str, ...]]:
 
 
 def test_a_panel_uses_it() -> None:
-    assert [p.id for p in PANELS] == ["answering"]
+    assert PANELS, "no shipped panel has a choice that matters in one era only: the tests below check nothing"
 
 
 @pytest.mark.parametrize("panel", PANELS, ids=lambda p: p.id)
