@@ -14,7 +14,7 @@
 // Messages go to, and are accepted from, only the origins in <html data-embed-origins="..."> (space
 // separated; "https://*.example.com" matches subdomains; "*" any parent). No attribute: no messages.
 
-import { safeStorage } from "./store.js";
+import { SAFE_ID, safeStorage } from "./store.js";
 
 const ADL = "http://adlnet.gov/expapi";
 const TYPES = {
@@ -23,7 +23,6 @@ const TYPES = {
   question: `${ADL}/activities/cmi.interaction`,
   goal: `${ADL}/activities/objective`,
 };
-const PART = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
 
 // --- storage: safeStorage() and the notice live in store.js (every page's storage goes through it);
 // they are exported here too, for a portal's page that uses this file with store.js alone.
@@ -183,7 +182,7 @@ export function createEmitter(channel, lessonIri = null) {
   });
 
   const statement = (verb, kind, part, title, result, task = false) => {
-    if (kind !== "lesson" && !PART.test(String(part))) throw new Error(`bad ${kind} id for a statement: ${part}`);
+    if (kind !== "lesson" && !SAFE_ID.test(String(part))) throw new Error(`bad ${kind} id for a statement: ${part}`);
     const definition = { type: TYPES[kind] };
     if (title) definition.name = { "en-US": String(title) };
     if (kind === "question") definition.interactionType = task ? "other" : "choice";

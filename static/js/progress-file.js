@@ -1,14 +1,12 @@
 // Progress as a file (download, load) and as a portal's resume message: read and checked here, fetched
 // by progress.js at the first use, since a first view neither downloads nor loads progress.
 import { need, t } from "./i18n.js";
-import { idList } from "./progress.js";
-import { local, quizKey } from "./store.js";
+import { idList, MAX_ITEMS } from "./progress.js";
+import { local, quizKey, SAFE_ID } from "./store.js";
 
 await need("progress"); // this module's own messages (i18n.js)
 
 const FORMAT = "mcp-churn-lab-progress";
-const ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
-const MAX_ITEMS = 200;
 const MAX_ANSWER = 12000; // a task's log line (lesson/playground/tasks.py MAX_LINE)
 
 /** Progress from a file or a portal's resume message, in either shape; null when unusable. A file saved
@@ -35,7 +33,7 @@ function answerMap(value) {
   for (const [q, a] of Object.entries(value).slice(0, MAX_ITEMS)) {
     const choice = Array.isArray(a) ? a[0] : a; // the compact shape keeps [choice, success]
     // A choice id, or a task's playground log as one line (graded again by the server when loaded).
-    if (ID.test(q) && typeof choice === "string" && choice.length <= MAX_ANSWER) out[q] = choice;
+    if (SAFE_ID.test(q) && typeof choice === "string" && choice.length <= MAX_ANSWER) out[q] = choice;
   }
   return out;
 }

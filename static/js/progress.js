@@ -6,13 +6,12 @@
 // (startover.js) come at their first use: a first view uses neither.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { local, progressKey } from "./store.js";
+import { local, progressKey, SAFE_ID } from "./store.js";
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
-const MAX_ITEMS = 200;
+export const MAX_ITEMS = 200;
 
 export function idList(value) {
-  return Array.isArray(value) ? [...new Set(value.filter((x) => typeof x === "string" && ID.test(x)))].slice(0, MAX_ITEMS) : [];
+  return Array.isArray(value) ? [...new Set(value.filter((x) => typeof x === "string" && SAFE_ID.test(x)))].slice(0, MAX_ITEMS) : [];
 }
 
 const fileCode = () => import("./progress-file.js");

@@ -94,6 +94,9 @@ function make(kind) {
 export const session = make("session");
 export const local = make("local");
 
+// An id read back from storage, a progress file or a portal, or put in a statement: a short IRI-safe word.
+export const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,79}$/;
+
 // Where the page keeps what it holds, each written by one module and cleared by Start over (startover.js):
 // a lesson's quiz answers (quiz.js; app.js looks before loading it), its progress (progress.js), a
 // playground's log (playground.js; quiz.js reads it for a task) and the presses a walk-through set aside.
