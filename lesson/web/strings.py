@@ -29,7 +29,7 @@ from lesson.content.models import Lesson
 from lesson.content.yamlfile import ContentError
 
 from .. import i18n
-from ..i18n import DEFAULT, PSEUDO, catalogue, locales, script_messages
+from ..i18n import DEFAULT, PSEUDO, locales, script_messages
 from .assets import Assets
 from .state import lesson_state
 
@@ -129,8 +129,6 @@ _reload_lock = threading.Lock()
 
 
 def init_app(app: Flask) -> None:
-    app.config.setdefault("LOCALE", "en")
-    catalogue(app.config["LOCALE"])  # raises KeyError naming the shipped locales
     app.jinja_env.globals["_"] = _
     app.jinja_env.globals["messages_url"] = messages_url
     app.jinja_env.globals["html_lang"] = html_lang
