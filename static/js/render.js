@@ -296,7 +296,9 @@ export function costStrip(cmp, diagramId) {
   const row = (s) => {
     const bar = h("span", { class: "cost-bar", "aria-hidden": "true" });
     bar.style.setProperty("--share", String(on(s) / most));
-    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t(`era.${s.era}`)), bar, h("strong", {}, plural(on(s), "wire_message")));
+    // A count that ended in an error says so: fewer messages may only mean the era failed sooner.
+    const failed = s.lines.some((l) => l.tone === "error");
+    return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t(`era.${s.era}`)), bar, h("strong", {}, plural(on(s), "wire_message"), failed ? t("cost.error") : ""));
   };
   return [
     h("p", { class: "cost-title" }, t("cost.title")),

@@ -107,7 +107,7 @@ export function mountRestarts(section, transport) {
     const lines = (list) => h("ul", { class: "lines" }, list.map(lineItem));
     // The answer at a glance, first: what the whole restart cost on the wire in each era, as the
     // playground's bar pair (none when the eras sent as many).
-    const whole = (side) => ({ era: side.era, lines: [], wire: side.steps.flatMap((s) => s.wire) });
+    const whole = (side) => ({ era: side.era, lines: side.steps.flatMap((s) => s.lines), wire: side.steps.flatMap((s) => s.wire) });
     const strip = costStrip({ this: whole(legacy), other: whole(modern) });
     if (strip) strip[0] = h("p", { class: "cost-title" }, t("lab.cost_title"));
     fill(
