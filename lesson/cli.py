@@ -140,17 +140,18 @@ def _export_scorm(args: argparse.Namespace) -> int:
     from .portal.scorm import ScormError, ScormOutputError, export
     from .settings import SettingsError, load_settings
 
-    try:
-        settings = load_settings()  # LESSON_PUBLIC_URL and LESSON_LOCALE, checked as the app checks them
-    except SettingsError as err:
-        print(f"export-scorm: {err}", file=sys.stderr)
-        return 1
-    server = args.server or settings.PUBLIC_URL
+    server, locale = args.server, args.lang
+    if not (server and locale):  # what the command line leaves out comes from the settings, checked as the app does
+        try:
+            settings = load_settings()
+        except SettingsError as err:
+            print(f"export-scorm: {err}", file=sys.stderr)
+            return 1
+        server, locale = server or settings.PUBLIC_URL, locale or settings.LOCALE
     if not server:
         print("export-scorm: give --server URL (or set LESSON_PUBLIC_URL): where the lesson is served", file=sys.stderr)
         return 1
     try:
-        locale = args.lang or settings.LOCALE
         out = export(args.lesson, server, args.output, args.content, args.mastery, locale)
     except ScormOutputError as err:
         print(f"export-scorm: {err}", file=sys.stderr)

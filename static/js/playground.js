@@ -93,7 +93,7 @@ export function mountPlayground(section, transport) {
   if (region("diagram")) {
     section.addEventListener("pointerdown", loadDiagrams, { once: true });
     section.addEventListener("focusin", loadDiagrams, { once: true });
-    // fetched once: a later pass of the region costs nothing
+    // Each pass asks again: once the code is here that costs nothing, and a failed fetch is tried again.
     whenNear(region("diagram"), loadDiagrams);
   }
   function drawWire(v) {

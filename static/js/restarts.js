@@ -2,7 +2,8 @@
 // A result belongs to the options it was made with: change one and the result says it is out of
 // date until the learner runs again (or puts the options back). Options that cannot change the chosen
 // situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
-// (data-http-only), are disabled, with the reason beside them.
+// (data-http-only), are disabled; each names its reason as its description (the HTTP options share one,
+// said once under the stdio option).
 import { fill, h, status } from "./dom.js";
 import { costStrip, crossed, lineItem, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";

@@ -95,6 +95,7 @@ def test_an_http_server_s_options_are_marked_exactly_where_stdio_makes_them_chan
         if "data-http-only" in boxes[variant.id]:
             ids = boxes[variant.id]["aria-describedby"].split()
             said = [m[1] for i in ids if (m := re.search(rf'id="{i}">([^<]*)<', lesson))]
+            assert len(said) == len(ids), f"a description that names nothing: {ids}"
             assert translate("en", "lab.http_only") in said, said
     # Said once on the page, however many options it describes.
     assert lesson.count(translate("en", "lab.http_only")) == 1
