@@ -4,7 +4,7 @@
 // situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
 // (data-http-only), are disabled; each names its reason as its description (the HTTP options share one,
 // said once under the stdio option).
-import { fill, h, status } from "./dom.js";
+import { fill, h, loadStyle, status } from "./dom.js";
 import { costStrip, crossed, lineItem, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
 
@@ -16,7 +16,7 @@ function wireSummary(wire) {
   return off ? t("lab.wire_with_local", { n: on, local: plural(off, "local_item") }) : t("lab.wire", { n: on });
 }
 
-await need("lab"); // this module's own messages (i18n.js)
+await Promise.all([need("lab"), loadStyle("lab.css")]); // this module's own messages (i18n.js) and styles
 
 const LABEL = (era) => t(`era.${era}`);
 // A step by its number, as the table's "last change" names it ("step 2: new session").
