@@ -4,6 +4,7 @@ the outbox and the record-store forwarder: the server itself only checks and for
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Literal
@@ -101,3 +102,16 @@ def lesson_scored(
     score = Score(scaled=scaled, raw=correct, min=0, max=total)
     result = Result(success=passed, completion=True, score=score)
     return _statement(actor, "passed" if passed else "failed", "lesson", lesson_iri, None, title, result)
+
+
+def drained(forwarder, timeout: float) -> bool:
+    """Whether the record-store forwarder's outbox comes to hold no statement (each delivered or set aside)
+    within ``timeout`` seconds: a wait on that condition, asked every 50 ms."""
+    from lesson.portal.lrs import KIND
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(item.kind == KIND for item in forwarder.outbox.store.pending(1000)):
+            return True
+        time.sleep(0.05)
+    return False

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import http.client
 import json
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -117,9 +116,6 @@ class Lrs:
     def start(self) -> None:
         self.outbox.start()
 
-    def submit(self, statement: Statement | Mapping[str, Any]) -> bool:
-        return self.submit_many([statement]) == 1
-
     def submit_many(self, statements: Iterable[Statement | Mapping[str, Any]]) -> int:
         """Store the statements durably, all or none; how many were stored."""
         out = []
@@ -129,15 +125,6 @@ class Lrs:
             data.setdefault("id", str(uuid.uuid4()))
             out.append(data)
         return self.outbox.put_many(KIND, DESTINATION, out)
-
-    def flush(self, timeout: float) -> bool:
-        """Wait until the outbox holds no statement (delivered or set aside); False on timeout."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not any(i.kind == KIND for i in self.outbox.store.pending(1000)):
-                return True
-            time.sleep(0.05)
-        return False
 
 
 def from_settings(settings: Mapping[str, Any], box: ob.Outbox | None = None) -> Lrs | None:

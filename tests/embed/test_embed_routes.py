@@ -101,7 +101,7 @@ def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_pat
     ]
     resp = c.post("/api/xapi", json=good)
     assert resp.status_code == 202 and resp.get_json() == {"queued": 2, "dropped": 0}
-    assert app.extensions["lrs"].flush(10)
+    assert statements.drained(app.extensions["lrs"], 10)
     assert [s["id"] for s in state.received] == [s["id"] for s in good]
 
     bad = {**good[0], "verb": {"id": "http://adlnet.gov/expapi/verbs/hacked"}}

@@ -35,7 +35,7 @@ def answers(n: int) -> list[dict]:
 def deliver(f: lrs.Lrs) -> None:
     f.start()
     try:
-        assert f.flush(timeout=20)
+        assert statements.drained(f, 20)
     finally:
         f.outbox.stop()
 
@@ -55,7 +55,7 @@ def test_statements_arrive_in_order_after_the_store_recovers(store: FakeLrs, tmp
     store.fail_next = 3
     f = forwarder(store, tmp_path)
     sent = answers(5)
-    assert f.submit_many(sent[:2]) == 2 and f.submit(sent[2]) and f.submit_many(sent[3:]) == 2
+    assert f.submit_many(sent[:2]) == 2 and f.submit_many(sent[2:3]) == 1 and f.submit_many(sent[3:]) == 2
     deliver(f)
     assert store.received == sent  # in order, each once
     assert store.attempts == 4  # three 503s, then one batch
@@ -82,7 +82,7 @@ def test_a_statement_the_store_refuses_is_set_aside_and_the_rest_go_through(stor
 def test_a_statement_without_an_id_gets_one_so_a_resend_is_recorded_once(store: FakeLrs, tmp_path: Path) -> None:
     f = forwarder(store, tmp_path)
     plain = {k: v for k, v in answers(1)[0].items() if k != "id"}
-    f.submit(plain)
+    f.submit_many([plain])
     (item,) = f.outbox.store.pending(10)
     assert re.fullmatch(r"[0-9a-f-]{36}", item.payload["id"])
     deliver(f)
@@ -104,7 +104,7 @@ def test_a_store_that_asks_to_wait_is_not_asked_again_before(store: FakeLrs, tmp
     store.down, store.retry_after = True, "120"
     f = forwarder(store, tmp_path)
     f.outbox.retry_max = 600
-    f.submit(answers(1)[0])
+    f.submit_many(answers(1))
     before = time.time()
     f.outbox.run_once()
     assert store.attempts == 1

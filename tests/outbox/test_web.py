@@ -52,7 +52,7 @@ def test_healthz_reports_statements_given_up(store: FakeLrs, tmp_path: Path) -> 
     c = app.test_client()
     bad = statements.answered(ACTOR, IRI, "q1", "bad", False).to_json()
     assert c.post("/api/xapi", json=bad).get_json()["queued"] == 1  # the request started the sender
-    assert app.extensions["lrs"].flush(20)
+    assert statements.drained(app.extensions["lrs"], 20)
     report = c.get("/healthz").get_json()["outbox"]
     assert report["depth"] == 0 and report["given_up"] == 1 and report["set_aside"] == 1
     app.extensions["outbox"].stop()
