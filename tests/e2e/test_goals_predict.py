@@ -164,6 +164,7 @@ def test_predict_then_see_the_host_built_error(outage: Locator) -> None:
     question = prediction(outage)
     expect(question).to_be_visible()
     expect(question).to_contain_text(A_DIES.question)
+    expect(question.get_by_text(translate("en", "predict.how", button="A dies"))).to_be_visible()  # press to see
     # The press's status says a question is waiting, for whoever does not see it appear.
     expect(outage.get_by_role("status")).to_contain_text(message("predict.asked", button="A dies"))
     wrong = next(c for c in A_DIES.choices if c.id != A_DIES.answer)

@@ -13,6 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
 from lesson.content.scenarios import Scenario, load_scenario
+from lesson.i18n import translate
 
 from .helpers import (
     GATEWAYS,
@@ -256,6 +257,8 @@ def test_a_scenario_asks_for_a_guess_and_its_press_reveals_the_answer_but_not_th
     outage.get_by_role("button", name=offer(s)).click()
     expect_step(outage, s, 1)
     expect(question).to_be_visible()
+    # The walk-through's box says how to go on: the question does not also ask for a button's press.
+    expect(question.get_by_text(translate("en", "predict.how", button="A dies"))).to_be_hidden()
     scenario = scenario_box(outage, s)
     asks = message("scenario.predict_first", question=message("scenario.the_question"))
     expect(scenario.get_by_role("status")).to_contain_text(asks)
