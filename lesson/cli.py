@@ -72,7 +72,7 @@ def _serve(
     import signal
 
     from .content.course import ContentError
-    from .settings import SettingsError, load_settings
+    from .settings import SettingsError
     from .web import create_app
 
     # One quiz-cookie key for every worker; each worker process builds its own app.
@@ -84,13 +84,7 @@ def _serve(
     if live_allow_remote:
         os.environ["LESSON_LIVE_ALLOW_REMOTE"] = "true"
     try:
-        if load_settings().LIVE:  # read as the app reads it
-            from .live import sdk_missing
-
-            if missing := sdk_missing():  # before the app imports anything of it
-                print(missing, file=sys.stderr)
-                return 2
-        app = create_app()
+        app = create_app()  # with LESSON_LIVE on and no SDK, a SettingsError that names the install command
     except ContentError as err:
         print(f"content error: {err}", file=sys.stderr)
         return 1
@@ -135,7 +129,6 @@ def _serve(
 
 
 def _export_scorm(args: argparse.Namespace) -> int:
-
     from .content.course import ContentError
     from .portal.scorm import ScormError, ScormOutputError, export
     from .settings import SettingsError, load_settings

@@ -222,8 +222,6 @@ def page_scenarios(root: Path) -> dict[str, list[dict]]:
     press, are left out (``lesson check`` reports the latter). A scenario file that does not load raises
     ContentError, as any broken content does: it stops start-up, and a reload shows it."""
     out: dict[str, list[dict]] = {}
-    # A panel's own walk-through (the scenario named as the panel is) comes first, then the others by
-    # name: lesson 3's outage playground opens with its outage, not with lesson 1's session.
     for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
         scenario, start, _steps = load_scenario(path)
         panel = _panel_of(scenario, path)
@@ -238,8 +236,10 @@ def page_scenarios(root: Path) -> dict[str, list[dict]]:
                 "steps": [{"title": s.title, "narration": s.narration, "press": presses(s)} for s in scenario.steps],
             }
         )
+    # A panel's own walk-through (the scenario named as the panel is) comes first, then the others by
+    # name (a stable sort): lesson 3's outage playground opens with its outage, not lesson 1's session.
     for pid, offers in out.items():
-        offers.sort(key=lambda offer, pid=pid: offer["id"] != pid)  # stable: the rest keep their order
+        offers.sort(key=lambda offer, pid=pid: offer["id"] != pid)
     return out
 
 

@@ -41,7 +41,6 @@ export function whenNear(el, fn) {
 // A stylesheet of its own for a part of the page few first views need (the sequence diagrams, presenter
 // mode), next to lesson.css under the same build prefix. Resolves once it applies, or failed: the part
 // still works unstyled rather than not at all.
-
 export function loadStyle(name) {
   const href = new URL(`../css/${name}`, import.meta.url).href;
   let link = [...document.querySelectorAll('link[rel="stylesheet"]')].find((l) => l.href === href);

@@ -121,8 +121,8 @@ export function mountRestarts(section, transport) {
         ".",
       ),
       r.note ? h("p", { class: "meta", "data-content": "" }, r.note) : null,
-      // The situation's own steps come before the restart's, which are numbered after them.
       strip ? h("div", { class: "cost" }, strip) : null,
+      // The situation's own steps come before the restart's, which are numbered after them.
       r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.setup_step", { step: s.step, label: s.label.text })).join("; ") })) : null,
       h("div", { class: "sides" }, r.sides.map((side) =>
         h(
