@@ -286,7 +286,7 @@ const NO_TWIN = "narration.no_twin";
 
 // What the step cost on the wire in each era, as a bar pair beside the table: shown only when the eras
 // differ (a restart, a return), where that difference is the point. The full diagram is one link away.
-export function costStrip(cmp, diagramId) {
+export function costStrip(cmp, diagramId, title = "cost.title") {
   // An era switch has no counterpart in the other era: its cost beside nothing would compare nothing.
   if (!cmp || cmp.other.lines.some((line) => line.code === NO_TWIN)) return null;
   const on = (s) => crossed(s.wire);
@@ -301,7 +301,7 @@ export function costStrip(cmp, diagramId) {
     return h("li", { class: `cost-row era-${s.era}` }, h("span", { class: "cost-era" }, t(`era.${s.era}`)), bar, h("strong", {}, plural(on(s), "wire_message"), failed ? t("cost.error") : ""));
   };
   return [
-    h("p", { class: "cost-title" }, t("cost.title")),
+    h("p", { class: "cost-title" }, t(title)),
     h("ul", { class: "cost-rows" }, row(legacy), row(modern)),
     diagramId ? h("a", { href: `#${diagramId}` }, t("cost.diagram")) : null,
   ];

@@ -109,8 +109,7 @@ export function mountRestarts(section, transport) {
     // The answer at a glance, first: what the whole restart cost on the wire in each era, as the
     // playground's bar pair (none when the eras sent as many).
     const whole = (side) => ({ era: side.era, lines: side.steps.flatMap((s) => s.lines), wire: side.steps.flatMap((s) => s.wire) });
-    const strip = costStrip({ this: whole(legacy), other: whole(modern) });
-    if (strip) strip[0] = h("p", { class: "cost-title" }, t("lab.cost_title"));
+    const strip = costStrip({ this: whole(legacy), other: whole(modern) }, null, "lab.cost_title");
     fill(
       out,
       h(
