@@ -204,6 +204,16 @@ class Situation(Strict):
     )
 
 
+class LabQuestion(Strict):
+    """A question the lab asks before a restart: the learner guesses, sets the lab up (``situation`` and
+    ``variants``), restarts, and checks the guess against ``answer``, shown with the result it explains."""
+
+    situation: ID = Field(description="the situation the question is about")
+    variants: list[ID] = Field(default_factory=list, description="the options ticked for it (none by default)")
+    question: Annotated[Label, Field(description="asked before the restart: what will it cost?")]
+    answer: Annotated[Label, Field(description="what the result shows, and why; shown with that result")]
+
+
 class RestartLabPanel(Strict):
     id: Annotated[ID, Field(description="the panel's id, the file's name, and what '::: <id>' in a lesson names")]
     kind: Annotated[
@@ -215,12 +225,39 @@ class RestartLabPanel(Strict):
     server: Annotated[str, Field(description="the server that restarts (a server of the start)")]
     situations: list[Situation] = Field(description="the situations offered, each a button", min_length=1)
     variants: list[Variant] = Field(description="alternative starts, offered as a choice", default_factory=list)
+    questions: list[LabQuestion] = Field(
+        default_factory=list, description="questions to guess before a restart, in the order they are asked"
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> RestartLabPanel:
         no_duplicates([s.id for s in self.situations], "situation", ("situations",))
         no_duplicates([v.id for v in self.variants], "variant", ("variants",))
+        situations, variants = [s.id for s in self.situations], [v.id for v in self.variants]
+        for n, q in enumerate(self.questions):
+            if q.situation not in situations:
+                hint = did_you_mean(q.situation, situations)
+                raise At(("questions", n, "situation"), f"situation {q.situation!r} is not one of this lab's{hint}")
+            for k, v in enumerate(q.variants):
+                if v not in variants:
+                    raise At(
+                        ("questions", n, "variants", k),
+                        f"variant {v!r} is not one of this lab's{did_you_mean(v, variants)}",
+                    )
+            no_duplicates(q.variants, "variant", ("questions", n, "variants"))
+        # The result of a restart shows the one question about its set-up: two about one set-up cannot both be.
+        no_duplicates(
+            [f"{q.situation} with {', '.join(sorted(q.variants)) or 'no option'}" for q in self.questions],
+            "question's set-up",
+            ("questions",),
+        )
         return self
+
+    def question_for(self, situation: str, variants: list[str]) -> LabQuestion | None:
+        """The question about a restart of ``situation`` with exactly these options ticked, if there is one."""
+        return next(
+            (q for q in self.questions if q.situation == situation and sorted(q.variants) == sorted(variants)), None
+        )
 
 
 AnyPanel = PlaygroundPanel | StepperPanel | RestartLabPanel

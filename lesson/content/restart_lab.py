@@ -28,6 +28,10 @@ class RestartResult(Strict):
     variants: list[str]
     setup: list[dict]  # {step, label}: the steps that set the situation up before the restart (both eras')
     sides: list[RestartSide]
+    # The lab's question about this very set-up, if it asks one, and its answer: shown with the result,
+    # where the learner checks the guess made before restarting (content).
+    question: str | None = None
+    answer: str | None = None
 
 
 def restart_lab(
@@ -80,7 +84,10 @@ def restart_lab(
             )
         v = view(run)  # its words are written where the result is sent (the service's answer)
         sides.append(RestartSide(era=era, steps=steps, view=v.model_copy(update={"log": v.log[first:]})))
+    asked = panel.question_for(situation.id, [v.id for v in variants])
     return RestartResult(
+        question=asked and asked.question,
+        answer=asked and asked.answer,
         situation=situation.id,
         label=situation.label,
         note=situation.note,

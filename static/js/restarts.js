@@ -79,6 +79,24 @@ export function mountRestarts(section, transport) {
   });
   applicable();
 
+  // A question's own set-up, ticked for the learner: its situation, and exactly its options.
+  section.querySelectorAll('[data-action="set-up"]').forEach((button, i) => {
+    button.disabled = false;
+    button.addEventListener("click", () => {
+      const ticks = new Set(button.dataset.variants.split(" ").filter(Boolean));
+      form.querySelector(`input[name="situation"][value="${CSS.escape(button.dataset.situation)}"]`).checked = true;
+      wanted.clear();
+      for (const box of form.querySelectorAll('input[name="variant"]')) {
+        box.checked = ticks.has(box.value);
+        if (box.checked) wanted.add(box.value);
+      }
+      applicable();
+      markStale();
+      submit.focus();
+      status(announce, t("lab.set_up", { n: i + 1 }));
+    });
+  });
+
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
@@ -121,6 +139,8 @@ export function mountRestarts(section, transport) {
       ),
       r.note ? h("p", { class: "meta", "data-content": "" }, r.note) : null,
       strip ? h("div", { class: "cost" }, strip) : null,
+      // The lab's question about this very set-up, if it asks one: checked here, beside what happened.
+      r.question ? h("details", { class: "lab-check" }, h("summary", {}, t("lab.check", { question: r.question })), h("p", { "data-content": "" }, r.answer)) : null,
       // The situation's own steps come before the restart's, which are numbered after them.
       r.setup.length ? h("p", { class: "meta" }, t("lab.setup", { steps: r.setup.map((s) => t("lab.setup_step", { step: s.step, label: s.label.text })).join("; ") })) : null,
       h("div", { class: "sides" }, r.sides.map((side) =>

@@ -91,7 +91,9 @@ def use_restarts(page: Page) -> None:
     lab.get_by_role("radio", name="a call is in flight").check()
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile("a call is in flight"))
-    page.get_by_text("Check your guess: an idle restart").click()
+    # The lab's question about this set-up, opened under the result.
+    in_flight = next(q for q in load_panels(default_root())["restarts"].questions if q.situation == "in-flight")
+    lab.get_by_text(message("lab.check", question=in_flight.question)).click()
     check_first(page)
     # The widest the lab gets: a restart with a listen stream open, its wire messages open; then a
     # stale result and a disabled option, which are part of what the lab shows.

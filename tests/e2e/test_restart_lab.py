@@ -11,6 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from lesson.content.course import default_root, load_panels
 from lesson.i18n import translate
 
 from .helpers import RESTARTS, message, narrated, restart_lab, takes_room
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.e2e
 
 NOT_IDEMPOTENT = "The call in flight is not idempotent (send_alert)"
 STDIO = "The server runs over stdio (the host launches it)"
+PANELS = load_panels(default_root())
 
 
 def result_for_none(situation: str) -> str:
@@ -125,3 +127,40 @@ def test_a_line_both_eras_say_is_shown_once(page: Page) -> None:
     assert len(lines) == len(set(lines)), f"said twice: {sorted(x for x in lines if lines.count(x) > 1)}"
     results = Axe().run(page)
     assert results.violations_count == 0, results.generate_report()
+
+
+def test_a_question_sets_the_lab_up_and_its_answer_comes_with_that_result(page: Page) -> None:
+    """Guess first: a question's button ticks exactly what the question is about and hands the keyboard to
+    Restart; its answer comes with that restart's result, closed until opened, and with no other."""
+    questions = PANELS["restarts"].questions
+    q = next(q for q in questions if q.variants)  # one with an option ticked
+    n = questions.index(q) + 1
+    page.goto(RESTARTS)
+    lab = restart_lab(page)
+    restart = lab.get_by_role("button", name="Restart the server")
+    expect(restart).to_be_enabled()
+    lab.get_by_role("checkbox", name=STDIO).check()  # a tick the question is not about is taken off
+    set_up = lab.get_by_role("button", name=translate("en", "lab.set_up", n=n))
+    expect(set_up).to_have_accessible_description(q.question)
+    set_up.click()
+    expect(restart).to_be_focused()
+    expect(lab.get_by_role("status")).to_have_text(message("lab.set_up", n=n))
+    situation = next(s for s in PANELS["restarts"].situations if s.id == q.situation)
+    expect(lab.get_by_role("radio", name=situation.label, exact=True)).to_be_checked()
+    for v in PANELS["restarts"].variants:
+        box = lab.get_by_role("checkbox", name=v.label, exact=True)
+        (expect(box).to_be_checked if v.id in q.variants else expect(box).not_to_be_checked)()
+    page.keyboard.press("Enter")
+    check = lab.locator("details").filter(has=page.get_by_text(message("lab.check", question=q.question), exact=True))
+    expect(check).to_be_visible()
+    answer = check.get_by_text(q.answer)
+    expect(answer).to_be_hidden()
+    check.get_by_text(message("lab.check", question=q.question)).click()
+    expect(answer).to_be_visible()
+    results = Axe().run(page)
+    assert results.violations_count == 0, results.generate_report()
+    # A set-up no question is about: no answer to check.
+    lab.get_by_role("radio", name="a listen stream is open").check()
+    lab.get_by_role("button", name="Run again").click()
+    expect(lab.get_by_role("status")).to_have_text(message("lab.done", situation="a listen stream is open"))
+    expect(lab.get_by_text(message("lab.check", question=q.question))).to_have_count(0)

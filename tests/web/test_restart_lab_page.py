@@ -119,3 +119,23 @@ def test_the_lesson_links_the_reference_table_of_every_situation(app, lesson: st
     assert headers[1:3] == ["Legacy (2025-11-25)", "Modern (2026-07-28)"]
     rows = [text for kind, text in cells if kind == "td"]
     assert "idle" in rows[0]
+
+
+def test_each_question_sets_up_options_that_apply_in_its_situation(lesson: str) -> None:
+    """A question's button ticks options the page would not leave ticked (one that cannot change its
+    situation, an HTTP server's option over stdio) only if the content got it wrong: none does. Its
+    button is off until the lab's code is in, as the Restart button is."""
+    tags = parse(lesson).tags
+    situations = {a["value"] for tag, a in tags if tag == "input" and a.get("name") == "situation"}
+    boxes = {a["value"]: a for tag, a in tags if tag == "input" and a.get("name") == "variant"}
+    buttons = [a for tag, a in tags if tag == "button" and a.get("data-action") == "set-up"]
+    assert len(buttons) == len(PANEL.questions) > 0
+    for button, q in zip(buttons, PANEL.questions, strict=True):
+        assert "disabled" in button
+        assert button["data-situation"] == q.situation in situations
+        ticks = button["data-variants"].split()
+        assert ticks == q.variants
+        for v in ticks:
+            assert q.situation in boxes[v].get("data-applies", q.situation).split(), (q.question, v)
+        over_stdio = any("data-stdio" in boxes[v] for v in ticks)
+        assert not (over_stdio and any("data-http-only" in boxes[v] for v in ticks)), q.question
