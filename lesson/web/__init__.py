@@ -77,9 +77,16 @@ def _data_name(name: str) -> str:
 _reload_lock = threading.Lock()
 
 
-def _reload_content() -> Response | None:
-    """With CONTENT_RELOAD (``lesson serve --reload``) or in debug mode, load the content again when a file
-    changed. Broken content keeps the last good content in use, and the page says what to fix."""
+def edits(root: Path) -> tuple:
+    """What an author may edit, as it is on disk: the content and the message catalogues. They are reloaded
+    together: the steppers' moments and the pages are written in the catalogues' words."""
+    return content_fingerprint(root), i18n.catalogue_fingerprint()
+
+
+def _reload_edits() -> Response | None:
+    """With CONTENT_RELOAD (``lesson serve --reload``) or in debug mode, load the content and the message
+    catalogues again when a file changed. Broken content keeps the last good content in use, and the page
+    says what to fix."""
     app = current_app
     if not (app.config["CONTENT_RELOAD"] or app.debug) or request.blueprint != "pages" or request.method != "GET":
         return None
@@ -89,9 +96,10 @@ def _reload_content() -> Response | None:
     if state.root is None:
         return None
     with _reload_lock:
-        now = content_fingerprint(state.root)
+        now = edits(state.root)
         if now == state.fingerprint:
             return None
+        i18n.reload()
         try:
             content, panels, steppers = _load(state.root)
         except ContentError as err:
@@ -101,6 +109,7 @@ def _reload_content() -> Response | None:
         state.content, state.panels, state.steppers, state.fingerprint = content, panels, steppers, now
         state.service.panels = panels
         state.assets.set_data(steppers)
+        strings.publish(app)
     return None
 
 
@@ -116,7 +125,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = secrets.token_hex(32)
 
     root = Path(app.config["CONTENT_ROOT"])
-    stamp = content_fingerprint(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
+    stamp = edits(root) if app.config["CONTENT_RELOAD"] or app.debug else ()
     content, panels, steppers = _load(root)
     service = Service(panels, RunCache(app.config["CACHE_BYTES"]), app.config["MAX_FRAME_BYTES"], app.config["LOCALE"])
     assets = Assets(static_dir(), extra=steppers)
@@ -138,7 +147,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     outbox.init_app(app)
     if app.config["CONTENT_RELOAD"]:
         app.jinja_env.auto_reload = True
-    app.before_request(_reload_content)
+    app.before_request(_reload_edits)
 
     guard.init_app(app)  # first: a request it refuses does no other work
     strings.init_app(app)

@@ -70,7 +70,7 @@ def _translations() -> dict[str, dict[str, Lesson]]:
     held = current_app.extensions.get("lesson.content.locales")
     if held is not None and held[0] is state.content:
         return held[1]  # type: ignore[no-any-return]
-    with _reload_lock:
+    with _translations_lock:
         problems: list[ContentError] = []
         table = load_locales(state.root, state.content, problems) if state.root is not None else {}
         for problem in problems:
@@ -117,7 +117,8 @@ def split_messages(table: dict[str, str]) -> dict[str, dict[str, str]]:
     return parts
 
 
-def _publish(app: Flask) -> None:
+def publish(app: Flask) -> None:
+    """Serve the scripts' messages of every locale as documents (again after the catalogues are reloaded)."""
     documents = {}
     for locale in locales():
         for group, part in split_messages(script_messages(locale)).items():
@@ -125,24 +126,12 @@ def _publish(app: Flask) -> None:
     app.extensions["lesson"].assets.add_documents(documents)
 
 
-_reload_lock = threading.Lock()
+_translations_lock = threading.Lock()
 
 
 def init_app(app: Flask) -> None:
     app.jinja_env.globals["_"] = _
     app.jinja_env.globals["messages_url"] = messages_url
     app.jinja_env.globals["html_lang"] = html_lang
-    _publish(app)
+    publish(app)
     app.jinja_env.globals["current_locale"] = current_locale
-    stamp = [i18n.catalogue_fingerprint()]
-
-    @app.before_request
-    def _reload_catalogues() -> None:
-        if not (app.config.get("CONTENT_RELOAD") or app.debug):
-            return
-        with _reload_lock:
-            now = i18n.catalogue_fingerprint()
-            if now != stamp[0]:
-                stamp[0] = now
-                i18n.reload()
-                _publish(app)

@@ -80,3 +80,31 @@ def test_debug_mode_reloads_too(root: Path) -> None:
     client.get("/lessons/first")
     edit(root / "lessons" / "01-first.md", "An opening paragraph.", "A rewritten opening.")
     assert "A rewritten opening." in client.get("/lessons/first").get_data(as_text=True)
+
+
+def test_an_edited_catalogue_reloads_with_the_content(root: Path, tmp_path: Path, monkeypatch) -> None:
+    """The catalogues are an author's files too: a page's words and a stepper's moments, which are written in
+    the catalogue's narration, change on the next page load, as a content edit does."""
+    import re
+
+    from lesson import i18n
+
+    messages = tmp_path / "messages"
+    shutil.copytree(i18n.HERE, messages)
+    monkeypatch.setattr(i18n, "HERE", messages)
+    i18n.reload()
+    try:
+        client = create_app({"SECRET_KEY": "x", "CONTENT_ROOT": str(root), "CONTENT_RELOAD": True}).test_client()
+
+        def moments() -> str:
+            page = client.get("/lessons/second").get_data(as_text=True)
+            return client.get(re.search(r'data-steps="([^"]+)"', page).group(1)).get_data(as_text=True)
+
+        assert "The model takes a turn" in moments()
+        edit(messages / "en.json", '"The model takes a turn"', '"The model has its turn"')
+        edit(messages / "en.json", '"lesson.all": "All lessons"', '"lesson.all": "Every lesson"')
+        assert "The model has its turn" in moments()
+        assert "Every lesson" in client.get("/lessons/first").get_data(as_text=True)
+    finally:
+        monkeypatch.undo()
+        i18n.reload()
