@@ -236,7 +236,8 @@ def test_the_page_is_offered_only_scenarios_made_of_presses(tmp_path: Path) -> N
 def test_the_shipped_scenarios_with_a_playground_are_all_playable_in_the_page() -> None:
     from lesson.content.course import default_root, load_panels
     from lesson.content.panels import PlaygroundPanel
-    from lesson.content.scenarios import load_scenarios, page_scenarios
+    from lesson.content.scenarios import page_scenarios
+    from tests.scenarios import load_scenarios
 
     root = default_root()
     panels = load_panels(root)

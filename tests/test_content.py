@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from lesson.content.check import SCHEMAS, check, schema_pointer
 from lesson.content.course import ContentError, default_root, load_content, load_panels, load_yaml_model, messages
 from lesson.content.models import Content, Lesson
-from lesson.content.scenarios import load_scenarios
 from tests.facts import says
+from tests.scenarios import load_scenarios
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
 REPO_CONTENT = Path(__file__).resolve().parents[1] / "content"

@@ -211,11 +211,6 @@ def check_scenario(path: Path) -> list[ContentError]:
     return list({str(p): p for p in out}.values())
 
 
-def load_scenarios(root: Path) -> dict[str, Scenario]:
-    """Every scenario file under ``root/scenarios`` (validated, not replayed); raises ContentError."""
-    return {p.stem: load_yaml_file(p, Scenario)[0] for p in sorted((Path(root) / "scenarios").glob("*.yaml"))}
-
-
 def page_scenarios(root: Path) -> dict[str, list[dict]]:
     """What the page needs to replay scenarios, by panel id: each scenario's title and its steps as
     presses of that panel's buttons. Scenarios without a playground panel, or with a step that is not a
@@ -249,7 +244,6 @@ __all__ = [
     "check_scenario",
     "scenario_events",
     "load_scenario",
-    "load_scenarios",
     "page_scenarios",
     "presses",
 ]

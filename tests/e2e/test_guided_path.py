@@ -13,8 +13,9 @@ from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root, load_panels
 from lesson.content.panels import PlaygroundPanel
-from lesson.content.scenarios import load_scenarios, presses
+from lesson.content.scenarios import presses
 from tests.guided_path import GOAL_PRESSES, WALKS
+from tests.scenarios import load_scenarios
 
 from .helpers import choose_era, lesson_holding, message, panel, step_label
 

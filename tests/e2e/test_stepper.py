@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from lesson.content.course import default_root
-from lesson.content.scenarios import load_scenarios, presses
+from lesson.content.scenarios import presses
+from tests.scenarios import load_scenarios
 
 from .helpers import (
     CHURN,

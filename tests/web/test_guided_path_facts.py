@@ -11,9 +11,10 @@ import pytest
 
 from lesson.content.course import default_root, load_panels
 from lesson.content.panels import PlaygroundPanel
-from lesson.content.scenarios import load_scenarios, presses
+from lesson.content.scenarios import presses
 from lesson.playground.service import Service
 from tests.guided_path import GOAL_PRESSES, WALKS
+from tests.scenarios import load_scenarios
 
 from .pageclient import PageClient
 

@@ -44,7 +44,7 @@ def seen(moment: dict) -> list[tuple[str, str]]:
 
 def test_a_moment_for_each_step_of_its_scenario_in_each_era(moments) -> None:
     from lesson.content.course import default_root
-    from lesson.content.scenarios import load_scenarios
+    from tests.scenarios import load_scenarios
 
     steps = load_scenarios(default_root())["churn"].steps
     assert set(moments) == {"modern", "legacy"}
