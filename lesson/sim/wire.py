@@ -176,10 +176,6 @@ def acknowledged(sub_id: str) -> dict:
     }
 
 
-def listen_closed(sub_id: str) -> dict:
-    return result(sub_id, {"resultType": "complete", "_meta": {SUB_KEY: sub_id}})
-
-
 def cancelled(request_id: str | int) -> dict:
     """Modern stdio: how a client ends its listen request."""
     return {
@@ -274,9 +270,6 @@ CHECKS[("modern", "server/discover result")] = _c(("DiscoverResultResponse", "")
 CHECKS[("modern", "subscriptions/listen")] = _c(("SubscriptionsListenRequest", ""))
 CHECKS[("modern", "notifications/subscriptions/acknowledged")] = _c(("SubscriptionsAcknowledgedNotification", ""))
 CHECKS[("modern", "notifications/cancelled")] = _c(("CancelledNotification", ""))
-CHECKS[("modern", "subscriptions/listen result")] = _c(
-    ("JSONRPCResultResponse", ""), ("SubscriptionsListenResult", "/result")
-)
 
 
 def check_key(payload: dict[str, Any], answers: str | None = None) -> str:

@@ -14,7 +14,7 @@ from lesson.sim import Run, Start, advance, begin
 from lesson.sim import events as ev
 from lesson.sim.frames import WireFrame
 from lesson.sim.model import VERSION, ToolDef
-from lesson.sim.wire import CHECKS, SUB_KEY, listen_closed
+from lesson.sim.wire import CHECKS
 from tests import schemas
 
 from .support import ERAS
@@ -251,12 +251,7 @@ def test_every_event_kind_is_driven_and_has_an_effect_somewhere() -> None:
 def test_every_check_in_the_table_is_exercised() -> None:
     used = {(m.era, tuple((c.definition, c.pointer) for c in m.checks)) for m in everything().messages}
     unused = {key for key, cs in CHECKS.items() if (key[0], tuple((c.definition, c.pointer) for c in cs)) not in used}
-    # No press closes a listen stream gracefully, so its result is only checked from the builder.
-    assert unused == {("modern", "subscriptions/listen result")}
-    closed = listen_closed("listen-3")
-    assert closed["id"] == closed["result"]["_meta"][SUB_KEY] == "listen-3"
-    for c in CHECKS[("modern", "subscriptions/listen result")]:
-        assert schemas.errors(closed, "modern", c.definition, c.pointer) == []
+    assert unused == set()
 
 
 def test_every_check_names_a_definition_of_both_validators() -> None:
@@ -350,10 +345,6 @@ def _one_per_definition() -> list[tuple[WireFrame, str, str]]:
 @pytest.mark.usefixtures("fallback")
 def test_fallback_accepts_what_the_official_schema_accepts() -> None:
     sample = [(m.payload, m.era, d, p) for m, d, p in _one_per_definition()]
-    sample += [
-        (listen_closed("listen-3"), "modern", c.definition, c.pointer)
-        for c in CHECKS[("modern", "subscriptions/listen result")]
-    ]
     assert {(e, d, p) for _, e, d, p in sample} == {
         (e, c.definition, c.pointer) for (e, _), cs in CHECKS.items() for c in cs
     }
