@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.ports import free_port
 from tests.threads import serve_in_thread
 
 # Property tests draw new examples on every local run; CI (HYPOTHESIS_PROFILE=ci, set by .ci/run)
@@ -215,14 +216,6 @@ def serve_app():
     yield start
     for server in servers:
         server.shutdown()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_healthy(base: str, proc, timeout: float = 60) -> None:

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-from tests.conftest import free_port
+from tests.ports import free_port
 
 from .conftest import lti_config
 from .platform import Platform

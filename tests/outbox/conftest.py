@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lesson.portal import outbox
-from tests.conftest import free_port
 from tests.outbox.fakelrs import FakeLrs, store  # noqa: F401 - the fixture
+from tests.ports import free_port
 
 
 @pytest.fixture(scope="session")

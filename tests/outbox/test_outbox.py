@@ -219,7 +219,7 @@ def test_a_bad_url_is_named(url: str, message: str) -> None:
 
 
 def test_an_unreachable_redis_refuses_at_once_and_says_so(tmp_path) -> None:
-    from tests.conftest import free_port
+    from tests.ports import free_port
 
     box = outbox.from_settings({"OUTBOX_URL": f"redis://127.0.0.1:{free_port()}/0"}, tmp_path)
     assert box.put("t", "d", {"n": 0}) is False

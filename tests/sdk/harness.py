@@ -16,7 +16,6 @@ import functools
 import itertools
 import json
 import os
-import random
 import shutil
 import signal
 import socket
@@ -36,6 +35,7 @@ from lesson.sim.run import Playground, advance, begin
 from lesson.sim.starts import STARTS
 from lesson.sim.trace import trace
 from lesson.sim.wire import INPUT_KEY
+from tests.ports import free_port
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -71,44 +71,6 @@ def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT) -> 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
-
-
-# The lowest port the system hands out by itself, to a bind to port 0 or a connection's own end.
-HANDED_OUT = Path("/proc/sys/net/ipv4/ip_local_port_range")
-LOWEST_HANDED_OUT = int(HANDED_OUT.read_text().split()[0]) if HANDED_OUT.exists() else 49152
-
-
-def own_ports() -> range:
-    """The ports this test process may hand out: below those the system hands out, and a slice of their own
-    for each of pytest-xdist's workers (``gw0``, ``gw1``...). Two flows running side by side could otherwise
-    draw the same free port before either server binds it: one server fails to start, and its flow's client
-    talks to the other flow's server instead (an HTTP error at ``initialize``, a token it does not know)."""
-    count = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    n = int(worker[2:]) % count if worker[2:].isdigit() else 0
-    span = (LOWEST_HANDED_OUT - 10_000) // count
-    return range(10_000 + n * span, 10_000 + (n + 1) * span)
-
-
-_HANDED: set[int] = set()  # the ports this process has handed out: none twice (two draws of one flow)
-
-
-def free_port() -> int:
-    """A free port of 127.0.0.1 of this process's own (``own_ports``), none handed out before: a server
-    restarted on it finds it free again, though other programs bind and connect meanwhile. Drawn from the
-    system's randomness, not the seeded ``random`` each test worker shares."""
-    ports = own_ports()
-    if len(_HANDED) > len(ports) // 2:  # a long session: the oldest flows' servers are long gone
-        _HANDED.clear()
-    draw = random.SystemRandom()
-    while True:
-        port = draw.randrange(ports.start, ports.stop)
-        if port in _HANDED:
-            continue
-        with socket.socket() as s, contextlib.suppress(OSError):
-            s.bind(("127.0.0.1", port))
-            _HANDED.add(port)
-            return port
 
 
 def port_open(port: int) -> bool:

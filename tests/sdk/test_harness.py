@@ -36,20 +36,3 @@ def test_a_stdio_server_is_forked_by_the_zygote_and_ends_with_its_tap(tmp_path):
         tap.kill()
         tap.wait()
         lab.close()
-
-
-def test_side_by_side_workers_never_draw_the_same_port(monkeypatch):
-    """Each of pytest-xdist's workers draws its servers' ports from a slice of its own, below the ports the
-    system hands out, and one process never hands out a port twice: two flows running at once cannot both
-    pick a port before either binds it."""
-    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
-    slices = []
-    for worker in ("gw0", "gw1"):
-        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
-        slices.append(set(harness.own_ports()))
-    assert slices[0] and slices[1] and not slices[0] & slices[1]
-    assert max(slices[0] | slices[1]) < harness.LOWEST_HANDED_OUT
-    monkeypatch.setattr(harness, "_HANDED", set())
-    drawn = [harness.free_port() for _ in range(200)]
-    assert len(set(drawn)) == len(drawn), "a port was handed out twice"
-    assert set(drawn) <= slices[1]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import websocket
 
-from tests.conftest import free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)

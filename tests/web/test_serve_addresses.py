@@ -20,7 +20,8 @@ import pytest
 
 from lesson.web.reach import learner_urls, machine_addresses
 
-from ..conftest import free_port, wait_healthy
+from ..conftest import wait_healthy
+from ..ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
