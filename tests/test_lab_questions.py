@@ -81,24 +81,28 @@ def methods(result: dict, era: str) -> list[str]:
 
 
 def test_the_shipped_answers_say_what_the_simulation_does() -> None:
-    """Idle: legacy does more (a 404, then initialize); no session id: nothing more in either era; a call
-    in flight: lost in both eras and sent again, being idempotent; send_alert is not, and is not sent again."""
+    """Idle: legacy does more (a 404, then initialize); no session id: the call and its result in either era;
+    a call in flight: lost in both eras and sent again, being idempotent, after legacy's new session;
+    send_alert is not idempotent: not sent again, and the model gets the host's own error."""
     assert [(q.situation, q.variants) for q in PANEL.questions] == [
         ("idle", []),
         ("idle", ["no-session"]),
         ("in-flight", []),
+        ("in-flight", ["unsafe-call"]),
     ]
     idle = restart("idle")
     assert wire_counts(idle)["legacy"] > wire_counts(idle)["modern"]
     assert "initialize" in methods(idle, "legacy") and "initialize" not in methods(idle, "modern")
     plain = restart("idle", "no-session")
-    assert wire_counts(plain)["legacy"] == wire_counts(plain)["modern"]
+    assert wire_counts(plain) == {"legacy": 2, "modern": 2}
     assert "initialize" not in methods(plain, "legacy")
-    for variants, sent_again in (([], ["get_forecast"]), (["unsafe-call"], [])):
+    lost = restart("in-flight")
+    assert methods(lost, "legacy").index("initialize") < methods(lost, "legacy").index("tools/call")
+    assert "initialize" not in methods(lost, "modern")
+    for variants, sent_again, told in (([], ["get_forecast"], []), (["unsafe-call"], [], ["host_built"])):
         lost = restart("in-flight", *variants)
         for side in lost["sides"]:
-            calls = [m for step in side["steps"] for m in step["wire"] if m["on_wire"]]
-            called = [
-                m["payload"]["params"]["name"] for m in calls if (m["payload"] or {}).get("method") == "tools/call"
-            ]
-            assert called == sent_again, (side["era"], variants)
+            wire = [m for step in side["steps"] for m in step["wire"]]
+            calls = [m for m in wire if m["on_wire"] and (m["payload"] or {}).get("method") == "tools/call"]
+            assert [m["payload"]["params"]["name"] for m in calls] == sent_again, (side["era"], variants)
+            assert [m["kind"] for m in wire if m["receiver"] == "model"] == told, (side["era"], variants)

@@ -286,13 +286,14 @@ const NO_TWIN = "narration.no_twin";
 
 // What the step cost on the wire in each era, as a bar pair beside the table: shown only when the eras
 // differ (a restart, a return), where that difference is the point. The full diagram is one link away.
-export function costStrip(cmp, diagramId, title = "cost.title") {
+// `even`: drawn when both eras sent as many too (the restart lab, where that can be the answer).
+export function costStrip(cmp, diagramId, title = "cost.title", even = false) {
   // An era switch has no counterpart in the other era: its cost beside nothing would compare nothing.
   if (!cmp || cmp.other.lines.some((line) => line.code === NO_TWIN)) return null;
   const on = (s) => crossed(s.wire);
   const [legacy, modern] = cmp.this.era === "legacy" ? [cmp.this, cmp.other] : [cmp.other, cmp.this];
-  if (on(legacy) === on(modern)) return null;
-  const most = Math.max(on(legacy), on(modern));
+  if (on(legacy) === on(modern) && !even) return null;
+  const most = Math.max(on(legacy), on(modern), 1);
   const row = (s) => {
     const bar = h("span", { class: "cost-bar", "aria-hidden": "true" });
     bar.style.setProperty("--share", String(on(s) / most));

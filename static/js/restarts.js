@@ -93,7 +93,11 @@ export function mountRestarts(section, transport) {
       applicable();
       markStale();
       submit.focus();
-      status(announce, t("lab.set_up", { n: i + 1 }));
+      // Said in full to a screen reader; in view only while no result is shown (one that is says it is
+      // out of date, with its own Run again).
+      const ticked = [...form.querySelectorAll('input[name="variant"]:checked')].map((box) => box.parentElement.textContent.trim());
+      const situation = form.querySelector('input[name="situation"]:checked').parentElement.textContent.trim();
+      status(announce, t("lab.set_up", { n: i + 1, situation, options: ticked.length ? ticked.join("; ") : t("lab.none") }), shown !== null);
     });
   });
 
@@ -125,9 +129,9 @@ export function mountRestarts(section, transport) {
     });
     const lines = (list) => h("ul", { class: "lines" }, list.map(lineItem));
     // The answer at a glance, first: what the whole restart cost on the wire in each era, as the
-    // playground's bar pair (none when the eras sent as many).
+    // playground's bar pair, drawn even when the eras sent as many (a restart that costs nothing more).
     const whole = (side) => ({ era: side.era, lines: side.steps.flatMap((s) => s.lines), wire: side.steps.flatMap((s) => s.wire) });
-    const strip = costStrip({ this: whole(legacy), other: whole(modern) }, null, "lab.cost_title");
+    const strip = costStrip({ this: whole(legacy), other: whole(modern) }, null, "lab.cost_title", true);
     fill(
       out,
       h(
