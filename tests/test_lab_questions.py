@@ -28,6 +28,8 @@ def restarts_data() -> dict:
         ({"situation": "asleep"}, "situation 'asleep' is not one of this lab's"),
         ({"variants": ["no-sesion"]}, "variant 'no-sesion' is not one of this lab's; did you mean 'no-session'?"),
         ({"variants": ["stdio", "stdio"]}, "duplicate variant id 'stdio'"),
+        ({"variants": ["unsafe-call"]}, "variant 'unsafe-call' changes nothing while 'idle'"),
+        ({"variants": ["stdio", "no-session"]}, "an HTTP server's option cannot be ticked with stdio"),
     ],
 )
 def test_a_broken_question_is_rejected(change: dict, words: str) -> None:
@@ -42,8 +44,8 @@ def test_two_questions_about_one_set_up_are_rejected() -> None:
     """A result shows the one question about its set-up: the options' order does not make another."""
     data = restarts_data()
     data["questions"] = [
-        {"situation": "idle", "variants": ["stdio", "no-session"], "question": "Q?", "answer": "A."},
-        {"situation": "idle", "variants": ["no-session", "stdio"], "question": "R?", "answer": "B."},
+        {"situation": "idle", "variants": ["durable-sessions", "no-session"], "question": "Q?", "answer": "A."},
+        {"situation": "idle", "variants": ["no-session", "durable-sessions"], "question": "R?", "answer": "B."},
     ]
     with pytest.raises(ValidationError, match="duplicate question's set-up"):
         PanelModel.model_validate(data)
@@ -63,7 +65,7 @@ def test_each_question_s_answer_comes_with_the_result_of_its_set_up(q) -> None:
 
 
 @pytest.mark.parametrize(
-    ("situation", "variants"), [("listen", []), ("idle", ["stdio"]), ("idle", ["no-session", "stdio"])]
+    ("situation", "variants"), [("token", []), ("idle", ["stdio"]), ("idle", ["no-session", "durable-sessions"])]
 )
 def test_a_set_up_no_question_is_about_comes_without_one(situation: str, variants: list[str]) -> None:
     """Only the exact set-up: a question about an idle restart is not answered under one over stdio."""
@@ -82,11 +84,13 @@ def methods(result: dict, era: str) -> list[str]:
 
 def test_the_shipped_answers_say_what_the_simulation_does() -> None:
     """Idle: legacy does more (a 404, then initialize); no session id: the call and its result in either era;
+    a listen stream: legacy's new session, modern's new listen, each before the re-list;
     a call in flight: lost in both eras and sent again, being idempotent, after legacy's new session;
     send_alert is not idempotent: not sent again, and the model gets the host's own error."""
     assert [(q.situation, q.variants) for q in PANEL.questions] == [
         ("idle", []),
         ("idle", ["no-session"]),
+        ("listen", []),
         ("in-flight", []),
         ("in-flight", ["unsafe-call"]),
     ]
@@ -96,6 +100,10 @@ def test_the_shipped_answers_say_what_the_simulation_does() -> None:
     plain = restart("idle", "no-session")
     assert wire_counts(plain) == {"legacy": 2, "modern": 2}
     assert "initialize" not in methods(plain, "legacy")
+    listen = restart("listen")
+    for era, opens in (("legacy", "initialize"), ("modern", "subscriptions/listen")):
+        said = methods(listen, era)
+        assert opens in said and said.index(opens) < said.index("tools/list"), (era, said)
     lost = restart("in-flight")
     assert methods(lost, "legacy").index("initialize") < methods(lost, "legacy").index("tools/call")
     assert "initialize" not in methods(lost, "modern")

@@ -214,6 +214,14 @@ class LabQuestion(Strict):
     answer: Annotated[Label, Field(description="what the result shows, and why; shown with that result")]
 
 
+# What a variant needs of a situation to change it (restart lab): a variant that swaps the tool of the
+# call in flight needs a call in flight; one about a late answer needs an answer; one about verifying
+# requestState needs an input request. Other variants change every situation.
+NEEDS = {"call_tool": "start_call", "late_answer": "user_answers", "state_key_durable": "ask_user_input"}
+# An HTTP server's options: over stdio there is no session id, no stored SSE event and no token.
+HTTP_ONLY = ("issues_session_id", "sessions_durable", "event_store", "auth_in_process")
+
+
 class RestartLabPanel(Strict):
     id: Annotated[ID, Field(description="the panel's id, the file's name, and what '::: <id>' in a lesson names")]
     kind: Annotated[
@@ -245,6 +253,13 @@ class RestartLabPanel(Strict):
                         f"variant {v!r} is not one of this lab's{did_you_mean(v, variants)}",
                     )
             no_duplicates(q.variants, "variant", ("questions", n, "variants"))
+            for v in q.variants:
+                variant = next(x for x in self.variants if x.id == v)
+                if q.situation not in self.applies(variant):
+                    raise At(("questions", n, "variants"), f"variant {v!r} changes nothing while {q.situation!r}")
+            ticked = [x for x in self.variants if x.id in q.variants]
+            if any(self.over_stdio(x) for x in ticked) and any(self.http_only(x) for x in ticked):
+                raise At(("questions", n, "variants"), "an HTTP server's option cannot be ticked with stdio")
         # The result of a restart shows the one question about its set-up: two about one set-up cannot both be.
         no_duplicates(
             [f"{q.situation} with {', '.join(sorted(q.variants)) or 'no option'}" for q in self.questions],
@@ -252,6 +267,23 @@ class RestartLabPanel(Strict):
             ("questions",),
         )
         return self
+
+    def applies(self, variant: Variant) -> list[str]:
+        """The situations ``variant`` can change: those with the event it needs (``NEEDS``), or all."""
+        needed = [NEEDS["call_tool"]] if variant.call_tool else []
+        needed += [NEEDS["late_answer"]] if variant.late_answer else []
+        needed += [NEEDS[key] for key in variant.options if key in NEEDS]
+        kinds = {s.id: {e.kind for e in [*s.before, *s.after]} for s in self.situations}
+        return [s.id for s in self.situations if all(k in kinds[s.id] for k in needed)]
+
+    @staticmethod
+    def http_only(variant: Variant) -> bool:
+        """Whether ``variant`` sets an HTTP server's option, which changes nothing over stdio."""
+        return any(key in HTTP_ONLY for key in variant.options)
+
+    @staticmethod
+    def over_stdio(variant: Variant) -> bool:
+        return variant.options.get("transport") == "stdio"
 
     def question_for(self, situation: str, variants: list[str]) -> LabQuestion | None:
         """The question about a restart of ``situation`` with exactly these options ticked, if there is one."""

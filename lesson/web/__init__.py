@@ -99,7 +99,10 @@ def _reload_edits() -> Response | None:
         now = edits(state.root)
         if now == state.fingerprint:
             return None
+        # The catalogues first: the content's generated documents are written in their words. The
+        # scripts' messages follow them at once, whatever the content's state.
         i18n.reload()
+        strings.publish(app)
         try:
             content, panels, steppers = _load(state.root)
         except ContentError as err:
@@ -109,7 +112,6 @@ def _reload_edits() -> Response | None:
         state.content, state.panels, state.steppers, state.fingerprint = content, panels, steppers, now
         state.service.panels = panels
         state.assets.set_data(steppers)
-        strings.publish(app)
     return None
 
 

@@ -4,7 +4,7 @@
 // situation (data-applies, from the panel's data), or an HTTP server's while it runs over stdio
 // (data-http-only), are disabled; each names its reason as its description (the HTTP options share one,
 // said once under the stdio option).
-import { fill, h, loadStyle, status } from "./dom.js";
+import { fill, h, status } from "./dom.js";
 import { costStrip, crossed, lineItem, plural, serverTable, wireList } from "./render.js";
 import { need, t } from "./i18n.js";
 
@@ -16,7 +16,7 @@ function wireSummary(wire) {
   return off ? t("lab.wire_with_local", { n: on, local: plural(off, "local_item") }) : t("lab.wire", { n: on });
 }
 
-await Promise.all([need("lab"), loadStyle("lab.css")]); // this module's own messages (i18n.js) and styles
+await need("lab"); // this module's own messages (i18n.js); its styles are linked by the lab itself
 
 const LABEL = (era) => t(`era.${era}`);
 // A step by its number, as the table's "last change" names it ("step 2: new session").
@@ -97,7 +97,7 @@ export function mountRestarts(section, transport) {
       // out of date, with its own Run again).
       const ticked = [...form.querySelectorAll('input[name="variant"]:checked')].map((box) => box.parentElement.textContent.trim());
       const situation = form.querySelector('input[name="situation"]:checked').parentElement.textContent.trim();
-      status(announce, t("lab.set_up", { n: i + 1, situation, options: ticked.length ? ticked.join("; ") : t("lab.none") }), shown !== null);
+      status(announce, t("lab.set_up_done", { n: i + 1, situation, options: ticked.length ? ticked.join("; ") : t("lab.none") }), shown !== null);
     });
   });
 

@@ -92,7 +92,8 @@ def use_restarts(page: Page) -> None:
     lab.get_by_role("button", name="Restart the server").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile("a call is in flight"))
     # The lab's question about this set-up, opened under the result.
-    in_flight = next(q for q in load_panels(default_root())["restarts"].questions if q.situation == "in-flight")
+    in_flight = load_panels(default_root())["restarts"].question_for("in-flight", [])
+    assert in_flight is not None
     lab.get_by_text(message("lab.check", question=in_flight.question)).click()
     check_first(page)
     # The widest the lab gets: a restart with a listen stream open, its wire messages open; then a

@@ -131,11 +131,13 @@ def test_script_strings_come_from_the_catalogue(page: Page) -> None:
     page.goto(RESTARTS + "?lang=pseudo")
     lab = page.locator('[data-panel="restarts"]')
     lab.scroll_into_view_if_needed()  # its code is fetched as it nears the screen
+    lab.get_by_role("button", name=translate("pseudo", "lab.set_up", n=1)).click()
+    expect(lab.get_by_role("status")).to_have_text(starts(lead("lab.set_up_done", "pseudo")))
     lab.get_by_role("button", name=translate("pseudo", "lab.restart")).click()
     expect(lab.get_by_role("status")).to_have_text(starts(lead("lab.done", "pseudo")))
     expect(lab.locator(".result-for")).to_have_text(starts(lead("lab.result_for", "pseudo")))
-    expect(lab.locator("summary").first).to_have_text(starts(lead("lab.check", "pseudo")))  # the lab's question
-    expect(lab.locator(".era-side summary").first).to_have_text(starts(lead("lab.wire", "pseudo")))
+    expect(lab.get_by_text(starts(lead("lab.check", "pseudo")))).to_be_visible()  # question 1's answer
+    expect(lab.get_by_text(starts(lead("lab.wire", "pseudo"))).first).to_be_visible()
 
     quiz = page.locator("[data-quiz]")
     check = quiz.get_by_role("button", name=starts(translate("pseudo", "quiz.check"))).first
