@@ -177,7 +177,7 @@ def _trace(source: str, fmt: str = "json", era: str | None = None) -> int:
     from pydantic import ValidationError
 
     from . import narration
-    from .content.panels import unknown_servers
+    from .content.names import unknown_servers
     from .sim.run import MAX_EVENTS, Playground
     from .sim.trace import as_markdown, as_text, rows, trace
 

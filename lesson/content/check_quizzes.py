@@ -16,7 +16,8 @@ from .check_lessons import LESSON_LINK, anchors
 from .goals import All, Condition, Not, Test, describe, holds, resolve
 from .limits import MAX_FEEDBACK_WORDS, MAX_RIGHT_PLACE_SHARE, MIN_CHOICE_SHARE, RIGHT_PLACE_FROM, word_count
 from .models import Content, Lesson, Task
-from .panels import AnyPanel, PlaygroundPanel, unknown_condition_servers
+from .names import unknown_condition_servers
+from .panels import AnyPanel, PlaygroundPanel
 from .scenarios import page_scenarios
 from .yamlfile import ContentError, parse_yaml, read_text
 

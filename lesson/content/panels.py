@@ -11,18 +11,24 @@ What a stepper shows at each moment is computed in ``stepper.py``, a restart lab
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, ValidationError, model_validator
 
 from lesson.sim import Event, Playground, Start, advance, begin
-from lesson.sim.model import ERAS, Era, Strict, ToolDef
-from lesson.sim.starts import declared_problems
+from lesson.sim.model import ERAS, Era, Strict
 
 from .base import ID, ID_PATTERN, At, no_duplicates
-from .goals import All, AnyOf, Condition, Goal, Not
+from .goals import Condition, Goal
+from .names import (
+    declared_server_problems,
+    deployed,
+    start_described,
+    unknown_condition_servers,
+    unknown_servers,
+    unknown_tools,
+)
 from .restart_lab import restart_lab
 from .stepper import moment_views
 from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file
@@ -333,108 +339,6 @@ def load_panel(path: Path) -> tuple[AnyPanel, YamlDoc]:
     return load_yaml_file(path, PanelModel)
 
 
-def server_names(event: Event) -> set[str]:
-    """Every server an event names."""
-    names = {getattr(event, f, None) for f in ("server", "gateway", "backend")}
-    names |= {c.server for c in getattr(event, "calls", None) or []}
-    return {n for n in names if n}
-
-
-def where(start: Start) -> str:
-    """The start's servers as a message names them: the named start's, and the ones it declares."""
-    if not start.servers:
-        return f"start {start.name!r}"
-    return f"start {start.name!r} with the servers it declares"
-
-
-def unknown_servers(start: Start, events: list[Event]) -> str | None:
-    """Why the events name servers the start (the named start's and the ones it declares) does not have, or None."""
-    known = sorted(begin(start).state.servers)
-    unknown = sorted(set().union(*(server_names(e) for e in events)) - set(known)) if events else []
-    if unknown:
-        named = ", ".join(repr(n) for n in unknown)
-        hint = did_you_mean(unknown[0], known) if len(unknown) == 1 else ""
-        return f"names {named}, which is not a server of {where(start)} ({', '.join(known)}){hint}"
-    return None
-
-
-def offered_tools(start: Start, server: str) -> list[str]:
-    """Every tool a server of the start offers or can deploy (a gateway: its backends'), by name."""
-    servers = begin(start).state.servers
-    srv = servers.get(server)
-    if srv is None:
-        return []
-    found = [servers[b] for b in srv.backends if b in servers] if srv.gateway else [srv]
-    return [t.name for x in found for t in x.tools + x.upcoming]
-
-
-def deployed(events: list[Event]) -> list[str]:
-    """The tools events deploy by name (a deploy that brings its own tool definition)."""
-    return [e.tool.name for e in events if isinstance(getattr(e, "tool", None), ToolDef)]
-
-
-def unknown_tools(start: Start, events: list[Event], also: list[str] | None = None) -> str | None:
-    """Why an event names a tool its server does not have (nor ``also``, tools other events deploy), or None.
-    (A model turn's own calls may name any tool: an unknown one is an error the model reads, which a lesson
-    may mean to show.)"""
-    extra = deployed(events) + (also or [])
-    for event in events:
-        tool, server = getattr(event, "tool", None), getattr(event, "server", None)
-        known = offered_tools(start, server) if isinstance(server, str) else []
-        if isinstance(tool, str) and isinstance(server, str) and tool not in known + extra:
-            return (
-                f"names tool {tool!r}, which server {server} does not offer ({', '.join(known) or 'no tools'})"
-                + did_you_mean(tool, known)
-            )
-    return None
-
-
-_SERVER_SELECTOR = re.compile(r"\bservers\[name=([^\]]*)\]")
-
-
-def condition_servers(cond: Condition, loc: tuple[int | str, ...] = ()) -> list[tuple[tuple[int | str, ...], str]]:
-    """(where in the condition, server name) for each server a condition names: a ``servers[name=X]``
-    selector, or the value a path ending in ``server`` is tested against."""
-    if isinstance(cond, All):
-        return [x for n, c in enumerate(cond.all) for x in condition_servers(c, (*loc, "all", n))]
-    if isinstance(cond, AnyOf):
-        return [x for n, c in enumerate(cond.any) for x in condition_servers(c, (*loc, "any", n))]
-    if isinstance(cond, Not):
-        return condition_servers(cond.not_, (*loc, "not"))
-    found = [((*loc, "path"), m.group(1)) for m in _SERVER_SELECTOR.finditer(cond.path)]
-    if cond.path.rsplit(".", 1)[-1] == "server":
-        for key in ("equals", "contains"):
-            if isinstance(value := getattr(cond, key), str):
-                found.append(((*loc, key), value))
-    return found
-
-
-def unknown_condition_servers(
-    start: Start, cond: Condition, loc: tuple[int | str, ...], what: str
-) -> list[tuple[tuple[int | str, ...], str]]:
-    """(where, why) for each server a condition names that the start does not have: such a test never holds."""
-    known = sorted(begin(start).state.servers)
-    return [
-        (
-            where_,
-            f"{what} names server {name!r}, which is not a server of {where(start)} ({', '.join(known)})"
-            + did_you_mean(name, known),
-        )
-        for where_, name in condition_servers(cond, loc)
-        if name not in known
-    ]
-
-
-def declared_server_problems(doc: YamlDoc, path: Path, start: Start, loc: tuple[int | str, ...]) -> list[ContentError]:
-    """Declared servers whose names are taken (by the named start's servers or an earlier declared one), each
-    at its own line; ``loc`` is where the start sits in the file."""
-    try:
-        found = declared_problems(start)
-    except KeyError:
-        return []  # an unknown start is reported where it is played
-    return [ContentError(path, doc.line((*loc, "servers", n, "name")), message) for n, message in found]
-
-
 def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]:
     """Play every scripted event once and check every event names a server of its start, so a broken
     panel fails at start-up (and in ``lesson check``) rather than when a learner presses."""
@@ -469,7 +373,7 @@ def check_panel(path: Path, doc: YamlDoc, panel: AnyPanel) -> list[ContentError]
             known = sorted(begin(panel.start).state.servers)
             problem(
                 ("server",),
-                f"server {panel.server!r} is not a server of {where(panel.start)} ({', '.join(known)})"
+                f"server {panel.server!r} is not a server of {start_described(panel.start)} ({', '.join(known)})"
                 + did_you_mean(panel.server, known),
             )
             return out
@@ -513,13 +417,7 @@ __all__ = [
     "Button",
     "VIEWS",
     "check_panel",
-    "condition_servers",
-    "unknown_condition_servers",
-    "unknown_tools",
-    "declared_server_problems",
     "load_panel",
-    "server_names",
-    "unknown_servers",
     "PlaygroundPanel",
     "Playground",
     "RestartLabPanel",

@@ -19,19 +19,8 @@ from lesson.sim.model import Strict, other_era
 
 from .goals import Condition, describe, holds
 from .limits import MAX_NARRATION_WORDS, word_count
-from .panels import (
-    ID,
-    AnyPanel,
-    Label,
-    Moment,
-    PlaygroundPanel,
-    declared_server_problems,
-    deployed,
-    load_panel,
-    unknown_condition_servers,
-    unknown_servers,
-    unknown_tools,
-)
+from .names import declared_server_problems, deployed, unknown_condition_servers, unknown_servers, unknown_tools
+from .panels import ID, AnyPanel, Label, Moment, PlaygroundPanel, load_panel
 from .yamlfile import ContentError, YamlDoc, load_yaml_file
 
 
