@@ -14,8 +14,10 @@ from lesson.content.course import default_root, load_panels
 from lesson.content.panels import PanelModel, RestartLabPanel
 from lesson.playground.service import Service
 
-PANEL = load_panels(default_root())["restarts"]
+PANELS = load_panels(default_root())
+PANEL = PANELS["restarts"]
 assert isinstance(PANEL, RestartLabPanel)
+SERVICE = Service(PANELS)  # each restart frame is answered afresh: the lab keeps nothing between them
 
 
 def restarts_data() -> dict:
@@ -53,7 +55,7 @@ def test_two_questions_about_one_set_up_are_rejected() -> None:
 
 def restart(situation: str, *variants: str) -> dict:
     frame = {"v": 2, "type": "restart", "panel": "restarts", "situation": situation, "variants": list(variants)}
-    answer = Service(load_panels(default_root())).handle_text(json.dumps(frame)).data()
+    answer = SERVICE.handle_text(json.dumps(frame)).data()
     assert answer["type"] == "restart", answer
     return answer["result"]
 
