@@ -99,9 +99,10 @@ def advance(run: Run, event: Event) -> Run:
         # step, and shown beside it reads as if the other era had done something.
         other = Outcome(lines=[LogLine(code=NO_TWIN)], wire=[])
     checkpoint = run if len(run.playground.events) % STRIDE == 0 else run.checkpoint
-    # Everything below is already valid; re-validating the whole history would cost O(events) per step.
+    # Everything below is already valid; re-validating the whole history would cost O(events) per step,
+    # so the playground is copied with its one new event (``model_copy`` does not validate).
     return Run(
-        playground=Playground(start=run.playground.start, events=[*run.playground.events, event]),
+        playground=run.playground.model_copy(update={"events": [*run.playground.events, event]}),
         state=state,
         twin=twin,
         log=[*run.log, StepLog(step=state.step, label=event.describe(), lines=outcome.lines)],
