@@ -4,6 +4,9 @@ validation, the run cache, the answer's JSON). No socket: see load_bench.py for 
 
     .venv/bin/python bench/service_bench.py [--presses 2000]
 
+It then presses one playground up to 450 events: a press near the end against one near the start, in
+the same run (a step copies what it keeps of the history; it must not do work for every earlier event).
+
 With ``--pause S`` it sleeps S seconds before every other press instead: the press after the pause
 (as at a learner's pace, with the machine idle in between) against the press right after it, in the
 same run.
@@ -71,6 +74,24 @@ def main() -> None:
     print(
         f"press in the service: median {med(total):.0f} us (answer median {statistics.median(sizes) / 1000:.1f} KB); "
         f"simulation advance {med(sim_advance):.0f} us + view {med(sim_view):.0f} us; the service's own {own:.0f} us"
+    )
+    long_playground(service)
+
+
+def long_playground(service: Service, events: int = 450, window: int = 50) -> None:
+    """The first ``window`` presses of one playground against its last ``window`` before ``events``."""
+    handle = service.handle_text('{"v": 2, "type": "open", "panel": "outage"}').data()["handle"]
+    times = []
+    for seq in range(1, events + 1):
+        button = BUTTONS[seq % len(BUTTONS)]
+        frame = json.dumps({"v": 2, "type": "press", "handle": handle, "seq": seq, "button": button})
+        t = time.perf_counter()
+        service.handle_text(frame)
+        times.append(time.perf_counter() - t)
+    young, old = statistics.median(times[:window]) * 1e6, statistics.median(times[-window:]) * 1e6
+    print(
+        f"a long playground: median {old:.0f} us a press at {events - window + 1}-{events} events, "
+        f"against {young:.0f} us at 1-{window}: {old / young:.2f}x"
     )
 
 
