@@ -66,7 +66,9 @@ def prompt_cached(st: Step) -> bool:
 
 
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:
-    """After a step that was not a turn: a changed tool list costs a cache invalidation now, or at the next turn."""
+    """After a step that was not a turn: a changed tool list costs a cache invalidation now, or at the next
+    turn. Only the first change since the last turn has a cached prompt to invalidate: until the next
+    turn caches a new one, a later change has nothing left to lose."""
     if prompt_keys(st.s) == before:
         return
     h = st.s.host
@@ -75,6 +77,8 @@ def count_change(st: Step, before: list[tuple[str, str]]) -> None:
         st.say("narration.no_cache_yet")
     elif h.batching:
         st.say("narration.change_held_for_turn")
+    elif h.pending_changes > 1:
+        st.say("narration.cache_already_invalidated")
     else:
         h.cache_invalidations += 1
         st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)

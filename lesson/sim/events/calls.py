@@ -64,9 +64,10 @@ def turn_begins(st: Step) -> _TurnStart:
     listed = prompt_keys(st.s)
     poll_silent_servers(st)
     if prompt_keys(st.s) != listed:
-        # A server re-listed for this turn changed its tools: a change like any other, found only now.
+        # A server re-listed for this turn changed its tools: a change like any other, found only now
+        # (an invalidation unless an earlier change since the last turn already made one).
         h.pending_changes += 1
-        if cached and not h.batching:
+        if cached and not h.batching and h.pending_changes == 1:
             h.cache_invalidations += 1
             st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
     prompt = prompt_tools(st.s)
