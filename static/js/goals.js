@@ -10,6 +10,7 @@ import { t } from "./i18n.js";
 const DONE = () => t("goal.done");
 const NOT_YET = () => t("goal.open");
 const BEFORE = () => t("goal.before");
+const WALKED = () => t("goal.walked");
 
 // Staged hints: each press of the hint button shows the next stage, the last one being the solution, so
 // a learner who wants a nudge is not handed the whole sequence.
@@ -61,12 +62,16 @@ function mountGoal(section) {
     // press of theirs that leaves the scenario's state as it was (a refusal, a turn) does not reach it.
     if (section.hasAttribute("data-scenario-driving")) {
       metByScenario = goal.met;
+      // Played again from the start: the way to the goal said after the last walk-through no longer holds.
+      if (!goal.met && state.textContent === WALKED()) state.textContent = (everMet ? BEFORE : NOT_YET)();
       return;
     }
     if (!goal.met) metByScenario = false;
     const nowMet = goal.met && !metByScenario;
     if (nowMet) everMet = true;
-    state.textContent = (nowMet ? DONE : everMet ? BEFORE : NOT_YET)();
+    // Held by a walk-through's presses, it may never stop holding by the learner's own (a count only grows):
+    // say how to reach it.
+    state.textContent = (nowMet ? DONE : goal.met ? WALKED : everMet ? BEFORE : NOT_YET)();
     block.classList.toggle("done", nowMet);
     // On a phone the goal block and the short line lie above the screen: the controls' bar says it too
     // (lesson.css shows it there only). Hidden from screen readers, which hear it in the status line.

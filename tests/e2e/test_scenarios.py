@@ -86,10 +86,16 @@ def test_outage_scenario_replays_with_narration_and_can_be_left_mid_way(page: Pa
     expect(scenario).to_have_count(0)
     expect(outage.get_by_role("status")).to_have_text(message("scenario.left", n=3))
     expect(outage.get_by_role("status")).to_have_attribute("aria-live", "polite")  # it speaks again
-    # The playground is the learner's from here: the next press is step 4 of the same run.
-    press(outage, "A is back", 4)
+    # The playground is the learner's from here: the next press is step 4 of the same run. The goal
+    # holds by the walk-through's presses, so a press of the learner's that keeps it holding does not
+    # reach it, and the goal says how they can; once it stops holding, it is theirs to reach again.
+    goal = outage.locator('[data-role="goal"]')
+    press(outage, "Take a model turn", 4)
+    expect(goal).to_contain_text(message("goal.walked"))
+    press(outage, "A is back", 5)
     expect_status(outage, "A", "connected")
     expect(log_labels(outage).nth(3)).to_have_text(step_label(3))
+    expect(goal).to_contain_text(message("goal.open"))
 
 
 def test_the_learner_s_own_presses_come_back_after_a_scenario(page: Page) -> None:
