@@ -148,7 +148,8 @@ def test_handles_durable_store(service) -> None:
     assert call["payload"]["params"]["name"] == "add_item" and "basket_id" in call["payload"]["params"]["arguments"]
 
     h.press("restart")
-    assert h.codes(3)[0] == "narration.restarted" and h.row("S")["status"] == "connected"
+    # S runs as two replicas, and a restart restarts both: the line says so.
+    assert h.codes(3)[0] == "narration.restarted_replicas" and h.row("S")["status"] == "connected"
     h.press("add")
     assert h.codes(4) == ["narration.basket_call"] and '"items": ["A-100", "A-100"]' in h.text(4)
     # Replica 2 reads the same durable store.
@@ -166,6 +167,7 @@ def test_handles_in_process_memory(service) -> None:
     h.press("create")
     assert REPLICA_1 in h.text(1)
     h.press("restart", "add")
+    assert h.codes(2)[0] == "narration.restarted_replicas"  # both replicas' memory is gone
     assert h.codes(3) == ["narration.basket_call_failed"]
     assert re.search(r"Unknown basket_id 'bsk_\w+'", h.text(3)) and "create_basket" in h.text(3)
     # A new basket lives in replica 1's memory; replica 2 has never heard of it.

@@ -151,7 +151,11 @@ def _restart(st: Step, e: RestartServer) -> None:
     srv = st.srv(e.server)
     if not srv.up:
         raise Rejected("refusal.restart_while_down", server=e.server)
-    st.say("narration.restarted", "change", server=e.server)
+    # Every replica's process is restarted (as a redeploy does): what any of them held in memory is gone.
+    if srv.replicas > 1:
+        st.say("narration.restarted_replicas", "change", server=e.server, replicas=srv.replicas)
+    else:
+        st.say("narration.restarted", "change", server=e.server)
     servers.kill(srv)
     for c in st.clients_of(srv.name):
         client_for(st, c).on_death(restarting=True)
