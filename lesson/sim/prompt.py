@@ -66,10 +66,11 @@ def prompt_cached(st: Step) -> bool:
 
 
 def count_change(st: Step, before: list[tuple[str, str]]) -> None:
-    """After a step that was not a turn: a changed tool list costs a cache invalidation now, or at the next
-    turn. Only the first change since the last turn has a cached prompt to invalidate: until the next
-    turn caches a new one, a later change has nothing left to lose."""
-    if prompt_keys(st.s) == before:
+    """After a step that was not a turn, whose next prompt's tool list changed: say what it will cost. The
+    provider has cached the last turn's prompt; the next turn misses that cache if its tool list differs
+    from the cached one then (counted by the turn, ``turn_begins``), once however many changes made it."""
+    now = prompt_keys(st.s)
+    if now == before:
         return
     h = st.s.host
     h.pending_changes += 1
@@ -77,11 +78,12 @@ def count_change(st: Step, before: list[tuple[str, str]]) -> None:
         st.say("narration.no_cache_yet")
     elif h.batching:
         st.say("narration.change_held_for_turn")
-    elif h.pending_changes > 1:
-        st.say("narration.cache_already_invalidated")
+    elif now == (cached := [(t.name, t.server) for t in h.last_prompt]):
+        st.say("narration.cache_matches_again")
+    elif before != cached:  # it differed already: still one miss at the next turn
+        st.say("narration.cache_still_misses")
     else:
-        h.cache_invalidations += 1
-        st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
+        st.say("narration.cache_will_miss")
 
 
 def default_calls(st: Step, prompt: list[PromptTool]) -> tuple[list[ToolCall], list[PromptTool]]:

@@ -167,21 +167,49 @@ def test_new_tool_reaches_the_model_on_its_next_turn(era: str) -> None:
 
 
 @era_param
-def test_without_batching_the_first_change_since_a_turn_invalidates_the_prompt_cache_at_once(era: str) -> None:
-    """The prompt the last turn cached is invalidated by the first change after it; a later change before
-    the next turn has no cached prompt left to invalidate. The next turn caches a new one."""
+def test_a_turn_whose_tool_list_changed_invalidates_the_prompt_cache_once(era: str) -> None:
+    """The provider caches each turn's prompt; the next turn misses that cache if its tool list differs,
+    once however many changes made it. A change says so when it happens, and nothing is counted before
+    the turn: no request goes to the model in between."""
     run, v = step(play("outage", era), TakeTurn())
     start = v.next_prompt.cache_invalidations
     changes = [DeployTool(server="B"), DeployTool(server="B"), RemoveTool(server="B", tool="close_ticket")]
     for n, event in enumerate(changes):
         run, v = step(run, event)
-        assert v.next_prompt.cache_invalidations == start + 1
-        assert ("narration.cache_already_invalidated" in codes(run)) == (n > 0)
+        assert ("narration.cache_will_miss" if n == 0 else "narration.cache_still_misses") in codes(run)
+        assert v.next_prompt.cache_invalidations == start
     assert v.next_prompt.pending_changes == len(changes)
     run, v = step(run, TakeTurn())
+    assert "narration.cache_invalidated" in codes(run)
+    assert (v.next_prompt.cache_invalidations, v.next_prompt.pending_changes) == (start + 1, 0)
+    run, v = step(run, TakeTurn())  # the same list as the turn before: the cache is used
     assert v.next_prompt.cache_invalidations == start + 1
-    run, v = step(run, RemoveTool(server="B", tool="create_ticket"))
-    assert v.next_prompt.cache_invalidations == start + 2
+
+
+@era_param
+def test_a_tool_list_changed_and_changed_back_before_the_turn_costs_nothing(era: str) -> None:
+    """A dies and comes back before the next turn: that turn's tool list is the cached prompt's again."""
+    run, v = step(play("outage", era), TakeTurn())
+    start = v.next_prompt.cache_invalidations
+    run, _ = step(run, ServerDies(server="A"))
+    assert "narration.cache_will_miss" in codes(run)
+    run, _ = step(run, ServerBack(server="A"))
+    assert "narration.cache_matches_again" in codes(run)
+    run, v = step(run, TakeTurn())
+    assert not run.last.turn.new_tools and not run.last.turn.removed_tools
+    assert v.next_prompt.cache_invalidations == start
+    assert "narration.cache_invalidated" not in codes(run)
+
+
+@era_param
+def test_a_change_found_at_the_turn_after_an_announced_one_costs_one_invalidation(era: str) -> None:
+    """P's announced change and Q's, found when the turn re-lists it, reach the model in one prompt."""
+    run, _ = step(play("guide", era), TakeTurn())
+    run, v = step(run, DeployTool(server="P", tool=ToolDef(name="archive_task", description="Archive a task")))
+    run, _ = step(run, DeployTool(server="Q", tool=ToolDef(name="explain_query", description="Explain a plan")))
+    run, v = step(run, TakeTurn())
+    assert {"archive_task", "explain_query"} <= {t.name for t in run.last.turn.new_tools}
+    assert (v.next_prompt.cache_invalidations, v.next_prompt.pending_changes) == (1, 0)
 
 
 @pytest.mark.parametrize("batching", [False, True])
@@ -200,19 +228,6 @@ def test_a_change_found_when_the_turn_re_lists_costs_an_invalidation(era: str, b
     assert (v.next_prompt.cache_invalidations, v.next_prompt.pending_changes) == (1, 0)
     run, v = step(run, TakeTurn())  # re-listed again, nothing changed: nothing to pay
     assert v.next_prompt.cache_invalidations == 1
-
-
-@era_param
-def test_a_change_found_at_the_turn_after_an_announced_one_costs_no_second_invalidation(era: str) -> None:
-    """P's announced change invalidated the cached prompt already; Q's, found when the turn re-lists it,
-    changes a prompt that is no longer cached."""
-    run, _ = step(play("guide", era), TakeTurn())
-    run, v = step(run, DeployTool(server="P", tool=ToolDef(name="archive_task", description="Archive a task")))
-    assert v.next_prompt.cache_invalidations == 1
-    run, _ = step(run, DeployTool(server="Q", tool=ToolDef(name="explain_query", description="Explain a plan")))
-    run, v = step(run, TakeTurn())
-    assert {"archive_task", "explain_query"} <= {t.name for t in run.last.turn.new_tools}
-    assert (v.next_prompt.cache_invalidations, v.next_prompt.pending_changes) == (1, 0)
 
 
 @pytest.mark.parametrize("batching", [False, True])

@@ -64,12 +64,8 @@ def turn_begins(st: Step) -> _TurnStart:
     listed = prompt_keys(st.s)
     poll_silent_servers(st)
     if prompt_keys(st.s) != listed:
-        # A server re-listed for this turn changed its tools: a change like any other, found only now
-        # (an invalidation unless an earlier change since the last turn already made one).
+        # A server re-listed for this turn changed its tools: a change like any other, found only now.
         h.pending_changes += 1
-        if cached and not h.batching and h.pending_changes == 1:
-            h.cache_invalidations += 1
-            st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
     prompt = prompt_tools(st.s)
     # Compared as (name, server) pairs: all a PromptTool holds, without pydantic's __eq__.
     keys_now, keys_before = [(t.name, t.server) for t in prompt], [(t.name, t.server) for t in h.last_prompt]
@@ -78,10 +74,6 @@ def turn_begins(st: Step) -> _TurnStart:
     removed = [t for t, key in zip(h.last_prompt, keys_before, strict=True) if key not in now]
     h.turns += 1
     changed = keys_now != keys_before  # in order
-    if h.batching and h.pending_changes and changed and cached:
-        h.cache_invalidations += 1
-        code = "narration.batched_changes" if h.pending_changes > 1 else "narration.one_change"
-        st.say(code, changes=count(h.pending_changes, "change"))
     names = ", ".join(t.name for t in prompt) or "no tools"
     if prompt:
         st.say("narration.turn_prompt", "model", turn=h.turns, tools=count(len(prompt), "tool"), names=names)
@@ -91,6 +83,15 @@ def turn_begins(st: Step) -> _TurnStart:
         st.say("narration.new_since_last_turn", "model", tools=_listed(new))
     if removed:
         st.say("narration.gone_since_last_turn", "model", tools=_listed(removed))
+    if changed and cached:
+        # The prompt the provider cached (the last turn's) no longer matches: missed once, whatever the
+        # number of changes since, and whether the host held them back or rebuilt its list each time.
+        h.cache_invalidations += 1
+        if h.batching and h.pending_changes:
+            changes = count(h.pending_changes, "change")
+            st.say("narration.batched_changes", changes=changes, cache_invalidations=h.cache_invalidations)
+        else:
+            st.say("narration.cache_invalidated", cache_invalidations=h.cache_invalidations)
     h.conversation.append(Message(role="assistant", text=f"turn {h.turns}: sees {names}"))
     return _TurnStart(prompt, new, removed)
 
