@@ -192,6 +192,13 @@ def test_handles_add_item_before_any_basket(service) -> None:
 BEFORE = [("create_ticket", "P"), ("assign_ticket", "P"), ("query", "Q"), ("list_tables", "Q")]
 
 
+def test_the_guide_goal_is_met_once_the_model_sees_the_admin_tool_on_a_turn(service) -> None:
+    g = Playground(service, "guide")
+    assert g.press("admin")["goal"]["met"] is False  # in the next prompt, not yet seen by the model
+    assert "delete_workspace" in [t[0] for t in g.prompt()]
+    assert g.press("turn")["goal"]["met"] is True
+
+
 def test_undeclared_list_changed_modern(service) -> None:
     g = Playground(service, "guide")
     g.press("undeclared")
