@@ -199,6 +199,13 @@ def test_the_guide_goal_is_met_once_the_model_sees_the_admin_tool_on_a_turn(serv
     assert g.press("turn")["goal"]["met"] is True
 
 
+def test_the_gateway_goal_is_met_once_the_model_sees_the_calendar_tools_on_a_turn(service) -> None:
+    g = Playground(service, "gateway")
+    assert g.press("c-joins")["goal"]["met"] is False  # in the next prompt, not yet seen by the model
+    assert "find_slot" in [t[0] for t in g.prompt()]
+    assert g.press("turn")["goal"]["met"] is True
+
+
 def test_undeclared_list_changed_modern(service) -> None:
     g = Playground(service, "guide")
     g.press("undeclared")
