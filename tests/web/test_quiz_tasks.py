@@ -46,6 +46,9 @@ def test_a_log_that_does_the_task_scores(client, log: str) -> None:
     [
         "outage:modern::",  # nothing pressed
         "outage:modern::add-c,a-dies,turn",  # no call was running: no host-built error
+        # No call running when A died: the host-built error is for a later call to a tool of A's the
+        # model remembered from turn 1, not for a call A's death cut short.
+        "outage:modern::add-c,turn,a-dies,turn,turn",
         "outage:modern::add-c,call-a,a-dies",  # the error, but no turn after it
         "outage:modern::add-c,call-a,turn,a-dies",  # the turn came first
         "outage:modern::call-a,a-dies,turn",  # what the outage scenario presses: C was never added
