@@ -1,6 +1,7 @@
 """The model's next prompt: which tools it will see, what changed since the last turn, and what the
-changes cost in prompt-cache invalidations (one per change, or one per turn when batched; none before
-the first turn, when no prompt has been sent for the provider to cache); and what the model does with
+changes cost in prompt-cache invalidations (one at a turn whose tool list differs from the last turn's,
+however many changes made it; none before the first turn, when no prompt has been sent for the provider
+to cache); and what the model does with
 it when the lesson does not say: the calls it makes and the arguments it passes."""
 
 from __future__ import annotations
