@@ -50,6 +50,11 @@ def prompt_keys(state: State) -> list[tuple[str, str]]:
     return [(t.name, name) for name, t in prompt_defs(state)]
 
 
+def last_prompt_keys(state: State) -> list[tuple[str, str]]:
+    """The last turn's prompt (the one the provider cached) as (name, server) pairs, in order."""
+    return [(t.name, t.server) for t in state.host.last_prompt]
+
+
 def prompt_tools(state: State) -> list[PromptTool]:
     """The tools the host would put in the model's next prompt, rebuilt from every client."""
     return [prompt_tool(t.name, name, t.origin) for name, t in prompt_defs(state)]
@@ -79,7 +84,7 @@ def count_change(st: Step, before: list[tuple[str, str]]) -> None:
         st.say("narration.no_cache_yet")
     elif h.batching:
         st.say("narration.change_held_for_turn")
-    elif now == (cached := [(t.name, t.server) for t in h.last_prompt]):
+    elif now == (cached := last_prompt_keys(st.s)):
         st.say("narration.cache_matches_again")
     elif before != cached:  # it differed already: still one miss at the next turn
         st.say("narration.cache_still_misses")

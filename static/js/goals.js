@@ -44,6 +44,8 @@ function mountGoal(section) {
   let everMet = false;
   // The goal holds by a walk-through's presses: not reached by the learner until it has stopped holding.
   let metByScenario = false;
+  // The block says the walk-through reached the goal (WALKED), until an answer says otherwise.
+  let walked = false;
 
   const known = (panels) => {
     if (everMet || !panels.includes(section.dataset.panelId)) return;
@@ -63,7 +65,10 @@ function mountGoal(section) {
     if (section.hasAttribute("data-scenario-driving")) {
       metByScenario = goal.met;
       // Played again from the start: the way to the goal said after the last walk-through no longer holds.
-      if (!goal.met && state.textContent === WALKED()) state.textContent = (everMet ? BEFORE : NOT_YET)();
+      if (!goal.met && walked) {
+        walked = false;
+        state.textContent = (everMet ? BEFORE : NOT_YET)();
+      }
       return;
     }
     if (!goal.met) metByScenario = false;
@@ -71,7 +76,8 @@ function mountGoal(section) {
     if (nowMet) everMet = true;
     // Held by a walk-through's presses, it may never stop holding by the learner's own (a count only grows):
     // say how to reach it.
-    state.textContent = (nowMet ? DONE : goal.met ? WALKED : everMet ? BEFORE : NOT_YET)();
+    walked = goal.met && !nowMet;
+    state.textContent = (nowMet ? DONE : walked ? WALKED : everMet ? BEFORE : NOT_YET)();
     block.classList.toggle("done", nowMet);
     // On a phone the goal block and the short line lie above the screen: the controls' bar says it too
     // (lesson.css shows it there only). Hidden from screen readers, which hear it in the status line.

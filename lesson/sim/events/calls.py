@@ -10,7 +10,7 @@ from .. import wire as w
 from ..clients import client_for
 from ..model import Client, Message, PromptTool, ToolCall, ToolDef, said
 from ..notify import poll_silent_servers
-from ..prompt import default_calls, prompt_cached, prompt_keys, prompt_tools
+from ..prompt import default_calls, last_prompt_keys, prompt_cached, prompt_keys, prompt_tools
 from ..step import CallRecord, Rejected, Step, TurnRecord, count, listed, msg, word
 from .base import EventBase, handles
 
@@ -68,7 +68,7 @@ def turn_begins(st: Step) -> _TurnStart:
         h.pending_changes += 1
     prompt = prompt_tools(st.s)
     # Compared as (name, server) pairs: all a PromptTool holds, without pydantic's __eq__.
-    keys_now, keys_before = [(t.name, t.server) for t in prompt], [(t.name, t.server) for t in h.last_prompt]
+    keys_now, keys_before = [(t.name, t.server) for t in prompt], last_prompt_keys(st.s)
     before, now = set(keys_before), set(keys_now)
     new = [t for t, key in zip(prompt, keys_now, strict=True) if key not in before]
     removed = [t for t, key in zip(h.last_prompt, keys_before, strict=True) if key not in now]
