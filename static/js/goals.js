@@ -81,14 +81,17 @@ function mountGoal(section) {
     block.classList.toggle("done", nowMet);
     // On a phone the goal block and the short line lie above the screen: the controls' bar says it too
     // (lesson.css shows it there only). Hidden from screen readers, which hear it in the status line.
-    flag.hidden = !nowMet;
+    flag.hidden = !nowMet || block.hidden;
     flag.textContent = DONE();
+    // A quiz task standing in for the goal (quiz.js) is the aim in view: a hidden goal counts, unsaid.
     if (nowMet && met === false) {
-      // Appended after the playground's own summary, so a screen reader hears both.
-      if (announce) announce.textContent = `${announce.textContent} ${t("goal.reached", { goal: text })}`;
-      // And in the short line in view: the goal block may lie above the screen by now.
-      const said = section.querySelector(".said");
-      if (said) said.textContent = `${said.textContent} ${DONE()}`.trim();
+      if (!block.hidden) {
+        // Appended after the playground's own summary, so a screen reader hears both.
+        if (announce) announce.textContent = `${announce.textContent} ${t("goal.reached", { goal: text })}`;
+        // And in the short line in view: the goal block may lie above the screen by now.
+        const said = section.querySelector(".said");
+        if (said) said.textContent = `${said.textContent} ${DONE()}`.trim();
+      }
       document.dispatchEvent(new CustomEvent("lesson:goal", { detail: { panel: section.dataset.panelId, goal: text } }));
     }
     met = nowMet;

@@ -36,12 +36,14 @@ export function taskLine(panel) {
 }
 
 // A way back from the playground to the question that sent the learner there: right after the
-// playground's buttons, the task in words (the playground's own goal, above, may ask for something
-// else) and a link that puts the focus back on the question's check button. One per playground,
-// for the question followed last; gone once used.
+// playground's buttons, the task in words and a link that puts the focus back on the question's check
+// button. One per playground, for the question followed last; gone once used. Until then the task
+// stands in for the playground's own goal, which asks for something else: one aim in view.
 function offerWayBack(section, form) {
   let back = section.querySelector('[data-role="back-to-question"]');
   const task = form.querySelector("legend [data-content]")?.textContent.trim() || "";
+  const goal = section.querySelector('[data-role="goal"]');
+  if (goal) goal.hidden = true;
   if (!back) {
     const link = h("a", { href: `#${form.id}` }, t("quiz.task.back"));
     const what = h("span", { "data-role": "task-text" });
@@ -55,6 +57,7 @@ function offerWayBack(section, form) {
       if (!check) return;
       event.preventDefault();
       back.remove();
+      if (goal) goal.hidden = false;
       check.scrollIntoView({ block: "center", behavior: "instant" });
       check.focus({ preventScroll: true });
     });

@@ -78,9 +78,12 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     first = outage.get_by_role("group", name="Events").get_by_role("button").first
     expect(first).to_be_focused()
     expect(first).to_be_in_viewport()
-    # The task is said there too: the playground's own goal, above its buttons, asks for something else.
+    # The task is said there, in place of the playground's own goal, which asks for something else: one
+    # aim in view until the learner goes back.
     task = outage.get_by_role("paragraph").filter(has_text=message("quiz.task.doing"))
     expect(task).to_contain_text(q["prompt"])
+    goal = outage.get_by_text(yaml.safe_load((QUIZZES.parent / "panels" / "outage.yaml").read_text())["goal"]["text"])
+    expect(goal).to_be_hidden()
     # The way back is a link right after the playground's buttons: a few Tab presses away.
     for _ in range(12):
         if back.evaluate("el => el === document.activeElement") if back.count() else False:
@@ -91,6 +94,8 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     checker = quiz(page).get_by_role("button", name=f"Check my playground to question {n}")
     expect(checker).to_be_focused()
     expect(checker).to_be_in_viewport()
+    expect(task).to_have_count(0)
+    expect(goal).to_be_visible()
 
     # Nothing pressed yet: nothing is sent, and the page says what to do.
     page.keyboard.press("Enter")
