@@ -187,6 +187,22 @@ def test_handles_add_item_before_any_basket(service) -> None:
     assert h.codes(1) == ["refusal.no_basket_yet"]
 
 
+def test_the_handles_goal_needs_an_item_added_to_a_basket_that_outlived_a_restart(service) -> None:
+    durable = Playground(service, "handles")
+    assert durable.press("create")["goal"]["met"] is False  # a handle alone is not the point
+    assert durable.press("add")["goal"]["met"] is False  # no restart yet
+    assert durable.press("restart")["goal"]["met"] is False
+    assert durable.press("add")["goal"]["met"] is True
+    assert durable.press("replica-2")["goal"]["met"] is False  # the goal reads the latest press
+
+    memory = Playground(service, "handles")
+    memory.do("reset", variant="in-process")
+    assert memory.press("create", "restart", "add")["goal"]["met"] is False  # the basket is gone
+    assert memory.codes(3) == ["narration.basket_call_failed"]
+    # A basket made after the restart takes an item, but it did not outlive one.
+    assert memory.press("create", "add")["goal"]["met"] is False
+
+
 # --- Misbehaving servers (lesson 2) --------------------------------------------------------------
 
 BEFORE = [("create_ticket", "P"), ("assign_ticket", "P"), ("query", "Q"), ("list_tables", "Q")]
