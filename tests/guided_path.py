@@ -7,4 +7,4 @@ from __future__ import annotations
 # The one a learner is offered first (the outage's passes both predictions: the call on A, A dying, and A
 # coming back).
 WALKS = {"outage": "An outage", "gateway": "A gateway in front", "answering": "A restart while the user is answering"}
-GOAL_PRESSES = {"guide": ["admin", "turn"], "handles": ["create", "add", "restart", "replica-2"]}
+GOAL_PRESSES = {"guide": ["admin", "turn"], "handles": ["create", "add", "replica-2", "restart", "add"]}

@@ -24,18 +24,36 @@ function mountPredictions(section) {
   const pointer = h("button", { type: "button", class: "predict-pointer", hidden: "" });
   section.querySelector(".stage > .controls")?.prepend(pointer);
   const waiting = () => sets.find((s) => unanswered(s) && !s.querySelector("input:checked"));
+  // Only while the question is mostly off screen: beside it, the pointer would say it twice.
+  const inView = new Set();
+  const watch =
+    "IntersectionObserver" in window &&
+    new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) e.intersectionRatio >= 0.5 ? inView.add(e.target) : inView.delete(e.target);
+        point();
+      },
+      { threshold: [0, 0.5] },
+    );
+  for (const set of sets) if (watch) watch.observe(set);
   function point() {
     const set = waiting();
-    pointer.hidden = !set;
+    pointer.hidden = !set || inView.has(set);
     if (set) pointer.textContent = t("predict.pointer", { button: buttonFor(set)?.textContent.trim() });
   }
   const back = h("button", { type: "button", class: "predict-back", hidden: "" });
   // A press stopped to ask first says how to go on without a guess, in view (the status line says it
-  // to a screen reader, and may be off a phone's screen).
+  // to a screen reader, and may be off a phone's screen), in place of the question's own "pick, then
+  // press", which it supersedes.
   const skip = h("p", { class: "subtle", "aria-hidden": "true", hidden: "" });
+  let how = null;
+  const unskip = () => {
+    back.hidden = skip.hidden = true;
+    if (how) how.hidden = false;
+  };
   back.addEventListener("click", () => {
     const set = back.closest('[data-role="predict"]');
-    back.hidden = skip.hidden = true;
+    unskip();
     if (set) buttonFor(set)?.focus();
   });
   // The question into view, its first choice focused, and after the choices the keyboard's way back to
@@ -105,6 +123,8 @@ function mountPredictions(section) {
       skip.textContent = t("predict.first", { button: button.textContent.trim() });
       back.before(skip);
       skip.hidden = false;
+      how = set.querySelector(":scope > p.subtle");
+      how.hidden = true;
       if (announce) announce.textContent = skip.textContent;
     },
     true,
@@ -181,7 +201,7 @@ function mountPredictions(section) {
   });
   // After the handler above has asked, revealed or put away the questions (listeners run in order).
   section.addEventListener("playground:answer", () => {
-    back.hidden = skip.hidden = true;
+    unskip();
     point();
   });
 }

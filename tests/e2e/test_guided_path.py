@@ -14,6 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 from lesson.content.course import default_root, load_panels
 from lesson.content.panels import PlaygroundPanel
 from lesson.content.scenarios import presses
+from lesson.i18n import translate
 from tests.guided_path import GOAL_PRESSES, WALKS
 from tests.scenarios import load_scenarios
 
@@ -289,6 +290,13 @@ def test_a_press_whose_question_is_out_of_sight_shows_the_question_first(page: P
     first_words = message("predict.first", button=dies.inner_text().strip())
     expect(section.get_by_role("status")).to_contain_text(first_words)
     expect(question.get_by_text(first_words, exact=True)).to_be_visible()  # said in view too
+    # Once, not three times: the question's own "pick, then press" gives way to it, and the bar's pointer
+    # to the question is put away while the question is on screen.
+    how = question.get_by_text(translate("en", "predict.how", button=pg.button("a-dies").label))
+    expect(how).to_be_hidden()
+    expect(
+        section.get_by_role("button", name=message("predict.pointer", button=pg.button("a-dies").label))
+    ).to_be_hidden()
     expect(log.get_by_text(step_label(2))).to_have_count(0)  # nothing was pressed
     # The question lies far from the buttons in the page's order: the next Tab stop is the way back.
     page.keyboard.press("Tab")
@@ -316,10 +324,15 @@ def test_the_controls_bar_points_a_phone_to_the_question_a_press_asked(page: Pag
     expect(pointer).to_be_visible()
     question = prediction(section, pg, "a-dies")
     question.evaluate("el => window.scrollTo(0, window.scrollY + el.getBoundingClientRect().bottom + 40)")
+    expect(pointer).to_be_visible()
     pointer.click()
     first = question.get_by_role("radio").first
     expect(first).to_be_focused()
     assert in_view(page, first), "the question did not come into view"
+    expect(pointer).to_be_hidden()  # the question is on screen: pointing to it would say it twice
+    question.evaluate("el => window.scrollTo(0, window.scrollY + el.getBoundingClientRect().bottom + 40)")
+    expect(pointer).to_be_visible()
+    question.scroll_into_view_if_needed()
     page.keyboard.press("Space")  # the keyboard picks the first answer
     expect(first).to_be_checked()
     expect(pointer).to_be_hidden()
