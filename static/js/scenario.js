@@ -295,7 +295,8 @@ async function play(section, scenario, opener) {
     // A scenario is written for the playground's first start: another storage choice goes aside under
     // its radio button, and presses kept under the first one go aside with the rest.
     const first = section.querySelector('[data-role="variant"] input');
-    if (first && !first.checked) {
+    const storage = first && !first.checked;
+    if (storage) {
       await clickAndWait(section, first);
       setAside();
     }
@@ -307,10 +308,11 @@ async function play(section, scenario, opener) {
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     // Said with the first moment's status line (the reset's own is replaced at once), and in the box,
     // in view while the walk-through plays (on a phone the status line is off screen by then): the
-    // presses set aside, and the era it switched to.
+    // presses set aside, and the storage choice and era it switched to.
     const eraName = () => (era.parentElement.querySelector(".era-long") || era.parentElement).textContent.trim();
     const words = [
       kept.setAside ? t("scenario.cleared", { presses: plural(kept.setAside, "press") }) : "",
+      storage ? t("scenario.variant_switched", { variant: first.parentElement.textContent.trim() }) : "",
       switched ? t("scenario.era_switched", { era: eraName() }) : "",
     ].filter(Boolean).join(" ");
     if (words) {

@@ -77,6 +77,9 @@ def test_the_scenario_replays_in_the_page_plays_to_its_last_step_and_can_be_left
     walk.click()
     scenario = scenario_box(section, s)
     expect(variants.first).to_be_checked()
+    # Said in the box: the learner chose the other on purpose, and the moments speak of the first.
+    first_label = content_panel().variants[0].label
+    expect(scenario).to_contain_text(message("scenario.variant_switched", variant=first_label))
     for n in range(1, len(s.steps)):
         expect_step(section, s, n)
         if n >= 3:  # the answer sent after the restart is refused: what the goal asks for
