@@ -70,6 +70,13 @@ class Broken:
             "  - event: {kind: server_dies, server: Q}\n    narration: An unknown server.\n"
         )
         self.lines["expect"], self.lines["replay"] = 7, 8
+        # A scenario for a stepper, not a playground; and one whose panel's name is mistyped.
+        (root / "scenarios" / "onstage.yaml").write_text(
+            "id: onstage\ntitle: On a stepper\npanel: story\nsteps:\n  - {press: turn, narration: T.}\n"
+        )
+        (root / "scenarios" / "typo.yaml").write_text(
+            "id: typo\ntitle: A typo\npanel: lihgts\nsteps:\n  - {press: turn, narration: T.}\n"
+        )
         self.lines["pointer"] = 1
         (root / "scenarios" / "pointed.yaml").write_text(
             "# yaml-language-server: $schema=../schema/nope.schema.json\nid: pointed\ntitle: P\n"
@@ -175,6 +182,12 @@ def test_broken_internal_links(broken: Broken) -> None:
 def test_scenario_pressing_a_button_its_panel_lacks(broken: Broken) -> None:
     found = broken.at("story.yaml", broken.lines["press"])
     says(found, "step 2", "'jump'", "panel 'lights'")
+
+
+def test_scenario_whose_panel_is_not_a_playground_or_is_mistyped(broken: Broken) -> None:
+    says(broken.at("onstage.yaml", 3), "'story'", "stepper", "playground")
+    says(broken.at("typo.yaml", 3), "panels/lihgts.yaml", "did you mean 'lights'?")
+    assert "Traceback" not in broken.out
 
 
 def test_scenario_that_does_not_replay(broken: Broken) -> None:

@@ -392,3 +392,51 @@ def test_an_unknown_key_is_measured_against_the_keys_of_its_own_place(root: Path
     line = _edit(lights, "shows: [servers, prompt, log]\n", "shows: [servers, prompt, log]\nshow: []\n") + 1
     (problem,) = _at(check(root), lights, line)
     assert "did you mean 'shows'" in problem
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "at", "facts"),
+    [
+        # two kinds of condition side by side: named at the condition, with how to have both (not "unknown
+        # key 'all'; did you mean 'all'?")
+        (
+            "      - {path: counters.conversation, at_least: 1}\n",
+            "      - {path: counters.conversation, at_least: 1}\n    not: {path: era, equals: legacy}\n",
+            "  when:",
+            ["'all' and 'not'", "under all"],
+        ),
+        # a panel with no kind: the key it needs, not pydantic's discriminator, at the mapping missing it
+        ("kind: playground\n", "", "id: lights", ["missing required key 'kind'"]),
+        # an empty list of hints: left out, there are none; written, there is at least one
+        ('hints: ["Kill A."]\n', "hints: []\n", "hints:", ["hints", "at least 1"]),
+    ],
+)
+def test_panel_problems_are_in_an_author_s_words(root: Path, old: str, new: str, at: str, facts: list[str]) -> None:
+    lights = root / "panels" / "lights.yaml"
+    _edit(lights, old, new)
+    text = lights.read_text()
+    problems = [p for p in check(root).problems if p.path == lights]
+    assert len(problems) == 1, problems
+    assert problems[0].line == text[: text.index(at)].count("\n") + 1
+    for fact in facts:
+        assert fact in problems[0].message
+    assert "discriminator" not in problems[0].message and "did you mean 'all'" not in problems[0].message
+
+
+def test_a_mistyped_kind_is_at_its_own_line_and_a_bare_yes_is_explained(root: Path) -> None:
+    lights, quiz = root / "panels" / "lights.yaml", root / "quizzes" / "first.yaml"
+    kind_line = _edit(lights, "kind: playground\n", "kind: playgroud\n")
+    _edit(lights, "id: lights\n", "# a comment first\nid: lights\n")
+    answer_line = _edit(quiz, "    answer: b\n", "    answer: yes\n")
+    report = check(root)
+    (kind,) = _at(report, lights, kind_line + 1)
+    assert "'playgroud'" in kind and "did you mean 'playground'" in kind
+    (answer,) = _at(report, quiz, answer_line)
+    assert "true or false" in answer and "quotes" in answer
+
+
+def test_a_stepper_with_neither_steps_nor_a_scenario_says_neither(root: Path) -> None:
+    story = root / "panels" / "story.yaml"
+    story.write_text("id: story\nkind: stepper\ntitle: Fixture stepper\n")
+    (problem,) = [p for p in check(root).problems if p.path == story]
+    assert "neither" in problem.message

@@ -8,7 +8,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from lesson.content.course import load_panels
-from lesson.content.goals import Condition, Goal, holds, path_problem, resolve
+from lesson.content.goals import Condition, Goal, describe, holds, path_problem, resolve
 from lesson.content.scenarios import scenario_events
 from lesson.sim import Start, advance, begin, parse_event, replay, view
 from lesson.sim.run import Playground
@@ -113,6 +113,17 @@ def test_tests_and_combinators(a_down: dict) -> None:
     both = {"all": [{"path": "counters.conversation", "at_least": 2}, {"path": "era", "equals": "modern"}]}
     assert holds(cond(both), a_down)
     assert holds(cond({"any": [{"path": "era", "equals": "legacy"}, {"path": "turn.number", "equals": 1}]}), a_down)
+
+
+def test_equals_null_tests_for_a_value_the_view_shows_as_null(a_down: dict) -> None:
+    """A server with no error, a change not yet seen: the view says null, and a goal can ask for it."""
+    no_error = cond({"path": "servers[name=B].last_error.code", "equals": None})
+    assert holds(no_error, a_down)
+    assert not holds(cond({"path": "servers[name=A].last_error.code", "equals": None}), a_down)
+    assert "equals null" in describe(no_error)
+    for op in ("contains", "at_least", "at_most"):
+        with pytest.raises(ValidationError, match=f"{op} needs a value"):
+            cond({"path": "era", op: None})
 
 
 def test_a_path_must_name_something_in_a_view() -> None:

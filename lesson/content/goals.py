@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import cache, cached_property
 from typing import Annotated, Any, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from lesson.sim.view import View
 
@@ -43,6 +43,9 @@ class _Condition(_Cond):
         return _compile(self)  # type: ignore[arg-type]
 
 
+TESTS = ("equals", "contains", "at_least", "at_most")
+
+
 class Test(_Condition):
     """One test of the value at ``path``."""
 
@@ -59,11 +62,19 @@ class Test(_Condition):
     at_least: Annotated[int | None, Field(description="the number at the path is at least this")] = None
     at_most: Annotated[int | None, Field(description="the number at the path is at most this")] = None
 
+    @property
+    def op(self) -> str:
+        """The test this one makes: the one key of equals, contains, at_least, at_most it was written with
+        (``equals: null`` among them: a value the view shows as null, such as a server with no error)."""
+        return next(k for k in TESTS if k in self.model_fields_set)
+
     @model_validator(mode="after")
     def _one_test(self) -> Test:
-        given = [k for k in ("equals", "contains", "at_least", "at_most") if getattr(self, k) is not None]
+        given = [k for k in TESTS if k in self.model_fields_set]
         if len(given) != 1:
             raise ValueError(f"a test needs exactly one of equals, contains, at_least, at_most (got {given or 'none'})")
+        if given[0] != "equals" and getattr(self, given[0]) is None:
+            raise ValueError(f"{given[0]} needs a value (only equals can test for null)")
         problem = path_problem(self.path)
         if problem is None and self.equals is not None:
             problem = value_problem(self.path, self.equals)
@@ -93,6 +104,20 @@ def _kind(data: Any) -> str:
     return {All: "all", AnyOf: "any", Not: "not"}.get(type(data), "test")
 
 
+def _one_kind(data: Any) -> Any:
+    """A condition is one kind: two side by side (``all:`` beside ``not:``, a test beside ``not:``) would
+    otherwise read as a key the other does not know, naming the very key the author wrote."""
+    if isinstance(data, dict):
+        kinds = [k for k in ("all", "any", "not", "path") if k in data]
+        if len(kinds) > 1:
+            both = " and ".join(repr(k) for k in kinds)
+            raise ValueError(
+                f"a condition is one of all, any, not or a test (path); this one has {both}: "
+                "to ask for several, list them under all"
+            )
+    return data
+
+
 Condition = Annotated[
     Union[  # noqa: UP007 (a forward-referenced recursive union)
         Annotated[All, Tag("all")],
@@ -101,6 +126,7 @@ Condition = Annotated[
         Annotated[Test, Tag("test")],
     ],
     Discriminator(_kind),
+    BeforeValidator(_one_kind),
 ]
 All.model_rebuild()
 AnyOf.model_rebuild()
@@ -304,10 +330,10 @@ def _compile(condition: Condition) -> Callable[[Any], bool]:
         return lambda view: not inner(view)
     path = condition.path
     read = _read_one(path) or (lambda view: resolve(view, path))
-    if condition.equals is not None:
+    if condition.op == "equals":
         equals = condition.equals
         return lambda view: read(view) == equals
-    if condition.contains is not None:
+    if condition.op == "contains":
         want = condition.contains
         piece = str(want)
 
@@ -344,10 +370,8 @@ def describe(condition: Condition) -> str:
         return "(" + " or ".join(describe(c) for c in condition.any) + ")"
     if isinstance(condition, Not):
         return "not " + describe(condition.not_)
-    for op in ("equals", "contains", "at_least", "at_most"):
-        if getattr(condition, op) is not None:
-            return f"{condition.path} {op.replace('_', ' ')} {getattr(condition, op)!r}"
-    return condition.path
+    value = getattr(condition, condition.op)
+    return f"{condition.path} {condition.op.replace('_', ' ')} {'null' if value is None else repr(value)}"
 
 
 __all__ = ["All", "AnyOf", "Condition", "Goal", "Not", "Test", "describe", "holds", "path_problem", "resolve"]

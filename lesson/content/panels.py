@@ -128,7 +128,7 @@ class PlaygroundPanel(Strict):
     goal: Annotated[
         Goal | None, Field(description="what the learner is asked to reach: text, and when, a condition over the view")
     ] = None
-    hints: Annotated[list[Label], Field(max_length=3)] = Field(
+    hints: Annotated[list[Label], Field(min_length=1, max_length=3)] = Field(
         default_factory=list,
         description="hints in stages, shown one at a time: a nudge first, the full solution last",
     )
@@ -189,7 +189,8 @@ class StepperPanel(Strict):
     @model_validator(mode="after")
     def _one_source(self) -> StepperPanel:
         if (self.scenario is None) == (not self.steps):
-            raise ValueError("a stepper has either steps (with a start) or a scenario, not both")
+            has = "neither" if self.scenario is None else "both"
+            raise ValueError(f"a stepper has either steps (with a start) or a scenario: this one has {has}")
         if self.steps and self.start is None:
             raise ValueError("a stepper with steps needs a start")
         return self

@@ -20,8 +20,8 @@ from lesson.sim.model import Strict, other_era
 from .goals import Condition, describe, holds
 from .limits import MAX_NARRATION_WORDS, word_count
 from .names import declared_server_problems, deployed, unknown_condition_servers, unknown_servers, unknown_tools
-from .panels import ID, AnyPanel, Label, Moment, PlaygroundPanel, load_panel
-from .yamlfile import ContentError, YamlDoc, load_yaml_file
+from .panels import ID, Label, Moment, PlaygroundPanel, load_panel
+from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file
 
 
 class ScenarioStep(Strict):
@@ -90,36 +90,47 @@ def presses(step: ScenarioStep) -> list[str]:
     return [step.press] if isinstance(step.press, str) else list(step.press)
 
 
-def _panel_of(scenario: Scenario, path: Path) -> AnyPanel | None:
+def _panel_of(scenario: Scenario, doc: YamlDoc) -> PlaygroundPanel | None:
+    """The playground a scenario's steps press, read from its file; raises ContentError at ``panel:`` when
+    there is no such file or it is not a playground."""
     if scenario.panel is None:
         return None
-    panel_path = path.parent.parent / "panels" / f"{scenario.panel}.yaml"
+    panels = doc.path.parent.parent / "panels"
+    panel_path = panels / f"{scenario.panel}.yaml"
     if not panel_path.is_file():
-        raise ContentError(path, None, f"there is no panel file panels/{scenario.panel}.yaml")
-    return load_panel(panel_path)[0]
+        hint = did_you_mean(scenario.panel, sorted(p.stem for p in panels.glob("*.yaml")))
+        raise ContentError(doc.path, doc.line(("panel",)), f"there is no panel file panels/{scenario.panel}.yaml{hint}")
+    panel = load_panel(panel_path)[0]
+    if not isinstance(panel, PlaygroundPanel):
+        raise ContentError(
+            doc.path,
+            doc.line(("panel",)),
+            f"panel {scenario.panel!r} is a {panel.kind}: a scenario plays in a playground, whose buttons its "
+            "steps press (a stepper names the scenario instead, with scenario: <id>)",
+        )
+    return panel
 
 
-def _resolve(scenario: Scenario, doc: YamlDoc, panel: AnyPanel | None) -> tuple[Start, list[list[Event]]]:
+def _resolve(scenario: Scenario, doc: YamlDoc, panel: PlaygroundPanel | None) -> tuple[Start, list[list[Event]]]:
     """The start and each step's events; raises ContentError at the step that cannot be resolved."""
     if scenario.start is not None:
         start = scenario.start
-    elif isinstance(panel, PlaygroundPanel):
-        start = panel.start_for(panel.variant(None))
     else:
-        assert panel is not None and panel.start is not None
-        start = panel.start
+        assert panel is not None  # Scenario checks that it has a start or a panel
+        start = panel.start_for(panel.variant(None))
     steps: list[list[Event]] = []
     for n, step in enumerate(scenario.steps):
         if step.press is not None:
             pressed: list[Event] = []
             for pid in presses(step):
-                button = panel.button(pid) if isinstance(panel, PlaygroundPanel) else None
+                button = panel.button(pid) if panel is not None else None
                 if button is None:
-                    known = ", ".join(b.id for b in panel.buttons) if isinstance(panel, PlaygroundPanel) else "none"
+                    ids = [b.id for b in panel.buttons] if panel is not None else []
                     raise ContentError(
                         doc.path,
                         doc.line(("steps", n, "press")),
-                        f"step {n + 1} presses {pid!r}, which is not a button of panel {scenario.panel!r} ({known})",
+                        f"step {n + 1} presses {pid!r}, which is not a button of panel {scenario.panel!r} "
+                        f"({', '.join(ids) or 'none'}){did_you_mean(pid, ids)}",
                     )
                 pressed.append(button.event)
             steps.append(pressed)
@@ -131,7 +142,7 @@ def _resolve(scenario: Scenario, doc: YamlDoc, panel: AnyPanel | None) -> tuple[
 def load_scenario(path: Path) -> tuple[Scenario, Start, list[Moment]]:
     """Read a scenario file into its model, its start and its steps (as a stepper shows them)."""
     scenario, doc = load_yaml_file(Path(path), Scenario)
-    start, events = _resolve(scenario, doc, _panel_of(scenario, Path(path)))
+    start, events = _resolve(scenario, doc, _panel_of(scenario, doc))
     steps = [Moment(title=s.title, caption=s.narration, events=e) for s, e in zip(scenario.steps, events, strict=True)]
     return scenario, start, steps
 
@@ -152,8 +163,12 @@ def check_scenario(path: Path) -> list[ContentError]:
     try:
         scenario, doc = load_yaml_file(path, Scenario)
         if scenario.id != path.stem:
-            return [ContentError(path, doc.line(("id",)), f"scenario id {scenario.id!r} must match the file name")]
-        panel = _panel_of(scenario, path)
+            return [
+                ContentError(
+                    path, doc.line(("id",)), f"scenario id {scenario.id!r} must match the file name ({path.name})"
+                )
+            ]
+        panel = _panel_of(scenario, doc)
         start, steps = _resolve(scenario, doc, panel)
     except ContentError as err:
         return list(err.problems)
@@ -207,11 +222,10 @@ def page_scenarios(root: Path) -> dict[str, list[dict]]:
     ContentError, as any broken content does: it stops start-up, and a reload shows it."""
     out: dict[str, list[dict]] = {}
     for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
-        scenario, start, _steps = load_scenario(path)
-        panel = _panel_of(scenario, path)
-        if not isinstance(panel, PlaygroundPanel) or any(s.press is None for s in scenario.steps):
+        scenario, start, _steps = load_scenario(path)  # a panel it names is a playground (or it raises)
+        if scenario.panel is None or any(s.press is None for s in scenario.steps):
             continue
-        out.setdefault(panel.id, []).append(
+        out.setdefault(scenario.panel, []).append(
             {
                 "id": scenario.id,
                 "title": scenario.title,

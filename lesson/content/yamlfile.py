@@ -263,7 +263,8 @@ def _clean_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
 
 def _kind_of(value: object) -> str:
     if isinstance(value, bool):
-        return "true or false"
+        # YAML 1.1, which PyYAML reads, takes a bare yes, no, on or off for true or false too.
+        return "true or false (a bare yes, no, on, off, true or false is read so: put it in quotes to keep it as text)"
     if isinstance(value, int):
         return "a whole number"
     if isinstance(value, float):
@@ -356,14 +357,19 @@ def problems_of(
                 hint = hint or did_you_mean(loc[-1], sorted(_all_keys(schema)))
             message = f"{parent + ': ' if parent else ''}unknown key {loc[-1]!r}{hint}"
             line = doc.line(loc)
+        elif kind == "union_tag_not_found" and isinstance(err.get("ctx"), dict):
+            key = str(err["ctx"].get("discriminator", "kind")).strip(chr(39))
+            message = f"{where(loc) + ': ' if loc else ''}missing required key {key!r}"
+            line = doc.line(loc)
         elif kind == "union_tag_invalid" and isinstance(err.get("ctx"), dict):
             ctx = err["ctx"]
             tags = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
+            key = str(ctx.get("discriminator", "kind")).strip(chr(39))
             message = (
-                f"{where(loc) + ': ' if loc else ''}unknown {str(ctx.get('discriminator', 'kind')).strip(chr(39))} "
+                f"{where(loc) + ': ' if loc else ''}unknown {key} "
                 f"{ctx.get('tag')!r}{did_you_mean(ctx.get('tag'), tags)} (expected one of {ctx.get('expected_tags')})"
             )
-            line = doc.line(loc)
+            line = doc.line((*loc, key))  # at the key itself, not the mapping's first line
         else:
             text = re.sub(r"^(Value error|Assertion failed), ", "", err["msg"])
             value = err.get("input")
