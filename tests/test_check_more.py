@@ -440,3 +440,25 @@ def test_a_stepper_with_neither_steps_nor_a_scenario_says_neither(root: Path) ->
     story.write_text("id: story\nkind: stepper\ntitle: Fixture stepper\n")
     (problem,) = [p for p in check(root).problems if p.path == story]
     assert "neither" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "facts"),
+    [
+        # a moment that presses nothing
+        ("scenarios/story.yaml", "  - press: turn\n", "  - press: []\n", ["press"]),
+        # a stepper's scenario, mistyped: the closest scenario file
+        ("panels/story.yaml", "scenario: story\n", "scenario: stroy\n", ["scenarios/stroy.yaml", "'story'"]),
+        # a start's name, mistyped: the closest start
+        ("panels/lights.yaml", "start: {name: outage,", "start: {name: outgae,", ["'outgae'", "did you mean 'outage'"]),
+    ],
+)
+def test_scenario_and_start_names_get_the_closest_one(
+    root: Path, file: str, old: str, new: str, facts: list[str]
+) -> None:
+    path = root / file
+    line = _edit(path, old, new)
+    found = _at(check(root), path, line)
+    assert found, [str(p) for p in check(root).problems]
+    for fact in facts:
+        assert any(fact in message for message in found), found

@@ -133,6 +133,9 @@ def test_a_path_must_name_something_in_a_view() -> None:
     assert "no field 'nam'" in (path_problem("servers[nam=A].status") or "")
     with pytest.raises(ValidationError, match="exactly one of"):
         cond({"path": "era", "equals": "modern", "at_least": 1})
+    with pytest.raises(ValidationError, match="is text: at_least counts a number or a list"):
+        cond({"path": "servers[name=A].status", "at_least": 1})
+    assert holds(cond({"path": "servers[*].status", "at_least": 1}), {"servers": [{"status": "down"}]})
     with pytest.raises(ValidationError, match="no 'nope' here"):
         TypeAdapter(Goal).validate_python({"text": "x", "when": {"all": [{"path": "nope", "equals": 1}]}})
 

@@ -203,7 +203,8 @@ def check_links(content: Content, unread: frozenset[Path] = frozenset()) -> list
                     lesson,
                     link.line,
                     href,
-                    "an internal link reads '#section', '/lessons/<slug>#section' or '/reference#section'",
+                    "an internal link reads '#section', '/lessons/<slug>#section', '/reference#section' or "
+                    "'/glossary#<term id>'",
                 )
                 continue
             if fragment and fragment.startswith("q-") and target.meta.slug in quizzes_unread:

@@ -39,6 +39,7 @@ from .scenarios import load_scenario
 from .yamlfile import (
     ContentError,
     YamlDoc,
+    did_you_mean,
     load_yaml_file,
     load_yaml_model,
     parse_yaml,
@@ -358,9 +359,9 @@ def load_panels(root: Path, problems: list[ContentError] | None = None) -> dict[
             if isinstance(panel, StepperPanel) and panel.scenario:
                 scenario_path = Path(root) / "scenarios" / f"{panel.scenario}.yaml"
                 if not scenario_path.is_file():
-                    raise ContentError(
-                        path, doc.line(("scenario",)), f"there is no scenario file scenarios/{panel.scenario}.yaml"
-                    )
+                    hint = did_you_mean(panel.scenario, sorted(p.stem for p in scenario_path.parent.glob("*.yaml")))
+                    why = f"there is no scenario file scenarios/{panel.scenario}.yaml{hint}"
+                    raise ContentError(path, doc.line(("scenario",)), why)
                 scenario, start, steps = load_scenario(scenario_path)
                 panel = panel.model_copy(update={"start": start, "steps": steps})
         except ContentError as err:

@@ -30,7 +30,7 @@ class ScenarioStep(Strict):
     title: Annotated[
         Label | None, Field(description="the step's heading (none: the page numbers it only, in its own language)")
     ] = None
-    press: ID | list[ID] | None = Field(
+    press: ID | Annotated[list[ID], Field(min_length=1)] | None = Field(
         default=None, description="the id of a button of the scenario's panel, or several pressed in turn"
     )
     event: Annotated[Event | None, Field(description="one event this step plays, instead of a press")] = None

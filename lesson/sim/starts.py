@@ -7,6 +7,7 @@ walk-through, a scenario, is content: ``lesson/content/scenarios.py``.)
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -239,7 +240,9 @@ STARTS: dict[str, Callable[[dict], tuple[list[SimServer], list[str]]]] = {
 def builtin_servers(spec: Start) -> list[str]:
     """The names of the servers the named start brings itself; raises KeyError for an unknown start."""
     if spec.name not in STARTS:
-        raise KeyError(f"unknown start {spec.name!r}; known: {', '.join(STARTS)}")
+        near = difflib.get_close_matches(spec.name, list(STARTS), n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise KeyError(f"unknown start {spec.name!r}{hint} (known: {', '.join(STARTS)})")
     return [s.name for s in STARTS[spec.name](spec.options)[0]]
 
 
