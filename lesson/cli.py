@@ -94,18 +94,20 @@ def _serve(
     if why := _live_refusal(app.config, host, workers):
         print(why, file=sys.stderr)
         return 2
+    # Which lessons: an author editing a copy of the content sees at once whether it is the one served.
+    content = f"  content: {app.config['CONTENT_ROOT']}"
     if workers > 0:
         from .web.reach import startup_lines
         from .web.server import run_gunicorn
 
-        print("\n".join(startup_lines(host, port, f"{workers} worker(s) x {threads} threads")), flush=True)
+        print("\n".join([*startup_lines(host, port, f"{workers} worker(s) x {threads} threads"), content]), flush=True)
         return run_gunicorn(host, port, workers, threads, int(app.config["PROXY_FIX"]))
     from .web.server import make_dev_server
 
     server = make_dev_server(host, port, app)
     from .web.reach import startup_lines
 
-    print("\n".join(startup_lines(host, server.server_port, "serving")), flush=True)
+    print("\n".join([*startup_lines(host, server.server_port, "serving"), content]), flush=True)
     live_registry = app.extensions.get("lesson.live")
     if live_registry is not None:
         print("Live mode: the outage playground runs on real MCP SDK servers on this machine.", flush=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from lesson.content.course import default_root
 from lesson.web.reach import learner_urls, machine_addresses
 
 from ..conftest import wait_healthy
@@ -68,6 +69,8 @@ def test_lesson_serve_on_loopback_says_only_this_machine_can_open_it() -> None:
         pass
     assert f"http://127.0.0.1:{port}/" in lines[0]
     assert any("0.0.0.0" in line for line in lines)  # how to let a class in
+    # and which lessons it serves: an author editing a copy of the content sees whether it is this one
+    assert any(line.strip() == f"content: {default_root()}" for line in lines), lines
 
 
 @pytest.mark.skipif(not own_ipv4(), reason="this machine has no address but loopback")
