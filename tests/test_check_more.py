@@ -462,3 +462,18 @@ def test_scenario_and_start_names_get_the_closest_one(
     assert found, [str(p) for p in check(root).problems]
     for fact in facts:
         assert any(fact in message for message in found), found
+
+
+def test_a_walk_through_that_opens_on_a_predicted_press_is_reported(root: Path) -> None:
+    """Its first moment would reveal the answer to a question no moment has yet said is there."""
+    lights, story = root / "panels" / "lights.yaml", root / "scenarios" / "story.yaml"
+    with lights.open("a") as f:
+        f.write(
+            "predictions:\n  - button: kill\n    question: What happens to A's tools?\n"
+            "    choices:\n      - {id: gone, text: They leave the prompt}\n"
+            "      - {id: kept, text: They stay in the prompt}\n"
+            "    answer: gone\n    explanation: A dead server's tools leave the prompt.\n"
+        )
+    line = story.read_text().splitlines().index("  - press: kill") + 1
+    (problem,) = _at(check(root), story, line)
+    assert "'kill'" in problem and "step 1" in problem

@@ -175,6 +175,14 @@ def check_scenario(path: Path) -> list[ContentError]:
     if scenario.start is not None and (taken := declared_server_problems(doc, path, scenario.start, ("start",))):
         return taken
     out: list[ContentError] = []
+    # A question asked from the start, about the very first press: the walk-through would reveal its answer
+    # in its first moment, before any moment has said the question is there to answer.
+    first = presses(scenario.steps[0])[:1]
+    asked = [p for p in (panel.predictions if panel else []) if p.after is None and p.variant is None]
+    if first and any(p.button == first[0] for p in asked):
+        why = f"step 1 presses {first[0]!r}, which a prediction asks about from the start: the walk-through "
+        why += "would reveal the answer before a moment says the question is there; begin with another moment"
+        out.append(ContentError(path, doc.line(("steps", 0, "press")), why))
     # Replay in both eras; the expectations are checked in the scenario's own era.
     with contextlib.suppress(KeyError, ValueError):  # a start that does not play is reported below
         for n, step in enumerate(scenario.steps):
