@@ -24,10 +24,15 @@ function mountHints(section) {
     if (!next) return;
     next.hidden = false;
     const left = stages.filter((li) => li.hidden).length;
-    if (!left) button.remove();
-    else button.textContent = left === 1 ? button.dataset.last : button.dataset.more;
-    if (!left) next.setAttribute("tabindex", "-1");
-    if (!left) next.focus();
+    if (!left) {
+      button.remove();
+      next.tabIndex = -1;
+      next.focus();
+    } else {
+      button.textContent = left === 1 ? button.dataset.last : button.dataset.more;
+      // The focus stays on the button: the status line says the hint that appeared above it.
+      section.querySelector('[data-role="announce"]').textContent = next.textContent;
+    }
   });
 }
 

@@ -38,7 +38,8 @@ function mountPredictions(section) {
   for (const set of sets) if (watch) watch.observe(set);
   function point() {
     const set = waiting();
-    pointer.hidden = !set || inView.has(set);
+    // Not while it has the focus: hidden, it would drop the keyboard's place to the page.
+    pointer.hidden = !set || (inView.has(set) && document.activeElement !== pointer);
     if (set) pointer.textContent = t("predict.pointer", { button: buttonFor(set)?.textContent.trim() });
   }
   const back = h("button", { type: "button", class: "predict-back", hidden: "" });
@@ -65,6 +66,7 @@ function mountPredictions(section) {
     set.append(back);
     back.hidden = false;
   }
+  pointer.addEventListener("blur", point);
   pointer.addEventListener("click", () => {
     const set = waiting();
     if (set) bringUp(set);

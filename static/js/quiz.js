@@ -74,7 +74,12 @@ function goToPlayground(link) {
   const first = section.querySelector("button[data-button]:not([disabled])");
   const heading = section.querySelector("h3");
   offerWayBack(section, form);
-  section.scrollIntoView({ block: "start" });
+  // At once: focusing a button of a phone's sideways row brings it into view, which would stop a smooth
+  // scroll part-way.
+  section.scrollIntoView({ block: "start", behavior: "instant" });
+  // The task, said on arrival: a screen reader, at the first button, would not meet it for several Tabs.
+  const announce = section.querySelector('[data-role="announce"]');
+  if (announce) announce.textContent = section.querySelector('[data-role="back-to-question"]').textContent;
   if (first) first.focus({ preventScroll: true });
   else if (heading) {
     heading.tabIndex = -1;

@@ -180,12 +180,10 @@ export function mountRestarts(section, transport) {
     if (out.getBoundingClientRect().top > window.innerHeight / 2) {
       out.style.scrollMarginTop = "0.75rem";
       out.scrollIntoView({ block: "start" });
-      // Restart may now lie above the screen: the focus goes where the eye went, to the result's first line.
-      const button = form.querySelector('button[type="submit"]').getBoundingClientRect();
-      if (button.top < 0 || button.bottom > window.innerHeight) {
-        out.firstElementChild.tabIndex = -1;
-        out.firstElementChild.focus({ preventScroll: true });
-      }
+      // Restart, above the result, goes above the screen with it (whether the scroll is smooth or not): the
+      // focus goes where the eye went, to the result's first line.
+      out.firstElementChild.tabIndex = -1;
+      out.firstElementChild.focus({ preventScroll: true });
     }
   });
 }

@@ -44,7 +44,7 @@ function drivingBy(section, delta) {
 }
 
 async function clickAndWait(section, button) {
-  if (!button || button.disabled) throw new Error("control not available");
+  if (!button || button.matches(":disabled")) throw new Error("control not available"); // a fieldset's too
   const answer = nextAnswer(section);
   button.click();
   return answer;
@@ -296,15 +296,18 @@ async function play(section, scenario, opener) {
     // its radio button, and presses kept under the first one go aside with the rest.
     const first = section.querySelector('[data-role="variant"] input');
     const storage = first && !first.checked;
+    // The scenario's era, then a reset, which begins again in the era the host speaks: the walk-through
+    // starts from its own start, with no era change in its log.
+    const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
+    const switched = era && !era.checked;
+    // The era first where the storage choices are off in this one (they may be one era's only).
+    const eraFirst = switched && storage && first.matches(":disabled");
+    if (eraFirst) await clickAndWait(section, era);
     if (storage) {
       await clickAndWait(section, first);
       setAside();
     }
-    // The scenario's era first, then a reset, which begins again in the era the host speaks: the
-    // walk-through starts from its own start, with no era change in its log.
-    const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
-    const switched = era && !era.checked;
-    if (switched) await clickAndWait(section, era);
+    if (switched && !eraFirst) await clickAndWait(section, era);
     await clickAndWait(section, section.querySelector('[data-action="reset"]'));
     // Said with the first moment's status line (the reset's own is replaced at once), and in the box,
     // in view while the walk-through plays (on a phone the status line is off screen by then): the

@@ -140,3 +140,20 @@ def screenshots(page: Page, section: Locator) -> None:
         page.screenshot(path=str(SHOTS / f"answering-{width}-screen.png"))
         assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.set_viewport_size(size)
+
+
+def test_the_walk_through_starts_from_the_legacy_era_with_the_other_storage_chosen(page: Page) -> None:
+    """The storage choices are the modern era's: off in legacy. From there, with the other one chosen, the
+    walk-through goes back to its own era and its first storage choice and plays its first moment."""
+    s = script()
+    section = open_answering(page)
+    variants = section.get_by_role("group", name=content_panel().variants_legend).get_by_role("radio")
+    variants.last.check()
+    expect(log_labels(section)).to_have_count(1)
+    section.get_by_role("radio", name="Legacy (2025-11-25)").check()
+    expect(variants.first).to_be_disabled()
+    section.get_by_role("button", name=f"Walk me through it: {s.title}").click()
+    expect_step(section, s, 1)
+    expect(variants.first).to_be_checked()
+    expect(section.get_by_role("radio", name="Modern (2026-07-28)")).to_be_checked()
+    expect(scenario_box(section, s).get_by_role("button", name="Next moment")).to_be_enabled()

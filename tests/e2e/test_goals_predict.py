@@ -64,12 +64,16 @@ def test_a_goals_hints_open_one_stage_per_press(outage: Locator) -> None:
     stages = goal_block(section).get_by_role("listitem", include_hidden=True)
     expect(stages).to_have_count(3)
     expect(stages.first).to_be_hidden()
+    status = section.get_by_role("status").first
     section.get_by_role("button", name=message_py("playground.hint")).click()
     expect(stages.nth(0)).to_be_visible()
     expect(stages.nth(1)).to_be_hidden()
+    # The focus stays on the button, below the stage it opened: the status line says the stage.
+    expect(status).to_have_text(stages.nth(0).inner_text())
     section.get_by_role("button", name=message_py("playground.hint.more")).click()
     expect(stages.nth(1)).to_be_visible()
     expect(stages.nth(2)).to_be_hidden()
+    expect(status).to_have_text(stages.nth(1).inner_text())
     section.get_by_role("button", name=message_py("playground.hint.solution")).click()
     expect(stages.nth(2)).to_be_visible()
     expect(stages.nth(2)).to_be_focused()

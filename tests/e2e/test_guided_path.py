@@ -325,6 +325,13 @@ def test_the_controls_bar_points_a_phone_to_the_question_a_press_asked(page: Pag
     question = prediction(section, pg, "a-dies")
     question.evaluate("el => window.scrollTo(0, window.scrollY + el.getBoundingClientRect().bottom + 40)")
     expect(pointer).to_be_visible()
+    # Reached by Tab, it stays while it has the focus, even once the question scrolls into view: hidden,
+    # it would drop the keyboard's place to the page.
+    pointer.focus()
+    question.scroll_into_view_if_needed()
+    expect(question).to_be_in_viewport(ratio=0.5)
+    expect(pointer).to_be_focused()
+    question.evaluate("el => window.scrollTo(0, window.scrollY + el.getBoundingClientRect().bottom + 40)")
     pointer.click()
     first = question.get_by_role("radio").first
     expect(first).to_be_focused()

@@ -82,6 +82,7 @@ def test_doing_the_task_in_the_playground_marks_it_correct(page: Page) -> None:
     # aim in view until the learner goes back.
     task = outage.get_by_role("paragraph").filter(has_text=message("quiz.task.doing"))
     expect(task).to_contain_text(q["prompt"])
+    expect(outage.get_by_role("status").first).to_contain_text(q["prompt"])  # said on arrival, too
     goal = outage.get_by_text(yaml.safe_load((QUIZZES.parent / "panels" / "outage.yaml").read_text())["goal"]["text"])
     expect(goal).to_be_hidden()
     # The way back is a link right after the playground's buttons: a few Tab presses away.
@@ -189,3 +190,19 @@ def test_a_page_cannot_grade_its_own_task(page: Page) -> None:
     check(page, n)
     expect(feedback(page, n)).to_contain_text("'host-error-happens'")
     expect_score(page, 0, total, 0)
+
+
+def test_on_a_phone_the_task_link_lands_on_the_playground_and_its_task(page: Page) -> None:
+    """With motion on, the page's scroll is smooth; the focus on a button of the phone's sideways row must
+    not stop it part-way, leaving the learner below the playground with its task out of sight. Lesson 2's
+    quick check lies far below its playground: a long way to scroll."""
+    n, total, q = task_question("list-changed")
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.emulate_media(reduced_motion="no-preference")
+    guide = open_playground(page, "/lessons/list-changed", "Misbehaving servers")
+    group = quiz(page).get_by_role("group", name=f"Question {n} of {total}. Task: {q['prompt']}")
+    group.get_by_role("link", name="Misbehaving servers").focus()
+    page.keyboard.press("Enter")
+    expect(guide.get_by_role("group", name="Events").get_by_role("button").first).to_be_focused()
+    task = guide.get_by_role("paragraph").filter(has_text=message("quiz.task.doing"))
+    expect(task).to_be_in_viewport(ratio=1)

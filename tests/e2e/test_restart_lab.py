@@ -137,6 +137,7 @@ def test_a_question_sets_the_lab_up_and_its_answer_comes_with_that_result(page: 
     assert q is not None
     n = questions.index(q) + 1
     page.set_viewport_size({"width": 1280, "height": 900})
+    page.emulate_media(reduced_motion="no-preference")  # the page's scroll to the result is smooth
     page.goto(RESTARTS)
     lab = restart_lab(page)
     restart = lab.get_by_role("button", name="Restart the server")
@@ -158,9 +159,11 @@ def test_a_question_sets_the_lab_up_and_its_answer_comes_with_that_result(page: 
     page.keyboard.press("Enter")
     check = lab.locator("details").filter(has=page.get_by_text(message("lab.check", question=q.question), exact=True))
     expect(check).to_be_visible()
-    # The page brings the result up; the keyboard's place stays on screen with it (on Restart, or on the
-    # result's first line when Restart went above the screen).
-    expect(page.locator(":focus")).to_be_in_viewport(ratio=1)
+    # The page brings the result up (a smooth scroll), and Restart goes above the screen: the keyboard's
+    # place goes with the result, to its first line, and is on screen once the scroll has ended.
+    result = lab.get_by_text(message("lab.result_for", situation=situation.label) + options)
+    expect(result).to_be_focused()
+    expect(result).to_be_in_viewport(ratio=1)
     # The bar pair is drawn even when both eras sent as many: that can be the answer.
     rows = lab.get_by_role("listitem").filter(
         has_text=re.compile("^(" + "|".join(re.escape(message(f"era.{e}")) for e in ("legacy", "modern")) + ")")
