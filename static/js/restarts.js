@@ -157,7 +157,13 @@ export function mountRestarts(section, transport) {
             return h("div", { class: "restart-step" },
               stepLabel(step),
               own.length ? lines(own) : h("p", { class: "subtle" }, t("lab.nothing_else")),
-              h("details", {}, h("summary", {}, wireSummary(step.wire)), wireList(step.wire)),
+              // Named with its era and step for the keyboard: tabbed to, "Wire messages (0)" twice says nothing.
+              h(
+                "details",
+                {},
+                h("summary", {}, wireSummary(step.wire), h("span", { class: "visually-hidden" }, ` (${LABEL(side.era)}, ${t("lab.step", { step: step.step, label: step.label.text })})`)),
+                wireList(step.wire),
+              ),
             );
           }),
           h("p", { class: "step-label" }, t("lab.afterwards")),

@@ -58,6 +58,9 @@ def test_the_lab_draws_each_restart_in_both_eras(page: Page) -> None:
 
     # Each step's wire messages sit behind a summary: the status line, the headers, the JSON body.
     legacy, modern = restart(lab, "idle")
+    # Told apart when tabbed to: each summary names its era and step (two eras may both send none).
+    names = [s.inner_text() for s in lab.get_by_text(re.compile(r"^Wire messages \(\d+\)")).all()]
+    assert len(names) > 1 and len(set(names)) == len(names), names
     open_wire(legacy)
     open_wire(modern)
     expect(legacy, "legacy: 404 to the old session").to_contain_text("HTTP 404 Not Found")
