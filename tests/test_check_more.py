@@ -477,3 +477,12 @@ def test_a_walk_through_that_opens_on_a_predicted_press_is_reported(root: Path) 
     line = story.read_text().splitlines().index("  - press: kill") + 1
     (problem,) = _at(check(root), story, line)
     assert "'kill'" in problem and "step 1" in problem
+
+
+def test_a_value_cut_at_a_hash_is_reported_and_a_comment_is_not(root: Path) -> None:
+    """`title: Token #1 runs out` reads as "Token": YAML takes " #1 runs out" for a comment."""
+    lights = root / "panels" / "lights.yaml"
+    line = _edit(lights, "title: Fixture playground\n", "title: Fixture #1 playground\n")
+    _edit(lights, "shows: [servers, prompt, log]\n", "shows: [servers, prompt, log]  # a comment, as one writes it\n")
+    (problem,) = [p for p in check(root).problems if p.path == lights]
+    assert problem.line == line and "'#1'" in problem.message and "quotes" in problem.message

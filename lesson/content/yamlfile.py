@@ -146,6 +146,7 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
         if node is not None:
             _check_duplicate_keys(node, path, first_line)
             _check_quotes(node, text, path, first_line)
+            _check_cut_values(node, text, path, first_line)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -219,6 +220,33 @@ def _check_quotes(node: Node, text: str, path: Path, first_line: int) -> None:
             swallowed[0] + first_line,
             f"a quote is not closed: this value runs on into line {swallowed[1] + first_line}, a key of its own",
         )
+
+
+def _check_cut_values(node: Node, text: str, path: Path, first_line: int) -> None:
+    """A plain value with " #" in it ends there: YAML reads the rest of the line as a comment, and the value
+    loses it without a word ("Token #1 runs out" becomes "Token"). A comment written as one starts "# ";
+    one that starts "#" and a letter or digit is taken for part of the value."""
+    lines = text.splitlines()
+    stack, values = [node], []
+    while stack:
+        item = stack.pop()
+        if isinstance(item, MappingNode):
+            values += [v for _k, v in item.value if isinstance(v, ScalarNode)]
+            stack += [v for _k, v in item.value]
+        elif isinstance(item, SequenceNode):
+            values += [v for v in item.value if isinstance(v, ScalarNode)]
+            stack += item.value
+    for value in values:
+        end = value.end_mark
+        if value.style is None and value.value and end.line < len(lines):
+            cut = re.match(r"\s+(#\w\S*)", lines[end.line][end.column :])
+            if cut:
+                raise ContentError(
+                    path,
+                    end.line + first_line,
+                    f"this value ends before {cut.group(1)!r}: YAML reads ' #' and what follows as a comment and "
+                    "leaves it out; put the whole value in quotes",
+                )
 
 
 def _check_duplicate_keys(node: Node, path: Path, first_line: int) -> None:
