@@ -81,6 +81,7 @@ def test_a_task_solution_on_a_broken_panel_is_checked_against_the_panels_buttons
         ("id: x\nstart:\n  name: outage\n era: modern\n", 4),  # a key less indented than its siblings
         ("id: x\nbuttons:\n  - a\n  - b\n title: t\n", 5),
         ("id: x\nstart:\n\tname: outage\n", 3),  # a tab
+        ("id: x\norder:\t7\n", 2),  # a tab that is no indentation: unseen, so its column is named
         ("id: x\ntitle: 'never closed\n", 2),  # at the line that opens the quote
         ('id: x\ntitle: "A dies\nkind: playground\n', 2),
         ('id: x\ntitle: "A dies\nkind: "# the quote above closes here; the rest is a comment\n', 2),
@@ -94,6 +95,8 @@ def test_yaml_syntax_errors_are_in_plain_words_at_their_line(root: Path, text: s
     assert "<block" not in found[0].message and "token" not in found[0].message
     if "'never" in text or '"A dies' in text:
         assert "quote" in found[0].message
+    if "\t" in text:
+        assert f"column {text.splitlines()[line - 1].index(chr(9)) + 1}" in found[0].message
 
 
 def _catalogues(tmp_path: Path, **translations: dict | str) -> Path:
@@ -486,3 +489,10 @@ def test_a_value_cut_at_a_hash_is_reported_and_a_comment_is_not(root: Path) -> N
     _edit(lights, "shows: [servers, prompt, log]\n", "shows: [servers, prompt, log]  # a comment, as one writes it\n")
     (problem,) = [p for p in check(root).problems if p.path == lights]
     assert problem.line == line and "'#1'" in problem.message and "quotes" in problem.message
+
+
+def test_a_panel_file_written_as_a_list_says_it_should_be_a_mapping(root: Path) -> None:
+    lights = root / "panels" / "lights.yaml"
+    lights.write_text("- id: lights\n- kind: playground\n")
+    (problem,) = [p for p in check(root).problems if p.path == lights]
+    assert "a mapping" in problem.message and "a list" in problem.message and "Input should" not in problem.message

@@ -152,6 +152,8 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + first_line if mark is not None else None
         plain = plain_yaml_problem(exc.problem or "invalid YAML", exc.context)
+        if plain.startswith("a tab") and mark is not None:  # unseen in most editors: say where it is
+            plain += f" (the tab is at column {mark.column + 1}: replace it with spaces)"
         # A quote that is not closed makes the parser stumble lines later, where the quoted value it is
         # still reading meets a key, or at the file's end: point at the quote instead.
         if (swallowed := _swallowed_key(text, _quoted_spans(text))) is not None:
@@ -313,6 +315,7 @@ _WANTS = {
     "list_type": "a list",
     "dict_type": "a mapping of keys",
     "model_type": "a mapping of keys",
+    "model_attributes_type": "a mapping of keys",  # a union of models told apart by a key (a panel's kind)
 }
 
 
