@@ -438,6 +438,13 @@ def test_a_mistyped_kind_is_at_its_own_line_and_a_bare_yes_is_explained(root: Pa
     assert "true or false" in answer and "quotes" in answer
 
 
+def test_a_bare_no_where_a_list_belongs_is_not_told_to_be_quoted(root: Path) -> None:
+    lights = root / "panels" / "lights.yaml"
+    line = _edit(lights, 'hints: ["Kill A."]\n', "hints: no\n")
+    (hints,) = _at(check(root), lights, line)
+    assert "a list" in hints and "true or false" in hints and "quotes" not in hints
+
+
 def test_a_stepper_with_neither_steps_nor_a_scenario_says_neither(root: Path) -> None:
     story = root / "panels" / "story.yaml"
     story.write_text("id: story\nkind: stepper\ntitle: Fixture stepper\n")
@@ -467,7 +474,15 @@ def test_scenario_and_start_names_get_the_closest_one(
         assert any(fact in message for message in found), found
 
 
-def test_a_walk_through_that_opens_on_a_predicted_press_is_reported(root: Path) -> None:
+@pytest.mark.parametrize(
+    ("premise", "reported"),
+    [
+        ("", True),
+        # asked only once A is down: not at the start, so the first moment reveals nothing
+        ('    when: {path: "servers[name=A].status", equals: down}\n', False),
+    ],
+)
+def test_a_walk_through_that_opens_on_a_predicted_press_is_reported(root: Path, premise: str, reported: bool) -> None:
     """Its first moment would reveal the answer to a question no moment has yet said is there."""
     lights, story = root / "panels" / "lights.yaml", root / "scenarios" / "story.yaml"
     with lights.open("a") as f:
@@ -475,11 +490,13 @@ def test_a_walk_through_that_opens_on_a_predicted_press_is_reported(root: Path) 
             "predictions:\n  - button: kill\n    question: What happens to A's tools?\n"
             "    choices:\n      - {id: gone, text: They leave the prompt}\n"
             "      - {id: kept, text: They stay in the prompt}\n"
-            "    answer: gone\n    explanation: A dead server's tools leave the prompt.\n"
+            f"    answer: gone\n    explanation: A dead server's tools leave the prompt.\n{premise}"
         )
     line = story.read_text().splitlines().index("  - press: kill") + 1
-    (problem,) = _at(check(root), story, line)
-    assert "'kill'" in problem and "step 1" in problem
+    found = _at(check(root), story, line)
+    assert bool(found) == reported, found
+    if reported:
+        assert "'kill'" in found[0] and "step 1" in found[0]
 
 
 def test_a_value_cut_at_a_hash_is_reported_and_a_comment_is_not(root: Path) -> None:

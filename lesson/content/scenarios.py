@@ -177,12 +177,24 @@ def check_scenario(path: Path) -> list[ContentError]:
     out: list[ContentError] = []
     # A question asked from the start, about the very first press: the walk-through would reveal its answer
     # in its first moment, before any moment has said the question is there to answer.
-    first = presses(scenario.steps[0])[:1]
-    asked = [p for p in (panel.predictions if panel else []) if p.after is None and p.variant is None]
-    if first and any(p.button == first[0] for p in asked):
-        why = f"step 1 presses {first[0]!r}, which a prediction asks about from the start: the walk-through "
-        why += "would reveal the answer before a moment says the question is there; begin with another moment"
-        out.append(ContentError(path, doc.line(("steps", 0, "press")), why))
+    # (Asked from the start: no `after`, in the first variant, which every walk-through plays, and its
+    # premise holding at the start.)
+    if panel is not None:
+        first_variant = panel.variant(None)
+        with contextlib.suppress(KeyError, ValueError):  # a start that does not play is reported below
+            at_start = view(begin(start))
+            asked = {
+                p.button
+                for p in panel.predictions
+                if p.after is None
+                and p.variant in (None, first_variant.id if first_variant else None)
+                and (p.when is None or holds(p.when, at_start))
+            }
+            if revealed := [b for b in presses(scenario.steps[0]) if b in asked]:
+                why = f"step 1 presses {revealed[0]!r}, which a prediction asks about from the start: the "
+                why += "walk-through would reveal the answer before a moment says the question is there; "
+                why += "begin with another moment"
+                out.append(ContentError(path, doc.line(("steps", 0, "press")), why))
     # Replay in both eras; the expectations are checked in the scenario's own era.
     with contextlib.suppress(KeyError, ValueError):  # a start that does not play is reported below
         for n, step in enumerate(scenario.steps):

@@ -247,7 +247,7 @@ def _check_cut_values(node: Node, text: str, path: Path, first_line: int) -> Non
                     path,
                     end.line + first_line,
                     f"this value ends before {cut.group(1)!r}: YAML reads ' #' and what follows as a comment and "
-                    "leaves it out; put the whole value in quotes",
+                    "leaves it out; put the whole value in quotes (or, for a comment, write '# ' with a space)",
                 )
 
 
@@ -291,10 +291,14 @@ def _clean_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     return tuple(out)
 
 
-def _kind_of(value: object) -> str:
+def _kind_of(value: object, wanted: str = "") -> str:
     if isinstance(value, bool):
         # YAML 1.1, which PyYAML reads, takes a bare yes, no, on or off for true or false too.
-        return "true or false (a bare yes, no, on, off, true or false is read so: put it in quotes to keep it as text)"
+        if "text" in wanted:
+            return (
+                "true or false (a bare yes, no, on, off, true or false is read so: put it in quotes to keep it as text)"
+            )
+        return "true or false"
     if isinstance(value, int):
         return "a whole number"
     if isinstance(value, float):
@@ -325,7 +329,7 @@ def _in_words(kind: str, ctx: dict[str, Any], value: object) -> str | None:
         form = PATTERN_WORDS.get(str(ctx.get("pattern")), f"text matching {ctx.get('pattern')}")
         return f"{value!r} does not have the right form: write {form}"
     if kind in _WANTS:
-        return f"this should be {_WANTS[kind]}, not {_kind_of(value)}"
+        return f"this should be {_WANTS[kind]}, not {_kind_of(value, _WANTS[kind])}"
     if kind == "too_short" and "min_length" in ctx:
         return f"needs at least {ctx['min_length']} (has {ctx.get('actual_length', 0)})"
     if kind == "too_long" and "max_length" in ctx:
@@ -370,7 +374,7 @@ def problems_of(
             if loc not in merged:
                 merged.add(loc)
                 either = ", ".join(wants[:-1]) + f" or {wants[-1]}"
-                words = f"this should be {either}, not {_kind_of(err.get('input'))}"
+                words = f"this should be {either}, not {_kind_of(err.get('input'), either)}"
                 out.append(ContentError(doc.path, doc.line(loc), f"{prefix}{where(loc) + ': ' if loc else ''}{words}"))
             continue
         if (words := _in_words(kind, err.get("ctx") or {}, err.get("input"))) is not None:

@@ -125,6 +125,7 @@ function mountPredictions(section) {
       skip.textContent = t("predict.first", { button: button.textContent.trim() });
       back.before(skip);
       skip.hidden = false;
+      if (how) how.hidden = false; // another question's line, hidden by an earlier hold, comes back first
       how = set.querySelector(":scope > p.subtle");
       how.hidden = true;
       if (announce) announce.textContent = skip.textContent;

@@ -43,7 +43,13 @@ function offerWayBack(section, form) {
   let back = section.querySelector('[data-role="back-to-question"]');
   const task = form.querySelector("legend [data-content]")?.textContent.trim() || "";
   const goal = section.querySelector('[data-role="goal"]');
-  if (goal) goal.hidden = true;
+  // The phone's "goal reached" flag in the controls bar goes and comes back with the goal it speaks of.
+  const flag = section.querySelector(".goal-flag");
+  const showGoal = (on) => {
+    if (goal) goal.hidden = !on;
+    if (flag) flag.hidden = !on || !goal?.classList.contains("done");
+  };
+  showGoal(false);
   if (!back) {
     const link = h("a", { href: `#${form.id}` }, t("quiz.task.back"));
     const what = h("span", { "data-role": "task-text" });
@@ -57,7 +63,7 @@ function offerWayBack(section, form) {
       if (!check) return;
       event.preventDefault();
       back.remove();
-      if (goal) goal.hidden = false;
+      showGoal(true);
       check.scrollIntoView({ block: "center", behavior: "instant" });
       check.focus({ preventScroll: true });
     });

@@ -295,7 +295,7 @@ async function play(section, scenario, opener) {
     // A scenario is written for the playground's first start: another storage choice goes aside under
     // its radio button, and presses kept under the first one go aside with the rest.
     const first = section.querySelector('[data-role="variant"] input');
-    const storage = first && !first.checked;
+    let storage = first && !first.checked;
     // The scenario's era, then a reset, which begins again in the era the host speaks: the walk-through
     // starts from its own start, with no era change in its log.
     const era = section.querySelector(`[data-role="era"] input[value="${CSS.escape(scenario.era)}"]`);
@@ -303,6 +303,8 @@ async function play(section, scenario, opener) {
     // The era first where the storage choices are off in this one (they may be one era's only).
     const eraFirst = switched && storage && first.matches(":disabled");
     if (eraFirst) await clickAndWait(section, era);
+    // Still off in the scenario's own era: the choice changes nothing there, and is left as it is.
+    if (storage && first.matches(":disabled") && !switched) storage = false;
     if (storage) {
       await clickAndWait(section, first);
       setAside();
