@@ -513,3 +513,11 @@ def test_a_panel_file_written_as_a_list_says_it_should_be_a_mapping(root: Path) 
     lights.write_text("- id: lights\n- kind: playground\n")
     (problem,) = [p for p in check(root).problems if p.path == lights]
     assert "a mapping" in problem.message and "a list" in problem.message and "Input should" not in problem.message
+
+
+def test_an_empty_press_list_is_one_problem_not_also_a_wrong_kind(root: Path) -> None:
+    """`press` takes a button id or a list of them: an empty list is a list, too short, and not "text"."""
+    story = root / "scenarios" / "story.yaml"
+    line = _edit(story, "  - press: turn\n", "  - press: []\n")
+    (problem,) = _at(check(root), story, line)
+    assert "at least 1" in problem and "text" not in problem

@@ -355,15 +355,22 @@ def problems_of(
     missing: dict[tuple[int | str, ...], list[str]] = {}
     type_errors: dict[tuple[int | str, ...], list[str]] = {}
     merged: set[tuple[int | str, ...]] = set()
+    # A value of the right kind for one branch of a union, and wrong there (an empty list where a list
+    # or a text may go): that branch's error is the one; the other branches' "should be text" is noise.
+    fits: set[tuple[int | str, ...]] = set()
     for err in errors:
         loc = _clean_loc(doc.data, tuple(err["loc"]))
         if err["type"] == "missing" and loc:
             missing.setdefault(loc[:-1], []).append(str(loc[-1]))
         if err["type"] in _WANTS and _WANTS[err["type"]] not in type_errors.setdefault(loc, []):
             type_errors[loc].append(_WANTS[err["type"]])
+        if err["type"] in ("too_short", "too_long") and len(err["loc"]) > len(loc):
+            fits.add(loc)
     for err in errors:
         loc = _clean_loc(doc.data, tuple(err["loc"]))
         kind = err["type"]
+        if kind in _WANTS and loc in fits:
+            continue
         cause = (err.get("ctx") or {}).get("error")
         if isinstance(cause, At):  # a validator's error about one part: at that part's line
             loc = (*loc, *cause.loc)
