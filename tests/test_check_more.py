@@ -25,6 +25,11 @@ def _edit(path: Path, old: str, new: str) -> int:
     return text[: text.index(old)].count("\n") + 1
 
 
+def _append(path: Path, text: str) -> None:
+    with path.open("a") as f:
+        f.write(text)
+
+
 def _at(report, path: Path, line: int) -> list[str]:
     return [p.message for p in report.problems if p.path == path and p.line == line]
 
@@ -58,12 +63,12 @@ def test_one_run_reports_a_broken_panel_the_scenario_that_presses_it_and_a_synta
 
 def test_a_task_solution_on_a_broken_panel_is_checked_against_the_panels_buttons(root: Path) -> None:
     quiz, lights = root / "quizzes" / "first.yaml", root / "panels" / "lights.yaml"
-    with quiz.open("a") as f:
-        f.write(
-            '  - id: task\n    prompt: "Take A out."\n    hint: "Kill A."\n    see: "#try-it"\n'
-            '    task:\n      panel: lights\n      when: {path: "servers[name=A].status", equals: down}\n'
-            "      solution: [kil]\n"
-        )
+    _append(
+        quiz,
+        '  - id: task\n    prompt: "Take A out."\n    hint: "Kill A."\n    see: "#try-it"\n'
+        '    task:\n      panel: lights\n      when: {path: "servers[name=A].status", equals: down}\n'
+        "      solution: [kil]\n",
+    )
     line = len(quiz.read_text().splitlines())
     bogus = _edit(lights, "kind: playground\n", "kind: playground\nbogus: 1\n") + 1
 
@@ -485,13 +490,13 @@ def test_scenario_and_start_names_get_the_closest_one(
 def test_a_walk_through_that_opens_on_a_predicted_press_is_reported(root: Path, premise: str, reported: bool) -> None:
     """Its first moment would reveal the answer to a question no moment has yet said is there."""
     lights, story = root / "panels" / "lights.yaml", root / "scenarios" / "story.yaml"
-    with lights.open("a") as f:
-        f.write(
-            "predictions:\n  - button: kill\n    question: What happens to A's tools?\n"
-            "    choices:\n      - {id: gone, text: They leave the prompt}\n"
-            "      - {id: kept, text: They stay in the prompt}\n"
-            f"    answer: gone\n    explanation: A dead server's tools leave the prompt.\n{premise}"
-        )
+    _append(
+        lights,
+        "predictions:\n  - button: kill\n    question: What happens to A's tools?\n"
+        "    choices:\n      - {id: gone, text: They leave the prompt}\n"
+        "      - {id: kept, text: They stay in the prompt}\n"
+        f"    answer: gone\n    explanation: A dead server's tools leave the prompt.\n{premise}",
+    )
     line = story.read_text().splitlines().index("  - press: kill") + 1
     found = _at(check(root), story, line)
     assert bool(found) == reported, found

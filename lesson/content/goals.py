@@ -75,9 +75,9 @@ class Test(_Condition):
             raise ValueError(f"a test needs exactly one of equals, contains, at_least, at_most (got {given or 'none'})")
         if given[0] != "equals" and getattr(self, given[0]) is None:
             raise ValueError(f"{given[0]} needs a value (only equals can test for null)")
-        problem = path_problem(self.path)
+        problem, named = _walk(self.path)
         counts = given[0] in ("at_least", "at_most") and "[*]" not in self.path
-        if problem is None and counts and _walk(self.path)[1].get("type") == "string":
+        if problem is None and counts and named.get("type") == "string":
             problem = f"path {self.path!r} is text: {given[0]} counts a number or a list; use equals or contains"
         if problem is None and self.equals is not None:
             problem = value_problem(self.path, self.equals)

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .base import PATTERN_WORDS, At
+from .yamlsyntax import plain_yaml_problem, runs_on, structure_problem, unclosed_quote
 
 T = TypeVar("T")
 
@@ -61,50 +62,6 @@ def did_you_mean(name: object, known: Iterable[object]) -> str:
     return f"; did you mean {near[0]!r}?" if near else ""
 
 
-# PyYAML's parser speaks of tokens; say what an author did instead. Matched on the parser's problem text.
-_PLAIN_YAML = [
-    (
-        re.compile(
-            r"expected <block end>, but found '<block (mapping|sequence) start>'|"
-            r"expected <block end>, but found '<block end>'"
-        ),
-        "the indentation is off: this line is indented differently from the lines at its level above it "
-        "(keys of one mapping, and items of one list, start in the same column)",
-    ),
-    (
-        re.compile(r"expected <block end>, but found '(-|\?)'|expected <block end>, but found '<scalar>'"),
-        "the indentation is off: this line does not line up with the lines at its level above it",
-    ),
-    (
-        re.compile(r"mapping values are not allowed here"),
-        "a ': ' inside a value: if this line is a key of its own, line it up with the keys above it; "
-        'else put the value in quotes ("like: this")',
-    ),
-    (
-        re.compile(r"found character '\\t' that cannot start any token|found a tab character"),
-        "a tab: YAML indents with spaces only",
-    ),
-    (re.compile(r"could not find expected ':'"), "a line without 'key: value' (or a quote that is never closed)"),
-    (re.compile(r"found unexpected end of stream"), "the file ends inside a quoted value: a quote is not closed"),
-    (re.compile(r"expected ',' or '\]'"), "a [ ] list is not closed, or an item in it needs quotes"),
-    (re.compile(r"expected ',' or '}'"), "a { } mapping is not closed, or a value in it needs quotes"),
-    (re.compile(r"found undefined alias"), "a value starts with '*': put it in quotes"),
-    (
-        re.compile(r"found character '(@|`)' that cannot start any token"),
-        "a value starts with a character YAML reserves ('@' or '`'): put it in quotes",
-    ),
-    (re.compile(r"expected a comment or a line break"), "text after a closing quote: quote the whole value"),
-]
-
-
-def plain_yaml_problem(problem: str, context: str | None) -> str:
-    """A PyYAML problem in an author's words (the parser's own words when there is no better way to say it)."""
-    for pattern, plain in _PLAIN_YAML:
-        if pattern.search(problem) or (context and pattern.search(context)):
-            return plain
-    return problem + (f" ({context})" if context else "")
-
-
 @dataclass
 class YamlDoc:
     """A YAML document parsed twice over: the node tree (for lines) and the plain data."""
@@ -143,10 +100,8 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
-        if node is not None:
-            _check_duplicate_keys(node, path, first_line)
-            _check_quotes(node, text, path, first_line)
-            _check_cut_values(node, text, path, first_line)
+        if node is not None and (problem := structure_problem(node, text, first_line)) is not None:
+            raise ContentError(path, *problem)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -156,11 +111,8 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
             plain += f" (the tab is at column {mark.column + 1}: replace it with spaces)"
         # A quote that is not closed makes the parser stumble lines later, where the quoted value it is
         # still reading meets a key, or at the file's end: point at the quote instead.
-        if (swallowed := _swallowed_key(text, _quoted_spans(text))) is not None:
-            line, plain = (
-                swallowed[0] + first_line,
-                f"a quote is not closed: this value runs on into line {swallowed[1] + first_line}, a key of its own",
-            )
+        if (swallowed := unclosed_quote(text)) is not None:
+            line, plain = swallowed[0] + first_line, runs_on(swallowed[1] + first_line)
         elif exc.context == "while scanning a quoted scalar" and exc.context_mark is not None:
             line, plain = exc.context_mark.line + first_line, "a quote is not closed: the file ends inside it"
         raise ContentError(path, line, f"YAML syntax error: {plain}") from None
@@ -169,101 +121,6 @@ def parse_yaml(text: str, path: Path, first_line: int = 1, top_line: int | None 
     finally:
         loader.dispose()
     return YamlDoc(path, node, data, first_line, top_line)
-
-
-# Where PyYAML breaks lines, so that line numbers agree with its marks.
-_LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
-_KEY_LINE = re.compile(r"^ *(?:- +)?[\w-]+:(?:\s|$)")
-_KEY_COLUMN = re.compile(r"^ *(?:- +)?")
-
-
-def _quoted_spans(text: str) -> list[tuple[int, int]]:
-    """The first and last lines (0-based) of each quoted value the scanner reads before any error."""
-    spans = []
-    try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            if isinstance(token, yaml.ScalarToken) and token.style in ('"', "'"):
-                spans.append((token.start_mark.line, token.end_mark.line))
-    except yaml.YAMLError:
-        pass
-    return spans
-
-
-def _swallowed_key(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """A quoted value that runs on over a line holding a key of its own level or above (the line that
-    opens it, the line of that key), or None. A value wrapped on purpose indents its lines deeper."""
-    lines = _LINE_BREAK.split(text)
-    for first, last in spans:
-        if first >= len(lines):
-            continue
-        column = len(_KEY_COLUMN.match(lines[first]).group(0))  # type: ignore[union-attr]
-        for n in range(first + 1, min(last, len(lines) - 1) + 1):
-            if _KEY_LINE.match(lines[n]) and len(lines[n]) - len(lines[n].lstrip(" ")) <= column:
-                return first, n
-    return None
-
-
-def _check_quotes(node: Node, text: str, path: Path, first_line: int) -> None:
-    """A quoted value whose quote is not closed runs on over the lines below it, keys and all, until the
-    next quote closes it: YAML reads that without an error, and the keys it swallowed go missing."""
-    spans = []
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, MappingNode):
-            stack.extend(v for kv in item.value for v in kv)
-        elif isinstance(item, SequenceNode):
-            stack.extend(item.value)
-        elif isinstance(item, ScalarNode) and item.style in ('"', "'") and item.end_mark.line > item.start_mark.line:
-            spans.append((item.start_mark.line, item.end_mark.line))
-    if (swallowed := _swallowed_key(text, sorted(spans))) is not None:
-        raise ContentError(
-            path,
-            swallowed[0] + first_line,
-            f"a quote is not closed: this value runs on into line {swallowed[1] + first_line}, a key of its own",
-        )
-
-
-def _check_cut_values(node: Node, text: str, path: Path, first_line: int) -> None:
-    """A plain value with " #" in it ends there: YAML reads the rest of the line as a comment, and the value
-    loses it without a word ("Token #1 runs out" becomes "Token"). A comment written as one starts "# ";
-    one that starts "#" and a letter or digit is taken for part of the value."""
-    lines = text.splitlines()
-    stack, values = [node], []
-    while stack:
-        item = stack.pop()
-        if isinstance(item, MappingNode):
-            values += [v for _k, v in item.value if isinstance(v, ScalarNode)]
-            stack += [v for _k, v in item.value]
-        elif isinstance(item, SequenceNode):
-            values += [v for v in item.value if isinstance(v, ScalarNode)]
-            stack += item.value
-    for value in values:
-        end = value.end_mark
-        if value.style is None and value.value and end.line < len(lines):
-            cut = re.match(r"\s+(#\w\S*)", lines[end.line][end.column :])
-            if cut:
-                raise ContentError(
-                    path,
-                    end.line + first_line,
-                    f"this value ends before {cut.group(1)!r}: YAML reads ' #' and what follows as a comment and "
-                    "leaves it out; put the whole value in quotes (or, for a comment, write '# ' with a space)",
-                )
-
-
-def _check_duplicate_keys(node: Node, path: Path, first_line: int) -> None:
-    # yaml.safe_load keeps the last of two equal keys without a word; an author almost never means that.
-    if isinstance(node, MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            if isinstance(key, ScalarNode):
-                if key.value in seen:
-                    raise ContentError(path, key.start_mark.line + first_line, f"key {key.value!r} appears twice")
-                seen.add(key.value)
-            _check_duplicate_keys(value, path, first_line)
-    elif isinstance(node, SequenceNode):
-        for item in node.value:
-            _check_duplicate_keys(item, path, first_line)
 
 
 def where(loc: tuple[int | str, ...]) -> str:
