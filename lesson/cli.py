@@ -100,7 +100,10 @@ def _serve(
         from .web.reach import startup_lines
         from .web.server import run_gunicorn
 
-        print("\n".join([*startup_lines(host, port, f"{workers} worker(s) x {threads} threads"), content]), flush=True)
+        how = f"{workers} worker(s) x {threads} threads"
+        # gunicorn mounts the app under SCRIPT_NAME from the environment (docs/embedding.md).
+        mount = os.environ.get("SCRIPT_NAME", "")
+        print("\n".join([*startup_lines(host, port, how, mount), content]), flush=True)
         return run_gunicorn(host, port, workers, threads, int(app.config["PROXY_FIX"]))
     from .web.server import make_dev_server
 

@@ -30,16 +30,18 @@ def machine_addresses(ipv6: bool = False) -> list[str]:
     return out
 
 
-def _url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+def _url(host: str, port: int, prefix: str = "") -> str:
+    where = f"[{host}]" if ":" in host else host
+    return f"http://{where}:{port}{prefix.rstrip('/')}/"
 
 
-def learner_urls(host: str, port: int) -> list[str]:
-    """The URLs to give a class for a server bound to ``host``:``port``."""
+def learner_urls(host: str, port: int, prefix: str = "") -> list[str]:
+    """The URLs to give a class for a server bound to ``host``:``port``, the app mounted under ``prefix``
+    (gunicorn's ``SCRIPT_NAME``: it serves nothing outside it)."""
     if host in ANY:
         found = machine_addresses(ipv6=host == "::")
-        return [_url(a, port) for a in found] or [_url("localhost", port)]
-    return [_url(host, port)]
+        return [_url(a, port, prefix) for a in found] or [_url("localhost", port, prefix)]
+    return [_url(host, port, prefix)]
 
 
 def loopback_only(host: str) -> bool:
@@ -51,9 +53,9 @@ def loopback_only(host: str) -> bool:
         return False
 
 
-def startup_lines(host: str, port: int, how: str) -> list[str]:
+def startup_lines(host: str, port: int, how: str, prefix: str = "") -> list[str]:
     """What ``lesson serve`` prints once it is listening: ``how`` it serves, then the addresses."""
-    urls = learner_urls(host, port)
+    urls = learner_urls(host, port, prefix)
     if loopback_only(host):
         return [
             f"MCP Churn Lab: {how} on {urls[0]}  (Ctrl-C stops)",

@@ -90,3 +90,13 @@ def test_make_serve_for_a_class_binds_every_interface_and_prints_the_machines_ad
         assert workers <= children
     printed = [line.strip() for line in lines if line.startswith("  http")]
     assert {u.removeprefix("http://").removesuffix(f":{port}/") for u in printed} == own_ipv4()
+
+
+def test_the_printed_address_is_under_the_mount_point() -> None:
+    """Mounted under SCRIPT_NAME, gunicorn serves nothing outside it: the address to open carries it."""
+    from lesson.web.reach import startup_lines
+
+    lines = startup_lines("127.0.0.1", 8123, "2 worker(s)", "/training/mcp")
+    assert "http://127.0.0.1:8123/training/mcp/ " in lines[0]
+    assert learner_urls("::1", 8123, "/training/mcp/") == ["http://[::1]:8123/training/mcp/"]
+    assert learner_urls("127.0.0.1", 8123) == ["http://127.0.0.1:8123/"]
