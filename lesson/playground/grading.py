@@ -31,9 +31,12 @@ class Grading:
         return self.grader.grade(f"{slug}/{question.id}", question.task, self.panels, log)
 
     def verdict(self, slug: str, question: Question, given: str) -> bool | None:
-        """Whether an answer is right: a choice against the key, a task's log by replaying it. None when a
-        task's log cannot be graded (it then counts as not answered)."""
+        """Whether an answer is right: a choice against the key, a task's log by replaying it. None when it
+        cannot be graded, and then counts as not answered: a task's log that cannot be replayed, or an id
+        that is none of the question's choices (one a page held from an earlier version of it)."""
         if question.task is None:
+            if given not in {c.id for c in question.choices or []}:
+                return None
             return given == question.answer
         try:
             return self.grade_task(slug, question, given)

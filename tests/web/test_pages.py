@@ -263,6 +263,11 @@ def test_quiz_progress_held_by_the_page_is_graded_on_the_server(fixture_client):
     graded = fixture_client.post("/api/quiz/first", json={"answers": {"one": "b", "x": "y"}}).get_json()
     assert graded["results"]["one"]["correct"] is True and "x" not in graded["results"]
     assert graded["score"] == {"answered": 1, "correct": 1, "total": 2}
+    # An id that is none of a question's choices (held from an earlier version of it) is no answer: the
+    # page would otherwise count the quick check as done and report it to a portal.
+    stale = fixture_client.post("/api/quiz/first/one", json={"choice": "b", "answers": {"two": "gone"}}).get_json()
+    assert stale["score"]["answered"] == 1
+    assert fixture_client.post("/api/quiz/first", json={"answers": {"two": "gone"}}).get_json()["score"]["answered"] == 0
     assert fixture_client.post("/api/quiz/first", json=[1]).status_code == 400
     assert fixture_client.post("/api/quiz/nowhere", json={"answers": {}}).status_code == 404
 
