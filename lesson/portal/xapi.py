@@ -20,7 +20,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from lesson.sim.model import Strict
 
@@ -103,6 +103,9 @@ class Activity(Strict):
 
 
 class Score(Strict):
+    # JSON has no NaN or Infinity: a statement holding one would be queued, then refused by the store.
+    model_config = ConfigDict(allow_inf_nan=False)
+
     scaled: float | None = Field(default=None, ge=-1, le=1)
     raw: float | None = None
     min: float | None = None

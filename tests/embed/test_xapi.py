@@ -52,6 +52,9 @@ def _base() -> dict:
         (lambda s: s["result"]["score"].pop("scaled"), "needs result.score.scaled"),
         (lambda s: s["result"]["score"].update(scaled=1.5), "less than or equal to 1"),
         (lambda s: s["result"].update(success=False), "contradicts"),
+        # JSON has no NaN or Infinity: the store would refuse the statement after it was queued.
+        (lambda s: s["result"]["score"].update(raw=float("nan")), "finite number"),
+        (lambda s: s["result"]["score"].update(max=float("inf"), min=None), "finite number"),
         (lambda s: s["verb"].update(id="http://adlnet.gov/expapi/verbs/launched"), "not one of the lesson's verbs"),
         (lambda s: s["object"].update(id="not an iri"), "absolute IRI"),
         (lambda s: s["actor"].update(mbox="mailto:a@b.example"), "exactly one of mbox or account"),
