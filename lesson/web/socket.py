@@ -321,6 +321,11 @@ def _before_handshake() -> None:
 @bp.errorhandler(ConnectionError)
 def _bad_handshake(exc: Exception) -> Response:
     """A request to /ws the library cannot take as a handshake (a header missing or wrong)."""
+    version = request.headers.get("Sec-WebSocket-Version")
+    if version is not None and version.strip() != "13":
+        # The library names the header as missing; RFC 6455 (4.4) asks for the versions this server speaks.
+        said = f"This server speaks WebSocket version 13, not {version[:20]!r}.\n"
+        return Response(said, 426, mimetype="text/plain", headers={"Sec-WebSocket-Version": "13"})
     return Response(f"Not a WebSocket handshake this server can accept: {exc}\n", 400, mimetype="text/plain")
 
 

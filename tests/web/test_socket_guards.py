@@ -297,8 +297,16 @@ def test_a_close_the_server_starts_leaves_nothing_behind(serve_app, caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
 
 
-@pytest.mark.parametrize("drop", [b"Sec-WebSocket-Key", b"Sec-WebSocket-Version"])
-def test_a_broken_handshake_gets_a_400_not_a_traceback(serve_app, caplog, drop):
+@pytest.mark.parametrize(
+    "drop, version, status",
+    [
+        (b"Sec-WebSocket-Key", b"13", 400),
+        (b"Sec-WebSocket-Version", b"13", 400),
+        # A version this server does not speak: 426 with the one it does (RFC 6455, 4.4).
+        (None, b"8", 426),
+    ],
+)
+def test_a_broken_handshake_gets_a_400_not_a_traceback(serve_app, caplog, drop, version, status):
     base = serve_app()
     host, port = base.removeprefix("http://").split(":")
     lines = [
@@ -307,12 +315,14 @@ def test_a_broken_handshake_gets_a_400_not_a_traceback(serve_app, caplog, drop):
         b"Upgrade: websocket",
         b"Connection: Upgrade",
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-        b"Sec-WebSocket-Version: 13",
+        b"Sec-WebSocket-Version: " + version,
     ]
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(b"\r\n".join(line for line in lines if not line.startswith(drop)) + b"\r\n\r\n")
-        status = sock.recv(4096).split(b"\r\n", 1)[0]
-    assert b" 400 " in status, status
+        sock.sendall(b"\r\n".join(line for line in lines if not drop or not line.startswith(drop)) + b"\r\n\r\n")
+        head = sock.recv(4096).split(b"\r\n\r\n", 1)[0].split(b"\r\n")
+    assert f" {status} ".encode() in head[0], head
+    if status == 426:
+        assert b"Sec-WebSocket-Version: 13" in head, head
     assert not [r for r in caplog.records if r.exc_info]
     still_serves(base)
 
