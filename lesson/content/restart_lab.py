@@ -40,12 +40,14 @@ def restart_lab(
     """Set up the situation, restart the server, and show both eras side by side."""
     situation = next((s for s in panel.situations if s.id == situation_id), None)
     if situation is None:
-        raise KeyError(f"unknown situation {situation_id!r}")
+        known = ", ".join(s.id for s in panel.situations)
+        raise LookupError(f"situation: this lab has no situation {situation_id!r}; its situations are: {known}")
     variants = []
     for vid in variant_ids:
         v = next((x for x in panel.variants if x.id == vid), None)
         if v is None:
-            raise KeyError(f"unknown variant {vid!r}")
+            known = ", ".join(x.id for x in panel.variants)
+            raise LookupError(f"variants: this lab has no variant {vid!r}; its variants are: {known}")
         variants.append(v)
     options = {**panel.start.options, **situation.options}
     for v in variants:

@@ -4,6 +4,7 @@ the protocol's limits, and the words a refused frame is described in. ``service.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -120,7 +121,7 @@ class _ChangeFrame(_PageFrame):
     """A change to a playground the server may already hold: numbered, so a retry is applied once."""
 
     handle: HANDLE
-    seq: SEQ
+    seq: Annotated[SEQ, Field(ge=1)]  # a playground opens at 0: its first change is 1
     log: Log | None = None  # the log before this change, sent after a need_log
 
 
@@ -234,9 +235,13 @@ def error_text(exc: ValidationError, kind: str | None) -> str:
     where = ".".join(loc)
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "literal_error" and loc != ["v"]:
-        msg = f"{err['input']!r:.40} is not one of {err['ctx']['expected']}"
+        msg = f"{shown(err['input'])} is not one of {err['ctx']['expected']}"
         if len(loc) >= 3 and loc[-3] == "events" and loc[-1] == "1" and "'legacy'" in msg:
-            msg = f'{err["input"]!r:.40} is not an era; an era change is ["e", "legacy" or "modern"]'
+            msg = f'{shown(err["input"])} is not an era; an era change is ["e", "legacy" or "modern"]'
+    elif err["type"] in ("model_type", "dict_type", "model_attributes_type"):
+        msg = "should be a JSON object"
+    elif err["type"] == "string_pattern_mismatch":
+        msg = f"{shown(err['input'])} does not match the pattern {err['ctx']['pattern']}"
     elif err["type"] == "missing":
         msg = "this field is required"
     elif err["type"] == "extra_forbidden":
@@ -245,6 +250,14 @@ def error_text(exc: ValidationError, kind: str | None) -> str:
         return f"unsupported protocol version; this server speaks v={PROTOCOL_VERSION}"
     prefix = f"{kind} frame: " if kind else ""
     return f"{prefix}{where}: {msg}" if where else f"{prefix}{msg}"
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A value a frame held, as JSON (null, not None), cut to ``limit`` characters."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit] + "…"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit + 2 else text[:limit] + "…"
 
 
 def echo_id(value: Any) -> int | str | None:

@@ -25,18 +25,20 @@ class LogMismatch(ValueError):
     ``fixed_era``, ``no_button``) and ``params`` hold what a message about it needs; the message itself
     is English, for logs and API clients."""
 
-    def __init__(self, code: str, message: str, **params: str) -> None:
+    def __init__(self, code: str, message: str, where: str = "", **params: str) -> None:
         super().__init__(message)
         self.code = code
+        self.where = where  # the field of the frame that holds what does not fit (log.events.3)
         self.params = params
 
 
-def event_of(panel: PlaygroundPanel, kind: str, arg: str) -> Event:
-    """The event behind one entry of a log: ``("p", button)`` presses a button, ``("e", era)`` switches era."""
+def event_of(panel: PlaygroundPanel, kind: str, arg: str, where: str = "") -> Event:
+    """The event behind one entry of a log: ``("p", button)`` presses a button, ``("e", era)`` switches era;
+    ``where`` names the frame's field that holds it, for a refusal."""
     if kind == "e":
         if not panel.era_choice:
             why = f"the {panel.id!r} playground has no era choice, so it cannot switch era"
-            raise LogMismatch("no_era_choice", why, panel=panel.id)
+            raise LogMismatch("no_era_choice", why, where, panel=panel.id)
         return SwitchEra(era=arg)
     button = panel.button(arg)
     if button is None:
@@ -44,20 +46,23 @@ def event_of(panel: PlaygroundPanel, kind: str, arg: str) -> Event:
         raise LogMismatch(
             "no_button",
             f"the {panel.id!r} playground has no button {arg!r}; its buttons are: {known}",
+            where,
             panel=panel.id,
             button=arg,
         )
     return button.event
 
 
-def variant_of(panel: PlaygroundPanel, variant_id: str | None) -> str | None:
+def variant_of(panel: PlaygroundPanel, variant_id: str | None, where: str = "") -> str | None:
     """The variant a log or a frame names, checked against the panel; for none, the panel's first
     variant (None for a panel without variants)."""
     variant = panel.variant(variant_id)
     if variant_id is not None and variant is None:
+        known = f"; its variants are: {', '.join(v.id for v in panel.variants)}" if panel.variants else ""
         raise LogMismatch(
             "no_variant",
-            f"the {panel.id!r} playground has no variant {variant_id!r}",
+            f"the {panel.id!r} playground has no variant {variant_id!r}{known}",
+            where,
             panel=panel.id,
             variant=variant_id,
         )
@@ -71,11 +76,12 @@ def checked(panel: PlaygroundPanel, log: Log) -> tuple[Run, list[Event]]:
         raise LogMismatch(
             "fixed_era",
             f"the {panel.id!r} playground has no era choice: it plays only the {panel.start.era} era",
+            "log.era",
             panel=panel.id,
             era=panel.start.era,
         )
-    variant = panel.variant(variant_of(panel, log.variant))
-    events = [event_of(panel, kind, arg) for kind, arg in log.events]
+    variant = panel.variant(variant_of(panel, log.variant, "log.variant"))
+    events = [event_of(panel, kind, arg, f"log.events.{i}") for i, (kind, arg) in enumerate(log.events)]
     return begin(panel.start_for(variant, era=log.era)), events
 
 

@@ -50,6 +50,7 @@ from .protocol import (
     depth_ok,
     echo_id,
     error_text,
+    shown,
 )
 from .replay import LogMismatch, checked, event_of, run_after, variant_of
 from .runcache import Entry, RunCache
@@ -204,7 +205,9 @@ class Service:
             kind = data.get("type")
             if kind not in TYPES:
                 expected = ", ".join(TYPES)
-                raise FrameError("unknown_type", f"unknown frame type {kind!r:.40}; expected one of: {expected}")
+                if "type" not in data:
+                    raise FrameError("bad_frame", f"type: this field is required; one of: {expected}")
+                raise FrameError("unknown_type", f"unknown frame type {shown(kind)}; expected one of: {expected}")
             if not depth_ok(data, MAX_DEPTH):
                 raise FrameError("bad_frame", f"frame nests deeper than {MAX_DEPTH} levels")
             try:
@@ -246,8 +249,8 @@ class Service:
                 raise FrameError("unknown_panel", f"there is no restart panel {frame.panel!r}")
             try:
                 result = restart_lab(panel, frame.situation, frame.variants, locale)
-            except KeyError as exc:
-                raise FrameError("bad_frame", str(exc.args[0])) from None
+            except LookupError as exc:
+                raise FrameError("bad_frame", str(exc)) from None
             answer = RestartAnswer.model_construct(re=frame.id, result=result)
             return Reply(answer.model_dump_json(context=narration.words(locale)))
         try:
@@ -256,7 +259,7 @@ class Service:
             return self.change(frame, locale)
         except LogMismatch as err:  # a log, button or variant the panel does not have
             code = "unknown_button" if err.code == "no_button" else "bad_frame"
-            raise FrameError(code, f"log.era: {err}" if err.code == "fixed_era" else str(err)) from None
+            raise FrameError(code, f"{err.where}: {err}" if err.where else str(err)) from None
 
     def open(self, frame: OpenFrame, locale: str | None = None) -> Reply:
         panel = self._playground_panel(frame.panel)
@@ -272,7 +275,7 @@ class Service:
             handle = frame.handle or new_handle()
             self.cache.put(handle, entry)
             return self.answer(frame.id, handle, entry, restored=True, history=run.log, locale=locale)
-        variant = variant_of(panel, frame.variant)
+        variant = variant_of(panel, frame.variant, where="variant")
         run = begin(panel.start_for(panel.variant(variant)))
         entry = Entry(panel=panel.id, variant=variant, era=run.state.host.era, events=[], seq=0, run=run)
         handle = new_handle()
@@ -351,7 +354,8 @@ class Service:
             kind, arg = ("p", frame.button) if isinstance(frame, PressFrame) else ("e", frame.era)
             if len(entry.events) >= MAX_EVENTS:
                 raise FrameError("too_many_events", f"this playground has reached {MAX_EVENTS} steps; reset to go on")
-            entry.keep(advance(entry.run, event_of(panel, kind, arg)), entry.log_len + 1)
+            event = event_of(panel, kind, arg, where="button" if kind == "p" else "era")
+            entry.keep(advance(entry.run, event), entry.log_len + 1)
             entry.events.append((kind, arg))
         elif isinstance(frame, UndoFrame):
             if not entry.events:
@@ -359,7 +363,7 @@ class Service:
             entry.keep(undo(entry.run), entry.log_len - 1)  # undo takes exactly one step off the log
             entry.events.pop()
         else:
-            variant = variant_of(panel, frame.variant or entry.variant)
+            variant = variant_of(panel, frame.variant or entry.variant, where="variant")
             era = entry.run.state.host.era
             entry.keep(begin(panel.start_for(panel.variant(variant), era=era)))
             entry.variant, entry.era, entry.events = variant, era, []

@@ -130,8 +130,21 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
             '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["e", "future"]], '
             '"seq": 1}}',
             "bad_frame",
-            "'future' is not an era",
+            '"future" is not an era',
         ),
+        # Each refusal names the field that holds what is wrong, in the frame's own JSON terms.
+        ('{"v": 2, "panel": "outage"}', "bad_frame", "type: this field is required"),
+        ('{"v": 2, "type": "open", "panel": "outage", "era": null}', "bad_frame", "era"),
+        ('{"v": 2, "type": "open", "panel": "outage", "log": "x"}', "bad_frame", "log: should be a JSON object"),
+        ('{"v": 2, "type": "press", "handle": "%s", "seq": 0, "button": "a-dies"}', "bad_frame", "seq"),
+        (
+            '{"v": 2, "type": "open", "panel": "outage", "log": {"era": "modern", "events": [["p", "deploy"], '
+            '["p", "zz"]], "seq": 2}}',
+            "unknown_button",
+            "log.events.1: ",
+        ),
+        ('{"v": 2, "type": "open", "panel": "outage", "variant": "zz"}', "bad_frame", "variant: "),
+        ('{"v": 2, "type": "restart", "panel": "restarts", "situation": "zz"}', "bad_frame", "situations are: "),
     ],
 )
 def test_bad_input_gets_a_named_error_and_loses_nothing(service, text, code, words):
