@@ -247,7 +247,12 @@ def test_quiz_form_without_a_choice_says_so(fixture_client):
 def test_quiz_json_checks_on_the_server(fixture_client):
     bad = fixture_client.post("/api/quiz/first/two", json={"choice": "zz"})
     assert bad.status_code == 400 and "not one of" in bad.get_json()["error"]
-    assert fixture_client.post("/api/quiz/first/one", data="x").status_code == 400
+    # A body that is not JSON is refused as such, not as a JSON body without a choice.
+    plain = fixture_client.post("/api/quiz/first/one", data='{"choice": "b"}', content_type="text/plain")
+    assert plain.status_code == 415 and plain.get_json()["code"] == "not_json"
+    broken = fixture_client.post("/api/quiz/first/one", data='{"choice": ', content_type="application/json")
+    assert broken.status_code == 400 and broken.get_json()["code"] == "bad_json"
+    assert fixture_client.post("/api/quiz/first/one", json={"pick": "b"}).get_json()["code"] == "needs_choice"
     assert fixture_client.post("/api/quiz/first/nope", json={"choice": "a"}).status_code == 404
     ok = fixture_client.post("/api/quiz/first/one", json={"choice": "b"}).get_json()
     assert ok["correct"] is True and ok["explanation"] == "Fixture explanation one."
