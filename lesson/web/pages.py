@@ -361,6 +361,13 @@ def statements() -> tuple[Response, int]:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "statement"
         return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
+    # The store trusts this server's credentials: what it forwards is about this course's lessons only.
+    ours = [lesson_iri(item.meta.slug) for item in lesson_state().content.lessons]
+    for i, statement in enumerate(checked):
+        if not any(statement.object.id == iri or statement.object.id.startswith(f"{iri}/") for iri in ours):
+            where = f"{i}.object.id" if isinstance(data, list) else "object.id"
+            why = "not one of this course's activities"
+            return jsonify(error=f"not a statement this lesson sends: {where}: {why}"), 400
     queued = forwarder.submit_many(checked)  # in the outbox, on disk, before the answer
     return jsonify(queued=queued, dropped=len(checked) - queued), 202
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lesson.web import create_app
+from lesson.web import create_app, lesson_state
 from tests import statements
 from tests.outbox.fakelrs import FakeLrs as Store
 from tests.outbox.fakelrs import store  # noqa: F401 - the fake learning record store fixture
@@ -92,9 +92,11 @@ def test_statements_route_is_off_without_a_store() -> None:
 def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_path) -> None:  # noqa: F811
     state = store
     outbox_url = f"sqlite:///{tmp_path}/outbox.db"
-    app = create_app({"TESTING": True, "SECRET_KEY": "t", "LRS_ENDPOINT": store.url, "OUTBOX_URL": outbox_url})
+    config = {"LRS_ENDPOINT": store.url, "OUTBOX_URL": outbox_url, "PUBLIC_URL": "https://lab.example"}
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", **config})
     c = app.test_client()
-    iri = "https://lab.example/lessons/x"
+    with app.app_context():
+        iri = f"https://lab.example/lessons/{lesson_state().content.lessons[0].meta.slug}"
     good = [
         statements.experienced(ACTOR, iri, "intro").to_json(),
         statements.answered(ACTOR, iri, "q1", "b", True).to_json(),
@@ -110,6 +112,11 @@ def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_pat
     assert c.post("/api/xapi", data="not json", content_type="application/json").status_code == 400
     assert c.post("/api/xapi", json=[good[0]] * 21).status_code == 400
     assert c.post("/api/xapi", json=[]).status_code == 400
+    # The store trusts this server's credentials: a statement about another activity is not forwarded.
+    for elsewhere in ("https://lab.example/lessons/nope", "https://compliance.example/course", iri + "x"):
+        other = statements.answered(ACTOR, elsewhere, "q1", "b", True).to_json()
+        resp = c.post("/api/xapi", json=[good[0], other])
+        assert resp.status_code == 400 and "1.object.id" in resp.get_json()["error"]
     # Another site's page may not send statements in the learner's name.
     assert c.post("/api/xapi", json=good[0], headers={"Origin": "https://evil.example"}).status_code == 403
     assert len(state.received) == 2

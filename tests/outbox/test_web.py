@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from lesson.content.course import default_root, load_content
 from lesson.portal import outbox_sqlite
 from lesson.settings import SettingsError
 from lesson.web import create_app
@@ -14,11 +15,20 @@ from tests import statements
 from tests.outbox.fakelrs import FakeLrs
 
 ACTOR = statements.anonymous_actor("https://lab.example", "visit-1")
-IRI = "https://lab.example/lessons/x"
+# Statements are about this course's lessons: the store trusts what the server forwards.
+IRI = f"https://lab.example/lessons/{load_content(default_root()).lessons[0].meta.slug}"
 
 
 def make(tmp_path: Path, **config: object):
-    return create_app({"TESTING": True, "SECRET_KEY": "t", "OUTBOX_URL": f"sqlite:///{tmp_path}/o.db", **config})
+    return create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "t",
+            "OUTBOX_URL": f"sqlite:///{tmp_path}/o.db",
+            "PUBLIC_URL": "https://lab.example",
+            **config,
+        }
+    )
 
 
 def test_a_statement_is_in_the_outbox_before_the_answer_and_healthz_reports_it(tmp_path: Path) -> None:
