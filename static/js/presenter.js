@@ -4,7 +4,9 @@
 //
 // - The clicker's keys (Page Down, Page Up, the arrows, Space) belong to the presenter wherever the focus
 //   is: they are taken before any control sees them, so a focused button, radio, slider or summary is
-//   never pressed or changed by them. A playground is pressed only by a click or Enter.
+//   never pressed or changed by them. A playground is pressed only by a click or Enter. The one exception
+//   is a quick-check choice with the focus: its arrows and Space choose, as a radio's do (the keyboard's
+//   only way to answer), and Page Down and Page Up still move on.
 // - Those keys step through what the screen holds before moving on: a stepper's moments, or a
 //   playground's first walk-through (started by the key) and its moments; back keys step back the same
 //   way. The bar's Previous and Next move a whole screen.
@@ -49,6 +51,7 @@ function clickerKey(event) {
   const target = event.target;
   if (!(target instanceof Element)) return true;
   if (target.closest(TYPING)) return false;
+  if (event.key !== "PageDown" && event.key !== "PageUp" && target.matches("form.question input[type=radio]")) return false;
   return !(target.matches("input") && TEXT_INPUT.test(target.type) && !target.readOnly);
 }
 

@@ -92,6 +92,26 @@ def test_the_quick_checks_link_to_a_playground_shows_its_screen_and_the_way_back
     expect(position(page)).to_have_text(f"Screen {at_quiz} of {total}")
 
 
+def test_a_quick_check_choice_is_chosen_by_keyboard_and_the_page_keys_still_move_on(page: Page) -> None:
+    """A keyboard is a presenter's only way to answer a question: on a focused choice the arrows and Space
+    choose, as on any radio, and the clicker's Page Up and Page Down still move a screen."""
+    page.set_viewport_size(WINDOW)
+    page.goto(OUTAGE + "?present=1")
+    quiz = page.get_by_role("region", name="Quick check questions")
+    choices = quiz.get_by_role("radio")
+    go_to_screen_of(page, choices.first)
+    at = screen_number(page)
+    choices.first.focus()
+    page.keyboard.press("Space")
+    expect(choices.first).to_be_checked()
+    page.keyboard.press("ArrowDown")
+    expect(choices.nth(1)).to_be_checked()
+    expect(choices.nth(1)).to_be_focused()
+    assert screen_number(page) == at
+    page.keyboard.press("PageUp")  # the quick check may be the last screen
+    expect(position(page)).to_have_text(f"Screen {at[0] - 1} of {at[1]}")
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 def test_the_presenter_bar_never_covers_the_focus(page: Page, width: int) -> None:
     """Tabbing through a playground's screen, every control the focus reaches shows above the bar."""
