@@ -92,7 +92,10 @@ def build_package(slug: str, title: str, server: str, mastery: int = 80, locale:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in files.items():
-            zf.writestr(zipfile.ZipInfo(name, _ZIP_TIME), text.encode("utf-8"), zipfile.ZIP_DEFLATED)
+            info = zipfile.ZipInfo(name, _ZIP_TIME)
+            # rw-r--r--: a platform that unpacks with the stored modes serves the files (ZipInfo says 0600).
+            info.external_attr = 0o100644 << 16
+            zf.writestr(info, text.encode("utf-8"), zipfile.ZIP_DEFLATED)
     data = buf.getvalue()
     validate_package(data)
     return data

@@ -42,6 +42,9 @@ def test_cli_writes_a_valid_package(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "An outage" in manifest.findtext("cp:organizations/cp:organization/cp:item/cp:title", namespaces=ns)
     files = _files(data)
     assert set(files) == {"imsmanifest.xml", "index.html", "scorm.js"}
+    # Readable by all once unpacked with the stored modes, as a platform's web server must read them.
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert {oct(i.external_attr >> 16) for i in zf.infolist()} == {oct(0o100644)}
     page = files["index.html"].decode()
     assert 'data-lesson-url="https://lab.example/training/mcp/lessons/an-outage?embed=1"' in page
     js = files["scorm.js"].decode()
