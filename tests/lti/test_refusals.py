@@ -183,3 +183,19 @@ def test_a_deep_linking_launch_with_nowhere_to_return_to_is_refused_before_the_p
     page = resp.get_data(as_text=True)
     assert resp.status_code == 400 and "<h1>" in page and 'name="launch"' not in page
     assert "javascript:" not in page
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Error during fetch URL https://lms.example/jwks: Connection refused",
+        "Invalid response from https://lms.example/jwks. Must be JSON: <html>",
+    ],
+)
+def test_keys_that_cannot_be_fetched_are_named_not_called_a_bad_message(message: str) -> None:
+    """The administrator is told to look at the key set URL, not at the launch."""
+    from pylti1p3.exception import LtiException
+
+    from lesson.portal.lti.tool import REASONS, reason_for
+
+    assert reason_for(LtiException(message)) == "no_keys" and "key" in REASONS["no_keys"]

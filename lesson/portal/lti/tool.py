@@ -174,6 +174,9 @@ _REASONS = (
     ("Invalid JWT format", "no_token"),
     ("Could not find issuer", "no_issuer"),
     ("Could not find login hint", "no_login_hint"),
+    ("Error during fetch URL", "no_keys"),
+    ("Must be JSON", "no_keys"),
+    ("Invalid URL: ", "no_keys"),
 )
 
 REASONS = {
@@ -190,6 +193,10 @@ REASONS = {
     "no_token": "the request carries no readable id_token",
     "no_issuer": "the login request names no issuer",
     "no_login_hint": "the login request carries no login hint",
+    "no_keys": (
+        "the platform's public keys could not be fetched or read: check the key set URL registered with "
+        "this tool, and that the platform serves it"
+    ),
     "bad_message": "the message is not a launch this tool handles",
     "unknown_launch": "this page's launch is unknown or has expired: launch the lesson again from the course",
 }
