@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from lesson.playground.grading import Grading
 from lesson.playground.tasks import Grader, TaskLogError
@@ -385,6 +385,14 @@ def healthz() -> Response:
 def _embed_asked() -> bool:
     """``?embed=1`` (any value but empty, 0 or false): the page is framed by a portal."""
     return request.args.get("embed", "") not in ("", "0", "false")
+
+
+@bp.app_errorhandler(405)
+def wrong_method(err: MethodNotAllowed) -> Response:
+    """A method an address does not take, in words (``/api/*`` answers in JSON: ``guard.api_guard``)."""
+    allowed = ", ".join(sorted(err.valid_methods or ()))
+    said = f"{request.method[:20]} is not allowed here; this address takes {allowed}.\n"
+    return Response(said, 405, mimetype="text/plain", headers={"Allow": allowed})
 
 
 @bp.app_errorhandler(404)

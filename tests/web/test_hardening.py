@@ -104,6 +104,12 @@ def test_api_errors_answer_json(client, method, path, status):
         assert "POST" in resp.headers["Allow"] and "POST" in resp.json["error"]
 
 
+def test_a_method_an_address_does_not_take_is_said_in_words(client):
+    resp = client.post("/healthz")
+    assert resp.status_code == 405 and resp.mimetype == "text/plain" and "GET" in resp.headers["Allow"]
+    assert "POST is not allowed" in resp.get_data(as_text=True) and "<" not in resp.get_data(as_text=True)
+
+
 def test_the_quiz_cookie_is_secure_when_served_over_https(client):
     answered = client.post("https://lesson.example/lessons/restarts/quiz/idle-restart", data={"choice": "b"})
     assert answered.status_code == 303
