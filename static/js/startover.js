@@ -16,9 +16,16 @@ let opened = null; // the dialog and its safe choice, made at the first press
 /** Ask, in a dialog, whether to clear this lesson's progress (`button` is Start over, `slug` the lesson). */
 export function startOver(button, slug) {
   opened ??= make(button, slug);
-  if (opened.inPlace) opened.dialog.show();
-  else opened.dialog.showModal();
-  opened.cancel.focus(); // the safe choice has the focus
+  if (opened.inPlace) {
+    opened.dialog.show();
+    // The frame does not scroll itself, and a focus inside it does not scroll the portal's page: a
+    // scrollIntoView does (it crosses origins). The portal makes the frame taller for the dialog a moment
+    // later (a resize here), and only then can all of it come into the portal's view.
+    const reveal = () => opened.dialog.open && opened.dialog.scrollIntoView({ block: "nearest" });
+    reveal();
+    window.addEventListener("resize", reveal, { once: true });
+  } else opened.dialog.showModal();
+  opened.cancel.focus({ preventScroll: opened.inPlace }); // the safe choice has the focus
 }
 
 function make(button, slug) {
