@@ -4,11 +4,11 @@
 // run: the learner can leave at any step and keep playing from there. The scenarios' steps come from a
 // data asset built from content/scenarios/*.yaml (only those whose steps are all presses of the panel),
 // fetched with the first replay.
-import { h, reducedMotion } from "./dom.js";
+import { h, loadStyle, reducedMotion } from "./dom.js";
 import { need, t } from "./i18n.js";
 import { momentName, plural } from "./render.js";
 
-await need("scenario"); // this module's own messages (i18n.js)
+await Promise.all([need("scenario"), loadStyle("scenario.css")]); // this module's own messages (i18n.js) and looks
 
 const ANSWER_WAIT_MS = 15000;
 const MAX_SAID = 3; // a moment's last few presses are said with it; the log has them all
