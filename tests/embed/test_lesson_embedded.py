@@ -156,6 +156,14 @@ def test_the_lesson_in_a_cross_origin_frame_with_storage_refused_scores_and_repo
     )
 
     page.wait_for_function("window.received.some(m => m.context === 'lesson' && m.action === 'ready')")
+    # A portal that answers with saved progress keeps it: the notice then says what outlives a reload.
+    page.evaluate(
+        "o => document.querySelector('iframe').contentWindow.postMessage("
+        "{context: 'lesson', action: 'resume', progress: null, learner: null}, o)",
+        app,
+    )
+    expect(notice).to_have_count(0)
+    expect(framed.get_by_text(translate("en", "site.storage_portal"), exact=True)).to_be_visible()
     first_section = frame.evaluate("document.querySelector('article.lesson h2[id]').id")
     framed.locator(f"h2#{first_section}").scroll_into_view_if_needed()  # a section is seen when shown
     page.wait_for_function(
