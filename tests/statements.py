@@ -14,7 +14,10 @@ from lesson.portal.xapi import (
     VERBS,
     Account,
     Activity,
+    ActivityRef,
     Agent,
+    Context,
+    ContextActivities,
     Definition,
     Result,
     Score,
@@ -54,12 +57,19 @@ def _statement(
         type=ACTIVITY_TYPES[kind],
         interactionType=interaction,
     )
+    lesson = activity_id(lesson_iri, "lesson")
+    course = re.sub(r"/lessons/[^/]+$", "/", lesson) if re.search(r"/lessons/[^/]+$", lesson) else None
+    context = ContextActivities(
+        parent=None if kind == "lesson" else [ActivityRef(id=lesson)],
+        grouping=[ActivityRef(id=course)] if course else None,
+    )
     return Statement(
         id=uuid.uuid4(),
         actor=actor,
         verb=Verb(id=VERBS[verb], display={"en-US": verb}),
         object=Activity(id=activity_id(lesson_iri, kind, part), definition=definition),
         result=result,
+        context=Context(contextActivities=context) if context.parent or context.grouping else None,
         timestamp=datetime.now(UTC),
     )
 

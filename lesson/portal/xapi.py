@@ -1,8 +1,9 @@
 """xAPI statements the lesson sends: who did what to which part of the lesson, and how it went.
 
-Plain JSON in the xAPI 1.0.3 shape (actor, verb, object, result), limited to the five things a lesson
-reports. Verbs and activity types are the ADL vocabulary, so any learning record store understands
-them. Activity ids hang off the lesson's IRI (its public URL):
+Plain JSON in the xAPI 1.0.3 shape (actor, verb, object, result, context), limited to the five things a
+lesson reports. Verbs and activity types are the ADL vocabulary, so any learning record store understands
+them. Activity ids hang off the lesson's IRI (its public URL); a part's statement names its lesson as the
+context's parent, and every statement the course (the site's root) as its grouping:
 
 - ``{lesson}/section/{id}``   ``experienced``          a section was read
 - ``{lesson}/question/{id}``  ``answered``             a quick check; ``result.success`` and ``response``
@@ -122,6 +123,24 @@ class Score(Strict):
         return self
 
 
+class ActivityRef(Strict):
+    """An activity named in a statement's context: the lesson a part belongs to, or the course."""
+
+    objectType: Literal["Activity"] = "Activity"
+    id: str
+
+    _id = field_validator("id")(_iri)
+
+
+class ContextActivities(Strict):
+    parent: list[ActivityRef] | None = Field(default=None, min_length=1, max_length=1)  # a part's lesson
+    grouping: list[ActivityRef] | None = Field(default=None, min_length=1, max_length=1)  # the course
+
+
+class Context(Strict):
+    contextActivities: ContextActivities | None = None
+
+
 class Result(Strict):
     success: bool | None = None
     completion: bool | None = None
@@ -137,6 +156,7 @@ class Statement(Strict):
     verb: Verb
     object: Activity
     result: Result | None = None
+    context: Context | None = None
     timestamp: datetime | None = None
     version: Literal["1.0.3", "1.0.0"] | None = None
 
@@ -165,7 +185,18 @@ class Statement(Strict):
                 raise ValueError(f"result.success contradicts '{verb}'")
         if verb == "completed" and result is not None and result.completion is False:
             raise ValueError("a 'completed' statement cannot say completion: false")
+        parent = self.context and self.context.contextActivities and self.context.contextActivities.parent
+        if parent and (kind == "lesson" or not self.object.id.startswith(f"{parent[0].id}/")):
+            raise ValueError("context.contextActivities.parent must be the lesson the object is part of")
         return self
+
+    def activity_ids(self) -> list[str]:
+        """Every activity the statement names: its object, and the lesson and course of its context."""
+        found = [self.object.id]
+        if self.context and self.context.contextActivities:
+            for refs in (self.context.contextActivities.parent, self.context.contextActivities.grouping):
+                found += [ref.id for ref in refs or []]
+        return found
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON, without the fields left unset."""

@@ -190,6 +190,13 @@ def lesson_iri(slug: str) -> str:
     return url_for("pages.lesson", slug=slug, _external=True)
 
 
+def course_iri() -> str:
+    """The course's IRI in xAPI statements (their context's grouping): the site's root, where the lessons'
+    IRIs hang (``static/js/embed.js`` takes it from the lesson's IRI in the same way)."""
+    public = current_app.config.get("PUBLIC_URL")
+    return f"{str(public).rstrip('/')}/" if public else url_for("pages.index", _external=True)
+
+
 @bp.get("/embed/<slug>")
 def embedded(slug: str) -> str:
     return lesson(slug, embed=True)
@@ -363,9 +370,12 @@ def statements() -> tuple[Response, int]:
         return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
     # The store trusts this server's credentials: what it forwards is about this course's lessons only.
     ours = [lesson_iri(item.meta.slug) for item in lesson_state().content.lessons]
+    course = course_iri()
     for i, statement in enumerate(checked):
-        if not any(statement.object.id == iri or statement.object.id.startswith(f"{iri}/") for iri in ours):
+        named = statement.activity_ids()
+        if not all(a == course or any(a == iri or a.startswith(f"{iri}/") for iri in ours) for a in named):
             where = f"{i}.object.id" if isinstance(data, list) else "object.id"
+            where += " or its context"
             why = "not one of this course's activities"
             return jsonify(error=f"not a statement this lesson sends: {where}: {why}"), 400
     queued = forwarder.submit_many(checked)  # in the outbox, on disk, before the answer

@@ -170,6 +170,10 @@ function visitActor() {
  */
 export function createEmitter(channel, lessonIri = null) {
   const iri = (lessonIri || document.documentElement.dataset.lessonIri || window.location.origin + window.location.pathname).replace(/\/$/, "");
+  // The course, where the lessons' IRIs hang (the site's root): a report per course is a query on it.
+  const LESSONS = /\/lessons\/[^/]+$/;
+  const course = LESSONS.test(iri) ? iri.replace(LESSONS, "/") : null;
+  const ref = (id) => [{ objectType: "Activity", id }];
   let actor = null;
   channel.on((msg) => {
     if (msg.context !== "lesson" || msg.action !== "resume") return;
@@ -194,6 +198,11 @@ export function createEmitter(channel, lessonIri = null) {
       timestamp: new Date().toISOString(),
     };
     if (result) out.result = result;
+    // A part names its lesson (the parent), so the lesson's statements can be asked for with its parts.
+    const activities = {};
+    if (kind !== "lesson") activities.parent = ref(iri);
+    if (course) activities.grouping = ref(course);
+    if (Object.keys(activities).length) out.context = { contextActivities: activities };
     return out;
   };
   const emit = (s) => {

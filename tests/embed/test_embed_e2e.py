@@ -157,6 +157,11 @@ def test_the_allowed_frame_fits_speaks_in_order_and_the_refused_one_stays_silent
         base,
         base,
     ]
+    # Each part names its lesson, and every statement the course, so a store reports them together.
+    for p in parsed:
+        assert p.context.contextActivities.grouping[0].id == "https://lab.example/"
+        parent = p.context.contextActivities.parent
+        assert (parent is None) == (p.object.id == base) and (parent is None or parent[0].id == base)
     assert statements[1]["result"] == {"success": True, "response": "b"}
     assert statements[2]["result"] == {"success": False, "response": "a"}
     assert statements[5]["result"]["score"] == {"scaled": 0.8, "raw": 4, "min": 0, "max": 5}

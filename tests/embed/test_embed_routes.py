@@ -117,6 +117,8 @@ def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_pat
         other = statements.answered(ACTOR, elsewhere, "q1", "b", True).to_json()
         resp = c.post("/api/xapi", json=[good[0], other])
         assert resp.status_code == 400 and "1.object.id" in resp.get_json()["error"]
+    foreign = {**good[1], "context": {"contextActivities": {"grouping": [{"id": "https://compliance.example/"}]}}}
+    assert "context" in c.post("/api/xapi", json=foreign).get_json()["error"]
     # Another site's page may not send statements in the learner's name.
     assert c.post("/api/xapi", json=good[0], headers={"Origin": "https://evil.example"}).status_code == 403
     assert len(state.received) == 2

@@ -60,6 +60,10 @@ def _base() -> dict:
         (lambda s: s["actor"].update(mbox="mailto:a@b.example"), "exactly one of mbox or account"),
         (lambda s: s["actor"].pop("account"), "exactly one of mbox or account"),
         (lambda s: s.update(extra=1), "Extra inputs"),
+        (
+            lambda s: s.update(context={"contextActivities": {"parent": [{"id": "https://lab.example/lessons/x"}]}}),
+            "parent must be the lesson",
+        ),
         (lambda s: s["object"]["definition"].update(type=xapi.ACTIVITY_TYPES["section"]), "applies to a lesson"),
     ],
 )
