@@ -17,6 +17,7 @@
 import { SAFE_ID, safeStorage } from "./store.js";
 
 const ADL = "http://adlnet.gov/expapi";
+const READY_WAIT_MS = 1500; // how long statements wait for a parent that may name the learner
 const TYPES = {
   lesson: `${ADL}/activities/lesson`,
   section: `${ADL}/activities/module`,
@@ -175,6 +176,19 @@ export function createEmitter(channel, lessonIri = null) {
   const course = LESSONS.test(iri) ? iri.replace(LESSONS, "/") : null;
   const ref = (id) => [{ objectType: "Activity", id }];
   let actor = null;
+  // Statements wait from 'ready' until the parent answers (it may name the learner) or READY_WAIT_MS has
+  // passed: one sent meanwhile would name an anonymous visitor, and the rest the learner.
+  let held = null;
+  const send = (s) => {
+    s.actor = actor || (actor = visitActor());
+    channel.send({ context: "lesson", action: "statement", statement: s });
+    window.dispatchEvent(new CustomEvent("lesson:statement", { detail: s })); // the server's relay (progress.js)
+  };
+  const release = () => {
+    const waiting = held || [];
+    held = null;
+    waiting.forEach(send);
+  };
   channel.on((msg) => {
     if (msg.context !== "lesson" || msg.action !== "resume") return;
     const learner = msg.learner;
@@ -182,6 +196,7 @@ export function createEmitter(channel, lessonIri = null) {
       actor = { objectType: "Agent", account: { homePage: parentOriginGuess() || window.location.origin, name: learner.id } };
       if (typeof learner.name === "string" && learner.name) actor.name = learner.name;
     }
+    release();
     window.dispatchEvent(new CustomEvent("lesson:resume", { detail: { progress: msg.progress || null, learner: learner || null } }));
   });
 
@@ -192,7 +207,7 @@ export function createEmitter(channel, lessonIri = null) {
     if (kind === "question") definition.interactionType = task ? "other" : "choice";
     const out = {
       id: uuid(),
-      actor: actor || (actor = visitActor()),
+      actor: null, // set as it is sent
       verb: { id: `${ADL}/verbs/${verb}`, display: { "en-US": verb } },
       object: { objectType: "Activity", id: kind === "lesson" ? iri : `${iri}/${kind}/${part}`, definition },
       timestamp: new Date().toISOString(),
@@ -206,14 +221,18 @@ export function createEmitter(channel, lessonIri = null) {
     return out;
   };
   const emit = (s) => {
-    channel.send({ context: "lesson", action: "statement", statement: s });
-    window.dispatchEvent(new CustomEvent("lesson:statement", { detail: s })); // for a future LRS relay
+    if (held) held.push(s);
+    else send(s);
     return s;
   };
 
   return {
     /** Ask the parent for saved progress; it arrives as a 'lesson:resume' event on window. */
-    ready: () => channel.send({ context: "lesson", action: "ready" }),
+    ready: () => {
+      held ??= [];
+      setTimeout(release, READY_WAIT_MS);
+      channel.send({ context: "lesson", action: "ready" });
+    },
     /** The learner started over: the parent forgets the progress it would hand back on 'resume'. */
     cleared: () => channel.send({ context: "lesson", action: "cleared" }),
     experienced: (section, title) => emit(statement("experienced", "section", section, title)),

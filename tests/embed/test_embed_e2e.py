@@ -168,6 +168,28 @@ def test_the_allowed_frame_fits_speaks_in_order_and_the_refused_one_stays_silent
     assert len({p.id for p in parsed}) == 6
     assert len({p.actor.account.name for p in parsed}) == 1  # one visitor throughout
 
+    # A statement made before the parent answers 'ready' waits for its answer, which may name the
+    # learner: it is not sent under an anonymous visitor the learner then replaces.
+    lesson.evaluate(
+        """portal => {
+            const e = window.embedModule.createEmitter(window.lesson.channel);
+            e.ready();
+            e.experienced("early", "Sent before the parent answered");
+            const data = {context: "lesson", action: "resume", progress: null, learner: {id: "learner-7"}};
+            dispatchEvent(new MessageEvent("message", {data, origin: portal, source: parent}));
+        }""",
+        portal,
+    )
+    page.wait_for_function(
+        "window.received.some(m => m.data.action === 'statement' && m.data.statement.object.id.endsWith('/early'))"
+    )
+    early = next(
+        m["data"]["statement"]
+        for m in page.evaluate("window.received")
+        if m["data"].get("action") == "statement" and m["data"]["statement"]["object"]["id"].endswith("/early")
+    )
+    assert early["actor"]["account"]["name"] == "learner-7"
+
     # A refused origin neither hears nor is heard.
     refused = frame_of(page, "Refused lesson")
     assert refused.evaluate("window.lesson.channel.send({context: 'lesson', action: 'ready'})") is False
