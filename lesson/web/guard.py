@@ -26,7 +26,8 @@ from .hints import origin_refusal
 from .state import lesson_state
 
 GRADING = {"pages.answer_json", "pages.grade_json"}  # routes that replay the task logs they are sent
-JSON_POSTS = GRADING | {"pages.statements"}  # routes whose body is JSON (/api/frame says so itself)
+JSON_POSTS = GRADING | {"pages.statements"}  # routes whose body is read as JSON here
+JSON_TYPED = JSON_POSTS | {"frames.frame"}  # and those that must say so (the service reads a frame's bytes)
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -157,7 +158,8 @@ def api_guard() -> Response | None:
         return resp
     missed = request.routing_exception
     if missed is None:
-        if request.endpoint in JSON_POSTS and request.method == "POST" and (refused := _not_json()) is not None:
+        posted = request.method == "POST"
+        if posted and request.endpoint in JSON_TYPED and (refused := _not_json(request.endpoint in JSON_POSTS)):
             return refused
         if request.endpoint in GRADING and request.method == "POST":
             return _charge_grading()
@@ -173,13 +175,13 @@ def api_guard() -> Response | None:
     return resp
 
 
-def _not_json() -> Response | None:
+def _not_json(parse: bool = True) -> Response | None:
     """A body that is not JSON is refused as such (415, 400), not as a JSON body of the wrong shape."""
     if request.mimetype != "application/json":
         resp = jsonify(error="send a JSON body, with Content-Type: application/json", code="not_json")
         resp.status_code = 415
         return resp
-    if json_body() is None:
+    if parse and json_body() is None:
         resp = jsonify(error="the body is not JSON this address can read (UTF-8 JSON, not null)", code="bad_json")
         resp.status_code = 400
         return resp
