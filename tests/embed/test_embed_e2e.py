@@ -13,6 +13,7 @@ from playwright.sync_api import BrowserContext, Frame, Page, expect
 
 from lesson.i18n import translate
 from lesson.portal import xapi
+from tests import statements as tests_statements
 
 pytestmark = pytest.mark.e2e
 
@@ -157,6 +158,22 @@ def test_the_allowed_frame_fits_speaks_in_order_and_the_refused_one_stays_silent
         base,
         base,
     ]
+    # The page builds what the tests' builder (tests/statements.py, which the outbox and store tests
+    # send) builds: the two cannot drift apart unnoticed.
+    actor = parsed[0].actor
+    built = [
+        tests_statements.experienced(actor, base, "why-churn", "Why churn"),
+        tests_statements.answered(actor, base, "q1", "b", True),
+        tests_statements.answered(actor, base, "q2", "a", False),
+        tests_statements.goal_completed(actor, base, "outage-recovered"),
+        tests_statements.lesson_completed(actor, base, "Hot-swapping"),
+        tests_statements.lesson_scored(actor, base, 4, 5),
+    ]
+
+    def shape(statement: dict) -> dict:
+        return {k: v for k, v in statement.items() if k not in ("id", "timestamp")}
+
+    assert [shape(s) for s in statements] == [shape(b.to_json()) for b in built]
     # Each part names its lesson, and every statement the course, so a store reports them together.
     for p in parsed:
         assert p.context.contextActivities.grouping[0].id == "https://lab.example/"
