@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 
 from lesson.content.check import check
 from lesson.content.course import load_panels
-from lesson.sim import EVENT, Playground, advance, begin, replay, view
+from lesson.sim import EVENT, Playground, advance, begin, run_from_start, view
 from lesson.sim.starts import Start
 
 from .facts import says
@@ -74,7 +74,7 @@ def test_a_declared_server_is_replayed_from_its_start_alone() -> None:
     for era in ("legacy", "modern"):
         spec = start.model_copy(update={"era": era})
         run = advance(begin(spec), restart)
-        assert replay(Playground(start=spec, events=[restart])) == run
+        assert run_from_start(Playground(start=spec, events=[restart])) == run
         assert [s.status for s in view(run).servers if s.name == "D"] == ["connected"]
 
 

@@ -10,7 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 from lesson.content.course import load_panels
 from lesson.content.goals import Condition, Goal, describe, holds, path_problem, resolve
 from lesson.content.scenarios import scenario_events
-from lesson.sim import Start, advance, begin, parse_event, replay, view
+from lesson.sim import Start, advance, begin, parse_event, run_from_start, view
 from lesson.sim.run import Playground
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "content"
@@ -166,5 +166,5 @@ def test_a_scenario_file_is_a_start_and_its_events() -> None:
     start, events = scenario_events(FIXTURE / "scenarios" / "story.yaml")
     assert start == Start(name="outage", era="modern")
     assert [e.kind for e in events] == ["server_dies", "take_turn", "server_back"]
-    run = replay(Playground(start=start, events=events))
+    run = run_from_start(Playground(start=start, events=events))
     assert resolve(view(run).model_dump(mode="json"), "servers[name=A].status") == "connected"

@@ -7,7 +7,7 @@ returns the next state and what happened; a playground is a named start plus eve
 from .events import EVENT, EVENTS, Event, parse_event
 from .host import Outcome, apply
 from .model import State
-from .run import Playground, Run, advance, advance_all, at_step, begin, replay, runs, undo, view
+from .run import Playground, Run, advance, advance_all, at_step, begin, run_from_start, runs, undo, view
 from .starts import STARTS, Start, start
 from .view import View, build_view
 
@@ -29,7 +29,7 @@ __all__ = [
     "begin",
     "build_view",
     "parse_event",
-    "replay",
+    "run_from_start",
     "runs",
     "start",
     "undo",

@@ -130,8 +130,9 @@ def advance_all(run: Run, events: Iterable[Event]) -> Run:
     return last
 
 
-def replay(playground: Playground) -> Run:
-    """The run a playground's events lead to from its start."""
+def run_from_start(playground: Playground) -> Run:
+    """The run a playground's events lead to from its start: a playground is its start and its events
+    (the page's logs take ``lesson.playground.replay``, which checks them against their panel first)."""
     return advance_all(begin(playground.start), playground.events)
 
 

@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 from pydantic_core import to_json
 
 from lesson.playground.runcache import compact
-from lesson.sim import Run, Start, State, advance, at_step, begin, replay, start, undo, view
+from lesson.sim import Run, Start, State, advance, at_step, begin, run_from_start, start, undo, view
 from lesson.sim import events as ev
 
 from .support import ERAS, codes, label, wire
@@ -155,7 +155,7 @@ def check_history(runs: list[Run]) -> None:
         kept = compact(run)
         assert (to_json(kept.state), to_json(kept.twin)) == before
         assert advance(kept, ev.TakeTurn()).state == advance(run, ev.TakeTurn()).state
-    assert replay(last.playground) == last
+    assert run_from_start(last.playground) == last
     if len(runs) > 1:
         assert undo(last) == runs[-2]
     for n in sorted({0, len(runs) // 2, len(runs) - 1}):
