@@ -14,7 +14,6 @@ catalogue mistake can break a page. ``lesson check`` reports the same mistakes w
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
 import re
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
+
+from lesson.sim.spelling import closest, did_you_mean
 
 HERE = Path(__file__).parent / "messages"
 DEFAULT = "en"
@@ -91,8 +92,7 @@ def catalogue_problems(path: Path, english: dict[str, str]) -> tuple[list[Catalo
     for key, value in data.items():
         line = _key_line(text, key)
         if key not in english:
-            near = difflib.get_close_matches(key, english, n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
+            hint = did_you_mean(key, english)
             out.append(CatalogueProblem(path, line, f"unknown key {key!r}: English has no such message{hint}", key))
             continue
         if not isinstance(value, str):
@@ -109,9 +109,8 @@ def catalogue_problems(path: Path, english: dict[str, str]) -> tuple[list[Catalo
             extra, lacking = sorted(got - (want or set())), sorted((want or set()) - got)
             parts = [f"placeholder {{{p}}} is not in English's" for p in extra]
             for p in extra:
-                near = difflib.get_close_matches(p, sorted(want or ()), n=1)
-                if near:
-                    parts[extra.index(p)] += f" (did you mean {{{near[0]}}}?)"
+                if near := closest(p, sorted(want or ())):
+                    parts[extra.index(p)] += f" (did you mean {{{near}}}?)"
             parts += [f"placeholder {{{p}}} is missing" for p in lacking]
             out.append(CatalogueProblem(path, line, f"{key!r}: " + "; ".join(parts), key))
     return out, sorted(k for k in english if k not in data)

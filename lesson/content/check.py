@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lesson.sim.spelling import did_you_mean
+
 from .check_lessons import (
     check_links,
     check_messages,
@@ -35,7 +37,7 @@ from .check_quizzes import check_choices, check_feedback, check_tasks
 from .check_translations import check_catalogues, check_locales
 from .course import GLOSSARY, load_content, load_panels
 from .scenarios import check_scenario
-from .yamlfile import ContentError, did_you_mean, read_text
+from .yamlfile import ContentError, read_text
 
 SCHEMAS = {"quizzes": "quiz", "panels": "panel", "scenarios": "scenario"}
 ROOT_SCHEMAS = {GLOSSARY: "glossary"}

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from lesson.sim.model import VERSION
+from lesson.sim.spelling import did_you_mean
 from lesson.sim.wire import SUB_KEY
 
 from .course import GLOSSARY, MOVED, REFERENCE, lesson_tokens, split_front_matter
@@ -17,7 +18,7 @@ from .markup import GLOSSARY_LINK, WIDGET_LINE, term_marks, term_pattern, term_u
 from .models import BUILTIN_WIDGETS, Content, Glossary, Lesson, Quiz
 from .panels import AnyPanel
 from .wire_schema import message_errors
-from .yamlfile import ContentError, did_you_mean, parse_yaml, read_text
+from .yamlfile import ContentError, parse_yaml, read_text
 
 
 def check_messages(lesson: Lesson) -> list[ContentError]:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from lesson.sim import begin, view
+from lesson.sim.spelling import did_you_mean
 
 from .goals import holds
 from .panels import AnyPanel, PlaygroundPanel
-from .yamlfile import ContentError, did_you_mean, parse_yaml, read_text
+from .yamlfile import ContentError, parse_yaml, read_text
 
 
 def check_goals(root: Path, panels: dict[str, AnyPanel]) -> list[ContentError]:

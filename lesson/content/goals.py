@@ -22,10 +22,10 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 
+from lesson.sim.spelling import did_you_mean
 from lesson.sim.view import View
 
 from .base import ContentModel
-from .yamlfile import did_you_mean
 
 Value = str | int | bool
 

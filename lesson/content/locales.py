@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lesson.sim.spelling import did_you_mean
+
 from .course import _parse_lesson, lesson_minutes
 from .models import Content, Lesson
-from .yamlfile import ContentError, did_you_mean
+from .yamlfile import ContentError
 
 FOLDER = "locales"
 

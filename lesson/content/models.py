@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from lesson.sim.spelling import did_you_mean
+
 from .base import (
     ITEM_PATTERN,
     MOVED_TO_PATTERN,
@@ -24,7 +26,6 @@ from .base import (
 from .goals import Condition
 from .limits import MAX_DEFINITION_WORDS, word_count
 from .markup import MessageBlock, ProseLink, TocEntry
-from .yamlfile import did_you_mean
 
 # Built-in widgets; every other ``::: name`` is a panel, declared in ``panels/<name>.yaml``.
 BUILTIN_WIDGETS = ("quiz",)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from lesson.sim import Event, Start, begin
 from lesson.sim.model import ToolDef
+from lesson.sim.spelling import did_you_mean
 from lesson.sim.starts import declared_problems
 
 from .goals import All, AnyOf, Condition, Not
-from .yamlfile import ContentError, YamlDoc, did_you_mean
+from .yamlfile import ContentError, YamlDoc
 
 
 def server_names(event: Event) -> set[str]:

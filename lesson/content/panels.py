@@ -18,6 +18,7 @@ from pydantic import Field, TypeAdapter, ValidationError, model_validator
 
 from lesson.sim import Event, Playground, Start, advance, begin
 from lesson.sim.model import ERAS, Era, Strict
+from lesson.sim.spelling import did_you_mean
 
 from .base import ID, ID_PATTERN, At, no_duplicates
 from .goals import Condition, Goal
@@ -31,7 +32,7 @@ from .names import (
 )
 from .restart_lab import restart_lab
 from .stepper import moment_views
-from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file
+from .yamlfile import ContentError, YamlDoc, load_yaml_file
 
 # A button's id is written once per press in a page's log and a task's line: short enough that a full
 # playground (MAX_EVENTS presses) fits in a frame (LESSON_MAX_FRAME_BYTES) and a line (tasks.MAX_LINE).

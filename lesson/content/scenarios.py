@@ -16,12 +16,13 @@ from pydantic import Field, field_validator, model_validator
 from lesson.narration import sentence
 from lesson.sim import Event, Start, begin, runs, view
 from lesson.sim.model import Strict, other_era
+from lesson.sim.spelling import did_you_mean
 
 from .goals import Condition, describe, holds
 from .limits import MAX_NARRATION_WORDS, word_count
 from .names import declared_server_problems, deployed, unknown_condition_servers, unknown_servers, unknown_tools
 from .panels import ID, Label, Moment, PlaygroundPanel, load_panel
-from .yamlfile import ContentError, YamlDoc, did_you_mean, load_yaml_file
+from .yamlfile import ContentError, YamlDoc, load_yaml_file
 
 
 class ScenarioStep(Strict):

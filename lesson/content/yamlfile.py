@@ -7,9 +7,7 @@ Validation reports every problem a file has, not only the first, so ``lesson che
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -18,6 +16,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from lesson.sim.spelling import did_you_mean
 
 from .base import PATTERN_WORDS, At
 from .yamlsyntax import plain_yaml_problem, runs_on, structure_problem, unclosed_quote
@@ -52,14 +52,6 @@ def raise_first(problems: list[ContentError]) -> None:
         more = len(problems) - 1
         suffix = f" (and {more} more problem{'s' if more > 1 else ''}; `lesson check` lists them all)" if more else ""
         raise ContentError(first.path, first.line, first.message + suffix, problems)
-
-
-def did_you_mean(name: object, known: Iterable[object]) -> str:
-    """``"; did you mean 'x'?"`` for the known name closest to a mistyped one, or ``""``."""
-    if not isinstance(name, str):
-        return ""
-    near = difflib.get_close_matches(name, [str(k) for k in known], n=1, cutoff=0.6)
-    return f"; did you mean {near[0]!r}?" if near else ""
 
 
 @dataclass

@@ -7,7 +7,6 @@ walk-through, a scenario, is content: ``lesson/content/scenarios.py``.)
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -17,6 +16,7 @@ from pydantic import AfterValidator, Field, model_validator
 from .clients import client_for
 from .frames import WireFrame
 from .model import Client, Era, Host, Message, SimServer, State, Strict, ToolDef, Transport
+from .spelling import did_you_mean
 from .step import Step, changed, listed, msg
 
 # MCP 2025-11-25 (server/tools, "Tool names"): 1 to 128 characters, ASCII letters, digits, '_', '-', '.'.
@@ -240,8 +240,7 @@ STARTS: dict[str, Callable[[dict], tuple[list[SimServer], list[str]]]] = {
 def builtin_servers(spec: Start) -> list[str]:
     """The names of the servers the named start brings itself; raises KeyError for an unknown start."""
     if spec.name not in STARTS:
-        near = difflib.get_close_matches(spec.name, list(STARTS), n=1, cutoff=0.6)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        hint = did_you_mean(spec.name, STARTS)
         raise KeyError(f"unknown start {spec.name!r}{hint} (known: {', '.join(STARTS)})")
     return [s.name for s in STARTS[spec.name](spec.options)[0]]
 
