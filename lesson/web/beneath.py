@@ -7,7 +7,8 @@ reason docs/classroom.md gives ("`/ws` is a flask-sock route"):
   flask-sock itself reads it), and held open through a file object until the handler ends (the
   library's reader closes it as soon as it stops reading, and a reset could overtake the close frame);
 - a handler waiting in ``receive`` on a socket the library closed is woken through the library's
-  ``event`` (the one attribute of the library written);
+  ``event`` (the one attribute of the library written); the frames its reader has queued, the length of
+  the frame it refused and its reader thread are read from its public attributes, here only;
 - a socket is shut, drained or asked whether it has room below the library, since a handler blocked
   in a send, or a client that does not read, leaves the library nothing to do it with.
 """
@@ -37,6 +38,25 @@ def hold_open(raw: socket.socket) -> IO[bytes]:
     """A file object on the socket: Python closes a socket's descriptor only once its file objects are
     closed too, so the socket stays open until the handler closes this."""
     return raw.makefile("rb")
+
+
+# The library's state read below its documented API: public attributes (no underscore) that its
+# documentation does not describe, read only here.
+
+
+def frames_waiting(ws: Server) -> int:
+    """Frames the library's reader has queued that no ``receive`` has taken yet."""
+    return len(ws.input_buffer)
+
+
+def incoming_length(ws: Server) -> int:
+    """The length of the frame the library was reading when it stopped (one over its limit, for one)."""
+    return ws.incoming_message_len
+
+
+def join_reader(ws: Server, timeout: float) -> None:
+    """Wait for the library's reader thread to end, ``timeout`` seconds at most."""
+    ws.thread.join(timeout)
 
 
 def wake(ws: Server) -> None:
@@ -71,4 +91,15 @@ def drain(raw: socket.socket, seconds: float, max_bytes: int) -> None:
             left -= len(chunk)
 
 
-__all__ = ["connection_socket", "decline_compression", "drain", "has_room", "hold_open", "shut", "wake"]
+__all__ = [
+    "connection_socket",
+    "decline_compression",
+    "drain",
+    "frames_waiting",
+    "has_room",
+    "hold_open",
+    "incoming_length",
+    "join_reader",
+    "shut",
+    "wake",
+]

@@ -1,8 +1,8 @@
 """The WebSocket route (flask-sock) and its plain-HTTP twin: decode, hand to the service, send the answer.
 
-The socket also guards the server, each guard on flask-sock's and simple-websocket's public names (the
-``Server``'s ``input_buffer``, ``incoming_message_len``, ``event`` and ``thread`` are public attributes
-its documentation does not describe; docs/classroom.md): the origin is checked before the handshake
+The socket also guards the server, each guard on flask-sock's and simple-websocket's public names (those
+of the ``Server``'s public attributes its documentation does not describe are read in ``beneath.py``
+only; docs/classroom.md): the origin is checked before the handshake
 (``guard.check_origin``, a ``before_request``); the message size and the pings are
 ``SOCK_SERVER_OPTIONS``; the rate and the hello and idle timeouts are kept by the route's loop
 (``_serve``), on ``Guarded``, a wrapper of the socket object flask-sock hands the route; the
@@ -113,7 +113,7 @@ class Guarded:
     def too_big(self) -> bool:
         """Whether the library closed the socket on a frame over its limit (it sent 1009 itself)."""
         limit = self.ws.max_message_size
-        return not self.ws.connected and bool(limit) and self.ws.incoming_message_len > limit
+        return not self.ws.connected and bool(limit) and beneath.incoming_length(self.ws) > limit
 
     def receive(self, timeout: float) -> str | None:
         """The next frame; None after ``timeout`` seconds without one. Raises ConnectionClosed once the
@@ -121,7 +121,7 @@ class Guarded:
         the server stops while this handler was busy."""
         if self.leaving:
             raise Leaving()
-        if len(self.ws.input_buffer) > self.max_queued:
+        if beneath.frames_waiting(self.ws) > self.max_queued:
             why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
             self.noted("unhandled", f"closed (1008): {why}")
             self.close(POLICY, f"more than {self.max_queued} frames waiting; read the answers before sending more")
@@ -186,7 +186,7 @@ class Guarded:
         connection ended instead of reading those bytes as a request, and writes nothing after the close."""
         if self.ws.connected:
             self.close(1000, "bye")
-        self.ws.thread.join(1.0)
+        beneath.join_reader(self.ws, 1.0)
         # what the client still sends: the rest of a frame too big, its answer to the close
         beneath.drain(self.raw, self.linger if self.too_big else 0.2, self.linger_bytes)
         beneath.shut(self.raw)
@@ -275,7 +275,7 @@ class Watch:
             if now - since >= self.send_timeout:
                 why = f"an answer waited {self.send_timeout:g} s to be read (LESSON_WS_SEND_TIMEOUT)"
                 conn.give_up("send_timeout", f"dropped: {why}")
-            elif len(conn.ws.input_buffer) > self.max_queued:
+            elif beneath.frames_waiting(conn.ws) > self.max_queued:
                 why = f"more than {self.max_queued} frames left unhandled (LESSON_WS_MAX_QUEUED)"
                 conn.give_up("unhandled", f"dropped: {why} while an answer waited to be read")
 
