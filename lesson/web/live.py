@@ -15,7 +15,7 @@ from simple_websocket import ConnectionClosed, Server
 
 from ..live import loopback
 from . import beneath
-from .socket import sock
+from .socket import IDLE, sock
 from .state import lesson_state
 
 bp = Blueprint("live", __name__)
@@ -55,7 +55,7 @@ def live(ws: Server) -> None:
         while session.closing is None:
             text = ws.receive(timeout=idle)
             if text is None:
-                ws.close(4408, "no frame for a while")
+                ws.close(IDLE, "no frame for a while")
                 return
             for out in session.handle(text):
                 ws.send(out)
