@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
-from werkzeug.exceptions import MethodNotAllowed, NotFound
+from werkzeug.exceptions import BadRequest, MethodNotAllowed, NotFound
 
 from lesson.playground.grading import Grading
 from lesson.playground.tasks import Grader, TaskLogError
@@ -395,6 +395,15 @@ def healthz() -> Response:
 def _embed_asked() -> bool:
     """``?embed=1`` (any value but empty, 0 or false): the page is framed by a portal."""
     return request.args.get("embed", "") not in ("", "0", "false")
+
+
+@bp.app_errorhandler(400)
+def bad_request(err: BadRequest) -> Any:
+    """A request werkzeug cannot read (a malformed chunk on the one-process server): JSON under /api,
+    like every other answer there."""
+    if request.path.startswith("/api/"):
+        return jsonify(error=f"the request could not be read: {err.description}"), 400
+    return err
 
 
 @bp.app_errorhandler(405)

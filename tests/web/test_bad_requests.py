@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import socket
 from urllib.parse import urlsplit
 
@@ -101,6 +102,12 @@ def raw_post(base: str, path: str, head: list[str], body: bytes) -> tuple[int, b
             data += chunk
     status_line, _, rest = data.partition(b"\r\n")
     return int(status_line.split(b" ", 2)[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def test_a_malformed_chunked_body_gets_a_json_400_from_the_one_process_server_too(serve_app):
+    head = ["Content-Type: application/json", "Transfer-Encoding: chunked"]
+    status, body = raw_post(serve_app(), "/api/frame", head, b"zz\r\n{}\r\n0\r\n\r\n")
+    assert status == 400 and "could not be read" in json.loads(body)["error"]
 
 
 def test_a_malformed_chunked_body_gets_a_400_from_the_production_server(spawn):
