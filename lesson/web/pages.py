@@ -323,7 +323,7 @@ def grade_json(slug: str) -> tuple[Response, int] | Response:
     if quiz is None:
         abort(404, NO_QUIZ)
     data = json_body()
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(data.get("answers", {}), dict):
         return jsonify(error='send a JSON object like {"answers": {"q1": "a"}}'), 400
     held = _page_answers(data)
     quiz_grading = grading()

@@ -275,6 +275,7 @@ def test_quiz_progress_held_by_the_page_is_graded_on_the_server(fixture_client):
     none = fixture_client.post("/api/quiz/first", json={"answers": {"two": "gone"}}).get_json()
     assert none["score"]["answered"] == 0
     assert fixture_client.post("/api/quiz/first", json=[1]).status_code == 400
+    assert "answers" in fixture_client.post("/api/quiz/first", json={"answers": "x"}).get_json()["error"]
     assert fixture_client.post("/api/quiz/nowhere", json={"answers": {}}).status_code == 404
 
 
