@@ -223,11 +223,11 @@ def value_problem(path: str, value: Any, contains: bool = False) -> str | None:
 
 def _get(value: Any, key: str) -> Any:
     """A key of a dict, or a field of a model (the view's models use no aliases, so the JSON key is
-    the field's name; a view model's ``__dict__`` holds exactly its fields, never a method)."""
+    the field's name; a name that is no field, a method's say, reads as nothing)."""
     if isinstance(value, dict):
         return value.get(key)
-    if isinstance(value, BaseModel):
-        return value.__dict__.get(key)
+    if isinstance(value, BaseModel) and key in type(value).model_fields:
+        return getattr(value, key)
     return None
 
 
