@@ -186,17 +186,11 @@ class Statement(Strict):
         if verb == "completed" and result is not None and result.completion is False:
             raise ValueError("a 'completed' statement cannot say completion: false")
         parent = self.context and self.context.contextActivities and self.context.contextActivities.parent
-        if parent and (kind == "lesson" or not self.object.id.startswith(f"{parent[0].id}/")):
+        if parent and (
+            kind == "lesson" or not re.fullmatch(rf"{re.escape(parent[0].id)}/{kind}/[^/]+", self.object.id)
+        ):
             raise ValueError("context.contextActivities.parent must be the lesson the object is part of")
         return self
-
-    def activity_ids(self) -> list[str]:
-        """Every activity the statement names: its object, and the lesson and course of its context."""
-        found = [self.object.id]
-        if self.context and self.context.contextActivities:
-            for refs in (self.context.contextActivities.parent, self.context.contextActivities.grouping):
-                found += [ref.id for ref in refs or []]
-        return found
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON, without the fields left unset."""

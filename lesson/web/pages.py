@@ -190,6 +190,19 @@ def lesson_iri(slug: str) -> str:
     return url_for("pages.lesson", slug=slug, _external=True)
 
 
+def _about_this_course(statement: Any, lessons: list[str], course: str) -> bool:
+    """Whether a statement names this course's activities, each in its role: its object a lesson or a part
+    of one, its context's parent a lesson, its grouping the course."""
+    if not any(statement.object.id == iri or statement.object.id.startswith(f"{iri}/") for iri in lessons):
+        return False
+    activities = statement.context.contextActivities if statement.context else None
+    if activities is None:
+        return True
+    parents = [ref.id for ref in activities.parent or []]
+    groupings = [ref.id for ref in activities.grouping or []]
+    return all(p in lessons for p in parents) and all(g == course for g in groupings)
+
+
 def course_iri() -> str:
     """The course's IRI in xAPI statements (their context's grouping): the site's root, where the lessons'
     IRIs hang (``static/js/embed.js`` takes it from the lesson's IRI in the same way)."""
@@ -370,10 +383,8 @@ def statements() -> tuple[Response, int]:
         return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
     # The store trusts this server's credentials: what it forwards is about this course's lessons only.
     ours = [lesson_iri(item.meta.slug) for item in lesson_state().content.lessons]
-    course = course_iri()
     for i, statement in enumerate(checked):
-        named = statement.activity_ids()
-        if not all(a == course or any(a == iri or a.startswith(f"{iri}/") for iri in ours) for a in named):
+        if not _about_this_course(statement, ours, course_iri()):
             where = f"{i}.object.id" if isinstance(data, list) else "object.id"
             where += " or its context"
             why = "not one of this course's activities"

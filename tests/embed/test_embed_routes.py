@@ -119,6 +119,13 @@ def test_statements_are_checked_and_forwarded_to_the_store(store: Store, tmp_pat
         assert resp.status_code == 400 and "1.object.id" in resp.get_json()["error"]
     foreign = {**good[1], "context": {"contextActivities": {"grouping": [{"id": "https://compliance.example/"}]}}}
     assert "context" in c.post("/api/xapi", json=foreign).get_json()["error"]
+    # Each activity in its role: the course is a grouping, never what a statement is about.
+    course = iri.rsplit("/lessons/", 1)[0] + "/"
+    about_course = statements.lesson_completed(ACTOR, iri).to_json()
+    about_course["object"]["id"] = course
+    assert c.post("/api/xapi", json=about_course).status_code == 400
+    lesson_as_grouping = {**good[1], "context": {"contextActivities": {"grouping": [{"id": iri}]}}}
+    assert c.post("/api/xapi", json=lesson_as_grouping).status_code == 400
     # Another site's page may not send statements in the learner's name.
     assert c.post("/api/xapi", json=good[0], headers={"Origin": "https://evil.example"}).status_code == 403
     assert len(state.received) == 2

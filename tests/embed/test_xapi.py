@@ -90,3 +90,11 @@ def test_answered_needs_success_and_response() -> None:
     del data["result"]["response"]
     with pytest.raises(ValidationError, match="result.success and result.response"):
         xapi.validate_statement(data)
+
+
+def test_a_parts_parent_is_its_lesson_not_a_step_on_the_way() -> None:
+    answer = statements.answered(ACTOR, LESSON, "q1", "b", True).to_json()
+    assert xapi.validate_statement(answer).context.contextActivities.parent[0].id == LESSON
+    answer["context"]["contextActivities"]["parent"] = [{"id": f"{LESSON}/question"}]
+    with pytest.raises(ValidationError, match="parent must be the lesson"):
+        xapi.validate_statement(answer)
