@@ -253,11 +253,12 @@ def error_text(exc: ValidationError, kind: str | None) -> str:
 
 
 def shown(value: Any, limit: int = 40) -> str:
-    """A value a frame held, as JSON (null, not None), cut to ``limit`` characters."""
-    if isinstance(value, str) and len(value) > limit:
-        value = value[:limit] + "…"
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit + 2 else text[:limit] + "…"
+    """A value a frame held, as JSON (null, not None; ASCII, so a lone surrogate is escaped, not an answer
+    that cannot be written), cut to about ``limit`` characters: a text is cut inside its quotes."""
+    if isinstance(value, str):
+        return json.dumps(value[:limit]) + ("…" if len(value) > limit else "")
+    text = json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def echo_id(value: Any) -> int | str | None:

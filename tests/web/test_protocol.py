@@ -132,6 +132,9 @@ def test_a_press_answers_with_what_changed_not_the_whole_history(service):
             "bad_frame",
             '"future" is not an era',
         ),
+        # A value quoted back is escaped and cut inside its quotes: a lone surrogate cannot break the answer.
+        ('{"v": 2, "type": "\\udc80"}', "unknown_type", '"\\udc80"'),
+        ('{"v": 2, "type": "' + "x" * 60 + '"}', "unknown_type", '"' + "x" * 40 + '"…'),
         # Each refusal names the field that holds what is wrong, in the frame's own JSON terms.
         ('{"v": 2, "panel": "outage"}', "bad_frame", "type: this field is required"),
         ('{"v": 2, "type": "open", "panel": "outage", "era": null}', "bad_frame", "era"),
