@@ -319,6 +319,9 @@ def test_on_a_phone_the_walk_through_brings_its_question_into_view(browser, base
         outage.get_by_role("button", name=offer(s)).click()
         expect_step(outage, s, 1)
         box = scenario_box(outage, s)
+        # The box docks where the controls bar was: the bar steps aside rather than stay under it.
+        events = outage.get_by_role("group", name="Events")
+        assert events.evaluate("g => getComputedStyle(g.closest('.controls')).position") == "static"
         box.get_by_role("button", name=message("scenario.the_question")).click()
         first = outage.get_by_role("group", name=re.compile("^Predict first: ")).get_by_role("radio").first
         expect(first).to_be_focused()
