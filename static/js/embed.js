@@ -167,7 +167,8 @@ function visitActor() {
 
 /**
  * Build and post statements. `lessonIri` defaults to <html data-lesson-iri>, else this page's URL.
- * A learner named by the parent's 'resume' message becomes the actor of later statements.
+ * A learner named by the parent's 'resume' message becomes the actor of later statements. Each method
+ * returns its statement; its `actor` is filled in when it is sent (after 'ready', once the parent answers).
  */
 export function createEmitter(channel, lessonIri = null) {
   const iri = (lessonIri || document.documentElement.dataset.lessonIri || window.location.origin + window.location.pathname).replace(/\/$/, "");
@@ -231,6 +232,9 @@ export function createEmitter(channel, lessonIri = null) {
     ready: () => {
       held ??= [];
       setTimeout(release, READY_WAIT_MS);
+      // A page left before the parent answered sends what it holds: it would not be sent again.
+      window.addEventListener("pagehide", release, { once: true });
+      document.addEventListener("visibilitychange", () => document.visibilityState === "hidden" && release());
       channel.send({ context: "lesson", action: "ready" });
     },
     /** The learner started over: the parent forgets the progress it would hand back on 'resume'. */

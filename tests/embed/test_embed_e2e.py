@@ -206,6 +206,21 @@ def test_the_allowed_frame_fits_speaks_in_order_and_the_refused_one_stays_silent
         if m["data"].get("action") == "statement" and m["data"]["statement"]["object"]["id"].endswith("/early")
     )
     assert early["actor"]["account"]["name"] == "learner-7"
+    # One still held when the page is left goes out then: it would never be sent again. (A channel of the
+    # test's own counts what is sent, at once, before the wait for the parent could run out.)
+    held, sent = lesson.evaluate(
+        """() => {
+            const sent = [];
+            const channel = {enabled: true, on: () => {}, send: (m) => sent.push(m.action)};
+            const e = window.embedModule.createEmitter(channel);
+            e.ready();
+            e.experienced("leaving", "Sent as the page was left");
+            const held = sent.filter((a) => a === "statement").length;
+            dispatchEvent(new PageTransitionEvent("pagehide"));
+            return [held, sent.filter((a) => a === "statement").length];
+        }"""
+    )
+    assert (held, sent) == (0, 1)
 
     # A refused origin neither hears nor is heard.
     refused = frame_of(page, "Refused lesson")
