@@ -291,8 +291,8 @@ class LivePlayground:
             try:
                 self._portal.call(self._timed, self.act, event, lines)
             except LiveRefused as err:
-                # An error's English, as the service's refusals are, with its code for the page and logs.
-                lines.append({"text": err.message, "code": f"live.refused.{err.code}", "tone": "error"})
+                # An error's English, as the service's refusals are, with its refusal's code beside it.
+                lines.append({"text": err.message, "refusal": err.code, "tone": "error"})
             except TimeoutError as err:
                 why = str(err) or self.say("live.too_long", seconds=f"{self.registry.limits.press:g}")
                 lines.append(self.line("error", "live.unfinished", why=why))

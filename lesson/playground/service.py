@@ -363,7 +363,7 @@ class Service:
             entry.keep(undo(entry.run), entry.log_len - 1)  # undo takes exactly one step off the log
             entry.events.pop()
         else:
-            variant = variant_of(panel, frame.variant or entry.variant, where="variant")
+            variant = variant_of(panel, frame.variant or entry.variant, where="variant" if frame.variant else "")
             era = entry.run.state.host.era
             entry.keep(begin(panel.start_for(panel.variant(variant), era=era)))
             entry.variant, entry.era, entry.events = variant, era, []

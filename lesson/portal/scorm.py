@@ -95,6 +95,7 @@ def build_package(slug: str, title: str, server: str, mastery: int = 80, locale:
             info = zipfile.ZipInfo(name, _ZIP_TIME)
             # rw-r--r--: a platform that unpacks with the stored modes serves the files (ZipInfo says 0600).
             info.external_attr = 0o100644 << 16
+            info.create_system = 3  # Unix, so unzip tools read those mode bits wherever it was built
             zf.writestr(info, text.encode("utf-8"), zipfile.ZIP_DEFLATED)
     data = buf.getvalue()
     validate_package(data)

@@ -177,7 +177,7 @@ def api_guard() -> Response | None:
 
 def _not_json(parse: bool = True) -> Response | None:
     """A body that is not JSON is refused as such (415, 400), not as a JSON body of the wrong shape."""
-    if request.mimetype != "application/json":
+    if not request.is_json:  # application/json or application/*+json
         resp = jsonify(error="send a JSON body, with Content-Type: application/json", code="not_json")
         resp.status_code = 415
         return resp
