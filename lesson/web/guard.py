@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, jsonify, request
 from flask.sessions import SecureCookieSessionInterface
-from werkzeug.exceptions import MethodNotAllowed
 
 from ..settings import canonical_origin
 from .budget import Buckets, task_log_events
@@ -147,8 +146,10 @@ def check_origin() -> Response | None:
 
 
 def api_guard() -> Response | None:
-    """``/api/*``: at most ``LESSON_API_RATE`` requests a second per client address (429 past it), and
-    an address that names no route, or a method it does not take, answered in JSON like the rest."""
+    """``/api/*``: at most ``LESSON_API_RATE`` requests a second per client address (429 past it); a body
+    that is not JSON refused as such; a grading request charged to the address's replay budget. An
+    address that names no route, or a method it does not take, is answered by the app's 404 and 405
+    handlers (``pages.py``), in JSON here as everywhere under ``/api/`` (``error_answer``)."""
     if not request.path.startswith("/api/"):
         return None
     delay = current_app.extensions["lesson.api_rate"].take(request.remote_addr or "?", 1)
@@ -156,23 +157,13 @@ def api_guard() -> Response | None:
         resp = jsonify(error=f"more than {current_app.config['API_RATE']:g} requests a second from this address")
         resp.status_code, resp.headers["Retry-After"] = 429, "1"
         return resp
-    missed = request.routing_exception
-    if missed is None:
-        posted = request.method == "POST"
-        if posted and request.endpoint in JSON_TYPED and (refused := _not_json(request.endpoint in JSON_POSTS)):
-            return refused
-        if request.endpoint in GRADING and request.method == "POST":
-            return _charge_grading()
+    if request.routing_exception is not None or request.method != "POST":
         return None
-    code = getattr(missed, "code", 404)
-    if isinstance(missed, MethodNotAllowed):
-        allowed = ", ".join(sorted(missed.valid_methods or ()))
-        resp = jsonify(error=f"{request.method} is not allowed here; this address takes {allowed}")
-        resp.headers["Allow"] = allowed
-    else:
-        resp = jsonify(error=f"no such address: {request.path[:200]}")
-    resp.status_code = code
-    return resp
+    if request.endpoint in JSON_TYPED and (refused := _not_json(request.endpoint in JSON_POSTS)):
+        return refused
+    if request.endpoint in GRADING:
+        return _charge_grading()
+    return None
 
 
 def _not_json(parse: bool = True) -> Response | None:

@@ -382,9 +382,9 @@ def statements() -> tuple[Response, int]:
         where = ".".join(str(p) for p in first["loc"]) or "statement"
         return jsonify(error=f"not a statement this lesson sends: {where}: {first['msg']}"), 400
     # The store trusts this server's credentials: what it forwards is about this course's lessons only.
-    ours = [lesson_iri(item.meta.slug) for item in lesson_state().content.lessons]
+    ours, course = [lesson_iri(item.meta.slug) for item in lesson_state().content.lessons], course_iri()
     for i, statement in enumerate(checked):
-        if not _about_this_course(statement, ours, course_iri()):
+        if not _about_this_course(statement, ours, course):
             where = f"{i}.object.id" if isinstance(data, list) else "object.id"
             where += " or its context"
             why = "not one of this course's activities"
@@ -413,16 +413,17 @@ def bad_request(err: BadRequest) -> Any:
     """A request werkzeug cannot read (a malformed chunk on the one-process server): JSON under /api,
     like every other answer there."""
     if request.path.startswith("/api/"):
-        return jsonify(error=f"the request could not be read: {err.description}"), 400
+        return error_answer(f"the request could not be read: {err.description}", 400)
     return err
 
 
 @bp.app_errorhandler(405)
 def wrong_method(err: MethodNotAllowed) -> Response:
-    """A method an address does not take, in words (``/api/*`` answers in JSON: ``guard.api_guard``)."""
+    """A method an address does not take, in words, with ``Allow`` (JSON under ``/api/``)."""
     allowed = ", ".join(sorted(err.valid_methods or ()))
-    said = f"{request.method[:20]} is not allowed here; this address takes {allowed}.\n"
-    return Response(said, 405, mimetype="text/plain", headers={"Allow": allowed})
+    resp = error_answer(f"{request.method[:20]} is not allowed here; this address takes {allowed}", 405)
+    resp.headers["Allow"] = allowed
+    return resp
 
 
 @bp.app_errorhandler(404)
