@@ -96,8 +96,6 @@ export function mountProgress({ emitter, slug, quiz, box }) {
 
   // A portal (the SCORM launch page) hands back what it saved for a returning learner.
   window.addEventListener("lesson:resume", async (event) => {
-    // The portal keeps what it hands back: the notice that nothing outlives a reload says what does.
-    for (const el of document.querySelectorAll("[data-storage-portal]")) el.textContent = el.dataset.storagePortal;
     const progress = (await fileCode()).readProgress(event.detail.progress, slug);
     if (progress) load(progress);
   });

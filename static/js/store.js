@@ -27,6 +27,12 @@ function reportStorage(err) {
   window.dispatchEvent(new CustomEvent("lesson:storage-unavailable", { detail: { reason: storageRefused } }));
 }
 
+// A portal that hands progress back (its 'resume', see embed.js) keeps it: the notice that nothing
+// outlives a reload then says what does.
+window.addEventListener("lesson:resume", () => {
+  for (const el of document.querySelectorAll("[data-storage-portal]")) el.textContent = el.dataset.storagePortal;
+});
+
 /** Whether storage was refused on this page (the error's name), or null. */
 export function storageUnavailable() {
   return storageRefused;
