@@ -17,6 +17,7 @@ from markdown_it.token import Token
 
 from lesson.i18n import DEFAULT
 from lesson.paths import content_dir
+from lesson.sim.spelling import did_you_mean
 
 from .limits import estimate_minutes, word_count
 from .markup import (
@@ -39,7 +40,6 @@ from .scenarios import load_scenario
 from .yamlfile import (
     ContentError,
     YamlDoc,
-    did_you_mean,
     load_yaml_file,
     load_yaml_model,
     parse_yaml,
